@@ -1,0 +1,1 @@
+//! jounce-analysis (skeleton)

@@ -1,0 +1,39 @@
+//! The contract of a formulation: how an integrator state y relates to the
+//! physical state (q, v, λ) of a mechanical system.
+
+use jounce_integrate::{EvalError, OdeProblem};
+
+use crate::error::FormulationError;
+
+/// A mechanical system turned into a problem an integrator solves.
+///
+/// Each formulation is its own type implementing [`OdeProblem`] (and
+/// `SecondOrderProblem` where it has that structure); this trait adds the
+/// map between the integrator's state y and the physical state.
+pub trait Formulation: OdeProblem {
+    /// Registry name ("augmented", "partitioning", "projection", "penalty").
+    fn name(&self) -> &'static str;
+
+    /// Integrator state y0 from a consistent (assembled) q0, v0 at t0.
+    ///
+    /// # Errors
+    /// When the formulation cannot represent the system (e.g. penalty with a
+    /// singular mass matrix), naming the cause.
+    fn initial_state(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError>;
+
+    /// Physical coordinates q, velocities v and Lagrange multipliers λ
+    /// (len nc; zeros where the formulation has none) at (t, y).
+    fn physical_state(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError>;
+}

@@ -1,0 +1,145 @@
+//! Step-size controllers: one shared component, used by every adaptive
+//! method. Methods only produce a candidate step and an error norm; the
+//! controller proposes the next step size.
+//!
+//! # References
+//! - Hairer, Nørsett, Wanner, *Solving ODEs I*, 2nd ed., Section II.4, eq. (4.13) (elementary controller).
+//! - Gustafsson, Lundh, Söderlind (1988); Hairer–Wanner II, Section IV.8, eq. (8.21) (PI controller, "Lund stabilisation").
+//! - Gil, Sanfelice, Nikravesh, eqs. 31–33 and the EPS/EPUS discussion (error per step / per unit step).
+
+/// Whether the tolerance bounds the error per step (EPS) or per unit step
+/// (EPUS, error divided by h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ErrorPer {
+    /// Error per step: ‖e‖ ≤ tol.
+    #[default]
+    Step,
+    /// Error per unit step: ‖e‖ / h ≤ tol.
+    UnitStep,
+}
+
+/// Which control law proposes the next step.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum ControllerKind {
+    /// h_new = h · fac · err^(−1/k), k = q + 1 (EPS) or q (EPUS), q the lower order of the pair.
+    #[default]
+    Elementary,
+    /// h_new = h · fac · err^(−α) · err_prev^(β), α = 0.7/k − 0.75 β, β = 0.4/k (Hairer's dopri5 values: β = 0.04 for k = 5).
+    PI,
+}
+
+/// A step-size controller: safety factor, growth limits and the control law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepController {
+    /// Control law.
+    pub kind: ControllerKind,
+    /// EPS or EPUS.
+    pub per: ErrorPer,
+    /// Safety factor (0.9 as in dopri5.f).
+    pub safety: f64,
+    /// Smallest factor h_new / h.
+    pub fac_min: f64,
+    /// Largest factor h_new / h.
+    pub fac_max: f64,
+    /// Error norm of the previous accepted step (PI memory).
+    err_prev: f64,
+}
+
+impl Default for StepController {
+    fn default() -> Self {
+        Self::new(ControllerKind::Elementary, ErrorPer::Step)
+    }
+}
+
+impl StepController {
+    /// A controller with the usual limits: safety 0.9, factor in [0.2, 10].
+    pub fn new(kind: ControllerKind, per: ErrorPer) -> Self {
+        Self {
+            kind,
+            per,
+            safety: 0.9,
+            fac_min: 0.2,
+            fac_max: 10.0,
+            err_prev: 1e-4,
+        }
+    }
+
+    /// Proposed factor h_new / h after a step of size h with error norm
+    /// `err` (already divided by the tolerance, so ≤ 1 means accept) from
+    /// a method pair whose lower order is `q`.
+    ///
+    /// With EPUS, `err` is the per-step norm and is divided by h here.
+    pub fn factor(&self, err: f64, h: f64, q: u32) -> f64 {
+        let e = match self.per {
+            ErrorPer::Step => err,
+            ErrorPer::UnitStep => err / h.abs(),
+        };
+        let k = match self.per {
+            ErrorPer::Step => q as f64 + 1.0,
+            ErrorPer::UnitStep => (q as f64).max(1.0),
+        };
+        let e = e.max(1e-10);
+        let f = match self.kind {
+            ControllerKind::Elementary => self.safety * e.powf(-1.0 / k),
+            ControllerKind::PI => {
+                let beta = 0.4 / k;
+                let alpha = 0.7 / k - 0.75 * beta;
+                self.safety * e.powf(-alpha) * self.err_prev.max(1e-10).powf(beta)
+            }
+        };
+        f.clamp(self.fac_min, self.fac_max)
+    }
+
+    /// Whether a step with this error norm is accepted.
+    pub fn accept(&self, err: f64, h: f64) -> bool {
+        match self.per {
+            ErrorPer::Step => err <= 1.0,
+            ErrorPer::UnitStep => err / h.abs() <= 1.0,
+        }
+    }
+
+    /// Record an accepted step's error norm (PI memory).
+    pub fn accepted(&mut self, err: f64, h: f64) {
+        self.err_prev = match self.per {
+            ErrorPer::Step => err,
+            ErrorPer::UnitStep => err / h.abs(),
+        }
+        .max(1e-4);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elementary_factor_is_safety_times_error_power() {
+        let c = StepController::new(ControllerKind::Elementary, ErrorPer::Step);
+        // err = 2^-5 with q = 4 → factor 0.9 · 2 = 1.8
+        let f = c.factor(2f64.powi(-5), 0.1, 4);
+        assert!((f - 1.8).abs() < 1e-12, "{f}");
+        // a huge error is limited by fac_min
+        assert_eq!(c.factor(1e9, 0.1, 4), 0.2);
+        assert!(!c.accept(1.5, 0.1));
+        assert!(c.accept(0.5, 0.1));
+    }
+
+    #[test]
+    fn per_unit_step_divides_by_h() {
+        let c = StepController::new(ControllerKind::Elementary, ErrorPer::UnitStep);
+        assert!(c.accept(0.05, 0.1));
+        assert!(!c.accept(0.05, 0.01));
+    }
+
+    #[test]
+    fn pi_controller_remembers_previous_error() {
+        let mut c = StepController::new(ControllerKind::PI, ErrorPer::Step);
+        let f1 = c.factor(0.5, 0.1, 4);
+        c.accepted(0.01, 0.1);
+        let f2 = c.factor(0.5, 0.1, 4);
+        // h_new/h = fac · err^(−α) · err_prev^β: a larger previous error allows more growth
+        assert!(f2 > f1, "previous error must enter the factor: {f1} {f2}");
+        let beta = 0.4 / 5.0;
+        assert!((f2 / f1 - (0.01f64 / 1e-4).powf(beta)).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,336 @@
+//! The one explicit Runge-Kutta driver: any [`ButcherTableau`], fixed step
+//! or embedded error control, FSAL, dense output, stiffness detection.
+
+use crate::controller::StepController;
+use crate::dense::hermite_cubic;
+use crate::error::IntegrateError;
+use crate::explicit::tableau::ButcherTableau;
+use crate::initial_step::initial_step;
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Explicit Runge-Kutta stepper over a tableau.
+pub struct ExplicitRk {
+    tab: &'static ButcherTableau,
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    /// stage derivatives k_i (s × n)
+    k: Vec<Vec<f64>>,
+    ytmp: Vec<f64>,
+    err: Vec<f64>,
+    /// f(t, y) at the current point is valid in k[last] (FSAL) or `f_cur`
+    f_cur: Vec<f64>,
+    f_cur_valid: bool,
+    controller: StepController,
+    stiff_count: u32,
+    nonstiff_count: u32,
+}
+
+impl ExplicitRk {
+    /// A stepper for `tab`.
+    pub fn new(tab: &'static ButcherTableau) -> Self {
+        Self {
+            tab,
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            y: Vec::new(),
+            y_prev: Vec::new(),
+            f_prev: Vec::new(),
+            k: Vec::new(),
+            ytmp: Vec::new(),
+            err: Vec::new(),
+            f_cur: Vec::new(),
+            f_cur_valid: false,
+            controller: StepController::default(),
+            stiff_count: 0,
+            nonstiff_count: 0,
+        }
+    }
+
+    /// Stages 2..s and the new solution for step size h from (t, y) with
+    /// k[0] = f(t, y) already set; the solution goes to `ytmp`, the error
+    /// estimate (if the tableau has one) to `err`.
+    fn attempt(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        let tab = self.tab;
+        let n = self.y.len();
+        let s = tab.stages();
+        for i in 1..s {
+            for m in 0..n {
+                let mut acc = 0.0;
+                for (j, aij) in tab.a[i].iter().enumerate() {
+                    if *aij != 0.0 {
+                        acc += aij * self.k[j][m];
+                    }
+                }
+                self.ytmp[m] = self.y[m] + h * acc;
+            }
+            let (_, rest) = self.k.split_at_mut(i);
+            p.rhs(self.t + tab.c[i] * h, &self.ytmp, &mut rest[0])?;
+        }
+        // propagated solution
+        for m in 0..n {
+            let mut acc = 0.0;
+            for (i, bi) in tab.b.iter().enumerate() {
+                acc += bi * self.k[i][m];
+            }
+            self.ytmp[m] = self.y[m] + h * acc;
+        }
+        if let Some(bh) = tab.b_hat {
+            for m in 0..n {
+                let mut acc = 0.0;
+                for i in 0..s {
+                    acc += (tab.b[i] - bh[i]) * self.k[i][m];
+                }
+                self.err[m] = h * acc;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hairer's stiffness test on the last two stages at c = 1 (dopri5.f):
+    /// h ρ ≈ h ‖k_s − k_{s−1}‖ / ‖y_s − y_{s−1}‖ above the tableau's bound
+    /// for 15 accepted steps in a row means stiff.
+    fn stiffness_test(&mut self, h: f64) -> bool {
+        let Some(bound) = self.tab.stiffness_bound else {
+            return false;
+        };
+        let s = self.tab.stages();
+        if !self.tab.fsal || s < 2 {
+            return false;
+        }
+        // y_s = ytmp (the new solution); y_{s-1} is recomputed from row s-1
+        let n = self.y.len();
+        let (mut num, mut den) = (0.0, 0.0);
+        for m in 0..n {
+            let mut acc = 0.0;
+            for (j, aij) in self.tab.a[s - 2].iter().enumerate() {
+                acc += aij * self.k[j][m];
+            }
+            let ysm1 = self.y[m] + h * acc;
+            num += (self.k[s - 1][m] - self.k[s - 2][m]).powi(2);
+            den += (self.ytmp[m] - ysm1).powi(2);
+        }
+        if den > 0.0 && h * (num / den).sqrt() > bound {
+            self.nonstiff_count = 0;
+            self.stiff_count += 1;
+            self.stiff_count >= 15
+        } else {
+            self.nonstiff_count += 1;
+            if self.nonstiff_count >= 6 {
+                self.stiff_count = 0;
+            }
+            false
+        }
+    }
+}
+
+impl Stepper for ExplicitRk {
+    fn name(&self) -> &'static str {
+        self.tab.name
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = y0.len();
+        let s = self.tab.stages();
+        if self.y.len() != n || self.k.len() != s {
+            self.k = vec![vec![0.0; n]; s];
+            self.ytmp = vec![0.0; n];
+            self.err = vec![0.0; n];
+            self.y_prev = vec![0.0; n];
+            self.f_prev = vec![0.0; n];
+            self.f_cur = vec![0.0; n];
+        }
+        self.y = y0.to_vec();
+        self.t = t0;
+        self.t_prev = t0;
+        self.y_prev.copy_from_slice(y0);
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        p.rhs(t0, y0, &mut self.f_cur)?;
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.f_cur_valid = true;
+        if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0) {
+                return Err(IntegrateError::BadMethod(format!(
+                    "{}: fixed step size must be positive, got {h}",
+                    self.tab.name
+                )));
+            }
+            self.h = h;
+        } else if self.tab.b_hat.is_none() {
+            return Err(IntegrateError::Unsupported {
+                method: self.tab.name.into(),
+                detail: "has no error estimator: give a fixed step size".into(),
+            });
+        } else if self.h == 0.0 {
+            self.h = match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f_cur,
+                    self.tab
+                        .embedded_order
+                        .unwrap_or(self.tab.order)
+                        .min(self.tab.order),
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            };
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let opts = ctx.opts;
+        let adaptive = opts.fixed_step.is_none();
+        let q = self.tab.embedded_order.unwrap_or(1).min(self.tab.order);
+        let mut rejected_in_a_row = 0u32;
+        loop {
+            let h_ctrl = self.h.min(opts.h_max);
+            let remaining = t_stop - self.t;
+            // land exactly on t_stop; avoid a sliver step after this one
+            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
+                (remaining, true)
+            } else if adaptive && h_ctrl > 0.5 * remaining {
+                (0.5 * remaining, true)
+            } else {
+                (h_ctrl, false)
+            };
+            if adaptive && h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            self.k[0].copy_from_slice(&self.f_cur);
+            self.attempt(p, h)?;
+            if !adaptive {
+                self.accept(p, h)?;
+                return Ok(());
+            }
+            let err = wrms_norm(&self.err, &self.y, &self.ytmp, opts.rtol, opts.atol);
+            let fac = self.controller.factor(err, h, q);
+            if self.controller.accept(err, h) {
+                self.controller.accepted(err, h);
+                ctx.stats.n_accept += 1;
+                if self.stiffness_test(h) {
+                    return Err(IntegrateError::ProbablyStiff {
+                        t: self.t,
+                        detail: format!(
+                            "{}: h·ρ exceeded {} for 15 steps",
+                            self.tab.name,
+                            self.tab.stiffness_bound.unwrap_or(0.0)
+                        ),
+                    });
+                }
+                self.accept(p, h)?;
+                // no growth right after a rejection (Hairer)
+                let fac = if rejected_in_a_row > 0 {
+                    fac.min(1.0)
+                } else {
+                    fac
+                };
+                // after a step trimmed to t_stop, keep the controller's larger size
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
+                return Ok(());
+            }
+            ctx.stats.n_reject += 1;
+            rejected_in_a_row += 1;
+            self.h = h * fac.min(1.0);
+            if rejected_in_a_row > 50 {
+                return Err(IntegrateError::ErrorTestFailures {
+                    t: self.t,
+                    n: rejected_in_a_row,
+                });
+            }
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        let h = self.t - self.t_prev;
+        if h == 0.0 {
+            out.copy_from_slice(&self.y);
+            return;
+        }
+        let theta = (t - self.t_prev) / h;
+        match self.tab.dense {
+            Some(pm) => {
+                // y0 + h Σ_i k_i Σ_j P_ij θ^(j+1); k holds the last step's stages
+                for (m, o) in out.iter_mut().enumerate() {
+                    let mut acc = 0.0;
+                    for (i, row) in pm.iter().enumerate() {
+                        let mut bi = 0.0;
+                        let mut th = theta;
+                        for pij in row.iter() {
+                            bi += pij * th;
+                            th *= theta;
+                        }
+                        acc += bi * self.k[i][m];
+                    }
+                    *o = self.y_prev[m] + h * acc;
+                }
+            }
+            None => hermite_cubic(
+                self.t_prev,
+                &self.y_prev,
+                &self.f_prev,
+                self.t,
+                &self.y,
+                &self.f_cur,
+                t,
+                out,
+            ),
+        }
+    }
+}
+
+impl ExplicitRk {
+    /// Make the attempted step (in `ytmp`, stages in `k`) the current point.
+    fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        self.t_prev = self.t;
+        self.y_prev.copy_from_slice(&self.y);
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.t += h;
+        self.y.copy_from_slice(&self.ytmp);
+        if self.tab.fsal {
+            let s = self.tab.stages();
+            self.f_cur.copy_from_slice(&self.k[s - 1]);
+        } else {
+            p.rhs(self.t, &self.y, &mut self.f_cur)?;
+        }
+        Ok(())
+    }
+}

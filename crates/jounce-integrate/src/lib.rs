@@ -1,0 +1,54 @@
+//! # jounce-integrate: time integrators, verified
+//!
+//! A library of integration methods for first-order systems y' = f(t, y) and
+//! second-order systems M(q) q'' = f(t, q, q'), independent of multibody
+//! dynamics: nothing here knows about bodies, joints or constraints.
+//!
+//! The principal types:
+//! - [`OdeProblem`], [`SecondOrderProblem`]: what a method may ask of a problem.
+//! - [`Stepper`]: one method; takes one accepted step at a time.
+//! - [`solve`]: the shared driver (output by dense output, events,
+//!   breakpoints, post-step corrections, counting, CPU timing).
+//! - [`StepController`]: step-size control, shared by all adaptive methods.
+//! - [`method`]: the registry of every method by name, with its facts.
+//! - [`ButcherTableau`] and the other coefficient sets: methods as data.
+//!
+//! ```text
+//!  problem ──► Stepper::step ──► solve() ──► Observer (output, events, steps)
+//!                 ▲                  │
+//!                 └─ StepController, wrms_norm, newton, dense output
+//! ```
+
+pub mod controller;
+pub mod cputime;
+pub mod dense;
+pub mod error;
+pub mod explicit;
+pub mod exponential;
+pub mod first_order_form;
+pub mod implicit;
+pub mod initial_step;
+pub mod jacobian;
+pub mod method;
+pub mod multistep;
+pub mod newton;
+pub mod norm;
+pub mod options;
+pub mod problem;
+pub mod solve;
+pub mod stats;
+pub mod stepper;
+pub mod structural;
+pub mod testkit;
+
+pub use nalgebra;
+
+pub use controller::{ControllerKind, ErrorPer, StepController};
+pub use error::{EvalError, IntegrateError};
+pub use explicit::ButcherTableau;
+pub use first_order_form::FirstOrderForm;
+pub use options::{MethodParams, OutputGrid, SolverOptions};
+pub use problem::{EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix};
+pub use solve::{solve, Observer, Recorder, SolveFailure, Solved};
+pub use stats::Stats;
+pub use stepper::{StepContext, Stepper};

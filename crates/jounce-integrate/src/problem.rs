@@ -1,0 +1,140 @@
+//! Problem traits: what an integrator may ask of the system it integrates.
+//!
+//! Owns the integrator-facing contracts only. Nothing here (or anywhere in
+//! this crate) knows about bodies, joints or constraints: formulations in
+//! `jounce-formulation` implement these traits.
+
+use nalgebra::DMatrix;
+
+use crate::error::EvalError;
+
+/// Direction of a zero crossing that an event function reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EventDirection {
+    /// Any sign change.
+    #[default]
+    Both,
+    /// g goes from negative to positive.
+    Rising,
+    /// g goes from positive to negative.
+    Falling,
+}
+
+/// How one event function g_i(t, y) is to be treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct EventSpec {
+    /// Which sign changes count.
+    pub direction: EventDirection,
+    /// Stop the integration at the located root.
+    pub terminal: bool,
+}
+
+/// What [`OdeProblem::after_step`] did to the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepFix {
+    /// y was left as it was.
+    Unchanged,
+    /// y was changed (projection, re-partitioning): methods must drop
+    /// their history (FSAL stage, multistep back values) and restart.
+    Modified,
+}
+
+/// First-order system y' = f(t, y).
+///
+/// Every method of the library integrates this trait. Optional capabilities
+/// have defaults: a finite-difference Jacobian, no events, no post-step
+/// correction, no breakpoints, no second-order structure.
+///
+/// Implementations keep their own scratch space, which is why evaluation takes
+/// `&mut self`; `rhs` must not allocate.
+pub trait OdeProblem {
+    /// Dimension n of y.
+    fn dim(&self) -> usize;
+
+    /// Right-hand side f(t, y) written into `dy` (len n).
+    ///
+    /// # Errors
+    /// [`EvalError`] when f cannot be evaluated at (t, y): a singular
+    /// matrix, a Newton failure inside the formulation, a non-finite value.
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Jacobian J = ∂f/∂y (n × n) at (t, y).
+    ///
+    /// The default uses forward differences ([`crate::jacobian::fd_jacobian`]);
+    /// problems with an analytic or automatic-differentiation Jacobian
+    /// override it and return `true` from [`OdeProblem::has_exact_jacobian`].
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        crate::jacobian::fd_jacobian(self, t, y, jac)
+    }
+
+    /// Whether [`OdeProblem::jacobian`] is exact (analytic or AD) rather than
+    /// a finite-difference approximation.
+    fn has_exact_jacobian(&self) -> bool {
+        false
+    }
+
+    /// Number of event functions g_i(t, y).
+    fn n_events(&self) -> usize {
+        0
+    }
+
+    /// Event functions g(t, y) into `g` (len [`OdeProblem::n_events`]).
+    fn events(&mut self, _t: f64, _y: &[f64], _g: &mut [f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+
+    /// Direction filter and terminal flag of event `i`.
+    fn event_spec(&self, _i: usize) -> EventSpec {
+        EventSpec::default()
+    }
+
+    /// Hook called after every accepted step, at the step's end (t, y).
+    /// Projection and re-partitioning formulations correct y here.
+    fn after_step(&mut self, _t: f64, _y: &mut [f64]) -> Result<StepFix, EvalError> {
+        Ok(StepFix::Unchanged)
+    }
+
+    /// Known times at which f is not smooth (steps in forcing, switching
+    /// times). The driver ends a step exactly at each and restarts the
+    /// method there. Must be sorted ascending.
+    fn breakpoints(&self) -> &[f64] {
+        &[]
+    }
+
+    /// The second-order structure M(q) q'' = f(t, q, q'), if the problem has
+    /// one; structural methods (Newmark, HHT, generalized-α) need it.
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        None
+    }
+}
+
+/// Second-order system M(q) q'' = f(t, q, q') with n degrees of freedom,
+/// the form of the structural-dynamics family (jalon-bayo 7.1.5).
+///
+/// The first-order form used by the other methods is y = [q; v], with
+/// q' = v and v' = M⁻¹ f (see [`crate::FirstOrderForm`]).
+pub trait SecondOrderProblem {
+    /// Number of degrees of freedom n = dim(q) = dim(v).
+    fn ndof(&self) -> usize;
+
+    /// Mass matrix M(t, q) (n × n).
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError>;
+
+    /// Generalized forces f(t, q, v) (len n), including velocity-dependent terms.
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Tangent matrices of the residual r = M(q) a − f(t, q, v):
+    /// K = ∂r/∂q (stiffness, including the mass-matrix derivative term) and
+    /// C = ∂r/∂v (damping). Default: forward differences.
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        crate::jacobian::fd_tangent(self, t, q, v, a, k, c)
+    }
+}

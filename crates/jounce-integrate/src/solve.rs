@@ -1,0 +1,429 @@
+//! The shared integration driver: output on a grid by dense output, event
+//! location, breakpoints, post-step corrections, work counting and CPU
+//! timing, written once for every method.
+//!
+//! Methods ([`Stepper`]) only take steps. This loop decides where a step
+//! must end (t_end, the next breakpoint), locates events as roots of the
+//! event functions on the method's own continuous solution
+//! ([`Stepper::interpolate`]) and restarts the method exactly there.
+
+use nalgebra::DMatrix;
+
+use crate::cputime::thread_cpu_seconds;
+use crate::error::{EvalError, IntegrateError};
+use crate::jacobian::fd_jacobian;
+use crate::options::{OutputGrid, SolverOptions};
+use crate::problem::{EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix};
+use crate::stats::Stats;
+use crate::stepper::{StepContext, Stepper};
+
+/// Receives the solution as the integration proceeds.
+pub trait Observer {
+    /// The solution y at an output time t (the grid of
+    /// [`SolverOptions::output`], t0, event times and the final time).
+    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError>;
+    /// An accepted step ended at `t` with size `h`; `stats` are the work
+    /// counters so far (for step-size and cost-versus-time plots).
+    fn step(&mut self, _t: f64, _h: f64, _stats: &Stats) {}
+    /// Event `index` was located at `t`.
+    fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {}
+}
+
+/// An observer that keeps every output in memory.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// Output times.
+    pub t: Vec<f64>,
+    /// Output states.
+    pub y: Vec<Vec<f64>>,
+    /// Step sizes of accepted steps, with their end times.
+    pub steps: Vec<(f64, f64)>,
+    /// Located events (time, index).
+    pub events: Vec<(f64, usize)>,
+}
+
+impl Observer for Recorder {
+    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
+        self.t.push(t);
+        self.y.push(y.to_vec());
+        Ok(())
+    }
+    fn step(&mut self, t: f64, h: f64, _stats: &Stats) {
+        self.steps.push((t, h));
+    }
+    fn event(&mut self, t: f64, index: usize, _y: &[f64]) {
+        self.events.push((t, index));
+    }
+}
+
+/// How an integration ended successfully.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solved {
+    /// Work counters.
+    pub stats: Stats,
+    /// Final time reached (t_end, or a terminal event).
+    pub t: f64,
+    /// Final state.
+    pub y: Vec<f64>,
+    /// The terminal event that stopped the run, if any: (time, index).
+    pub terminal_event: Option<(f64, usize)>,
+}
+
+/// An integration that stopped with an error; the work done until then
+/// and the last accepted point are kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolveFailure {
+    /// What went wrong.
+    pub error: IntegrateError,
+    /// Work counters up to the failure.
+    pub stats: Stats,
+    /// Last accepted time.
+    pub t: f64,
+}
+
+impl std::fmt::Display for SolveFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (last accepted point t = {})", self.error, self.t)
+    }
+}
+
+impl std::error::Error for SolveFailure {}
+
+/// Counts right-hand-side and Jacobian evaluations at the boundary.
+struct Counting<'a> {
+    inner: &'a mut dyn OdeProblem,
+    n_rhs: u64,
+    n_jac: u64,
+}
+
+impl OdeProblem for Counting<'_> {
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        self.n_rhs += 1;
+        self.inner.rhs(t, y, dy)?;
+        if dy.iter().any(|v| !v.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "right-hand side f(t, y)".into(),
+                t,
+            });
+        }
+        Ok(())
+    }
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        self.n_jac += 1;
+        if self.inner.has_exact_jacobian() {
+            self.inner.jacobian(t, y, jac)
+        } else {
+            // route the difference quotients through the counter
+            fd_jacobian(self, t, y, jac)
+        }
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        self.inner.has_exact_jacobian()
+    }
+    fn n_events(&self) -> usize {
+        self.inner.n_events()
+    }
+    fn events(&mut self, t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        self.inner.events(t, y, g)
+    }
+    fn event_spec(&self, i: usize) -> EventSpec {
+        self.inner.event_spec(i)
+    }
+    fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
+        self.inner.after_step(t, y)
+    }
+    fn breakpoints(&self) -> &[f64] {
+        self.inner.breakpoints()
+    }
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        self.inner.as_second_order()
+    }
+}
+
+fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
+    match dir {
+        EventDirection::Both => (g0 < 0.0 && g1 >= 0.0) || (g0 > 0.0 && g1 <= 0.0),
+        EventDirection::Rising => g0 < 0.0 && g1 >= 0.0,
+        EventDirection::Falling => g0 > 0.0 && g1 <= 0.0,
+    }
+}
+
+/// Locate the earliest root in (ta, tb] of the event functions that cross,
+/// on the stepper's continuous solution, by the Illinois variant of
+/// regula falsi (Dahlquist & Björck, *Numerical Methods*, 6.2.3) to
+/// |Δt| ≤ 1e-14 · max(1, |t|). Returns (t_root, index).
+fn locate_event(
+    p: &mut Counting,
+    stepper: &dyn Stepper,
+    ta: f64,
+    ga: &[f64],
+    tb: f64,
+    gb: &[f64],
+    y: &mut [f64],
+    g: &mut [f64],
+) -> Result<Option<(f64, usize)>, EvalError> {
+    let crossing_set = |ga: &[f64], gb: &[f64], p: &Counting| -> Vec<usize> {
+        (0..ga.len())
+            .filter(|&i| crossing(p.event_spec(i).direction, ga[i], gb[i]))
+            .collect()
+    };
+    if crossing_set(ga, gb, p).is_empty() {
+        return Ok(None);
+    }
+    let (mut ta, mut tb) = (ta, tb);
+    let mut ga = ga.to_vec();
+    let mut gb = gb.to_vec();
+    // Illinois weights: an end point retained twice in a row has its value halved
+    let (mut wa, mut wb) = (1.0, 1.0);
+    let mut last_moved = 0i8;
+    let tol = 1e-14 * tb.abs().max(1.0);
+    for _ in 0..200 {
+        if (tb - ta).abs() <= tol {
+            break;
+        }
+        // the earliest regula-falsi estimate among the crossing functions
+        let mut tc = tb;
+        for i in crossing_set(&ga, &gb, p) {
+            let (fa, fb) = (wa * ga[i], wb * gb[i]);
+            let cand = if fb != fa {
+                tb - fb * (tb - ta) / (fb - fa)
+            } else {
+                0.5 * (ta + tb)
+            };
+            tc = tc.min(cand);
+        }
+        if !(tc > ta && tc < tb) {
+            tc = 0.5 * (ta + tb);
+        }
+        stepper.interpolate(tc, y);
+        p.events(tc, y, g)?;
+        if crossing_set(&ga, g, p).is_empty() {
+            // root lies in (tc, tb]
+            ta = tc;
+            ga.copy_from_slice(g);
+            wa = 1.0;
+            wb = if last_moved == -1 { 0.5 * wb } else { 1.0 };
+            last_moved = -1;
+        } else {
+            tb = tc;
+            gb.copy_from_slice(g);
+            wb = 1.0;
+            wa = if last_moved == 1 { 0.5 * wa } else { 1.0 };
+            last_moved = 1;
+        }
+    }
+    let idx = crossing_set(&ga, &gb, p)[0];
+    Ok(Some((tb, idx)))
+}
+
+/// Integrate `problem` from (t0, y0) to `t_end` with `stepper`, reporting to
+/// `observer`.
+///
+/// # Errors
+/// A [`SolveFailure`] carrying the error, the work done and the last
+/// accepted time. Everything up to that time has already been reported to
+/// the observer, including the last accepted state.
+pub fn solve(
+    problem: &mut dyn OdeProblem,
+    stepper: &mut dyn Stepper,
+    t0: f64,
+    y0: &[f64],
+    t_end: f64,
+    opts: &SolverOptions,
+    observer: &mut dyn Observer,
+) -> Result<Solved, SolveFailure> {
+    let mut stats = Stats::default();
+    let mut p = Counting {
+        inner: problem,
+        n_rhs: 0,
+        n_jac: 0,
+    };
+    let mut last_out = f64::NEG_INFINITY;
+    let result = run(
+        &mut p,
+        stepper,
+        t0,
+        y0,
+        t_end,
+        opts,
+        observer,
+        &mut stats,
+        &mut last_out,
+    );
+    stats.n_rhs = p.n_rhs;
+    stats.n_jac = p.n_jac;
+    match result {
+        Ok(terminal_event) => Ok(Solved {
+            stats,
+            t: stepper.t(),
+            y: stepper.y().to_vec(),
+            terminal_event,
+        }),
+        Err(error) => {
+            // write the last accepted point before reporting the error
+            let t = if last_out == f64::NEG_INFINITY {
+                t0
+            } else {
+                stepper.t()
+            };
+            if t > last_out && stepper.y().len() == y0.len() {
+                let _ = observer.output(t, stepper.y());
+            }
+            Err(SolveFailure {
+                error,
+                stats,
+                t: t.max(last_out),
+            })
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    p: &mut Counting,
+    stepper: &mut dyn Stepper,
+    t0: f64,
+    y0: &[f64],
+    t_end: f64,
+    opts: &SolverOptions,
+    observer: &mut dyn Observer,
+    stats: &mut Stats,
+    last_out: &mut f64,
+) -> Result<Option<(f64, usize)>, IntegrateError> {
+    let n = y0.len();
+    if p.dim() != n {
+        return Err(IntegrateError::Unsupported {
+            method: stepper.name().into(),
+            detail: format!("state has {} components, problem {}", n, p.dim()),
+        });
+    }
+    if !(t_end > t0) {
+        return Err(IntegrateError::Unsupported {
+            method: stepper.name().into(),
+            detail: format!("t_end = {t_end} must be after t0 = {t0}"),
+        });
+    }
+    let ne = p.n_events();
+    let mut g_old = vec![0.0; ne];
+    let mut g_new = vec![0.0; ne];
+    let mut g_tmp = vec![0.0; ne];
+    let mut ybuf = vec![0.0; n];
+    let mut cpu = 0.0;
+    let mut cpu_mark = thread_cpu_seconds();
+    let mut out_k: u64 = 1;
+    let dt_out = match opts.output {
+        OutputGrid::Every(dt) if dt > 0.0 => Some(dt),
+        _ => None,
+    };
+
+    // start
+    {
+        let mut ctx = StepContext { opts, stats };
+        stepper.reset(p, t0, y0, &mut ctx)?;
+    }
+    if ne > 0 {
+        p.events(t0, y0, &mut g_old)?;
+    }
+    cpu += thread_cpu_seconds() - cpu_mark;
+    observer.output(t0, y0)?;
+    *last_out = t0;
+    cpu_mark = thread_cpu_seconds();
+
+    let breakpoints: Vec<f64> = p.breakpoints().to_vec();
+    let mut terminal = None;
+    let result: Result<(), IntegrateError> = (|| {
+        while stepper.t() < t_end {
+            let t = stepper.t();
+            let tiny = 4.0 * f64::EPSILON * t.abs().max(1.0);
+            let bp = breakpoints
+                .iter()
+                .copied()
+                .find(|&b| b > t + tiny && b < t_end);
+            let t_stop = bp.unwrap_or(t_end);
+            {
+                let mut ctx = StepContext { opts, stats };
+                stepper.step(p, t_stop, &mut ctx)?;
+            }
+            if stats.n_steps() > opts.max_steps {
+                return Err(IntegrateError::TooManySteps {
+                    t: stepper.t(),
+                    n: stats.n_steps(),
+                });
+            }
+            let (ta, tb) = (stepper.t_prev(), stepper.t());
+            // events on the continuous solution of this step
+            let mut event = None;
+            if ne > 0 {
+                p.events(tb, stepper.y(), &mut g_new)?;
+                event = locate_event(p, stepper, ta, &g_old, tb, &g_new, &mut ybuf, &mut g_tmp)?;
+            }
+            let t_end_step = event.map(|e| e.0).unwrap_or(tb);
+            // outputs inside the step
+            cpu += thread_cpu_seconds() - cpu_mark;
+            if let Some(dt) = dt_out {
+                loop {
+                    let to = t0 + out_k as f64 * dt;
+                    if to >= t_end_step - 1e-12 * dt || to >= t_end {
+                        break;
+                    }
+                    stepper.interpolate(to, &mut ybuf);
+                    observer.output(to, &ybuf)?;
+                    *last_out = to;
+                    out_k += 1;
+                }
+            }
+            observer.step(t_end_step, t_end_step - ta, stats);
+            cpu_mark = thread_cpu_seconds();
+            if let Some((te, idx)) = event {
+                stats.n_events += 1;
+                stepper.interpolate(te, &mut ybuf);
+                // the event's own function takes the sign it has after the root
+                p.events(te, &ybuf, &mut g_old)?;
+                g_old[idx] = g_new[idx];
+                cpu += thread_cpu_seconds() - cpu_mark;
+                observer.event(te, idx, &ybuf);
+                observer.output(te, &ybuf)?;
+                *last_out = te;
+                cpu_mark = thread_cpu_seconds();
+                if p.event_spec(idx).terminal {
+                    terminal = Some((te, idx));
+                    return Ok(());
+                }
+                let ycopy = ybuf.clone();
+                stats.n_restart += 1;
+                let mut ctx = StepContext { opts, stats };
+                stepper.reset(p, te, &ycopy, &mut ctx)?;
+                continue;
+            }
+            // post-step correction (projection, re-partitioning)
+            ybuf.copy_from_slice(stepper.y());
+            let fix = p.after_step(tb, &mut ybuf)?;
+            let at_breakpoint = bp.is_some_and(|b| (tb - b).abs() <= tiny);
+            if fix == StepFix::Modified || at_breakpoint {
+                stats.n_restart += 1;
+                let mut ctx = StepContext { opts, stats };
+                stepper.reset(p, tb, &ybuf, &mut ctx)?;
+            }
+            if ne > 0 {
+                if fix == StepFix::Modified {
+                    p.events(tb, &ybuf, &mut g_old)?;
+                } else {
+                    g_old.copy_from_slice(&g_new);
+                }
+            }
+            if dt_out.is_none() || tb >= t_end {
+                cpu += thread_cpu_seconds() - cpu_mark;
+                observer.output(tb, stepper.y())?;
+                *last_out = tb;
+                cpu_mark = thread_cpu_seconds();
+            }
+        }
+        Ok(())
+    })();
+    cpu += thread_cpu_seconds() - cpu_mark;
+    stats.cpu_seconds = cpu;
+    result.map(|_| terminal)
+}

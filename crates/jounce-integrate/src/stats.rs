@@ -1,0 +1,40 @@
+//! Work counters of one integration, named as in the Fortran codes
+//! (dopri5.f / radau5.f) so that results can be compared directly.
+
+use serde::Serialize;
+
+/// Work counters. Methods increment the ones they use; the driver
+/// ([`crate::solve`]) fills `n_rhs` and `n_jac` from its counting wrapper
+/// and measures `cpu_seconds`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Accepted steps.
+    pub n_accept: u64,
+    /// Rejected steps (error test or Newton failure).
+    pub n_reject: u64,
+    /// Right-hand-side (f) evaluations, including those for finite-difference Jacobians.
+    pub n_rhs: u64,
+    /// Jacobian evaluations.
+    pub n_jac: u64,
+    /// LU factorisations.
+    pub n_lu: u64,
+    /// Linear solves with an existing factorisation.
+    pub n_solve: u64,
+    /// Newton iterations.
+    pub n_newton_iter: u64,
+    /// Newton convergence failures.
+    pub n_newton_fail: u64,
+    /// Events located.
+    pub n_events: u64,
+    /// Restarts (after events, breakpoints, state corrections).
+    pub n_restart: u64,
+    /// CPU seconds spent in the integration alone (not in output).
+    pub cpu_seconds: f64,
+}
+
+impl Stats {
+    /// Total steps attempted.
+    pub fn n_steps(&self) -> u64 {
+        self.n_accept + self.n_reject
+    }
+}

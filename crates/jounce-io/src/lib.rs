@@ -1,0 +1,1 @@
+//! jounce-io (skeleton)
