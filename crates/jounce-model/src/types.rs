@@ -1,0 +1,352 @@
+//! The validated model: what a model file says, with every reference
+//! resolved to an index and every value checked. This is the contract
+//! between the parser (`parse.rs`, `validate.rs`) and the mechanics layer,
+//! which builds a runtime system from it. Immutable after loading.
+//!
+//! Units are SI throughout: m, kg, kg·m², s, rad, N, N·m.
+
+use std::collections::BTreeMap;
+
+use crate::time_function::TimeFunction;
+
+/// A body reference: the fixed ground or a moving body (index into
+/// [`Model::bodies`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyRef {
+    /// The fixed ground frame (pose x = y = θ = 0).
+    Ground,
+    /// Moving body with this index.
+    Body(usize),
+}
+
+/// A planar rigid body. Coordinates are (x, y, θ) of its centre of mass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// Unique name.
+    pub name: String,
+    /// Mass m > 0 [kg] (0 allowed only together with inertia 0? no: > 0).
+    pub mass: f64,
+    /// Moment of inertia about the centre of mass J ≥ 0 [kg·m²]
+    /// (0 models a point mass; then M is singular in θ).
+    pub inertia: f64,
+    /// Initial position of the centre of mass [m], global frame.
+    pub position: [f64; 2],
+    /// Initial angle θ [rad].
+    pub angle: f64,
+    /// Initial velocity of the centre of mass [m/s].
+    pub velocity: [f64; 2],
+    /// Initial angular velocity [rad/s].
+    pub angular_velocity: f64,
+    /// Named points in body-fixed coordinates relative to the centre of mass [m].
+    pub points: Vec<(String, [f64; 2])>,
+}
+
+/// A point on a body or on ground, in that body's frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attachment {
+    /// The body.
+    pub body: BodyRef,
+    /// Body-fixed coordinates relative to the centre of mass (ground: global) [m].
+    pub point: [f64; 2],
+}
+
+/// A kinematic joint (holonomic, scleronomic constraint).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    /// Unique name (among joints and drivers).
+    pub name: String,
+    /// Kind and geometry.
+    pub kind: JointKind,
+}
+
+/// Joint kinds. Two equations each unless stated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JointKind {
+    /// Points coincide: r1 + A1 s1 − r2 − A2 s2 = 0. Joint coordinate:
+    /// relative angle θ2 − θ1.
+    Revolute {
+        /// First point.
+        a: Attachment,
+        /// Second point.
+        b: Attachment,
+    },
+    /// Point b slides along the line through point a with direction
+    /// `axis` (unit vector, body-a frame); relative rotation locked at its
+    /// initial value. Joint coordinate: (P_b − P_a)·(A_a axis).
+    Translational {
+        /// Point on the guide body.
+        a: Attachment,
+        /// Point on the sliding body.
+        b: Attachment,
+        /// Unit sliding direction in body a's frame.
+        axis: [f64; 2],
+    },
+    /// Weld: three equations, relative pose locked at its initial value.
+    Rigid {
+        /// First body.
+        body_a: BodyRef,
+        /// Second body.
+        body_b: BodyRef,
+    },
+    /// Constant distance between two points (one equation):
+    /// |P_b − P_a|² − L² = 0.
+    Distance {
+        /// First point.
+        a: Attachment,
+        /// Second point.
+        b: Attachment,
+        /// Length L > 0 [m].
+        length: f64,
+    },
+}
+
+/// A driver: a rheonomic constraint prescribing a coordinate as f(t).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Driver {
+    /// Unique name (among joints and drivers).
+    pub name: String,
+    /// What is driven.
+    pub kind: DriverKind,
+    /// The prescribed value f(t) [rad or m].
+    pub function: TimeFunction,
+}
+
+/// What a driver prescribes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DriverKind {
+    /// The joint coordinate of a revolute (relative angle) or translational
+    /// (relative displacement) joint, index into [`Model::joints`].
+    Joint {
+        /// Driven joint.
+        joint: usize,
+    },
+    /// The distance between two points: |P_b − P_a| − f(t) = 0.
+    Distance {
+        /// First point.
+        a: Attachment,
+        /// Second point.
+        b: Attachment,
+    },
+}
+
+/// One-sided activity of a spring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OneSided {
+    /// Active only in compression (length below the free length, or angle below zero angle).
+    Compression,
+    /// Active only in tension (length above the free length, or angle above zero angle).
+    Tension,
+}
+
+/// Frame in which a point force's components are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForceFrame {
+    /// Global axes.
+    Global,
+    /// Body-fixed axes.
+    Body,
+}
+
+/// A force element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Force {
+    /// Unique name (among force elements).
+    pub name: String,
+    /// Kind.
+    pub kind: ForceKind,
+}
+
+/// Force element kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForceKind {
+    /// Force (fx(t), fy(t)) applied at a point.
+    PointForce {
+        /// Point of application.
+        at: Attachment,
+        /// x component [N].
+        fx: TimeFunction,
+        /// y component [N].
+        fy: TimeFunction,
+        /// Frame of the components.
+        frame: ForceFrame,
+    },
+    /// Torque τ(t) on a body [N·m].
+    Torque {
+        /// Body (index into [`Model::bodies`]).
+        body: usize,
+        /// Torque.
+        torque: TimeFunction,
+    },
+    /// Translational spring-damper-actuator between two points:
+    /// tension F = k (ℓ − ℓ0) + c ℓ' + f_act(t), acting along the line.
+    SpringDamper {
+        /// First point.
+        a: Attachment,
+        /// Second point.
+        b: Attachment,
+        /// Stiffness k ≥ 0 [N/m].
+        stiffness: f64,
+        /// Damping c ≥ 0 [N·s/m].
+        damping: f64,
+        /// Unstretched length ℓ0 ≥ 0 [m].
+        free_length: f64,
+        /// Actuator force (positive pulls the points together, like tension).
+        actuator: Option<TimeFunction>,
+        /// One-sided activity of the spring and damper.
+        one_sided: Option<OneSided>,
+    },
+    /// Rotational spring-damper on a revolute joint's relative angle
+    /// φ = θ_b − θ_a: torque τ = −k (φ − φ0) − c φ' + τ_act(t) on body b
+    /// (and the reaction on body a).
+    RotationalSpring {
+        /// The revolute joint (index into [`Model::joints`]).
+        joint: usize,
+        /// Stiffness k ≥ 0 [N·m/rad].
+        stiffness: f64,
+        /// Damping c ≥ 0 [N·m·s/rad].
+        damping: f64,
+        /// Zero angle φ0 [rad].
+        zero_angle: f64,
+        /// Actuator torque.
+        actuator: Option<TimeFunction>,
+        /// One-sided: active only below (Compression) or above (Tension) φ0.
+        one_sided: Option<OneSided>,
+    },
+}
+
+/// Which formulation turns the model into an integrable problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FormulationKind {
+    /// Index-1 augmented (KKT) system with optional Baumgarte stabilisation.
+    #[default]
+    Augmented,
+    /// Coordinate partitioning / embedding (independent coordinates).
+    Partitioning,
+    /// Augmented with projection onto Φ = 0 and Φ_q v = −Φ_t after each step.
+    Projection,
+    /// Penalty (stiff spring-dampers on the constraints).
+    Penalty,
+}
+
+/// Formulation settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormulationSettings {
+    /// Which formulation.
+    pub kind: FormulationKind,
+    /// Baumgarte α (velocity feedback) [1/s]; 0 = off.
+    pub baumgarte_alpha: f64,
+    /// Baumgarte β (position feedback) [1/s]; 0 = off.
+    pub baumgarte_beta: f64,
+    /// Penalty factor α_p [dimensionless, scales the constraint forces], e.g. 1e7.
+    pub penalty_factor: f64,
+    /// Penalty natural frequency ω [rad/s].
+    pub penalty_omega: f64,
+    /// Penalty damping ratio ξ.
+    pub penalty_xi: f64,
+}
+
+impl Default for FormulationSettings {
+    fn default() -> Self {
+        Self {
+            kind: FormulationKind::Augmented,
+            baumgarte_alpha: 0.0,
+            baumgarte_beta: 0.0,
+            penalty_factor: 1e7,
+            penalty_omega: 10.0,
+            penalty_xi: 1.0,
+        }
+    }
+}
+
+/// Integrator settings (the method name is checked against the registry by the caller).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntegratorSettings {
+    /// Registry name of the method (see `jounce methods`).
+    pub method: String,
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Fixed step size [s], for fixed-step methods.
+    pub step: Option<f64>,
+    /// Initial step size [s].
+    pub h0: Option<f64>,
+    /// Minimum step size [s].
+    pub h_min: f64,
+    /// Maximum step size [s].
+    pub h_max: f64,
+    /// Maximum number of steps.
+    pub max_steps: u64,
+    /// Step-size controller: "elementary" or "pi".
+    pub controller: String,
+    /// "step" (error per step) or "unit_step" (error per unit step).
+    pub error_per: String,
+    /// Method parameters (beta, gamma, alpha, rho_inf, theta, order, ...).
+    pub params: BTreeMap<String, f64>,
+}
+
+impl Default for IntegratorSettings {
+    fn default() -> Self {
+        Self {
+            method: "dopri5".into(),
+            rtol: 1e-6,
+            atol: 1e-8,
+            step: None,
+            h0: None,
+            h_min: 1e-14,
+            h_max: f64::INFINITY,
+            max_steps: 1_000_000,
+            controller: "elementary".into(),
+            error_per: "step".into(),
+            params: BTreeMap::new(),
+        }
+    }
+}
+
+/// Run settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// End time [s] (start is 0).
+    pub t_end: f64,
+    /// Output interval [s].
+    pub output_interval: f64,
+    /// Formulation.
+    pub formulation: FormulationSettings,
+    /// Integrator.
+    pub integrator: IntegratorSettings,
+    /// Tolerance of assembly (position and velocity Newton) [m, rad].
+    pub assembly_tol: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            t_end: 1.0,
+            output_interval: 0.01,
+            formulation: FormulationSettings::default(),
+            integrator: IntegratorSettings::default(),
+            assembly_tol: 1e-10,
+        }
+    }
+}
+
+/// A validated planar model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// Model name.
+    pub name: String,
+    /// Where it was loaded from (file path, or "<string>").
+    pub source: String,
+    /// Gravitational acceleration [m/s²], global frame.
+    pub gravity: [f64; 2],
+    /// Moving bodies.
+    pub bodies: Vec<Body>,
+    /// Joints.
+    pub joints: Vec<Joint>,
+    /// Drivers.
+    pub drivers: Vec<Driver>,
+    /// Force elements.
+    pub forces: Vec<Force>,
+    /// Run settings.
+    pub settings: Settings,
+}
