@@ -1,0 +1,113 @@
+//! `summary.json`: what a run was, what it cost and how accurate it was.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::IoError;
+
+/// Work counters of the integration (copied from the integrator's stats).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WorkSummary {
+    /// Accepted steps.
+    pub steps_accepted: u64,
+    /// Rejected steps.
+    pub steps_rejected: u64,
+    /// Right-hand-side evaluations.
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations.
+    pub jacobian_evaluations: u64,
+    /// LU factorisations.
+    pub lu_factorizations: u64,
+    /// Newton iterations.
+    pub newton_iterations: u64,
+    /// Newton convergence failures.
+    pub newton_failures: u64,
+    /// Events located.
+    pub events: u64,
+    /// Restarts of the method (events, breakpoints, projections, re-partitioning).
+    pub restarts: u64,
+    /// CPU seconds of the integration alone (no output, no I/O).
+    pub cpu_seconds: f64,
+    /// Wall-clock seconds of the whole run (assembly, integration, output).
+    pub wall_seconds: f64,
+}
+
+/// Accuracy figures of a run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct AccuracySummary {
+    /// Whether the model conserves energy (no dampers, drivers or
+    /// time-dependent forces), i.e. whether the energy error is a measure
+    /// of integration error.
+    pub energy_conserved_by_model: bool,
+    /// max |E(t) − E(0)| / |E(0)| over the output points.
+    pub max_relative_energy_error: f64,
+    /// max |E(t) − E(0)| [J].
+    pub max_energy_error: f64,
+    /// max ‖Φ‖∞ over the output points.
+    pub max_position_violation: f64,
+    /// max ‖Φ_q v + Φ_t‖∞ over the output points.
+    pub max_velocity_violation: f64,
+}
+
+/// The integrator as configured.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct IntegratorSummary {
+    /// Method name.
+    pub method: String,
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Fixed step, if any.
+    pub step: Option<f64>,
+    /// Method parameters.
+    pub params: BTreeMap<String, f64>,
+}
+
+/// Everything `summary.json` holds.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct RunSummary {
+    /// jounce version.
+    pub jounce_version: String,
+    /// Model name.
+    pub model: String,
+    /// Model file.
+    pub model_file: String,
+    /// Formulation name.
+    pub formulation: String,
+    /// Integrator.
+    pub integrator: IntegratorSummary,
+    /// Degrees of freedom found by assembly.
+    pub degrees_of_freedom: usize,
+    /// Coordinates.
+    pub coordinates: usize,
+    /// Constraint equations.
+    pub constraints: usize,
+    /// Requested end time [s].
+    pub t_end: f64,
+    /// Time reached [s].
+    pub t_reached: f64,
+    /// "completed" or "failed".
+    pub status: String,
+    /// The error, if the run failed.
+    pub error: Option<String>,
+    /// Output rows written.
+    pub output_rows: u64,
+    /// Work.
+    pub work: WorkSummary,
+    /// Accuracy.
+    pub accuracy: AccuracySummary,
+}
+
+impl RunSummary {
+    /// Write as pretty JSON.
+    ///
+    /// # Errors
+    /// [`IoError`] naming the file.
+    pub fn write_json(&self, path: &Path) -> Result<(), IoError> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| IoError::msg(path, e.to_string()))?;
+        std::fs::write(path, text + "\n").map_err(|e| IoError::new(path, e))
+    }
+}
