@@ -1,6 +1,16 @@
 //! # jounce: planar multibody dynamics, end to end
 //!
 //! The pipeline model → system → formulation → integrator → results, as a
-//! library for the `jounce` command and for tests.
+//! library for the `jounce` command and for tests:
+//! - [`run::run_model`]: a whole run, writing `timeseries.csv` and `summary.json`;
+//! - [`check::check_model`]: validation, assembly, DOF and redundancy;
+//! - [`methods_table`]: the integrator registry as a table.
 
+pub mod check;
+pub mod error;
 pub mod methods_table;
+pub mod observer;
+pub mod run;
+pub mod setup;
+
+pub use error::RunError;

@@ -1,8 +1,12 @@
 //! The `jounce` command.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use jounce::run::{apply_overrides, run_model, summary_text, Overrides};
+use jounce::RunError;
 
 /// jounce: planar multibody dynamics — which formulation and which
 /// integrator make this model fast and right.
@@ -15,6 +19,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Simulate a model: writes timeseries.csv and summary.json.
+    Run {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// Output directory [default: out/<model file stem>].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Integrator (see `jounce methods`), overriding the model file.
+        #[arg(long)]
+        method: Option<String>,
+        /// Formulation: augmented, partitioning, projection, penalty.
+        #[arg(long)]
+        formulation: Option<String>,
+        /// Relative tolerance.
+        #[arg(long)]
+        rtol: Option<f64>,
+        /// Absolute tolerance.
+        #[arg(long)]
+        atol: Option<f64>,
+        /// Fixed step size [s].
+        #[arg(long)]
+        step: Option<f64>,
+        /// End time [s].
+        #[arg(long)]
+        t_end: Option<f64>,
+        /// No progress bar and no summary on stdout.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Validate and assemble a model: bodies, joints, DOF, redundancy.
+    Check {
+        /// Model file (TOML).
+        model: PathBuf,
+    },
     /// List every integrator with order, stability and source.
     Methods {
         /// Print JSON instead of a table.
@@ -23,9 +61,78 @@ enum Command {
     },
 }
 
+fn fail(e: &RunError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::FAILURE
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run {
+            model,
+            out,
+            method,
+            formulation,
+            rtol,
+            atol,
+            step,
+            t_end,
+            quiet,
+        } => {
+            let mut m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            let o = Overrides {
+                method,
+                formulation,
+                rtol,
+                atol,
+                step,
+                t_end,
+            };
+            if let Err(e) = apply_overrides(&mut m, &o) {
+                return fail(&e);
+            }
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out").join(model.file_stem().unwrap_or_default())
+            });
+            let progress = !quiet && std::io::stderr().is_terminal();
+            match run_model(&m, &out, progress) {
+                Ok(s) => {
+                    if !quiet {
+                        print!("{}", summary_text(&s));
+                        println!("  results: {}", out.display());
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    if let RunError::Integration { summary, .. } = &e {
+                        eprint!("{}", summary_text(summary));
+                        eprintln!(
+                            "  rows up to t = {} s and summary.json written to {}",
+                            summary.t_reached,
+                            out.display()
+                        );
+                    }
+                    fail(&e)
+                }
+            }
+        }
+        Command::Check { model } => {
+            let m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            match jounce::check::check_model(&m) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
         Command::Methods { json } => {
             if json {
                 println!("{}", jounce::methods_table::methods_json());

@@ -1,0 +1,152 @@
+//! The run's observer: turns integrator output into physical rows (q, v,
+//! energies, constraint violations, multipliers), streams them to
+//! `timeseries.csv`, tracks invariant extremes and drives the progress bar.
+
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use jounce_analysis::{InvariantExtremes, InvariantMonitor};
+use jounce_formulation::Formulation;
+use jounce_integrate::{EvalError, Observer, Stats};
+use jounce_io::TimeseriesWriter;
+use jounce_mechanics::MechanicalSystem;
+
+/// Column names of `timeseries.csv` for a system.
+pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
+    let n = sys.nq();
+    let mut h = vec!["t".to_string()];
+    for i in 0..n {
+        h.push(sys.coordinate_label(i));
+    }
+    for i in 0..n {
+        h.push(velocity_label(&sys.coordinate_label(i)));
+    }
+    for s in [
+        "kinetic_energy",
+        "potential_energy",
+        "total_energy",
+        "position_violation",
+        "velocity_violation",
+    ] {
+        h.push(s.to_string());
+    }
+    for r in 0..sys.nc() {
+        h.push(format!("lambda[{}]", sys.constraint_label(r)));
+    }
+    h
+}
+
+/// `crank.x` → `crank.vx`, `crank.theta` → `crank.omega`; otherwise `d(label)/dt`.
+fn velocity_label(coord: &str) -> String {
+    match coord.rsplit_once('.') {
+        Some((body, "x")) => format!("{body}.vx"),
+        Some((body, "y")) => format!("{body}.vy"),
+        Some((body, "theta")) => format!("{body}.omega"),
+        _ => format!("d({coord})/dt"),
+    }
+}
+
+/// Streams physical output rows of a run.
+pub struct RunObserver<'a> {
+    sys: &'a dyn MechanicalSystem,
+    /// A formulation instance of its own, to map y → (q, v, λ) without
+    /// touching the one being integrated.
+    post: Box<dyn Formulation + 'a>,
+    writer: TimeseriesWriter,
+    monitor: InvariantMonitor,
+    /// Extremes of energy and constraint violation.
+    pub extremes: InvariantExtremes,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    lambda: Vec<f64>,
+    row: Vec<f64>,
+    /// Last output time.
+    pub t_last: f64,
+    progress: Option<ProgressBar>,
+    t_end: f64,
+    started: Instant,
+}
+
+impl<'a> RunObserver<'a> {
+    /// An observer writing through `writer`; with a progress bar when `progress`.
+    pub fn new(
+        sys: &'a dyn MechanicalSystem,
+        post: Box<dyn Formulation + 'a>,
+        writer: TimeseriesWriter,
+        t_end: f64,
+        progress: bool,
+    ) -> Self {
+        let (n, m) = (sys.nq(), sys.nc());
+        let progress = progress.then(|| {
+            let pb = ProgressBar::new(1000);
+            pb.set_style(
+                ProgressStyle::with_template("{bar:40} t = {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            pb
+        });
+        Self {
+            sys,
+            post,
+            writer,
+            monitor: InvariantMonitor::new(sys),
+            extremes: InvariantExtremes::default(),
+            q: vec![0.0; n],
+            v: vec![0.0; n],
+            lambda: vec![0.0; m],
+            row: Vec::with_capacity(1 + 2 * n + 5 + m),
+            t_last: f64::NAN,
+            progress,
+            t_end,
+            started: Instant::now(),
+        }
+    }
+
+    /// Rows written.
+    pub fn rows(&self) -> u64 {
+        self.writer.rows()
+    }
+
+    /// Flush the file and clear the progress bar.
+    pub fn finish(&mut self) -> Result<(), jounce_io::IoError> {
+        if let Some(pb) = &self.progress {
+            pb.finish_and_clear();
+        }
+        self.writer.flush()
+    }
+}
+
+impl Observer for RunObserver<'_> {
+    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
+        self.post
+            .physical_state(t, y, &mut self.q, &mut self.v, &mut self.lambda)?;
+        let inv = self.monitor.evaluate(self.sys, t, &self.q, &self.v);
+        self.extremes.update(&inv);
+        self.row.clear();
+        self.row.push(t);
+        self.row.extend_from_slice(&self.q);
+        self.row.extend_from_slice(&self.v);
+        self.row.extend_from_slice(&[
+            inv.kinetic,
+            inv.potential,
+            inv.total,
+            inv.position_violation,
+            inv.velocity_violation,
+        ]);
+        self.row.extend_from_slice(&self.lambda);
+        self.writer
+            .write_row(&self.row)
+            .map_err(|e| EvalError::Other(e.to_string()))?;
+        self.t_last = t;
+        Ok(())
+    }
+
+    fn step(&mut self, t: f64, _h: f64, _stats: &Stats) {
+        if let Some(pb) = &self.progress {
+            let wall = self.started.elapsed().as_secs_f64();
+            let rtf = if wall > 0.0 { t / wall } else { 0.0 };
+            pb.set_position((1000.0 * t / self.t_end).clamp(0.0, 1000.0) as u64);
+            pb.set_message(format!("{t:.4} s of {} s, real-time factor {rtf:.3}", self.t_end));
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! `jounce run`: model → system → assembly → formulation → integrator →
+//! timeseries.csv + summary.json.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use jounce_integrate::{method, ControllerKind, ErrorPer, OutputGrid, SolverOptions};
+use jounce_io::{AccuracySummary, IntegratorSummary, RunSummary, TimeseriesWriter, WorkSummary};
+use jounce_mechanics::MechanicalSystem;
+use jounce_model::Model;
+
+use crate::error::RunError;
+use crate::observer::{timeseries_header, RunObserver};
+use crate::setup::{assemble_model, build_formulation, build_system};
+
+/// Settings given on the command line that override the model file's.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// Integrator name.
+    pub method: Option<String>,
+    /// Formulation name.
+    pub formulation: Option<String>,
+    /// Relative tolerance.
+    pub rtol: Option<f64>,
+    /// Absolute tolerance.
+    pub atol: Option<f64>,
+    /// Fixed step size.
+    pub step: Option<f64>,
+    /// End time.
+    pub t_end: Option<f64>,
+}
+
+/// What `jounce run` needs.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    /// Model file.
+    pub model_path: PathBuf,
+    /// Output directory (created).
+    pub out_dir: PathBuf,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// Command-line overrides.
+    pub overrides: Overrides,
+}
+
+/// Apply command-line overrides to a loaded model's settings.
+///
+/// # Errors
+/// [`RunError::Setup`] for an unknown formulation name or a non-positive value.
+pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError> {
+    let s = &mut model.settings;
+    if let Some(m) = &o.method {
+        s.integrator.method = m.clone();
+    }
+    if let Some(f) = &o.formulation {
+        s.formulation.kind = crate::setup::formulation_kind(f)?;
+    }
+    for (name, val) in [("rtol", o.rtol), ("atol", o.atol), ("step", o.step), ("t-end", o.t_end)] {
+        if let Some(v) = val {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(RunError::Setup(format!("--{name} must be a positive number, got {v}")));
+            }
+        }
+    }
+    if let Some(v) = o.rtol {
+        s.integrator.rtol = v;
+    }
+    if let Some(v) = o.atol {
+        s.integrator.atol = v;
+    }
+    if o.step.is_some() {
+        s.integrator.step = o.step;
+    }
+    if let Some(v) = o.t_end {
+        s.t_end = v;
+    }
+    Ok(())
+}
+
+/// Solver options from the model's integrator settings.
+///
+/// # Errors
+/// [`RunError::Setup`] naming the setting when a value is not recognised.
+pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
+    let i = &model.settings.integrator;
+    let controller = match i.controller.as_str() {
+        "elementary" | "i" => ControllerKind::Elementary,
+        "pi" => ControllerKind::PI,
+        other => {
+            return Err(RunError::Setup(format!(
+                "{}: settings.integrator.controller: unknown controller '{other}' (elementary, pi)",
+                model.source
+            )))
+        }
+    };
+    let error_per = match i.error_per.as_str() {
+        "step" | "eps" => ErrorPer::Step,
+        "unit_step" | "epus" => ErrorPer::UnitStep,
+        other => {
+            return Err(RunError::Setup(format!(
+                "{}: settings.integrator.error_per: unknown value '{other}' (step, unit_step)",
+                model.source
+            )))
+        }
+    };
+    Ok(SolverOptions {
+        rtol: i.rtol,
+        atol: i.atol,
+        fixed_step: i.step,
+        h0: i.h0,
+        h_min: i.h_min,
+        h_max: i.h_max,
+        max_steps: i.max_steps,
+        controller,
+        error_per,
+        output: OutputGrid::Every(model.settings.output_interval),
+        params: i.params.clone(),
+    })
+}
+
+/// Run a loaded model, writing into `out_dir`. Returns the summary; on an
+/// integration failure the rows computed so far and `summary.json` are
+/// written before the error is returned.
+///
+/// # Errors
+/// [`RunError`] saying what failed, where and when.
+pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSummary, RunError> {
+    let wall = Instant::now();
+    std::fs::create_dir_all(out_dir).map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
+
+    // the integrator first: a bad name should fail before any work
+    let opts = solver_options(model)?;
+    let mut stepper = method::build(&model.settings.integrator.method, &opts).map_err(|e| {
+        RunError::Setup(format!("{}: settings.integrator: {e}", model.source))
+    })?;
+
+    let sys = build_system(model)?;
+    let asm = assemble_model(model, &sys)?;
+    let t_end = model.settings.t_end;
+
+    let mut form = build_formulation(model, &sys)?;
+    let post = build_formulation(model, &sys)?;
+    let y0 = form
+        .initial_state(0.0, &asm.q, &asm.v)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+
+    let writer = TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
+    let mut obs = RunObserver::new(&sys, post, writer, t_end, progress);
+    let result = jounce_integrate::solve(form.as_mut(), stepper.as_mut(), 0.0, &y0, t_end, &opts, &mut obs);
+    obs.finish()?;
+
+    let (stats, status, error, t_reached) = match &result {
+        Ok(s) => (s.stats, "completed", None, s.t),
+        Err(f) => (f.stats, "failed", Some(f.to_string()), f.t),
+    };
+    let ex = obs.extremes;
+    let i = &model.settings.integrator;
+    let summary = RunSummary {
+        jounce_version: env!("CARGO_PKG_VERSION").to_string(),
+        model: model.name.clone(),
+        model_file: model.source.clone(),
+        formulation: form.name().to_string(),
+        integrator: IntegratorSummary {
+            method: i.method.clone(),
+            rtol: i.rtol,
+            atol: i.atol,
+            step: i.step,
+            params: i.params.clone(),
+        },
+        degrees_of_freedom: asm.dof,
+        coordinates: sys.nq(),
+        constraints: sys.nc(),
+        t_end,
+        t_reached,
+        status: status.to_string(),
+        error: error.clone(),
+        output_rows: obs.rows(),
+        work: WorkSummary {
+            steps_accepted: stats.n_accept,
+            steps_rejected: stats.n_reject,
+            rhs_evaluations: stats.n_rhs,
+            jacobian_evaluations: stats.n_jac,
+            lu_factorizations: stats.n_lu,
+            newton_iterations: stats.n_newton_iter,
+            newton_failures: stats.n_newton_fail,
+            events: stats.n_events,
+            restarts: stats.n_restart,
+            cpu_seconds: stats.cpu_seconds,
+            wall_seconds: wall.elapsed().as_secs_f64(),
+        },
+        accuracy: AccuracySummary {
+            energy_conserved_by_model: crate::setup::is_conservative(model),
+            max_relative_energy_error: ex.max_relative_energy_error,
+            max_energy_error: ex.max_energy_error,
+            max_position_violation: ex.max_position_violation,
+            max_velocity_violation: ex.max_velocity_violation,
+        },
+    };
+    summary.write_json(&out_dir.join("summary.json"))?;
+    match result {
+        Ok(_) => Ok(summary),
+        Err(f) => Err(RunError::Integration {
+            model: model.source.clone(),
+            failure: f,
+            summary: Box::new(summary),
+        }),
+    }
+}
+
+/// Human-readable summary of a run.
+pub fn summary_text(s: &RunSummary) -> String {
+    let w = &s.work;
+    let a = &s.accuracy;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{} ({}): {} with {}, t = 0 .. {} s, {} DOF, {} coordinates, {} constraints\n",
+        s.model, s.model_file, s.formulation, s.integrator.method, s.t_reached, s.degrees_of_freedom, s.coordinates, s.constraints
+    ));
+    out.push_str(&format!(
+        "  steps {} accepted / {} rejected, {} f-evaluations, {} Jacobians, {} LU, {} Newton iterations\n",
+        w.steps_accepted, w.steps_rejected, w.rhs_evaluations, w.jacobian_evaluations, w.lu_factorizations, w.newton_iterations
+    ));
+    out.push_str(&format!(
+        "  CPU {:.4} s (integration alone), wall {:.4} s\n",
+        w.cpu_seconds, w.wall_seconds
+    ));
+    let energy = if a.energy_conserved_by_model {
+        format!("max relative energy error {:.3e}", a.max_relative_energy_error)
+    } else {
+        format!(
+            "energy not conserved by the model (dampers, drivers or time-dependent forces): max change {:.3e} J",
+            a.max_energy_error
+        )
+    };
+    out.push_str(&format!(
+        "  {energy}; max constraint violation {:.3e} (position), {:.3e} (velocity)\n",
+        a.max_position_violation, a.max_velocity_violation
+    ));
+    out
+}

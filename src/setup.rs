@@ -1,0 +1,98 @@
+//! From a loaded model to the objects of a run: the mechanical system, its
+//! assembled initial state and a formulation. Every error names the model
+//! file and the element.
+
+use jounce_formulation::{Formulation, FormulationSettings};
+use jounce_mechanics::{assemble, Assembly, PlanarSystem};
+use jounce_model::{ForceKind, FormulationKind, Model};
+
+use crate::error::RunError;
+
+/// The registry name of a formulation kind.
+pub fn formulation_name(kind: FormulationKind) -> &'static str {
+    match kind {
+        FormulationKind::Augmented => "augmented",
+        FormulationKind::Partitioning => "partitioning",
+        FormulationKind::Projection => "projection",
+        FormulationKind::Penalty => "penalty",
+    }
+}
+
+/// The formulation kind registered as `name`.
+///
+/// # Errors
+/// [`RunError::Setup`] listing the known names.
+pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
+    Ok(match name {
+        "augmented" => FormulationKind::Augmented,
+        "partitioning" => FormulationKind::Partitioning,
+        "projection" => FormulationKind::Projection,
+        "penalty" => FormulationKind::Penalty,
+        other => {
+            return Err(RunError::Setup(format!(
+                "unknown formulation '{other}'; known: {}",
+                jounce_formulation::NAMES.join(", ")
+            )))
+        }
+    })
+}
+
+/// The runtime system of a model.
+///
+/// # Errors
+/// [`RunError::Setup`] naming the model file and the element.
+pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
+    PlanarSystem::from_model(model).map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+}
+
+/// Consistent initial positions and velocities at t = 0 from the model's
+/// approximate initial configuration.
+///
+/// # Errors
+/// [`RunError::Setup`] naming the joints that cannot be closed.
+pub fn assemble_model(model: &Model, sys: &PlanarSystem) -> Result<Assembly, RunError> {
+    assemble(
+        sys,
+        0.0,
+        &sys.initial_q(),
+        &sys.initial_v(),
+        model.settings.assembly_tol,
+    )
+    .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))
+}
+
+/// The formulation chosen in the model's settings.
+///
+/// # Errors
+/// [`RunError::Setup`] when the formulation's parameters are invalid.
+pub fn build_formulation<'a>(
+    model: &Model,
+    sys: &'a PlanarSystem,
+) -> Result<Box<dyn Formulation + 'a>, RunError> {
+    let f = &model.settings.formulation;
+    let settings = FormulationSettings {
+        baumgarte_alpha: f.baumgarte_alpha,
+        baumgarte_beta: f.baumgarte_beta,
+        penalty_factor: f.penalty_factor,
+        penalty_omega: f.penalty_omega,
+        penalty_xi: f.penalty_xi,
+        ..FormulationSettings::default()
+    };
+    jounce_formulation::build(formulation_name(f.kind), &settings, sys)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+}
+
+/// Whether total energy is an invariant of the model: no dampers, drivers,
+/// actuators, applied forces or torques.
+pub fn is_conservative(model: &Model) -> bool {
+    model.drivers.is_empty()
+        && model.forces.iter().all(|f| match &f.kind {
+            ForceKind::PointForce { .. } | ForceKind::Torque { .. } => false,
+            ForceKind::SpringDamper {
+                damping, actuator, ..
+            }
+            | ForceKind::RotationalSpring {
+                damping, actuator, ..
+            } => *damping == 0.0 && actuator.is_none(),
+        })
+}
