@@ -10,14 +10,14 @@ use jounce_integrate::*;
 #[test]
 fn matrix_exponential_is_accurate() {
     // rotation generator: exp([[0, −w], [w, 0]]) = [[cos w, −sin w], [sin w, cos w]]
-    for w in [1e-3, 0.1, 1.0, 10.0, 100.0] {
+    for w in [1e-3f64, 0.1, 1.0, 10.0, 100.0] {
         let e = DMatrix::from_row_slice(2, 2, &[0.0, -w, w, 0.0]).exp();
         let want = DMatrix::from_row_slice(2, 2, &[w.cos(), -w.sin(), w.sin(), w.cos()]);
         let err = (e - want).abs().max();
         assert!(err < 1e-13 * w.max(1.0), "w = {w}: {err}");
     }
     // a Jordan block: exp([[λ, 1], [0, λ]]) = e^λ [[1, 1], [0, 1]]
-    for l in [-50.0, -1.0, 0.5] {
+    for l in [-50.0f64, -1.0, 0.5] {
         let e = DMatrix::from_row_slice(2, 2, &[l, 1.0, 0.0, l]).exp();
         let el: f64 = l.exp();
         let want = DMatrix::from_row_slice(2, 2, &[el, el, 0.0, el]);
@@ -57,11 +57,18 @@ const B: [f64; 3] = [1.0, 2.0, 3.0];
 
 impl StiffLinear {
     fn a() -> DMatrix<f64> {
-        DMatrix::from_row_slice(3, 3, &[-1.0, 100.0, 0.0, -100.0, -1.0, 0.0, 0.0, 0.0, -1000.0])
+        DMatrix::from_row_slice(
+            3,
+            3,
+            &[-1.0, 100.0, 0.0, -100.0, -1.0, 0.0, 0.0, 0.0, -1000.0],
+        )
     }
     fn exact(t: f64, y0: &[f64]) -> Vec<f64> {
         // A⁻¹ b
-        let z = Self::a().lu().solve(&DMatrix::from_column_slice(3, 1, &B)).unwrap();
+        let z = Self::a()
+            .lu()
+            .solve(&DMatrix::from_column_slice(3, 1, &B))
+            .unwrap();
         let w: Vec<f64> = (0..3).map(|i| y0[i] + z[i]).collect();
         let (c, s, d) = ((100.0 * t).cos(), (100.0 * t).sin(), (-t).exp());
         vec![
@@ -98,9 +105,22 @@ fn llm_is_exact_on_a_linear_constant_coefficient_system() {
     for h in [0.001, 0.05, 0.5] {
         let opts = SolverOptions::default().with_fixed_step(h);
         let mut st = method::build("llm", &opts).unwrap();
-        let r = solve(&mut StiffLinear, st.as_mut(), 0.0, &y0, 5.0, &opts, &mut Discard).unwrap();
+        let r = solve(
+            &mut StiffLinear,
+            st.as_mut(),
+            0.0,
+            &y0,
+            5.0,
+            &opts,
+            &mut Discard,
+        )
+        .unwrap();
         let err = max_abs_diff(&r.y, &StiffLinear::exact(5.0, &y0));
-        eprintln!("llm h = {h}: error {err:.2e} (ωh = {}, λh = {})", 100.0 * h, -1000.0 * h);
+        eprintln!(
+            "llm h = {h}: error {err:.2e} (ωh = {}, λh = {})",
+            100.0 * h,
+            -1000.0 * h
+        );
         assert!(err < 1e-11, "h = {h}: error {err}");
         // per step: f(t_{n+1}, y_{n+1}) and the t-difference, plus f(t0)
         assert_eq!(r.stats.n_rhs, 2 * r.stats.n_accept + 1);
@@ -157,7 +177,16 @@ fn step_control_per_step_and_per_unit_step() {
             };
             let mut st = method::build("llm", &opts).unwrap();
             let mut rec = Recorder::default();
-            let r = solve(&mut InverseTimeRotation, st.as_mut(), t0, &y0, t1, &opts, &mut rec).unwrap();
+            let r = solve(
+                &mut InverseTimeRotation,
+                st.as_mut(),
+                t0,
+                &y0,
+                t1,
+                &opts,
+                &mut rec,
+            )
+            .unwrap();
             let e = max_abs_diff(&r.y, &InverseTimeRotation::exact(t1));
             eprintln!(
                 "llm {per:?} tol {tol:e}: error {e:.2e}, {} steps, {} rejected",
@@ -170,7 +199,10 @@ fn step_control_per_step_and_per_unit_step() {
             assert!(last_h > 3.0 * first_h, "{per:?}: {first_h} .. {last_h}");
         }
         assert!(errs[2] < errs[1] && errs[1] < errs[0], "{per:?}: {errs:?}");
-        assert!(steps[2] > steps[1] && steps[1] > steps[0], "{per:?}: {steps:?}");
+        assert!(
+            steps[2] > steps[1] && steps[1] > steps[0],
+            "{per:?}: {steps:?}"
+        );
         // EPUS (k = 2) keeps the global error about proportional to tol,
         // EPS (k = 3) to tol^(2/3)
         let slope = testkit::loglog_slope(&[1e-4, 1e-6, 1e-8], &errs);
@@ -178,6 +210,9 @@ fn step_control_per_step_and_per_unit_step() {
             ErrorPer::Step => 2.0 / 3.0,
             ErrorPer::UnitStep => 1.0,
         };
-        assert!((slope - want).abs() < 0.2, "{per:?}: slope {slope}, {errs:?}");
+        assert!(
+            (slope - want).abs() < 0.2,
+            "{per:?}: slope {slope}, {errs:?}"
+        );
     }
 }

@@ -4,7 +4,9 @@
 
 use jounce_integrate::nalgebra::{DMatrix, Matrix3};
 use jounce_integrate::structural::{StructuralScheme, StructuralStepper};
-use jounce_integrate::testkit::{forced_duffing, loglog_slope, run_fixed, ForcedDuffing, InverseTimeRotation};
+use jounce_integrate::testkit::{
+    forced_duffing, loglog_slope, run_fixed, ForcedDuffing, InverseTimeRotation,
+};
 use jounce_integrate::*;
 
 /// y'' + ω² y = 0 (unit mass) with its exact tangent K = ω², C = 0.
@@ -79,8 +81,14 @@ fn orders_on_forced_duffing_in_positions_and_velocities() {
         }
         let (sq, sv) = (loglog_slope(&hs, &eq), loglog_slope(&hs, &ev));
         eprintln!("{name} {params:?}: slopes q {sq:.3} v {sv:.3}; errors q {eq:?} v {ev:?}");
-        assert!((sq - p).abs() < 0.2, "{name} {params:?}: q slope {sq}, errors {eq:?}");
-        assert!((sv - p).abs() < 0.2, "{name} {params:?}: v slope {sv}, errors {ev:?}");
+        assert!(
+            (sq - p).abs() < 0.2,
+            "{name} {params:?}: q slope {sq}, errors {eq:?}"
+        );
+        assert!(
+            (sv - p).abs() < 0.2,
+            "{name} {params:?}: v slope {sv}, errors {ev:?}"
+        );
     }
 }
 
@@ -95,7 +103,16 @@ fn trapezoidal_and_midpoint_keep_the_energy_of_a_linear_oscillator() {
         let mut st = method::build(name, &opts).unwrap();
         let mut p = FirstOrderForm::new(Oscillator { w2: 1.0 });
         let y0 = [1.0, 0.0];
-        let r = solve(&mut p, st.as_mut(), 0.0, &y0, 1e4, &opts, &mut testkit::Discard).unwrap();
+        let r = solve(
+            &mut p,
+            st.as_mut(),
+            0.0,
+            &y0,
+            1e4,
+            &opts,
+            &mut testkit::Discard,
+        )
+        .unwrap();
         assert_eq!(r.stats.n_accept, 100_000);
         let drift = (energy(&r.y) - energy(&y0)).abs() / energy(&y0);
         eprintln!("{name}: relative energy drift after 1e5 steps {drift:.2e}");
@@ -104,11 +121,22 @@ fn trapezoidal_and_midpoint_keep_the_energy_of_a_linear_oscillator() {
         assert!(r.stats.n_rhs >= r.stats.n_newton_iter, "{:?}", r.stats);
     }
     // a damped member loses energy
-    let opts = SolverOptions::default().with_fixed_step(0.1).with_param("alpha", -0.3);
+    let opts = SolverOptions::default()
+        .with_fixed_step(0.1)
+        .with_param("alpha", -0.3);
     let mut st = method::build("hht", &opts).unwrap();
     // ωh = 1: the high-frequency damping of HHT shows
     let mut p = FirstOrderForm::new(Oscillator { w2: 100.0 });
-    let r = solve(&mut p, st.as_mut(), 0.0, &[1.0, 0.0], 10.0, &opts, &mut testkit::Discard).unwrap();
+    let r = solve(
+        &mut p,
+        st.as_mut(),
+        0.0,
+        &[1.0, 0.0],
+        10.0,
+        &opts,
+        &mut testkit::Discard,
+    )
+    .unwrap();
     let e = 0.5 * (r.y[1] * r.y[1] + 100.0 * r.y[0] * r.y[0]);
     assert!(e < 0.5 * 50.0, "hht alpha -0.3 kept energy {e}");
 }
@@ -183,7 +211,10 @@ fn spectral_radius_at_infinity() {
         eprintln!("hht alpha {alpha:.3}: rho {rho:.6} want {want:.6}");
         assert!((rho - want).abs() < 2e-3, "hht {alpha}: {rho} vs {want}");
         let c = closed_form_amplification(&s, om);
-        assert!((a - c).abs().max() < 1e-6 * c.abs().max(), "hht {alpha}:\n{a}\n{c}");
+        assert!(
+            (a - c).abs().max() < 1e-6 * c.abs().max(),
+            "hht {alpha}:\n{a}\n{c}"
+        );
     }
     for rho_inf in [0.0, 0.3, 0.6, 0.9, 1.0] {
         let s = StructuralScheme::generalized_alpha(rho_inf).unwrap();
@@ -193,14 +224,21 @@ fn spectral_radius_at_infinity() {
         assert!((rho - rho_inf).abs() < 2e-3, "rho_inf {rho_inf}: {rho}");
     }
     // the midpoint rule and the trapezoidal rule do not damp at all
-    for s in [StructuralScheme::midpoint(), StructuralScheme::newmark(0.25, 0.5).unwrap()] {
+    for s in [
+        StructuralScheme::midpoint(),
+        StructuralScheme::newmark(0.25, 0.5).unwrap(),
+    ] {
         let rho = spectral_radius(&stepped_amplification(s, om, h));
         // (a triple root at −1: the numerical eigenvalues scatter by ~(1/Ω²)^(1/3))
         assert!((rho - 1.0).abs() < 1e-4, "{}: {rho}", s.name);
     }
     // Wilson-θ is unconditionally stable: ρ ≤ 1 over all ωh
     for om in [0.1, 1.0, 10.0, 1e3, 1e6] {
-        let rho = spectral_radius(&stepped_amplification(StructuralScheme::wilson(1.4).unwrap(), om, h));
+        let rho = spectral_radius(&stepped_amplification(
+            StructuralScheme::wilson(1.4).unwrap(),
+            om,
+            h,
+        ));
         assert!(rho <= 1.0 + 1e-9, "wilson at ωh = {om}: {rho}");
     }
 }
@@ -268,9 +306,21 @@ fn crossings_and_peaks(ts: &[f64], ys: &[f64]) -> (Vec<f64>, Vec<(f64, f64)>) {
 fn period_elongation_and_amplitude_decay_match_the_amplification_matrix() {
     let h = 0.1;
     let cases: &[(&str, &[(&str, f64)], StructuralScheme)] = &[
-        ("newmark", &[], StructuralScheme::newmark(0.25, 0.5).unwrap()),
-        ("hht", &[("alpha", -0.1)], StructuralScheme::hht(-0.1).unwrap()),
-        ("newmark", &[("beta", 0.5), ("gamma", 1.0)], StructuralScheme::newmark(0.5, 1.0).unwrap()),
+        (
+            "newmark",
+            &[],
+            StructuralScheme::newmark(0.25, 0.5).unwrap(),
+        ),
+        (
+            "hht",
+            &[("alpha", -0.1)],
+            StructuralScheme::hht(-0.1).unwrap(),
+        ),
+        (
+            "newmark",
+            &[("beta", 0.5), ("gamma", 1.0)],
+            StructuralScheme::newmark(0.5, 1.0).unwrap(),
+        ),
     ];
     for (name, params, scheme) in cases {
         let opts = opts_with(params).with_fixed_step(h);
@@ -321,10 +371,21 @@ fn adaptive_newmark_follows_the_tolerance() {
         for name in ["newmark", "generalized_alpha"] {
             let opts = SolverOptions::default().with_tol(tol, tol);
             let mut st = method::build(name, &opts).unwrap();
-            let r = solve(&mut forced_duffing(), st.as_mut(), 0.0, &y0, t1, &opts, &mut testkit::Discard)
-                .unwrap();
+            let r = solve(
+                &mut forced_duffing(),
+                st.as_mut(),
+                0.0,
+                &y0,
+                t1,
+                &opts,
+                &mut testkit::Discard,
+            )
+            .unwrap();
             let e = testkit::max_abs_diff(&r.y, &ForcedDuffing::exact(t1));
-            eprintln!("{name} tol {tol:e}: error {e:.2e}, {} steps, {} rejected", r.stats.n_accept, r.stats.n_reject);
+            eprintln!(
+                "{name} tol {tol:e}: error {e:.2e}, {} steps, {} rejected",
+                r.stats.n_accept, r.stats.n_reject
+            );
             errs.push(e);
         }
     }
@@ -333,7 +394,10 @@ fn adaptive_newmark_follows_the_tolerance() {
     for k in 0..2 {
         let e: Vec<f64> = (0..3).map(|i| errs[2 * i + k]).collect();
         let slope = loglog_slope(&[1e-4, 1e-6, 1e-8], &e);
-        assert!((slope - 2.0 / 3.0).abs() < 0.15, "errors {e:?}: slope {slope}");
+        assert!(
+            (slope - 2.0 / 3.0).abs() < 0.15,
+            "errors {e:?}: slope {slope}"
+        );
         assert!(e[0] < 0.05, "{e:?}");
     }
 }
@@ -343,11 +407,30 @@ fn first_order_problems_are_rejected_with_a_clear_message() {
     let opts = SolverOptions::default().with_fixed_step(0.1);
     let mut st = method::build("hht", &opts).unwrap();
     let y0 = InverseTimeRotation::exact(1.0);
-    let err = solve(&mut InverseTimeRotation, st.as_mut(), 1.0, &y0, 2.0, &opts, &mut testkit::Discard)
-        .unwrap_err();
-    assert!(matches!(err.error, IntegrateError::Unsupported { .. }), "{err}");
+    let err = solve(
+        &mut InverseTimeRotation,
+        st.as_mut(),
+        1.0,
+        &y0,
+        2.0,
+        &opts,
+        &mut testkit::Discard,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err.error, IntegrateError::Unsupported { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("as_second_order"), "{err}");
     // unknown and out-of-range parameters
-    assert!(method::build("newmark", &SolverOptions::default().with_param("alpha", 0.1)).is_err());
-    assert!(method::build("generalized_alpha", &SolverOptions::default().with_param("rho_inf", -1.0)).is_err());
+    assert!(method::build(
+        "newmark",
+        &SolverOptions::default().with_param("alpha", 0.1)
+    )
+    .is_err());
+    assert!(method::build(
+        "generalized_alpha",
+        &SolverOptions::default().with_param("rho_inf", -1.0)
+    )
+    .is_err());
 }

@@ -413,8 +413,8 @@ impl StructuralStepper {
                 let mut dm = 0.0f64;
                 for i in 0..n {
                     q1[i] = self.q1[i];
-                    let a1 = (self.q1[i] - q[i] - h * v[i] - h * h * (0.5 - sch.beta) * self.a[i])
-                        / bh2;
+                    let a1 =
+                        (self.q1[i] - q[i] - h * v[i] - h * h * (0.5 - sch.beta) * self.a[i]) / bh2;
                     self.work.a1[i] = a1;
                     v1[i] = v[i] + h * ((1.0 - sch.gamma) * self.a[i] + sch.gamma * a1);
                     dm = dm.max((a1 - self.a[i]).abs());
@@ -507,10 +507,7 @@ impl Stepper for StructuralStepper {
             });
         }
         self.allocate(n);
-        let mut sp = Counted {
-            inner,
-            n_forces: 0,
-        };
+        let mut sp = Counted { inner, n_forces: 0 };
         self.t = t0;
         self.t_prev = t0;
         self.y.copy_from_slice(y0);
@@ -576,10 +573,7 @@ impl Stepper for StructuralStepper {
         let Some(inner) = p.as_second_order() else {
             return Err(self.unsupported());
         };
-        let mut sp = Counted {
-            inner,
-            n_forces: 0,
-        };
+        let mut sp = Counted { inner, n_forces: 0 };
         let r = self.step_inner(&mut sp, t_stop, ctx);
         ctx.stats.n_rhs += sp.n_forces;
         r

@@ -82,7 +82,10 @@ fn finite(name: &str, what: &str, x: f64) -> Result<f64, IntegrateError> {
     if x.is_finite() {
         Ok(x)
     } else {
-        Err(bad(name, format!("parameter '{what}' must be finite, got {x}")))
+        Err(bad(
+            name,
+            format!("parameter '{what}' must be finite, got {x}"),
+        ))
     }
 }
 
@@ -95,7 +98,10 @@ impl StructuralScheme {
     /// # Errors
     /// [`IntegrateError::BadMethod`] for β ≤ 0 or γ ≤ 0 or non-finite values.
     pub fn newmark(beta: f64, gamma: f64) -> Result<Self, IntegrateError> {
-        let (beta, gamma) = (finite("newmark", "beta", beta)?, finite("newmark", "gamma", gamma)?);
+        let (beta, gamma) = (
+            finite("newmark", "beta", beta)?,
+            finite("newmark", "gamma", gamma)?,
+        );
         if beta <= 0.0 {
             return Err(bad(
                 "newmark",
@@ -314,7 +320,9 @@ mod tests {
                 m1: 1.0
             }
         );
-        let col = StructuralScheme::collocation(0.25, 0.5, 1.0).unwrap().balance();
+        let col = StructuralScheme::collocation(0.25, 0.5, 1.0)
+            .unwrap()
+            .balance();
         assert_eq!(col, nm);
         // generalized-α with ρ∞ = 1 is the midpoint-type α_m = α_f = 1/2 scheme
         let ga = StructuralScheme::generalized_alpha(1.0).unwrap();
