@@ -434,3 +434,113 @@ fn first_order_problems_are_rejected_with_a_clear_message() {
     )
     .is_err());
 }
+
+/// jalon-bayo Example 7.2: double pendulum in relative joint angles with
+/// rotational springs k, a configuration-dependent mass matrix and
+/// velocity-dependent forces (Lagrange's equations of the seed's T and V):
+/// M(φ) = [[3 + 2 cos φ2, 1 + cos φ2], [1 + cos φ2, 1]],
+/// f = [−k φ1 + sin φ2 (2 φ1' φ2' + φ2'²), −k φ2 − sin φ2 φ1'²].
+struct SpringDoublePendulum {
+    k: f64,
+}
+
+impl SecondOrderProblem for SpringDoublePendulum {
+    fn ndof(&self) -> usize {
+        2
+    }
+    fn mass_matrix(&mut self, _t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let c = q[1].cos();
+        m[(0, 0)] = 3.0 + 2.0 * c;
+        m[(0, 1)] = 1.0 + c;
+        m[(1, 0)] = 1.0 + c;
+        m[(1, 1)] = 1.0;
+        Ok(())
+    }
+    fn forces(&mut self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let s = q[1].sin();
+        f[0] = -self.k * q[0] + s * (2.0 * v[0] * v[1] + v[1] * v[1]);
+        f[1] = -self.k * q[1] - s * v[0] * v[0];
+        Ok(())
+    }
+}
+
+#[test]
+fn second_order_on_a_double_pendulum_with_configuration_dependent_mass() {
+    let y0 = [0.0, 0.0, 1.0, 1.0];
+    let t1 = 2.0;
+    let mut p = FirstOrderForm::new(SpringDoublePendulum { k: 10.0 });
+    // reference: dopri5 at tight tolerance on the first-order form
+    let opts = SolverOptions::default().with_tol(1e-12, 1e-14);
+    let mut st = method::build("dopri5", &opts).unwrap();
+    let reference = solve(
+        &mut p,
+        st.as_mut(),
+        0.0,
+        &y0,
+        t1,
+        &opts,
+        &mut testkit::Discard,
+    )
+    .unwrap()
+    .y;
+    for name in [
+        "newmark",
+        "hht",
+        "generalized_alpha",
+        "midpoint_rule",
+        "wilson",
+    ] {
+        let (slope, errs) = testkit::empirical_order(
+            name,
+            &mut p,
+            0.0,
+            &y0,
+            t1,
+            &reference,
+            0.02,
+            4,
+            &SolverOptions::default(),
+        )
+        .unwrap();
+        eprintln!("{name}: slope {slope:.3}, errors {errs:?}");
+        assert!((slope - 2.0).abs() < 0.2, "{name}: slope {slope}, {errs:?}");
+    }
+}
+
+#[test]
+fn dense_output_between_steps_is_second_order_accurate() {
+    let y0 = ForcedDuffing::exact(0.0);
+    let mut worst = Vec::new();
+    for h in [0.02, 0.01] {
+        let opts = SolverOptions {
+            output: OutputGrid::Every(0.0037),
+            ..SolverOptions::default().with_fixed_step(h)
+        };
+        let mut st = method::build("generalized_alpha", &opts).unwrap();
+        let mut rec = Recorder::default();
+        solve(
+            &mut forced_duffing(),
+            st.as_mut(),
+            0.0,
+            &y0,
+            2.0,
+            &opts,
+            &mut rec,
+        )
+        .unwrap();
+        let w = rec
+            .t
+            .iter()
+            .zip(&rec.y)
+            .map(|(t, y)| testkit::max_abs_diff(y, &ForcedDuffing::exact(*t)))
+            .fold(0.0, f64::max);
+        worst.push(w);
+    }
+    eprintln!("dense output errors {worst:?}");
+    assert!(worst[0] < 1e-3, "{worst:?}");
+    let ratio = worst[0] / worst[1];
+    assert!(
+        ratio > 3.0,
+        "halving h must divide the error by ~4: {worst:?}"
+    );
+}
