@@ -544,3 +544,39 @@ fn dense_output_between_steps_is_second_order_accurate() {
         "halving h must divide the error by ~4: {worst:?}"
     );
 }
+
+/// The Zienkiewicz–Xie estimate of one step from the exact state tracks the
+/// true local error (positions for the trapezoidal rule, velocities for the
+/// first-order Newmark γ = 1, β = 1/2) within a factor 2 for small h.
+#[test]
+fn zienkiewicz_xie_estimate_tracks_the_true_local_error() {
+    let cases = [
+        (StructuralScheme::newmark(0.25, 0.5).unwrap(), 0usize),
+        (StructuralScheme::newmark(0.5, 1.0).unwrap(), 1usize),
+    ];
+    let t0 = 0.7;
+    let y0 = ForcedDuffing::exact(t0);
+    for (scheme, comp) in cases {
+        for h in [1e-3, 1e-2, 3e-2] {
+            let opts = SolverOptions::default().with_fixed_step(h);
+            let mut stats = Stats::default();
+            let mut ctx = StepContext {
+                opts: &opts,
+                stats: &mut stats,
+            };
+            let mut p = forced_duffing();
+            let mut st = StructuralStepper::new(scheme);
+            st.reset(&mut p, t0, &y0, &mut ctx).unwrap();
+            st.step(&mut p, t0 + h, &mut ctx).unwrap();
+            let ex = ForcedDuffing::exact(t0 + h);
+            let tru = st.y()[comp] - ex[comp];
+            let est = st.error_estimate()[comp];
+            let ratio = est / tru;
+            eprintln!(
+                "newmark beta {} gamma {} h {h:e}: component {comp} true {tru:.3e} estimate {est:.3e}",
+                scheme.beta, scheme.gamma
+            );
+            assert!((0.5..=2.0).contains(&ratio), "h = {h}: ratio {ratio}");
+        }
+    }
+}

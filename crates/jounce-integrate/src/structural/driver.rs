@@ -257,6 +257,12 @@ impl StructuralStepper {
         Ok(())
     }
 
+    /// The local error estimate [e_q; e_v] of the last attempted step
+    /// ([`StructuralScheme::error_coefficients`]), also in fixed-step runs.
+    pub fn error_estimate(&self) -> &[f64] {
+        &self.err
+    }
+
     fn allocate(&mut self, n: usize) {
         if self.n == n {
             return;
@@ -428,16 +434,16 @@ impl StructuralStepper {
                 }
                 .into());
             }
-            if !adaptive {
-                self.accept(h);
-                ctx.stats.n_accept += 1;
-                return Ok(());
-            }
             let (eq, ev) = sch.error_coefficients();
             for i in 0..n {
                 let da = self.work.a1[i] - self.a[i];
                 self.err[i] = eq * h * h * da;
                 self.err[n + i] = ev * h * da;
+            }
+            if !adaptive {
+                self.accept(h);
+                ctx.stats.n_accept += 1;
+                return Ok(());
             }
             let err = wrms_norm(&self.err, &self.y, &self.y1, opts.rtol, opts.atol);
             let fac = self.controller.factor(err, h, sch.order());
