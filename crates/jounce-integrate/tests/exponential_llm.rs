@@ -46,6 +46,23 @@ fn llm_is_second_order_on_inverse_time_rotation() {
     .unwrap();
     eprintln!("llm: slope {slope:.3}, errors {errs:?}");
     assert!((slope - 2.0).abs() < 0.2, "slope {slope}, errors {errs:?}");
+    // non-autonomous (f_t by a difference in t), finite-difference Jacobian
+    let y0 = testkit::ForcedDuffing::exact(0.0);
+    let ex = testkit::ForcedDuffing::exact(3.0);
+    let (slope, errs) = empirical_order(
+        "llm",
+        &mut testkit::forced_duffing(),
+        0.0,
+        &y0,
+        3.0,
+        &ex,
+        0.05,
+        5,
+        &SolverOptions::default(),
+    )
+    .unwrap();
+    eprintln!("llm on forced Duffing: slope {slope:.3}, errors {errs:?}");
+    assert!((slope - 2.0).abs() < 0.2, "slope {slope}, errors {errs:?}");
 }
 
 /// y' = A y + b with A = diag([[−1, 100], [−100, −1]], −1000): stiff and
@@ -215,4 +232,103 @@ fn step_control_per_step_and_per_unit_step() {
             "{per:?}: slope {slope}, {errs:?}"
         );
     }
+}
+
+/// studies.md S5 in joint coordinates: two uniform slender links (m = 1 kg,
+/// L = 1 m) pinned to ground and to each other, absolute angles θ1, θ2 from
+/// the horizontal, gravity 9.81 in −y, torsional spring k = 3000 Nm/deg
+/// between the links; both links horizontal and at rest at t = 0.
+/// M = [[4/3, ½ cos(θ1 − θ2)], [½ cos(θ1 − θ2), 1/3]],
+/// f = [−½ s θ2'² − 1.5 g cos θ1 + k (θ2 − θ1), ½ s θ1'² − 0.5 g cos θ2 − k (θ2 − θ1)],
+/// s = sin(θ1 − θ2) (Lagrange's equations).
+struct StiffDoublePendulum;
+
+const G: f64 = 9.81;
+const K_SPRING: f64 = 3000.0 * 180.0 / std::f64::consts::PI;
+
+impl SecondOrderProblem for StiffDoublePendulum {
+    fn ndof(&self) -> usize {
+        2
+    }
+    fn mass_matrix(&mut self, _t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let c = 0.5 * (q[0] - q[1]).cos();
+        m[(0, 0)] = 4.0 / 3.0;
+        m[(0, 1)] = c;
+        m[(1, 0)] = c;
+        m[(1, 1)] = 1.0 / 3.0;
+        Ok(())
+    }
+    fn forces(&mut self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let s = (q[0] - q[1]).sin();
+        let ks = K_SPRING * (q[1] - q[0]);
+        f[0] = -0.5 * s * v[1] * v[1] - 1.5 * G * q[0].cos() + ks;
+        f[1] = 0.5 * s * v[0] * v[0] - 0.5 * G * q[1].cos() - ks;
+        Ok(())
+    }
+}
+
+fn pendulum_energy(y: &[f64]) -> f64 {
+    let (q, v) = y.split_at(2);
+    let c = 0.5 * (q[0] - q[1]).cos();
+    let t = 0.5 * (4.0 / 3.0 * v[0] * v[0] + 2.0 * c * v[0] * v[1] + v[1] * v[1] / 3.0);
+    t + G * (1.5 * q[0].sin() + 0.5 * q[1].sin()) + 0.5 * K_SPRING * (q[1] - q[0]).powi(2)
+}
+
+#[test]
+fn llm_takes_large_steps_on_a_stiff_double_pendulum() {
+    let y0 = [0.0, 0.0, 0.0, 0.0];
+    let t1 = 5.0;
+    let h = 0.02;
+    let e0 = pendulum_energy(&y0);
+    let opts = SolverOptions::default().with_fixed_step(h);
+    let mut rec = Recorder::default();
+    let mut st = method::build("llm", &opts).unwrap();
+    let mut p = FirstOrderForm::new(StiffDoublePendulum);
+    let r = solve(&mut p, st.as_mut(), 0.0, &y0, t1, &opts, &mut rec).unwrap();
+    let drift = rec
+        .y
+        .iter()
+        .map(|y| (pendulum_energy(y) - e0).abs())
+        .fold(0.0, f64::max);
+    // reference for the slow motion: dopri5 at tight tolerance
+    let ropts = SolverOptions::default().with_tol(1e-10, 1e-12);
+    let mut rst = method::build("dopri5", &ropts).unwrap();
+    let reference = solve(&mut p, rst.as_mut(), 0.0, &y0, t1, &ropts, &mut Discard).unwrap();
+    let dq = (r.y[0] - reference.y[0]).abs();
+    eprintln!(
+        "S5: llm h = {h}: {} steps, max energy variation {drift:.3e} J, θ1(5) error {dq:.3e} rad; \
+         dopri5 needed {} steps",
+        r.stats.n_accept, reference.stats.n_accept
+    );
+    assert!(drift < 0.05, "energy variation {drift}");
+    assert!(dq < 0.01, "slow angle error {dq}");
+    // explicit RK4 with the same step is unstable (ωh ≈ 16 for the spring mode)
+    let mut rk = method::build("rk4", &opts).unwrap();
+    let out = solve(&mut p, rk.as_mut(), 0.0, &y0, t1, &opts, &mut Discard);
+    let blew_up = match out {
+        Err(_) => true,
+        Ok(s) => {
+            !(pendulum_energy(&s.y) - e0).abs().is_finite()
+                || (pendulum_energy(&s.y) - e0).abs() > 1e3
+        }
+    };
+    assert!(blew_up, "rk4 at h = {h} should be unstable");
+    // S5, second part: EPUS control (k = 2, safety 0.9) at tol = 0.1 and 0.05
+    // (absolute, RMS norm): a tighter tolerance takes more steps
+    let mut n_steps = Vec::new();
+    for tol in [0.1, 0.05] {
+        let o = SolverOptions {
+            error_per: ErrorPer::UnitStep,
+            ..SolverOptions::default().with_tol(0.0, tol)
+        };
+        let mut st = method::build("llm", &o).unwrap();
+        let r = solve(&mut p, st.as_mut(), 0.0, &y0, t1, &o, &mut Discard).unwrap();
+        let dq = (r.y[0] - reference.y[0]).abs();
+        eprintln!(
+            "S5: llm EPUS tol {tol}: {} steps, {} rejected, θ1(5) error {dq:.3e}",
+            r.stats.n_accept, r.stats.n_reject
+        );
+        n_steps.push(r.stats.n_accept);
+    }
+    assert!(n_steps[1] > n_steps[0], "{n_steps:?}");
 }
