@@ -137,4 +137,11 @@ pub trait SecondOrderProblem {
     ) -> Result<(), EvalError> {
         crate::jacobian::fd_tangent(self, t, q, v, a, k, c)
     }
+
+    /// Whether [`SecondOrderProblem::tangent`] is exact (analytic or AD)
+    /// rather than the finite-difference default; methods route the
+    /// difference quotients through their own force counter when it is not.
+    fn has_exact_tangent(&self) -> bool {
+        false
+    }
 }

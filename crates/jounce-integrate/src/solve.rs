@@ -253,8 +253,11 @@ pub fn solve(
         &mut stats,
         &mut last_out,
     );
-    stats.n_rhs = p.n_rhs;
-    stats.n_jac = p.n_jac;
+    // added, not assigned: methods that evaluate the problem outside the
+    // first-order rhs (structural methods count M(q) q'' = f calls) have
+    // already counted their own evaluations
+    stats.n_rhs += p.n_rhs;
+    stats.n_jac += p.n_jac;
     match result {
         Ok(terminal_event) => Ok(Solved {
             stats,

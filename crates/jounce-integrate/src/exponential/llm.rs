@@ -1,0 +1,362 @@
+//! The Local Linearization Method (LLM) with its local error estimate and
+//! step-size control (Gil, Sanfelice & Nikravesh; Jimenez et al. 2002, 2005).
+//!
+//! One step from (t_n, y_n) with h (gil-sanfelice-nikravesh eqs. 1, 2, 6):
+//!
+//! ```text
+//! y_{n+1} = y_n + φ,   φ = ∫₀ʰ e^{J (h−u)} (f_n + f_t u) du
+//!
+//!           ⎡ J  f_t  f_n ⎤         ⎡ F  g₁  φ  ⎤
+//! exp(h C), C = ⎢ 0   0    1  ⎥,  e^{hC} = ⎢ 0  1   g₂ ⎥      (Van Loan 1978, Theorem 1)
+//!           ⎣ 0   0    0  ⎦         ⎣ 0  0   1  ⎦
+//! ```
+//!
+//! with J = ∂f/∂y(t_n, y_n) from [`OdeProblem::jacobian`] and
+//! f_t = ∂f/∂t(t_n, y_n) by a forward difference in t (exactly zero for
+//! autonomous problems). Second order; exact for y' = A y + b(t) with b
+//! linear in t (up to the difference quotient f_t), hence exact for linear
+//! autonomous systems and A-stable (the test equation is solved exactly).
+//!
+//! Local error estimate (eqs. 29–33): with the linearization
+//! g(t, y) = f_n + J (y − y_n) + f_t (t − t_n), the residual
+//! r = f(t_{n+1}, y_{n+1}) − g(t_{n+1}, y_{n+1}) = f_{n+1} − f_n − J φ − f_t h
+//! gives v_n = r / h², and
+//!
+//! ```text
+//! l_{n+1} = ∫₀ʰ e^{J (h−u)} v_n u² du = (1, 4) block of exp(h L),
+//!     ⎡ J  2v_n  0  0 ⎤
+//! L = ⎢ 0   0    1  0 ⎥
+//!     ⎢ 0   0    0  1 ⎥
+//!     ⎣ 0   0    0  0 ⎦
+//! ```
+//!
+//! Control (eqs. 38, 39): h* = 0.9 (tol / r)^{1/k} h with r = ‖l‖ (EPS, k = 3)
+//! or ‖l‖/h (EPUS, k = 2), through the shared [`StepController`] and the
+//! weighted RMS norm. f_{n+1} is reused as f_n of the next step, so a step
+//! costs two f evaluations (f_{n+1}, the t-difference) and one Jacobian.
+//!
+//! The matrix exponentials use nalgebra's `Matrix::exp` (scaling and
+//! squaring with Padé approximants up to degree 13, Al-Mohy & Higham 2009,
+//! the algorithm of scipy's `expm`), whose accuracy is checked in the tests;
+//! it allocates its own work space.
+
+use nalgebra::DMatrix;
+
+use crate::controller::StepController;
+use crate::dense::hermite_cubic;
+use crate::error::{EvalError, IntegrateError};
+use crate::initial_step::initial_step;
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Order of the LLM (Jimenez & Carbonell 2005; gil-sanfelice-nikravesh eq. 34).
+pub const LLM_ORDER: u32 = 2;
+
+/// Local Linearization Method stepper.
+pub struct LocalLinearization {
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    f_cur: Vec<f64>,
+    f_prev: Vec<f64>,
+    y1: Vec<f64>,
+    f1: Vec<f64>,
+    ftmp: Vec<f64>,
+    ft: Vec<f64>,
+    err: Vec<f64>,
+    jac: DMatrix<f64>,
+    /// J, f_t are those of the current point
+    jac_valid: bool,
+    cm: DMatrix<f64>,
+    lm: DMatrix<f64>,
+    controller: StepController,
+}
+
+impl Default for LocalLinearization {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LocalLinearization {
+    /// A new stepper.
+    pub fn new() -> Self {
+        Self {
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            y: Vec::new(),
+            y_prev: Vec::new(),
+            f_cur: Vec::new(),
+            f_prev: Vec::new(),
+            y1: Vec::new(),
+            f1: Vec::new(),
+            ftmp: Vec::new(),
+            ft: Vec::new(),
+            err: Vec::new(),
+            jac: DMatrix::zeros(0, 0),
+            jac_valid: false,
+            cm: DMatrix::zeros(0, 0),
+            lm: DMatrix::zeros(0, 0),
+            controller: StepController::default(),
+        }
+    }
+
+    fn allocate(&mut self, m: usize) {
+        if self.y.len() == m && self.cm.nrows() == m + 2 {
+            return;
+        }
+        for v in [
+            &mut self.y,
+            &mut self.y_prev,
+            &mut self.f_cur,
+            &mut self.f_prev,
+            &mut self.y1,
+            &mut self.f1,
+            &mut self.ftmp,
+            &mut self.ft,
+            &mut self.err,
+        ] {
+            *v = vec![0.0; m];
+        }
+        self.jac = DMatrix::zeros(m, m);
+        self.cm = DMatrix::zeros(m + 2, m + 2);
+        self.lm = DMatrix::zeros(m + 3, m + 3);
+    }
+
+    /// J and f_t at the current point (t, y), with f_cur = f(t, y) known.
+    fn linearize(&mut self, p: &mut dyn OdeProblem) -> Result<(), EvalError> {
+        p.jacobian(self.t, &self.y, &mut self.jac)?;
+        let dt = f64::EPSILON.sqrt() * self.t.abs().max(1.0);
+        let t2 = self.t + dt;
+        let dt = t2 - self.t;
+        p.rhs(t2, &self.y, &mut self.ftmp)?;
+        for i in 0..self.y.len() {
+            self.ft[i] = (self.ftmp[i] - self.f_cur[i]) / dt;
+        }
+        self.jac_valid = true;
+        Ok(())
+    }
+
+    /// The LLM step of size h from the current point into `y1` and
+    /// f(t + h, y1) into `f1`; with `estimate`, the local error estimate
+    /// l_{n+1} (eqs. 30–33) into `err`.
+    fn attempt(&mut self, p: &mut dyn OdeProblem, h: f64, estimate: bool) -> Result<(), EvalError> {
+        let m = self.y.len();
+        self.cm.fill(0.0);
+        for j in 0..m {
+            for i in 0..m {
+                self.cm[(i, j)] = h * self.jac[(i, j)];
+            }
+        }
+        for i in 0..m {
+            self.cm[(i, m)] = h * self.ft[i];
+            self.cm[(i, m + 1)] = h * self.f_cur[i];
+        }
+        self.cm[(m, m + 1)] = h;
+        let e = self.cm.exp();
+        for i in 0..m {
+            self.y1[i] = self.y[i] + e[(i, m + 1)];
+        }
+        if self.y1.iter().any(|v| !v.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "llm: exp(hC) step".into(),
+                t: self.t,
+            });
+        }
+        p.rhs(self.t + h, &self.y1, &mut self.f1)?;
+        if !estimate {
+            return Ok(());
+        }
+        // v_n = [f_{n+1} − (f_n + J φ + f_t h)] / h², φ = y1 − y
+        let h2 = h * h;
+        self.lm.fill(0.0);
+        for i in 0..m {
+            let mut jphi = 0.0;
+            for j in 0..m {
+                jphi += self.jac[(i, j)] * (self.y1[j] - self.y[j]);
+            }
+            let r = self.f1[i] - self.f_cur[i] - jphi - self.ft[i] * h;
+            self.lm[(i, m)] = h * 2.0 * r / h2;
+            for j in 0..m {
+                self.lm[(i, j)] = h * self.jac[(i, j)];
+            }
+        }
+        self.lm[(m, m + 1)] = h;
+        self.lm[(m + 1, m + 2)] = h;
+        let el = self.lm.exp();
+        for i in 0..m {
+            self.err[i] = el[(i, m + 2)];
+        }
+        Ok(())
+    }
+
+    /// One LLM step of size h from (t, y), outside any driver: the new
+    /// state into `y1` and the local error estimate l (eqs. 31–33) into
+    /// `estimate` (studies.md S7).
+    ///
+    /// # Errors
+    /// Evaluation errors of the problem.
+    pub fn one_step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t: f64,
+        y: &[f64],
+        h: f64,
+        y1: &mut [f64],
+        estimate: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.allocate(y.len());
+        self.t = t;
+        self.y.copy_from_slice(y);
+        p.rhs(t, y, &mut self.f_cur)?;
+        self.linearize(p)?;
+        self.attempt(p, h, true)?;
+        y1.copy_from_slice(&self.y1);
+        estimate.copy_from_slice(&self.err);
+        Ok(())
+    }
+
+    fn accept(&mut self, h: f64) {
+        self.t_prev = self.t;
+        self.t += h;
+        std::mem::swap(&mut self.y_prev, &mut self.y);
+        std::mem::swap(&mut self.f_prev, &mut self.f_cur);
+        self.y.copy_from_slice(&self.y1);
+        self.f_cur.copy_from_slice(&self.f1);
+        self.jac_valid = false;
+    }
+}
+
+impl Stepper for LocalLinearization {
+    fn name(&self) -> &'static str {
+        "llm"
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.allocate(y0.len());
+        self.t = t0;
+        self.t_prev = t0;
+        self.y.copy_from_slice(y0);
+        self.y_prev.copy_from_slice(y0);
+        p.rhs(t0, y0, &mut self.f_cur)?;
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.jac_valid = false;
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0) || !h.is_finite() {
+                return Err(IntegrateError::BadMethod(format!(
+                    "llm: fixed step size must be positive, got {h}"
+                )));
+            }
+            self.h = h;
+        } else if self.h == 0.0 {
+            self.h = match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f_cur,
+                    LLM_ORDER,
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            };
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let opts = ctx.opts;
+        let adaptive = opts.fixed_step.is_none();
+        let mut rejected = 0u32;
+        if !self.jac_valid {
+            self.linearize(p)?;
+        }
+        loop {
+            let h_ctrl = self.h.min(opts.h_max);
+            let remaining = t_stop - self.t;
+            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
+                (remaining, true)
+            } else if adaptive && h_ctrl > 0.5 * remaining {
+                (0.5 * remaining, true)
+            } else {
+                (h_ctrl, false)
+            };
+            if adaptive && h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            self.attempt(p, h, adaptive)?;
+            if !adaptive {
+                ctx.stats.n_accept += 1;
+                self.accept(h);
+                return Ok(());
+            }
+            let err = wrms_norm(&self.err, &self.y, &self.y1, opts.rtol, opts.atol);
+            let fac = self.controller.factor(err, h, LLM_ORDER);
+            if self.controller.accept(err, h) {
+                self.controller.accepted(err, h);
+                ctx.stats.n_accept += 1;
+                self.accept(h);
+                let fac = if rejected > 0 { fac.min(1.0) } else { fac };
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
+                return Ok(());
+            }
+            ctx.stats.n_reject += 1;
+            rejected += 1;
+            self.h = h * fac.min(1.0);
+            if rejected > 50 {
+                return Err(IntegrateError::ErrorTestFailures {
+                    t: self.t,
+                    n: rejected,
+                });
+            }
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        hermite_cubic(
+            self.t_prev,
+            &self.y_prev,
+            &self.f_prev,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            t,
+            out,
+        );
+    }
+}
