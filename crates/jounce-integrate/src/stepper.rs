@@ -14,7 +14,7 @@ pub struct StepContext<'a> {
     /// Options of the run.
     pub opts: &'a SolverOptions,
     /// Work counters the method increments (accepted/rejected steps, LU,
-    /// Newton). `n_rhs`/`n_jac` are counted by the driver.
+    /// Newton). First-order `n_rhs`/`n_jac` are counted by the driver; methods add the evaluations it cannot see (second-order forces and tangents).
     pub stats: &'a mut Stats,
 }
 
