@@ -33,6 +33,7 @@ pub mod spring_damper;
 pub mod system;
 pub mod translational;
 
+pub use assembly::{assemble, Assembly, AssemblyError};
 pub use error::MechanicsError;
 pub use planar::PlanarSystem;
 pub use system::MechanicalSystem;
