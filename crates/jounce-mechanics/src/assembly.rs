@@ -110,7 +110,10 @@ pub enum AssemblyError {
     },
     /// The velocity constraints Φ_q v = −Φ_t have no solution (conflicting
     /// drivers on redundant constraints).
-    #[error("velocity constraints cannot be satisfied: max |Φ_q v + Φ_t| = {residual:.3e}; worst: {}", list(worst))]
+    #[error(
+        "velocity constraints cannot be satisfied: max |Φ_q v + Φ_t| = {residual:.3e}; worst: {}",
+        list(worst)
+    )]
     InconsistentVelocity {
         /// max residual reached.
         residual: f64,
@@ -120,7 +123,10 @@ pub enum AssemblyError {
 }
 
 fn list(rows: &[(String, f64)]) -> String {
-    rows.iter().map(|(l, r)| format!("{l} = {r:.3e}")).collect::<Vec<_>>().join(", ")
+    rows.iter()
+        .map(|(l, r)| format!("{l} = {r:.3e}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn max_abs(x: &[f64]) -> f64 {
@@ -132,10 +138,18 @@ fn norm2(x: &[f64]) -> f64 {
 }
 
 /// The `count` largest |rᵢ| with their row labels.
-fn worst_rows<S: MechanicalSystem + ?Sized>(sys: &S, r: &[f64], count: usize) -> Vec<(String, f64)> {
+fn worst_rows<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    r: &[f64],
+    count: usize,
+) -> Vec<(String, f64)> {
     let mut idx: Vec<usize> = (0..r.len()).collect();
     idx.sort_by(|&a, &b| r[b].abs().total_cmp(&r[a].abs()));
-    idx.into_iter().take(count).filter(|&i| r[i] != 0.0).map(|i| (sys.constraint_label(i), r[i])).collect()
+    idx.into_iter()
+        .take(count)
+        .filter(|&i| r[i] != 0.0)
+        .map(|i| (sys.constraint_label(i), r[i]))
+        .collect()
 }
 
 /// Minimum-norm least-squares solution x = A⁺ b.
@@ -145,7 +159,8 @@ fn pinv_solve(a: &DMatrix<f64>, b: &[f64]) -> Option<DVector<f64>> {
     if smax == 0.0 {
         return Some(DVector::zeros(a.ncols()));
     }
-    svd.solve(&DVector::from_column_slice(b), PINV_RTOL * smax).ok()
+    svd.solve(&DVector::from_column_slice(b), PINV_RTOL * smax)
+        .ok()
 }
 
 /// Rows of `jac` visited in `order`, split into independent rows and rows
@@ -196,14 +211,18 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
     };
     for it in 0..MAX_ITER {
         if !phi.iter().all(|x| x.is_finite()) {
-            return Err(AssemblyError::NonFinite { what: format!("constraint residual at iteration {it}") });
+            return Err(AssemblyError::NonFinite {
+                what: format!("constraint residual at iteration {it}"),
+            });
         }
         if max_abs(&phi) <= tol {
             return Ok((q, it));
         }
         sys.constraint_jacobian(t, &q, &mut jac);
         if !jac.iter().all(|x| x.is_finite()) {
-            return Err(AssemblyError::NonFinite { what: format!("constraint Jacobian at iteration {it}") });
+            return Err(AssemblyError::NonFinite {
+                what: format!("constraint Jacobian at iteration {it}"),
+            });
         }
         let neg: Vec<f64> = phi.iter().map(|x| -x).collect();
         let Some(dq) = pinv_solve(&jac, &neg) else {
@@ -259,13 +278,28 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     // inputs
     let (n, m) = (sys.nq(), sys.nc());
     if q_guess.len() != n {
-        return Err(AssemblyError::DimensionMismatch { what: "q_guess", expected: n, got: q_guess.len() });
+        return Err(AssemblyError::DimensionMismatch {
+            what: "q_guess",
+            expected: n,
+            got: q_guess.len(),
+        });
     }
     if v_guess.len() != n {
-        return Err(AssemblyError::DimensionMismatch { what: "v_guess", expected: n, got: v_guess.len() });
+        return Err(AssemblyError::DimensionMismatch {
+            what: "v_guess",
+            expected: n,
+            got: v_guess.len(),
+        });
     }
-    if !q_guess.iter().chain(v_guess).all(|x| x.is_finite()) || !(tol.is_finite() && tol > 0.0) {
-        return Err(AssemblyError::NonFinite { what: "input (q_guess, v_guess or tol)".into() });
+    if !q_guess.iter().chain(v_guess).all(|x| x.is_finite()) {
+        return Err(AssemblyError::NonFinite {
+            what: "initial guess (q_guess or v_guess)".into(),
+        });
+    }
+    if !(tol.is_finite() && tol > 0.0) {
+        return Err(AssemblyError::NonFinite {
+            what: format!("tolerance (must be finite and > 0, got {tol})"),
+        });
     }
 
     // positions
@@ -289,7 +323,9 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
         let perturbed: Vec<f64> = q
             .iter()
             .map(|x| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let u = (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
                 x + 2e-3 * u * (1.0 + x.abs())
             })
@@ -304,13 +340,19 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
         }
     }
     let rank = kept_here.len();
-    let redundant: Vec<String> = generic_dep.iter().map(|&i| sys.constraint_label(i)).collect();
+    let redundant: Vec<String> = generic_dep
+        .iter()
+        .map(|&i| sys.constraint_label(i))
+        .collect();
     let singular: Vec<String> = if rank < generic_rank {
         // rows independent generically, visited first: those now dependent are singular
         let mut order: Vec<usize> = (0..m).filter(|i| !generic_dep.contains(i)).collect();
         order.extend(generic_dep.iter().copied());
         let (_, dep) = dependent_rows(&jac, &order);
-        dep.into_iter().filter(|i| !generic_dep.contains(i)).map(|i| sys.constraint_label(i)).collect()
+        dep.into_iter()
+            .filter(|i| !generic_dep.contains(i))
+            .map(|i| sys.constraint_label(i))
+            .collect()
     } else {
         Vec::new()
     };
@@ -322,7 +364,9 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     let rhs: Vec<f64> = (0..m).map(|i| -phi_t[i] - jv[i]).collect();
     let mut v = v_guess.to_vec();
     if m > 0 {
-        let dv = pinv_solve(&jac, &rhs).ok_or(AssemblyError::NonFinite { what: "velocity correction".into() })?;
+        let dv = pinv_solve(&jac, &rhs).ok_or(AssemblyError::NonFinite {
+            what: "velocity correction".into(),
+        })?;
         for i in 0..n {
             v[i] += dv[i];
         }
@@ -332,9 +376,15 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     let velocity_residual = max_abs(&vres);
     let scale = 1.0 + max_abs(&v) + max_abs(&phi_t);
     if !(velocity_residual <= tol.max(1e-12) * scale) {
-        return Err(AssemblyError::InconsistentVelocity { residual: velocity_residual, worst: worst_rows(sys, &vres, 3) });
+        return Err(AssemblyError::InconsistentVelocity {
+            residual: velocity_residual,
+            worst: worst_rows(sys, &vres, 3),
+        });
     }
-    let velocity_change = v.iter().zip(v_guess).fold(0.0_f64, |acc, (a, b)| acc.max((a - b).abs()));
+    let velocity_change = v
+        .iter()
+        .zip(v_guess)
+        .fold(0.0_f64, |acc, (a, b)| acc.max((a - b).abs()));
 
     Ok(Assembly {
         position_residual: max_abs(&phi),

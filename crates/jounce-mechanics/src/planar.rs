@@ -117,7 +117,6 @@ fn column(b: [Option<usize>; 2], k: usize) -> Option<usize> {
     b[k / 3].map(|i| 3 * i + k % 3)
 }
 
-
 /// Φ_t of one element at local coordinates `x0`, driver value `f` = (f, f', f''):
 /// the driver value carries df/dt, coordinates are constant.
 fn element_phi_t(el: &ConstraintElement, x0: &[f64; 6], f: (f64, f64, f64)) -> [f64; 3] {
@@ -129,7 +128,12 @@ fn element_phi_t(el: &ConstraintElement, x0: &[f64; 6], f: (f64, f64, f64)) -> [
 
 /// γ of one element: −d²/ds² Φ(t + s, x0 + v0 s) at s = 0 by second-order
 /// duals, the driver value carrying (f, f', f'').
-fn element_gamma(el: &ConstraintElement, x0: &[f64; 6], v0: &[f64; 6], f: (f64, f64, f64)) -> [f64; 3] {
+fn element_gamma(
+    el: &ConstraintElement,
+    x0: &[f64; 6],
+    v0: &[f64; 6],
+    f: (f64, f64, f64),
+) -> [f64; 3] {
     let x: [Dual2_64; 6] = std::array::from_fn(|k| Dual2_64::new(x0[k], v0[k], 0.0));
     let mut out = [Dual2_64::from_re(0.0); 3];
     el.eval(&x, Dual2_64::new(f.0, f.1, f.2), &mut out);
@@ -608,7 +612,12 @@ impl MechanicalSystem for PlanarSystem {
 
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
         for el in &self.constraints {
-            let out = element_gamma(el, &gather(el.bodies, q), &gather(el.bodies, v), el.driver_value(t));
+            let out = element_gamma(
+                el,
+                &gather(el.bodies, q),
+                &gather(el.bodies, v),
+                el.driver_value(t),
+            );
             let n = el.rows();
             gamma[el.row..el.row + n].copy_from_slice(&out[..n]);
         }
@@ -714,8 +723,14 @@ mod tests {
 
     /// One driver of each kind, between two bodies.
     fn driven_model() -> Model {
-        let a = Attachment { body: BodyRef::Body(0), point: [0.3, -0.1] };
-        let b = Attachment { body: BodyRef::Body(1), point: [-0.2, 0.15] };
+        let a = Attachment {
+            body: BodyRef::Body(0),
+            point: [0.3, -0.1],
+        };
+        let b = Attachment {
+            body: BodyRef::Body(1),
+            point: [-0.2, 0.15],
+        };
         let f = TimeFunction::Constant(0.0);
         Model {
             name: "drivers".into(),
@@ -723,13 +738,35 @@ mod tests {
             gravity: [0.0, -9.81],
             bodies: vec![bar("a", 0.1, 0.2, 0.3), bar("b", 0.9, -0.4, -0.7)],
             joints: vec![
-                Joint { name: "pin".into(), kind: JointKind::Revolute { a, b } },
-                Joint { name: "slide".into(), kind: JointKind::Translational { a, b, axis: [0.6, 0.8] } },
+                Joint {
+                    name: "pin".into(),
+                    kind: JointKind::Revolute { a, b },
+                },
+                Joint {
+                    name: "slide".into(),
+                    kind: JointKind::Translational {
+                        a,
+                        b,
+                        axis: [0.6, 0.8],
+                    },
+                },
             ],
             drivers: vec![
-                Driver { name: "rot".into(), kind: DriverKind::Joint { joint: 0 }, function: f.clone() },
-                Driver { name: "lin".into(), kind: DriverKind::Joint { joint: 1 }, function: f.clone() },
-                Driver { name: "dist".into(), kind: DriverKind::Distance { a, b }, function: f },
+                Driver {
+                    name: "rot".into(),
+                    kind: DriverKind::Joint { joint: 0 },
+                    function: f.clone(),
+                },
+                Driver {
+                    name: "lin".into(),
+                    kind: DriverKind::Joint { joint: 1 },
+                    function: f.clone(),
+                },
+                Driver {
+                    name: "dist".into(),
+                    kind: DriverKind::Distance { a, b },
+                    function: f,
+                },
             ],
             forces: vec![],
             settings: Settings::default(),
@@ -738,7 +775,11 @@ mod tests {
 
     /// f(t) = 0.4 sin(3t) + 0.2 t² with exact f', f''.
     fn f(t: f64) -> (f64, f64, f64) {
-        (0.4 * (3.0 * t).sin() + 0.2 * t * t, 1.2 * (3.0 * t).cos() + 0.4 * t, -3.6 * (3.0 * t).sin() + 0.4)
+        (
+            0.4 * (3.0 * t).sin() + 0.2 * t * t,
+            1.2 * (3.0 * t).cos() + 0.4 * t,
+            -3.6 * (3.0 * t).sin() + 0.4,
+        )
     }
 
     fn phi(el: &ConstraintElement, t: f64, x: &[f64; 6]) -> f64 {
@@ -759,21 +800,34 @@ mod tests {
             let h = 1e-6;
             let fd = (phi(el, t + h, &x0) - phi(el, t - h, &x0)) / (2.0 * h);
             let ad = element_phi_t(el, &x0, f(t))[0];
-            assert!((fd - ad).abs() < 1e-7 * (1.0 + ad.abs()), "{}: Φ_t {ad} vs fd {fd}", el.label);
+            assert!(
+                (fd - ad).abs() < 1e-7 * (1.0 + ad.abs()),
+                "{}: Φ_t {ad} vs fd {fd}",
+                el.label
+            );
             assert!(ad.abs() > 0.1, "{}: Φ_t should be nonzero here", el.label);
 
             // along q(s) = q + v s + a s²/2: d²Φ/ds² = Φ_q a − γ
-            let path = |s: f64| -> [f64; 6] { std::array::from_fn(|k| x0[k] + v0[k] * s + 0.5 * acc[k] * s * s) };
+            let path = |s: f64| -> [f64; 6] {
+                std::array::from_fn(|k| x0[k] + v0[k] * s + 0.5 * acc[k] * s * s)
+            };
             let h = 1e-4;
-            let d2 = (phi(el, t + h, &path(h)) - 2.0 * phi(el, t, &path(0.0)) + phi(el, t - h, &path(-h))) / (h * h);
-            let x: [DualSVec64<6>; 6] = std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let d2 = (phi(el, t + h, &path(h)) - 2.0 * phi(el, t, &path(0.0))
+                + phi(el, t - h, &path(-h)))
+                / (h * h);
+            let x: [DualSVec64<6>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
             let mut out = [DualSVec64::<6>::from_re(0.0); 3];
             el.eval(&x, DualSVec64::from_re(f(t).0), &mut out);
             let g = out[0].eps.0.expect("gradient");
             let phi_q_a: f64 = (0..6).map(|k| g[k] * acc[k]).sum();
             let gamma = element_gamma(el, &x0, &v0, f(t))[0];
             let expect = phi_q_a - gamma;
-            assert!((d2 - expect).abs() < 1e-5 * (1.0 + d2.abs()), "{}: Φ'' {d2} vs Φ_q a − γ {expect}", el.label);
+            assert!(
+                (d2 - expect).abs() < 1e-5 * (1.0 + d2.abs()),
+                "{}: Φ'' {d2} vs Φ_q a − γ {expect}",
+                el.label
+            );
         }
     }
 }

@@ -27,28 +27,65 @@ fn kitchen_sink() -> Model {
         translational("j_slide", on(0, [0.2, 0.1]), on(1, [-0.1, 0.3]), [0.6, 0.8]),
         jounce_model::Joint {
             name: "j_weld".into(),
-            kind: JointKind::Rigid { body_a: jounce_model::BodyRef::Body(1), body_b: jounce_model::BodyRef::Body(2) },
+            kind: JointKind::Rigid {
+                body_a: jounce_model::BodyRef::Body(1),
+                body_b: jounce_model::BodyRef::Body(2),
+            },
         },
         jounce_model::Joint {
             name: "j_dist".into(),
-            kind: JointKind::Distance { a: on(2, [0.1, -0.2]), b: on(3, [0.3, 0.1]), length: 0.9 },
+            kind: JointKind::Distance {
+                a: on(2, [0.1, -0.2]),
+                b: on(3, [0.3, 0.1]),
+                length: 0.9,
+            },
         },
         revolute("j_rev2", on(2, [0.2, 0.2]), on(3, [-0.2, 0.05])),
-        translational("j_slide_ground", ground([0.3, 0.0]), on(3, [0.0, 0.0]), [1.0, 0.0]),
+        translational(
+            "j_slide_ground",
+            ground([0.3, 0.0]),
+            on(3, [0.0, 0.0]),
+            [1.0, 0.0],
+        ),
     ];
     let drivers = vec![
         joint_driver("d_rev", 0, 0.3),
         joint_driver("d_slide", 1, 0.1),
         jounce_model::Driver {
             name: "d_dist".into(),
-            kind: DriverKind::Distance { a: on(0, [0.0, 0.0]), b: on(3, [0.1, 0.1]) },
+            kind: DriverKind::Distance {
+                a: on(0, [0.0, 0.0]),
+                b: on(3, [0.1, 0.1]),
+            },
             function: k(1.2),
         },
     ];
     let forces = vec![
-        force("f_global", ForceKind::PointForce { at: on(1, [0.3, -0.1]), fx: k(2.0), fy: k(-1.0), frame: ForceFrame::Global }),
-        force("f_body", ForceKind::PointForce { at: on(2, [-0.2, 0.4]), fx: k(1.5), fy: k(0.7), frame: ForceFrame::Body }),
-        force("tau", ForceKind::Torque { body: 3, torque: k(0.8) }),
+        force(
+            "f_global",
+            ForceKind::PointForce {
+                at: on(1, [0.3, -0.1]),
+                fx: k(2.0),
+                fy: k(-1.0),
+                frame: ForceFrame::Global,
+            },
+        ),
+        force(
+            "f_body",
+            ForceKind::PointForce {
+                at: on(2, [-0.2, 0.4]),
+                fx: k(1.5),
+                fy: k(0.7),
+                frame: ForceFrame::Body,
+            },
+        ),
+        force(
+            "tau",
+            ForceKind::Torque {
+                body: 3,
+                torque: k(0.8),
+            },
+        ),
         force(
             "spring",
             ForceKind::SpringDamper {
@@ -114,7 +151,11 @@ fn kitchen_sink() -> Model {
 /// A configuration off the constraint manifold, velocities and multipliers.
 fn state(sys: &PlanarSystem) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let mut seed = 7;
-    let q: Vec<f64> = sys.initial_q().iter().map(|x| x + 0.1 * noise(&mut seed)).collect();
+    let q: Vec<f64> = sys
+        .initial_q()
+        .iter()
+        .map(|x| x + 0.1 * noise(&mut seed))
+        .collect();
     let v: Vec<f64> = (0..sys.nq()).map(|_| noise(&mut seed)).collect();
     let lambda: Vec<f64> = (0..sys.nc()).map(|_| 3.0 * noise(&mut seed)).collect();
     (q, v, lambda)
@@ -150,7 +191,10 @@ fn constraint_force_jacobian_matches_finite_differences() {
         n,
     );
     assert_matrix_close(&sys, &h, &fd, 1e-7, "∂(Φ_qᵀλ)/∂q");
-    assert!((&h - h.transpose()).amax() < 1e-12, "Hessian of λᵀΦ must be symmetric");
+    assert!(
+        (&h - h.transpose()).amax() < 1e-12,
+        "Hessian of λᵀΦ must be symmetric"
+    );
 }
 
 #[test]
@@ -164,7 +208,10 @@ fn force_jacobians_match_finite_differences() {
     let fdv = fd_jacobian(|x, out| sys.generalized_forces(0.2, &q, x, out), &v, n);
     assert_matrix_close(&sys, &dq, &fdq, 1e-7, "∂Q/∂q");
     assert_matrix_close(&sys, &dv, &fdv, 1e-7, "∂Q/∂v");
-    assert!(dq.amax() > 1.0 && dv.amax() > 0.1, "the test model must exercise stiffness and damping");
+    assert!(
+        dq.amax() > 1.0 && dv.amax() > 0.1,
+        "the test model must exercise stiffness and damping"
+    );
 }
 
 #[test]
@@ -176,7 +223,11 @@ fn gamma_matches_second_derivative_along_a_trajectory() {
     let mut seed = 99;
     let a: Vec<f64> = (0..n).map(|_| 2.0 * noise(&mut seed)).collect();
     let t = 0.2;
-    let path = |s: f64| -> Vec<f64> { (0..n).map(|i| q[i] + v[i] * s + 0.5 * a[i] * s * s).collect() };
+    let path = |s: f64| -> Vec<f64> {
+        (0..n)
+            .map(|i| q[i] + v[i] * s + 0.5 * a[i] * s * s)
+            .collect()
+    };
     let h = 1e-4;
     let (mut p0, mut pp, mut pm) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
     sys.constraints(t, &path(0.0), &mut p0);
@@ -210,17 +261,31 @@ fn constraint_time_derivative_matches_finite_differences() {
     sys.constraint_time_derivative(0.2, &q, &mut phi_t);
     let fd = fd_jacobian(|t, out| sys.constraints(t[0], &q, out), &[0.2], m);
     for i in 0..m {
-        assert!((phi_t[i] - fd[(i, 0)]).abs() < 1e-8, "{}", sys.constraint_label(i));
+        assert!(
+            (phi_t[i] - fd[(i, 0)]).abs() < 1e-8,
+            "{}",
+            sys.constraint_label(i)
+        );
     }
 }
 
 /// Gravity, springs and one-sided springs without damping or actuators.
 fn conservative() -> Model {
     let mut m = kitchen_sink();
-    m.forces.retain(|f| !matches!(f.kind, ForceKind::PointForce { .. } | ForceKind::Torque { .. }));
+    m.forces.retain(|f| {
+        !matches!(
+            f.kind,
+            ForceKind::PointForce { .. } | ForceKind::Torque { .. }
+        )
+    });
     for f in &mut m.forces {
         match &mut f.kind {
-            ForceKind::SpringDamper { damping, actuator, .. } | ForceKind::RotationalSpring { damping, actuator, .. } => {
+            ForceKind::SpringDamper {
+                damping, actuator, ..
+            }
+            | ForceKind::RotationalSpring {
+                damping, actuator, ..
+            } => {
                 *damping = 0.0;
                 *actuator = None;
             }
@@ -286,7 +351,11 @@ fn one_sided_springs_act_only_on_their_side() {
         sys.generalized_forces(0.0, &[0.0, y, 0.0], &v, &mut f);
         let gravity = -2.0 * 9.81;
         let expect = if active { -100.0 * y - 3.0 * v[1] } else { 0.0 };
-        assert!((f[1] - gravity - expect).abs() < 1e-9, "{one_sided:?} at y = {y}: {}", f[1] - gravity);
+        assert!(
+            (f[1] - gravity - expect).abs() < 1e-9,
+            "{one_sided:?} at y = {y}: {}",
+            f[1] - gravity
+        );
         let pot = sys.potential_energy(0.0, &[0.0, y, 0.0]) + gravity * y;
         let expect_pot = if active { 50.0 * y * y } else { 0.0 };
         assert!((pot - expect_pot).abs() < 1e-12, "{one_sided:?}: V = {pot}");
@@ -307,9 +376,13 @@ fn mass_matrix_energy_and_labels() {
     let mut mm = DMatrix::zeros(n, n);
     sys.mass_matrix(&sys.initial_q(), &mut mm);
     assert!(sys.mass_matrix_is_constant());
-    assert_eq!((mm[(3, 3)], mm[(4, 4)], mm[(5, 5)], mm[(3, 4)]), (2.0, 2.0, 0.2, 0.0));
+    assert_eq!(
+        (mm[(3, 3)], mm[(4, 4)], mm[(5, 5)], mm[(3, 4)]),
+        (2.0, 2.0, 0.2, 0.0)
+    );
     let (_, v, _) = state(&sys);
-    let t_direct = 0.5 * (DVector::from_column_slice(&v).transpose() * &mm * DVector::from_column_slice(&v))[0];
+    let t_direct = 0.5
+        * (DVector::from_column_slice(&v).transpose() * &mm * DVector::from_column_slice(&v))[0];
     assert!((sys.kinetic_energy(&sys.initial_q(), &v) - t_direct).abs() < 1e-12);
     assert_eq!(sys.body_count(), 4);
     assert_eq!(sys.coordinate_label(5), "b1.theta");
@@ -320,7 +393,10 @@ fn mass_matrix_energy_and_labels() {
     assert_eq!(sys.constraint_label(7), "joint 'j_dist' (length)");
     assert_eq!(sys.constraint_label(12), "driver 'd_rev'");
     assert_eq!(sys.constraint_label(14), "driver 'd_dist'");
-    assert!(sys.breakpoints().is_empty(), "constant functions have no breakpoints");
+    assert!(
+        sys.breakpoints().is_empty(),
+        "constant functions have no breakpoints"
+    );
 }
 
 #[test]
@@ -328,25 +404,39 @@ fn bad_models_are_rejected_naming_the_element() {
     let mut m = kitchen_sink();
     m.drivers.push(joint_driver("d_bad", 3, 1.0));
     let err = PlanarSystem::from_model(&m).unwrap_err();
-    assert!(matches!(err, MechanicsError::WrongJointKind { .. }), "{err}");
-    assert!(err.to_string().contains("driver 'd_bad'") && err.to_string().contains("j_dist"), "{err}");
+    assert!(
+        matches!(err, MechanicsError::WrongJointKind { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("driver 'd_bad'") && err.to_string().contains("j_dist"),
+        "{err}"
+    );
 
     let mut m = kitchen_sink();
-    m.joints.push(revolute("j_far", on(9, [0.0, 0.0]), ground([0.0, 0.0])));
+    m.joints
+        .push(revolute("j_far", on(9, [0.0, 0.0]), ground([0.0, 0.0])));
     let err = PlanarSystem::from_model(&m).unwrap_err();
     assert!(err.to_string().contains("joint 'j_far'"), "{err}");
 
     let mut m = kitchen_sink();
-    m.joints.push(revolute("j_self", on(1, [0.0, 0.0]), on(1, [0.1, 0.0])));
+    m.joints
+        .push(revolute("j_self", on(1, [0.0, 0.0]), on(1, [0.1, 0.0])));
     let err = PlanarSystem::from_model(&m).unwrap_err();
-    assert!(matches!(err, MechanicsError::SelfConnection { .. }) && err.to_string().contains("j_self"), "{err}");
+    assert!(
+        matches!(err, MechanicsError::SelfConnection { .. }) && err.to_string().contains("j_self"),
+        "{err}"
+    );
 
     let mut m = kitchen_sink();
     if let ForceKind::RotationalSpring { joint, .. } = &mut m.forces[6].kind {
         *joint = 1;
     }
     let err = PlanarSystem::from_model(&m).unwrap_err();
-    assert!(err.to_string().contains("force 'elbow'") && err.to_string().contains("j_slide"), "{err}");
+    assert!(
+        err.to_string().contains("force 'elbow'") && err.to_string().contains("j_slide"),
+        "{err}"
+    );
 
     let mut m = kitchen_sink();
     m.bodies[2].mass = 0.0;

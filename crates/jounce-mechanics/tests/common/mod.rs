@@ -3,8 +3,8 @@
 
 use jounce_mechanics::{MechanicalSystem, PlanarSystem};
 use jounce_model::{
-    Attachment, Body, BodyRef, Driver, DriverKind, Force, ForceKind, Joint, JointKind, Model, Settings,
-    TimeFunction,
+    Attachment, Body, BodyRef, Driver, DriverKind, Force, ForceKind, Joint, JointKind, Model,
+    Settings, TimeFunction,
 };
 use nalgebra::DMatrix;
 
@@ -29,32 +29,57 @@ pub fn bar(name: &str, l: f64, x: f64, y: f64, angle: f64) -> Body {
 
 /// A point on ground (global coordinates).
 pub fn ground(p: [f64; 2]) -> Attachment {
-    Attachment { body: BodyRef::Ground, point: p }
+    Attachment {
+        body: BodyRef::Ground,
+        point: p,
+    }
 }
 
 /// A point on body `i` (body frame).
 pub fn on(i: usize, p: [f64; 2]) -> Attachment {
-    Attachment { body: BodyRef::Body(i), point: p }
+    Attachment {
+        body: BodyRef::Body(i),
+        point: p,
+    }
 }
 
 pub fn revolute(name: &str, a: Attachment, b: Attachment) -> Joint {
-    Joint { name: name.into(), kind: JointKind::Revolute { a, b } }
+    Joint {
+        name: name.into(),
+        kind: JointKind::Revolute { a, b },
+    }
 }
 
 pub fn translational(name: &str, a: Attachment, b: Attachment, axis: [f64; 2]) -> Joint {
-    Joint { name: name.into(), kind: JointKind::Translational { a, b, axis } }
+    Joint {
+        name: name.into(),
+        kind: JointKind::Translational { a, b, axis },
+    }
 }
 
 pub fn joint_driver(name: &str, joint: usize, value: f64) -> Driver {
-    Driver { name: name.into(), kind: DriverKind::Joint { joint }, function: TimeFunction::Constant(value) }
+    Driver {
+        name: name.into(),
+        kind: DriverKind::Joint { joint },
+        function: TimeFunction::Constant(value),
+    }
 }
 
 pub fn force(name: &str, kind: ForceKind) -> Force {
-    Force { name: name.into(), kind }
+    Force {
+        name: name.into(),
+        kind,
+    }
 }
 
 /// A model with standard gravity.
-pub fn model(name: &str, bodies: Vec<Body>, joints: Vec<Joint>, drivers: Vec<Driver>, forces: Vec<Force>) -> Model {
+pub fn model(
+    name: &str,
+    bodies: Vec<Body>,
+    joints: Vec<Joint>,
+    drivers: Vec<Driver>,
+    forces: Vec<Force>,
+) -> Model {
     Model {
         name: name.into(),
         source: "<test>".into(),
@@ -92,7 +117,13 @@ pub fn fd_jacobian(f: impl Fn(&[f64], &mut [f64]), x: &[f64], m: usize) -> DMatr
 }
 
 /// Asserts max |a − b| ≤ tol (1 + max |b|), naming the worst entry.
-pub fn assert_matrix_close(sys: &impl MechanicalSystem, a: &DMatrix<f64>, b: &DMatrix<f64>, tol: f64, what: &str) {
+pub fn assert_matrix_close(
+    sys: &impl MechanicalSystem,
+    a: &DMatrix<f64>,
+    b: &DMatrix<f64>,
+    tol: f64,
+    what: &str,
+) {
     assert_eq!(a.shape(), b.shape(), "{what}: shape");
     let scale = 1.0 + b.amax();
     let mut worst = (0.0, 0, 0);
@@ -134,7 +165,11 @@ pub fn slider_crank(r: f64, l: f64, phi: f64, driven: bool) -> Model {
         revolute("wrist_pin", on(1, [l / 2.0, 0.0]), on(2, [0.0, 0.0])),
         translational("guide", ground([0.0, 0.0]), on(2, [0.0, 0.0]), [1.0, 0.0]),
     ];
-    let drivers = if driven { vec![joint_driver("motor", 0, phi)] } else { vec![] };
+    let drivers = if driven {
+        vec![joint_driver("motor", 0, phi)]
+    } else {
+        vec![]
+    };
     model("slider-crank", bodies, joints, drivers, vec![])
 }
 
@@ -163,6 +198,8 @@ pub fn four_bar(d: f64, p1: [f64; 2], p2: [f64; 2]) -> Model {
 
 /// Deterministic pseudo-random numbers in [−1, 1).
 pub fn noise(seed: &mut u64) -> f64 {
-    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     2.0 * ((*seed >> 11) as f64 / (1u64 << 53) as f64) - 1.0
 }
