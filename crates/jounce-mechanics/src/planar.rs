@@ -243,9 +243,7 @@ impl PlanarSystem {
                 }
                 JointKind::Distance { a, b, length } => {
                     let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
-                    if ba.is_none() && bb.is_none() {
-                        distinct(ba, bb, &label)?;
-                    }
+                    distinct(ba, bb, &label)?;
                     if !(length.is_finite() && *length > 0.0) {
                         return Err(MechanicsError::InvalidParameter {
                             element: label,
@@ -314,9 +312,7 @@ impl PlanarSystem {
                 }
                 DriverKind::Distance { a, b } => {
                     let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
-                    if ba.is_none() && bb.is_none() {
-                        distinct(ba, bb, &label)?;
-                    }
+                    distinct(ba, bb, &label)?;
                     (
                         ConstraintKind::DistanceDriver { sa, sb, function },
                         [ba, bb],

@@ -450,3 +450,110 @@ fn bad_models_are_rejected_naming_the_element() {
     let err = PlanarSystem::from_model(&m).unwrap_err();
     assert!(err.to_string().contains("joint 'j_slide'"), "{err}");
 }
+
+#[test]
+fn point_forces_do_the_virtual_work_of_the_force_at_the_point() {
+    // Q = (∂P/∂q)ᵀ F for a force F at point P(q) = r + A(θ) s; in the body
+    // frame F = A(θ) F_body
+    let (s, fb, theta) = ([0.3, -0.2], [2.0, -1.5], 0.7);
+    for frame in [ForceFrame::Global, ForceFrame::Body] {
+        let mut m = model(
+            "pushed",
+            vec![body("b", 1.0, 0.1, 0.4, -0.1, theta)],
+            vec![],
+            vec![],
+            vec![
+                force(
+                    "push",
+                    ForceKind::PointForce {
+                        at: on(0, s),
+                        fx: k(fb[0]),
+                        fy: k(fb[1]),
+                        frame,
+                    },
+                ),
+                force(
+                    "twist",
+                    ForceKind::Torque {
+                        body: 0,
+                        torque: k(0.25),
+                    },
+                ),
+            ],
+        );
+        m.gravity = [0.0, 0.0];
+        let sys = system(&m);
+        let q = sys.initial_q();
+        let mut qf = [0.0; 3];
+        sys.generalized_forces(0.0, &q, &[0.0; 3], &mut qf);
+        let f = match frame {
+            ForceFrame::Global => fb,
+            ForceFrame::Body => [
+                theta.cos() * fb[0] - theta.sin() * fb[1],
+                theta.sin() * fb[0] + theta.cos() * fb[1],
+            ],
+        };
+        let jp = fd_jacobian(
+            |x, out| {
+                out[0] = x[0] + x[2].cos() * s[0] - x[2].sin() * s[1];
+                out[1] = x[1] + x[2].sin() * s[0] + x[2].cos() * s[1];
+            },
+            &q,
+            2,
+        );
+        for i in 0..3 {
+            let work = jp[(0, i)] * f[0] + jp[(1, i)] * f[1] + if i == 2 { 0.25 } else { 0.0 };
+            assert!(
+                (qf[i] - work).abs() < 1e-8,
+                "{frame:?}, {}: Q = {}, virtual work {work}",
+                sys.coordinate_label(i),
+                qf[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn actuators_pull_the_points_together() {
+    // spring and damper off: a positive actuator force is a tension
+    let m = model(
+        "actuated",
+        vec![
+            body("a", 1.0, 0.1, 0.0, 0.0, 0.0),
+            body("b", 1.0, 0.1, 2.0, 0.0, 0.0),
+        ],
+        vec![revolute("hinge", on(0, [1.0, 0.0]), on(1, [-1.0, 0.0]))],
+        vec![],
+        vec![
+            force(
+                "cylinder",
+                ForceKind::SpringDamper {
+                    a: on(0, [0.0, 0.0]),
+                    b: on(1, [0.0, 0.0]),
+                    stiffness: 0.0,
+                    damping: 0.0,
+                    free_length: 1.0,
+                    actuator: Some(k(5.0)),
+                    one_sided: Some(OneSided::Tension),
+                },
+            ),
+            force(
+                "motor",
+                ForceKind::RotationalSpring {
+                    joint: 0,
+                    stiffness: 0.0,
+                    damping: 0.0,
+                    zero_angle: 0.0,
+                    actuator: Some(k(1.5)),
+                    one_sided: None,
+                },
+            ),
+        ],
+    );
+    let mut m = m;
+    m.gravity = [0.0, 0.0];
+    let sys = system(&m);
+    let mut f = [0.0; 6];
+    sys.generalized_forces(0.0, &sys.initial_q(), &[0.0; 6], &mut f);
+    assert_eq!(f, [5.0, 0.0, -1.5, -5.0, 0.0, 1.5]);
+}
