@@ -211,8 +211,12 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
     };
     for it in 0..MAX_ITER {
         if !phi.iter().all(|x| x.is_finite()) {
+            let bad = phi.iter().position(|x| !x.is_finite()).unwrap_or(0);
             return Err(AssemblyError::NonFinite {
-                what: format!("constraint residual at iteration {it}"),
+                what: format!(
+                    "constraint residual of {} at iteration {it}",
+                    sys.constraint_label(bad)
+                ),
             });
         }
         if max_abs(&phi) <= tol {
@@ -220,8 +224,14 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
         }
         sys.constraint_jacobian(t, &q, &mut jac);
         if !jac.iter().all(|x| x.is_finite()) {
+            let bad = (0..m)
+                .find(|&i| !jac.row(i).iter().all(|x| x.is_finite()))
+                .unwrap_or(0);
             return Err(AssemblyError::NonFinite {
-                what: format!("constraint Jacobian at iteration {it}"),
+                what: format!(
+                    "constraint Jacobian row of {} at iteration {it} (singular point of the element, e.g. coincident points of a distance driver)",
+                    sys.constraint_label(bad)
+                ),
             });
         }
         let neg: Vec<f64> = phi.iter().map(|x| -x).collect();

@@ -16,6 +16,48 @@
 //! Element equations, one file each: [`revolute`], [`translational`],
 //! [`rigid`], [`distance`], [`driver`], [`spring_damper`],
 //! [`rotational_spring`], [`point_force`] (gravity in [`planar`]).
+//!
+//! ```text
+//! Model ──from_model──▶ PlanarSystem ──(MechanicalSystem)──▶ formulations
+//!                            │
+//!                            └──assemble──▶ Assembly { q, v, dof, redundant, … }
+//! ```
+//!
+//! # Example
+//! A pendulum hinged at the origin, assembled from a guess that violates the
+//! hinge, then its constraint Jacobian:
+//! ```
+//! use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
+//! use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
+//! use nalgebra::DMatrix;
+//!
+//! let bob = Body {
+//!     name: "bob".into(), mass: 1.0, inertia: 0.01,
+//!     position: [1.0, 0.0], angle: 0.0, velocity: [0.0, 0.0], angular_velocity: 0.0,
+//!     points: vec![],
+//! };
+//! let hinge = Joint {
+//!     name: "hinge".into(),
+//!     kind: JointKind::Revolute {
+//!         a: Attachment { body: BodyRef::Ground, point: [0.0, 0.0] },
+//!         b: Attachment { body: BodyRef::Body(0), point: [-1.0, 0.0] },
+//!     },
+//! };
+//! let model = Model {
+//!     name: "pendulum".into(), source: "<doc>".into(), gravity: [0.0, -9.81],
+//!     bodies: vec![bob], joints: vec![hinge], drivers: vec![], forces: vec![],
+//!     settings: Settings::default(),
+//! };
+//! let sys = PlanarSystem::from_model(&model)?;
+//! let a = assemble(&sys, 0.0, &[1.1, 0.2, 0.1], &[0.0, 1.0, 0.0], 1e-12)?;
+//! assert_eq!((a.dof, a.redundant.len()), (1, 0));
+//! assert!(a.position_residual <= 1e-12);
+//!
+//! let mut jac = DMatrix::zeros(sys.nc(), sys.nq());
+//! sys.constraint_jacobian(0.0, &a.q, &mut jac);
+//! assert_eq!(sys.constraint_label(1), "joint 'hinge' (y)");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod assembly;
 pub(crate) mod constraints;

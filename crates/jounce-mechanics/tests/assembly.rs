@@ -212,3 +212,34 @@ fn bad_inputs_are_errors() {
         Err(AssemblyError::NonFinite { .. })
     ));
 }
+
+#[test]
+fn distance_driver_through_zero_length_is_an_error_naming_it() {
+    // a distance driver prescribing 0 between a body point and ground:
+    // |d| has no gradient there
+    let m = model(
+        "collapse",
+        vec![body("slider", 1.0, 0.1, 0.0, 0.0, 0.0)],
+        vec![],
+        vec![jounce_model::Driver {
+            name: "squeeze".into(),
+            kind: jounce_model::DriverKind::Distance {
+                a: ground([0.0, 0.0]),
+                b: on(0, [0.0, 0.0]),
+            },
+            function: jounce_model::TimeFunction::Constant(0.5),
+        }],
+        vec![],
+    );
+    let sys = system(&m);
+    let err = assemble(&sys, 0.0, &[0.0, 0.0, 0.0], &[0.0; 3], TOL).unwrap_err();
+    assert!(
+        matches!(err, AssemblyError::NonFinite { .. })
+            && err.to_string().contains("driver 'squeeze'"),
+        "{err}"
+    );
+    // from a generic guess it assembles onto the circle of radius 0.5
+    let a = assemble(&sys, 0.0, &[0.3, 0.1, 0.0], &[0.0; 3], TOL).unwrap();
+    assert!(((a.q[0].powi(2) + a.q[1].powi(2)).sqrt() - 0.5).abs() < 1e-10);
+    assert_eq!(a.dof, 2);
+}
