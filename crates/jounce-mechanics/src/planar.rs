@@ -35,11 +35,11 @@ const COORD_NAMES: [&str; 3] = ["x", "y", "theta"];
 pub struct PlanarSystem {
     /// Body names (len nb).
     body_names: Vec<String>,
-    /// Masses m [kg] (len nb).
+    /// Masses m \[kg\] (len nb).
     mass: Vec<f64>,
-    /// Inertias J [kg·m²] (len nb).
+    /// Inertias J \[kg·m²\] (len nb).
     inertia: Vec<f64>,
-    /// Gravity g [m/s²], global.
+    /// Gravity g \[m/s²\], global.
     gravity: [f64; 2],
     /// Initial q from the model (len 3 nb).
     q0: Vec<f64>,
@@ -342,6 +342,12 @@ impl PlanarSystem {
             let el = match &f.kind {
                 ForceKind::PointForce { at, fx, fy, frame } => {
                     let (b, s) = attach(at, &label)?;
+                    if b.is_none() {
+                        return Err(MechanicsError::InvalidParameter {
+                            element: label,
+                            problem: "applied to ground, where it has no effect".into(),
+                        });
+                    }
                     ForceElement {
                         kind: ForceElementKind::PointForce {
                             s,
@@ -371,6 +377,7 @@ impl PlanarSystem {
                     one_sided,
                 } => {
                     let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
                     let params = SpringDamperParams {
                         sa,
                         sb,
@@ -463,6 +470,11 @@ impl PlanarSystem {
     /// Number of moving bodies.
     pub fn body_count(&self) -> usize {
         self.body_names.len()
+    }
+
+    /// Index of the body named `name` (its coordinates are 3i, 3i + 1, 3i + 2).
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.body_names.iter().position(|n| n == name)
     }
 
     /// Body names in coordinate order.

@@ -17,11 +17,11 @@ use crate::spring_damper::is_active;
 /// Constant parameters of a rotational spring-damper.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RotationalSpringParams {
-    /// Stiffness k [N·m/rad].
+    /// Stiffness k \[N·m/rad\].
     pub stiffness: f64,
-    /// Damping c [N·m·s/rad].
+    /// Damping c \[N·m·s/rad\].
     pub damping: f64,
-    /// Zero angle φ0 [rad].
+    /// Zero angle φ0 \[rad\].
     pub zero_angle: f64,
     /// One-sided activity.
     pub one_sided: Option<OneSided>,

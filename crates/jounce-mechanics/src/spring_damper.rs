@@ -20,7 +20,7 @@ use jounce_model::OneSided;
 
 use crate::kinematics::{c, cross, dot, point, point_velocity, rotate, sub, Scalar};
 
-/// Below this length [m] a spring-damper's direction is undefined and it exerts no force.
+/// Below this length \[m\] a spring-damper's direction is undefined and it exerts no force.
 pub const MIN_LENGTH: f64 = 1e-12;
 
 /// Constant parameters of a spring-damper.
@@ -30,11 +30,11 @@ pub struct SpringDamperParams {
     pub sa: [f64; 2],
     /// Point on body b (body frame).
     pub sb: [f64; 2],
-    /// Stiffness k [N/m].
+    /// Stiffness k \[N/m\].
     pub stiffness: f64,
-    /// Damping c [N·s/m].
+    /// Damping c \[N·s/m\].
     pub damping: f64,
-    /// Free length ℓ0 [m].
+    /// Free length ℓ0 \[m\].
     pub free_length: f64,
     /// One-sided activity.
     pub one_sided: Option<OneSided>,
