@@ -214,3 +214,55 @@ fn mass_bouncing_on_a_compression_only_spring_conserves_energy() {
         "T + V drifts by {swing:.3e} (E0 = {e0})"
     );
 }
+
+#[test]
+fn point_mass_links_with_zero_inertia_conserve_energy() {
+    // study S1 (jalon-bayo, Example 7.2) in body coordinates: unit point
+    // masses at the ends of massless unit links, J = 0 (M singular, the
+    // augmented matrix is not), springs k1 = k2 = 100 on the absolute and
+    // relative angles, φ1' = φ2' = 100 rad/s, no gravity
+    let mut m = model(
+        "S1",
+        vec![
+            body("m1", 1.0, 0.0, 1.0, 0.0, 0.0),
+            body("m2", 1.0, 0.0, 2.0, 0.0, 0.0),
+        ],
+        vec![
+            revolute("ground_joint", ground([0.0, 0.0]), on(0, [-1.0, 0.0])),
+            revolute("elbow", on(0, [0.0, 0.0]), on(1, [-1.0, 0.0])),
+        ],
+        vec![],
+        (0..2)
+            .map(|j| {
+                force(
+                    &format!("k{}", j + 1),
+                    ForceKind::RotationalSpring {
+                        joint: j,
+                        stiffness: 100.0,
+                        damping: 0.0,
+                        zero_angle: 0.0,
+                        actuator: None,
+                        one_sided: None,
+                    },
+                )
+            })
+            .collect(),
+    );
+    m.gravity = [0.0, 0.0];
+    let sys = system(&m);
+    let v0 = [0.0, 100.0, 100.0, 0.0, 300.0, 200.0];
+    let a = assemble(&sys, 0.0, &sys.initial_q(), &v0, 1e-12).unwrap();
+    assert!(
+        a.velocity_change < 1e-9,
+        "the given velocities are consistent"
+    );
+    assert_eq!(a.dof, 2);
+    let e = energies(&sys, &a.q, &a.v, 1e-4, 0.1);
+    assert!((e[0] - 50_000.0).abs() < 1e-6);
+    let swing = e.iter().fold(0.0_f64, |m, x| m.max((x - e[0]).abs()));
+    assert!(
+        swing < 1e-8 * e[0],
+        "relative energy error {:.3e}",
+        swing / e[0]
+    );
+}
