@@ -4,7 +4,78 @@
 //! matrix, generalized forces, constraints Φ, their Jacobian Φ_q, Φ_t and
 //! the acceleration right-hand side γ. Planar now, spatial later: the
 //! layers above see only [`MechanicalSystem`].
+//!
+//! Principal items:
+//! * [`MechanicalSystem`] — the interface formulations code against.
+//! * [`PlanarSystem`] — planar body coordinates (x, y, θ per body), built by
+//!   [`PlanarSystem::from_model`]; derivatives by automatic differentiation.
+//! * [`assemble`] / [`Assembly`] — consistent initial positions and
+//!   velocities, degrees of freedom, redundant and singular constraints.
+//! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
+//!
+//! Element equations, one file each: [`revolute`], [`translational`],
+//! [`rigid`], [`distance`], [`driver`], [`spring_damper`],
+//! [`rotational_spring`], [`point_force`] (gravity in [`planar`]).
+//!
+//! ```text
+//! Model ──from_model──▶ PlanarSystem ──(MechanicalSystem)──▶ formulations
+//!                            │
+//!                            └──assemble──▶ Assembly { q, v, dof, redundant, … }
+//! ```
+//!
+//! # Example
+//! A pendulum hinged at the origin, assembled from a guess that violates the
+//! hinge, then its constraint Jacobian:
+//! ```
+//! use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
+//! use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
+//! use nalgebra::DMatrix;
+//!
+//! let bob = Body {
+//!     name: "bob".into(), mass: 1.0, inertia: 0.01,
+//!     position: [1.0, 0.0], angle: 0.0, velocity: [0.0, 0.0], angular_velocity: 0.0,
+//!     points: vec![],
+//! };
+//! let hinge = Joint {
+//!     name: "hinge".into(),
+//!     kind: JointKind::Revolute {
+//!         a: Attachment { body: BodyRef::Ground, point: [0.0, 0.0] },
+//!         b: Attachment { body: BodyRef::Body(0), point: [-1.0, 0.0] },
+//!     },
+//! };
+//! let model = Model {
+//!     name: "pendulum".into(), source: "<doc>".into(), gravity: [0.0, -9.81],
+//!     bodies: vec![bob], joints: vec![hinge], drivers: vec![], forces: vec![],
+//!     settings: Settings::default(),
+//! };
+//! let sys = PlanarSystem::from_model(&model)?;
+//! let a = assemble(&sys, 0.0, &[1.1, 0.2, 0.1], &[0.0, 1.0, 0.0], 1e-12)?;
+//! assert_eq!((a.dof, a.redundant.len()), (1, 0));
+//! assert!(a.position_residual <= 1e-12);
+//!
+//! let mut jac = DMatrix::zeros(sys.nc(), sys.nq());
+//! sys.constraint_jacobian(0.0, &a.q, &mut jac);
+//! assert_eq!(sys.constraint_label(1), "joint 'hinge' (y)");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod assembly;
+pub(crate) mod constraints;
+pub mod distance;
+pub mod driver;
+pub mod error;
+pub(crate) mod forces;
+pub mod kinematics;
+pub mod planar;
+pub mod point_force;
+pub mod revolute;
+pub mod rigid;
+pub mod rotational_spring;
+pub mod spring_damper;
 pub mod system;
+pub mod translational;
 
+pub use assembly::{assemble, Assembly, AssemblyError};
+pub use error::MechanicsError;
+pub use planar::PlanarSystem;
 pub use system::MechanicalSystem;

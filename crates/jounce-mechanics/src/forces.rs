@@ -1,0 +1,118 @@
+//! Force elements of a planar system and their evaluation, written once
+//! for any scalar. Gravity is applied per body in [`crate::planar`]:
+//! Q_body = (m gₓ, m gᵧ, 0), V = −m g·r.
+//!
+//! Local coordinates and velocities of an element are those of its bodies
+//! a and b, x = (x_a, y_a, θ_a, x_b, y_b, θ_b), ground entries zero. Time
+//! functions are evaluated in f64 (Q is not differentiated in t).
+
+use jounce_model::{ForceFrame, TimeFunction};
+
+use crate::kinematics::Scalar;
+use crate::point_force::{point_force, torque};
+use crate::rotational_spring::{
+    rotational_spring, rotational_spring_potential, RotationalSpringParams,
+};
+use crate::spring_damper::{spring_damper, spring_damper_potential, SpringDamperParams};
+
+/// Kind and parameters of a force element.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ForceElementKind {
+    /// Force at point `s` of body a.
+    PointForce {
+        s: [f64; 2],
+        fx: TimeFunction,
+        fy: TimeFunction,
+        frame: ForceFrame,
+    },
+    /// Torque on body a.
+    Torque { torque: TimeFunction },
+    /// Spring-damper-actuator between a and b.
+    SpringDamper {
+        params: SpringDamperParams,
+        actuator: Option<TimeFunction>,
+    },
+    /// Rotational spring-damper-actuator between a and b.
+    RotationalSpring {
+        params: RotationalSpringParams,
+        actuator: Option<TimeFunction>,
+    },
+}
+
+/// A force element.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ForceElement {
+    /// Kind and parameters.
+    pub kind: ForceElementKind,
+    /// Bodies a and b (None = ground).
+    pub bodies: [Option<usize>; 2],
+}
+
+fn value(f: &Option<TimeFunction>, t: f64) -> f64 {
+    f.as_ref().map_or(0.0, |f| f.eval(t).0)
+}
+
+impl ForceElement {
+    /// Adds the element's generalized forces at time `t`, local coordinates
+    /// `x` and velocities `v` (len 6 each) to `q` (len 6: body a then b).
+    #[inline]
+    pub fn eval<D: Scalar>(&self, t: f64, x: &[D], v: &[D], q: &mut [D]) {
+        let (qa, qb) = q.split_at_mut(3);
+        match &self.kind {
+            ForceElementKind::PointForce { s, fx, fy, frame } => {
+                point_force(&x[0..3], *s, [fx.eval(t).0, fy.eval(t).0], *frame, qa)
+            }
+            ForceElementKind::Torque { torque: tau } => torque(tau.eval(t).0, qa),
+            ForceElementKind::SpringDamper { params, actuator } => spring_damper(
+                params,
+                &x[0..3],
+                &v[0..3],
+                &x[3..6],
+                &v[3..6],
+                value(actuator, t),
+                qa,
+                qb,
+            ),
+            ForceElementKind::RotationalSpring { params, actuator } => rotational_spring(
+                params,
+                &x[0..3],
+                &v[0..3],
+                &x[3..6],
+                &v[3..6],
+                value(actuator, t),
+                qa,
+                qb,
+            ),
+        }
+    }
+
+    /// Potential energy stored in the element at local coordinates `x`.
+    pub fn potential(&self, x: &[f64]) -> f64 {
+        match &self.kind {
+            ForceElementKind::SpringDamper { params, .. } => {
+                spring_damper_potential(params, &x[0..3], &x[3..6])
+            }
+            ForceElementKind::RotationalSpring { params, .. } => {
+                rotational_spring_potential(params, &x[0..3], &x[3..6])
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Appends the breakpoints of the element's time functions.
+    pub fn breakpoints(&self, out: &mut Vec<f64>) {
+        match &self.kind {
+            ForceElementKind::PointForce { fx, fy, .. } => {
+                fx.breakpoints(out);
+                fy.breakpoints(out);
+            }
+            ForceElementKind::Torque { torque } => torque.breakpoints(out),
+            ForceElementKind::SpringDamper { actuator, .. }
+            | ForceElementKind::RotationalSpring { actuator, .. } => {
+                if let Some(f) = actuator {
+                    f.breakpoints(out);
+                }
+            }
+        }
+    }
+}

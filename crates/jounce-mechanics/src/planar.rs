@@ -1,0 +1,841 @@
+//! The planar system in body coordinates, built from a validated model.
+//!
+//! q = (x₀, y₀, θ₀, x₁, y₁, θ₁, …): the centre-of-mass pose of every moving
+//! body in model order (ground is not a coordinate); v = q'. The mass
+//! matrix is the constant diagonal diag(m₀, m₀, J₀, m₁, …).
+//!
+//! Values (Φ, Q) come from the element code evaluated in f64; every
+//! derivative comes from the same code evaluated in dual numbers
+//! (num-dual), element by element over its 6 local coordinates:
+//!
+//! * Φ_q:              first-order vector duals (6 directions),
+//! * Φ_t:              a scalar dual seeding time in the driver value,
+//! * γ:                second-order duals along q(s) = q + v s, t(s) = t + s,
+//!   since d²Φ/ds² = Φ_qq[v, v] + 2 Φ_qt v + Φ_tt, so γ = −d²Φ/ds²,
+//! * ∂(Φ_qᵀλ)/∂q:     the Hessian of λᵀΦ by second-order vector duals,
+//! * ∂Q/∂q, ∂Q/∂v:     first-order vector duals (12 directions).
+
+use jounce_model::{Attachment, BodyRef, DriverKind, ForceKind, JointKind, Model};
+use nalgebra::DMatrix;
+use num_dual::{Dual2SVec64, Dual2_64, Dual64, DualSVec64};
+
+use crate::constraints::{ConstraintElement, ConstraintKind};
+use crate::error::MechanicsError;
+use crate::forces::{ForceElement, ForceElementKind};
+use crate::rigid::relative_pose;
+use crate::rotational_spring::RotationalSpringParams;
+use crate::spring_damper::SpringDamperParams;
+use crate::system::MechanicalSystem;
+
+/// Names of a body's three coordinates.
+const COORD_NAMES: [&str; 3] = ["x", "y", "theta"];
+
+/// Runtime planar multibody system (immutable after construction).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanarSystem {
+    /// Body names (len nb).
+    body_names: Vec<String>,
+    /// Masses m \[kg\] (len nb).
+    mass: Vec<f64>,
+    /// Inertias J \[kg·m²\] (len nb).
+    inertia: Vec<f64>,
+    /// Gravity g \[m/s²\], global.
+    gravity: [f64; 2],
+    /// Initial q from the model (len 3 nb).
+    q0: Vec<f64>,
+    /// Initial v from the model (len 3 nb).
+    v0: Vec<f64>,
+    /// Joints then drivers, in model order.
+    constraints: Vec<ConstraintElement>,
+    /// (element, row within element) of every constraint row (len nc).
+    row_owner: Vec<(usize, usize)>,
+    /// Force elements.
+    forces: Vec<ForceElement>,
+}
+
+fn body_index(r: BodyRef, count: usize, element: &str) -> Result<Option<usize>, MechanicsError> {
+    match r {
+        BodyRef::Ground => Ok(None),
+        BodyRef::Body(i) if i < count => Ok(Some(i)),
+        BodyRef::Body(i) => Err(MechanicsError::BodyIndex {
+            element: element.to_string(),
+            index: i,
+            count,
+        }),
+    }
+}
+
+fn finite_point(p: [f64; 2], element: &str) -> Result<[f64; 2], MechanicsError> {
+    if p.iter().all(|x| x.is_finite()) {
+        Ok(p)
+    } else {
+        Err(MechanicsError::InvalidParameter {
+            element: element.to_string(),
+            problem: format!("attachment point {p:?} is not finite"),
+        })
+    }
+}
+
+fn nonnegative(x: f64, what: &str, element: &str) -> Result<f64, MechanicsError> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(MechanicsError::InvalidParameter {
+            element: element.to_string(),
+            problem: format!("{what} must be finite and ≥ 0, got {x}"),
+        })
+    }
+}
+
+fn unit_axis(axis: [f64; 2], element: &str) -> Result<[f64; 2], MechanicsError> {
+    let n = (axis[0] * axis[0] + axis[1] * axis[1]).sqrt();
+    if n.is_finite() && n > 1e-12 {
+        Ok([axis[0] / n, axis[1] / n])
+    } else {
+        Err(MechanicsError::InvalidParameter {
+            element: element.to_string(),
+            problem: format!("sliding axis {axis:?} has no direction"),
+        })
+    }
+}
+
+/// Local coordinates (6) of bodies `b` gathered from a global vector.
+#[inline]
+fn gather(b: [Option<usize>; 2], q: &[f64]) -> [f64; 6] {
+    let mut x = [0.0; 6];
+    for (side, body) in b.iter().enumerate() {
+        if let Some(i) = body {
+            x[3 * side..3 * side + 3].copy_from_slice(&q[3 * i..3 * i + 3]);
+        }
+    }
+    x
+}
+
+/// Global column of local coordinate `k` (None for ground).
+#[inline]
+fn column(b: [Option<usize>; 2], k: usize) -> Option<usize> {
+    b[k / 3].map(|i| 3 * i + k % 3)
+}
+
+/// Φ_t of one element at local coordinates `x0`, driver value `f` = (f, f', f''):
+/// the driver value carries df/dt, coordinates are constant.
+fn element_phi_t(el: &ConstraintElement, x0: &[f64; 6], f: (f64, f64, f64)) -> [f64; 3] {
+    let x: [Dual64; 6] = std::array::from_fn(|k| Dual64::from_re(x0[k]));
+    let mut out = [Dual64::from_re(0.0); 3];
+    el.eval(&x, Dual64::new(f.0, f.1), &mut out);
+    out.map(|d| d.eps)
+}
+
+/// γ of one element: −d²/ds² Φ(t + s, x0 + v0 s) at s = 0 by second-order
+/// duals, the driver value carrying (f, f', f'').
+fn element_gamma(
+    el: &ConstraintElement,
+    x0: &[f64; 6],
+    v0: &[f64; 6],
+    f: (f64, f64, f64),
+) -> [f64; 3] {
+    let x: [Dual2_64; 6] = std::array::from_fn(|k| Dual2_64::new(x0[k], v0[k], 0.0));
+    let mut out = [Dual2_64::from_re(0.0); 3];
+    el.eval(&x, Dual2_64::new(f.0, f.1, f.2), &mut out);
+    out.map(|d| -d.v2)
+}
+
+impl PlanarSystem {
+    /// Builds the runtime system from a validated model.
+    ///
+    /// Joints become constraint rows in model order, then drivers. The
+    /// locked relative angle of translational joints and the locked
+    /// relative pose of rigid joints are taken from the model's initial
+    /// poses.
+    ///
+    /// # Errors
+    /// [`MechanicsError`] naming the element when a body or joint index is
+    /// out of range, a driver or rotational spring refers to a joint of the
+    /// wrong kind, an element connects a body to itself, or a parameter
+    /// (mass, inertia, axis, stiffness, …) is invalid.
+    pub fn from_model(model: &Model) -> Result<PlanarSystem, MechanicsError> {
+        let nb = model.bodies.len();
+        let mut q0 = Vec::with_capacity(3 * nb);
+        let mut v0 = Vec::with_capacity(3 * nb);
+        for b in &model.bodies {
+            let bad = |problem: String| MechanicsError::InvalidBody {
+                body: b.name.clone(),
+                problem,
+            };
+            if !(b.mass.is_finite() && b.mass > 0.0) {
+                return Err(bad(format!("mass must be finite and > 0, got {}", b.mass)));
+            }
+            if !(b.inertia.is_finite() && b.inertia >= 0.0) {
+                return Err(bad(format!(
+                    "inertia must be finite and ≥ 0, got {}",
+                    b.inertia
+                )));
+            }
+            let pose = [b.position[0], b.position[1], b.angle];
+            let vel = [b.velocity[0], b.velocity[1], b.angular_velocity];
+            if !pose.iter().chain(vel.iter()).all(|x| x.is_finite()) {
+                return Err(bad("initial pose or velocity is not finite".into()));
+            }
+            q0.extend_from_slice(&pose);
+            v0.extend_from_slice(&vel);
+        }
+        let pose0 =
+            |b: Option<usize>| b.map_or([0.0; 3], |i| [q0[3 * i], q0[3 * i + 1], q0[3 * i + 2]]);
+        let body_name = |b: Option<usize>| {
+            b.map_or("ground".to_string(), |i| {
+                format!("body '{}'", model.bodies[i].name)
+            })
+        };
+        let distinct = |a: Option<usize>, b: Option<usize>, element: &str| {
+            if a == b {
+                Err(MechanicsError::SelfConnection {
+                    element: element.to_string(),
+                    what: body_name(a),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let attach =
+            |at: &Attachment, element: &str| -> Result<(Option<usize>, [f64; 2]), MechanicsError> {
+                Ok((
+                    body_index(at.body, nb, element)?,
+                    finite_point(at.point, element)?,
+                ))
+            };
+
+        // joints
+        let mut constraints = Vec::new();
+        let mut row = 0;
+        for j in &model.joints {
+            let label = format!("joint '{}'", j.name);
+            let (kind, bodies) = match &j.kind {
+                JointKind::Revolute { a, b } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    (ConstraintKind::Revolute { sa, sb }, [ba, bb])
+                }
+                JointKind::Translational { a, b, axis } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    let axis = unit_axis(*axis, &label)?;
+                    let dtheta0 = pose0(bb)[2] - pose0(ba)[2];
+                    (
+                        ConstraintKind::Translational {
+                            sa,
+                            sb,
+                            axis,
+                            dtheta0,
+                        },
+                        [ba, bb],
+                    )
+                }
+                JointKind::Rigid { body_a, body_b } => {
+                    let ba = body_index(*body_a, nb, &label)?;
+                    let bb = body_index(*body_b, nb, &label)?;
+                    distinct(ba, bb, &label)?;
+                    (
+                        ConstraintKind::Rigid {
+                            rel0: relative_pose(pose0(ba), pose0(bb)),
+                        },
+                        [ba, bb],
+                    )
+                }
+                JointKind::Distance { a, b, length } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    if !(length.is_finite() && *length > 0.0) {
+                        return Err(MechanicsError::InvalidParameter {
+                            element: label,
+                            problem: format!("length must be finite and > 0, got {length}"),
+                        });
+                    }
+                    (
+                        ConstraintKind::Distance {
+                            sa,
+                            sb,
+                            length: *length,
+                        },
+                        [ba, bb],
+                    )
+                }
+            };
+            let el = ConstraintElement {
+                label,
+                kind,
+                bodies,
+                row,
+            };
+            row += el.rows();
+            constraints.push(el);
+        }
+
+        // drivers
+        for d in &model.drivers {
+            let label = format!("driver '{}'", d.name);
+            let function = d.function.clone();
+            let (kind, bodies) = match &d.kind {
+                DriverKind::Joint { joint } => {
+                    let Some(el) = constraints.get(*joint) else {
+                        return Err(MechanicsError::JointIndex {
+                            element: label,
+                            index: *joint,
+                            count: model.joints.len(),
+                        });
+                    };
+                    match &el.kind {
+                        ConstraintKind::Revolute { .. } => {
+                            (ConstraintKind::RevoluteDriver { function }, el.bodies)
+                        }
+                        ConstraintKind::Translational { sa, sb, axis, .. } => (
+                            ConstraintKind::TranslationalDriver {
+                                sa: *sa,
+                                sb: *sb,
+                                axis: *axis,
+                                function,
+                            },
+                            el.bodies,
+                        ),
+                        other => {
+                            return Err(MechanicsError::WrongJointKind {
+                                element: label,
+                                joint: model.joints[*joint].name.clone(),
+                                kind: if matches!(other, ConstraintKind::Rigid { .. }) {
+                                    "rigid"
+                                } else {
+                                    "distance"
+                                },
+                                expected: "only revolute and translational joints can be driven",
+                            })
+                        }
+                    }
+                }
+                DriverKind::Distance { a, b } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    (
+                        ConstraintKind::DistanceDriver { sa, sb, function },
+                        [ba, bb],
+                    )
+                }
+            };
+            let el = ConstraintElement {
+                label,
+                kind,
+                bodies,
+                row,
+            };
+            row += el.rows();
+            constraints.push(el);
+        }
+        let mut row_owner = Vec::with_capacity(row);
+        for (e, el) in constraints.iter().enumerate() {
+            for r in 0..el.rows() {
+                row_owner.push((e, r));
+            }
+        }
+
+        // forces
+        let mut forces = Vec::new();
+        for f in &model.forces {
+            let label = format!("force '{}'", f.name);
+            let el = match &f.kind {
+                ForceKind::PointForce { at, fx, fy, frame } => {
+                    let (b, s) = attach(at, &label)?;
+                    if b.is_none() {
+                        return Err(MechanicsError::InvalidParameter {
+                            element: label,
+                            problem: "applied to ground, where it has no effect".into(),
+                        });
+                    }
+                    ForceElement {
+                        kind: ForceElementKind::PointForce {
+                            s,
+                            fx: fx.clone(),
+                            fy: fy.clone(),
+                            frame: *frame,
+                        },
+                        bodies: [b, None],
+                    }
+                }
+                ForceKind::Torque { body, torque } => {
+                    let b = body_index(BodyRef::Body(*body), nb, &label)?;
+                    ForceElement {
+                        kind: ForceElementKind::Torque {
+                            torque: torque.clone(),
+                        },
+                        bodies: [b, None],
+                    }
+                }
+                ForceKind::SpringDamper {
+                    a,
+                    b,
+                    stiffness,
+                    damping,
+                    free_length,
+                    actuator,
+                    one_sided,
+                } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    let params = SpringDamperParams {
+                        sa,
+                        sb,
+                        stiffness: nonnegative(*stiffness, "stiffness", &label)?,
+                        damping: nonnegative(*damping, "damping", &label)?,
+                        free_length: nonnegative(*free_length, "free length", &label)?,
+                        one_sided: *one_sided,
+                    };
+                    ForceElement {
+                        kind: ForceElementKind::SpringDamper {
+                            params,
+                            actuator: actuator.clone(),
+                        },
+                        bodies: [ba, bb],
+                    }
+                }
+                ForceKind::RotationalSpring {
+                    joint,
+                    stiffness,
+                    damping,
+                    zero_angle,
+                    actuator,
+                    one_sided,
+                } => {
+                    let Some(el) = constraints
+                        .get(*joint)
+                        .filter(|_| *joint < model.joints.len())
+                    else {
+                        return Err(MechanicsError::JointIndex {
+                            element: label,
+                            index: *joint,
+                            count: model.joints.len(),
+                        });
+                    };
+                    if !matches!(el.kind, ConstraintKind::Revolute { .. }) {
+                        return Err(MechanicsError::WrongJointKind {
+                            element: label,
+                            joint: model.joints[*joint].name.clone(),
+                            kind: match el.kind {
+                                ConstraintKind::Translational { .. } => "translational",
+                                ConstraintKind::Rigid { .. } => "rigid",
+                                _ => "distance",
+                            },
+                            expected: "a rotational spring needs a revolute joint",
+                        });
+                    }
+                    if !zero_angle.is_finite() {
+                        return Err(MechanicsError::InvalidParameter {
+                            element: label,
+                            problem: format!("zero angle must be finite, got {zero_angle}"),
+                        });
+                    }
+                    let params = RotationalSpringParams {
+                        stiffness: nonnegative(*stiffness, "stiffness", &label)?,
+                        damping: nonnegative(*damping, "damping", &label)?,
+                        zero_angle: *zero_angle,
+                        one_sided: *one_sided,
+                    };
+                    ForceElement {
+                        kind: ForceElementKind::RotationalSpring {
+                            params,
+                            actuator: actuator.clone(),
+                        },
+                        bodies: el.bodies,
+                    }
+                }
+            };
+            forces.push(el);
+        }
+        if !model.gravity.iter().all(|g| g.is_finite()) {
+            return Err(MechanicsError::InvalidParameter {
+                element: "gravity".into(),
+                problem: format!("{:?} is not finite", model.gravity),
+            });
+        }
+
+        Ok(PlanarSystem {
+            body_names: model.bodies.iter().map(|b| b.name.clone()).collect(),
+            mass: model.bodies.iter().map(|b| b.mass).collect(),
+            inertia: model.bodies.iter().map(|b| b.inertia).collect(),
+            gravity: model.gravity,
+            q0,
+            v0,
+            constraints,
+            row_owner,
+            forces,
+        })
+    }
+
+    /// Number of moving bodies.
+    pub fn body_count(&self) -> usize {
+        self.body_names.len()
+    }
+
+    /// Index of the body named `name` (its coordinates are 3i, 3i + 1, 3i + 2).
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.body_names.iter().position(|n| n == name)
+    }
+
+    /// Body names in coordinate order.
+    pub fn body_names(&self) -> &[String] {
+        &self.body_names
+    }
+
+    /// Initial configuration from the model's initial poses (len nq).
+    pub fn initial_q(&self) -> Vec<f64> {
+        self.q0.clone()
+    }
+
+    /// Initial velocities from the model (len nq).
+    pub fn initial_v(&self) -> Vec<f64> {
+        self.v0.clone()
+    }
+
+    /// Name of the element owning constraint row `row`, e.g. `joint 'pin'`.
+    pub fn constraint_element(&self, row: usize) -> &str {
+        &self.constraints[self.row_owner[row].0].label
+    }
+}
+
+impl MechanicalSystem for PlanarSystem {
+    fn nq(&self) -> usize {
+        3 * self.body_names.len()
+    }
+
+    fn nc(&self) -> usize {
+        self.row_owner.len()
+    }
+
+    fn mass_matrix(&self, _q: &[f64], m: &mut DMatrix<f64>) {
+        m.fill(0.0);
+        for i in 0..self.mass.len() {
+            m[(3 * i, 3 * i)] = self.mass[i];
+            m[(3 * i + 1, 3 * i + 1)] = self.mass[i];
+            m[(3 * i + 2, 3 * i + 2)] = self.inertia[i];
+        }
+    }
+
+    fn mass_matrix_is_constant(&self) -> bool {
+        true
+    }
+
+    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+        // gravity
+        for i in 0..self.mass.len() {
+            f[3 * i] = self.mass[i] * self.gravity[0];
+            f[3 * i + 1] = self.mass[i] * self.gravity[1];
+            f[3 * i + 2] = 0.0;
+        }
+        // force elements
+        for el in &self.forces {
+            let x = gather(el.bodies, q);
+            let xv = gather(el.bodies, v);
+            let mut out = [0.0; 6];
+            el.eval(t, &x, &xv, &mut out);
+            for k in 0..6 {
+                if let Some(col) = column(el.bodies, k) {
+                    f[col] += out[k];
+                }
+            }
+        }
+    }
+
+    fn force_jacobians(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        dq.fill(0.0);
+        dv.fill(0.0);
+        for el in &self.forces {
+            let x0 = gather(el.bodies, q);
+            let v0 = gather(el.bodies, v);
+            let x: [DualSVec64<12>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let xv: [DualSVec64<12>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(v0[k]).derivative(6 + k));
+            let mut out = [DualSVec64::<12>::from_re(0.0); 6];
+            el.eval(t, &x, &xv, &mut out);
+            for i in 0..6 {
+                let (Some(row), Some(g)) = (column(el.bodies, i), out[i].eps.0.as_ref()) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        dq[(row, col)] += g[k];
+                        dv[(row, col)] += g[6 + k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
+        for el in &self.constraints {
+            let x = gather(el.bodies, q);
+            let mut out = [0.0; 3];
+            el.eval(&x, el.driver_value(t).0, &mut out);
+            let n = el.rows();
+            phi[el.row..el.row + n].copy_from_slice(&out[..n]);
+        }
+    }
+
+    fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+        jac.fill(0.0);
+        for el in &self.constraints {
+            let x0 = gather(el.bodies, q);
+            let x: [DualSVec64<6>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let f = DualSVec64::<6>::from_re(el.driver_value(t).0);
+            let mut out = [DualSVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, f, &mut out);
+            for r in 0..el.rows() {
+                let Some(g) = out[r].eps.0.as_ref() else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        jac[(el.row + r, col)] += g[k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
+        for el in &self.constraints {
+            let n = el.rows();
+            if el.function().is_none() {
+                phi_t[el.row..el.row + n].fill(0.0);
+                continue;
+            }
+            let out = element_phi_t(el, &gather(el.bodies, q), el.driver_value(t));
+            phi_t[el.row..el.row + n].copy_from_slice(&out[..n]);
+        }
+    }
+
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+        for el in &self.constraints {
+            let out = element_gamma(
+                el,
+                &gather(el.bodies, q),
+                &gather(el.bodies, v),
+                el.driver_value(t),
+            );
+            let n = el.rows();
+            gamma[el.row..el.row + n].copy_from_slice(&out[..n]);
+        }
+    }
+
+    fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+        for el in &self.constraints {
+            let x0 = gather(el.bodies, q);
+            let x: [Dual2SVec64<6>; 6] =
+                std::array::from_fn(|k| Dual2SVec64::from_re(x0[k]).derivative(k));
+            let f = Dual2SVec64::<6>::from_re(el.driver_value(t).0);
+            let mut phi = [Dual2SVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, f, &mut phi);
+            let mut s = Dual2SVec64::<6>::from_re(0.0);
+            for r in 0..el.rows() {
+                s += phi[r] * lambda[el.row + r];
+            }
+            let Some(h) = s.v2.0.as_ref() else { continue };
+            for i in 0..6 {
+                let Some(row) = column(el.bodies, i) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        out[(row, col)] += h[(i, k)];
+                    }
+                }
+            }
+        }
+    }
+
+    fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
+        let mut t = 0.0;
+        for i in 0..self.mass.len() {
+            let (vx, vy, w) = (v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+            t += 0.5 * (self.mass[i] * (vx * vx + vy * vy) + self.inertia[i] * w * w);
+        }
+        t
+    }
+
+    fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
+        let mut pot = 0.0;
+        for i in 0..self.mass.len() {
+            pot -= self.mass[i] * (self.gravity[0] * q[3 * i] + self.gravity[1] * q[3 * i + 1]);
+        }
+        for el in &self.forces {
+            pot += el.potential(&gather(el.bodies, q));
+        }
+        pot
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        match self.row_owner.get(row) {
+            Some(&(e, r)) => self.constraints[e].row_label(r),
+            None => format!("constraint row {row} (out of range)"),
+        }
+    }
+
+    fn coordinate_label(&self, i: usize) -> String {
+        match self.body_names.get(i / 3) {
+            Some(name) => format!("{}.{}", name, COORD_NAMES[i % 3]),
+            None => format!("coordinate {i} (out of range)"),
+        }
+    }
+
+    fn breakpoints(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for el in &self.constraints {
+            if let Some(f) = el.function() {
+                f.breakpoints(&mut out);
+            }
+        }
+        for el in &self.forces {
+            el.breakpoints(&mut out);
+        }
+        out.retain(|t| t.is_finite());
+        out.sort_by(f64::total_cmp);
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The time seeding of Φ_t and γ, with driver values f(t) that are not
+    //! constant (the element code sees f only as a scalar).
+    use super::*;
+    use jounce_model::{Body, Driver, Joint, Settings, TimeFunction};
+
+    fn bar(name: &str, x: f64, y: f64, angle: f64) -> Body {
+        Body {
+            name: name.into(),
+            mass: 1.0,
+            inertia: 0.1,
+            position: [x, y],
+            angle,
+            velocity: [0.0; 2],
+            angular_velocity: 0.0,
+            points: vec![],
+        }
+    }
+
+    /// One driver of each kind, between two bodies.
+    fn driven_model() -> Model {
+        let a = Attachment {
+            body: BodyRef::Body(0),
+            point: [0.3, -0.1],
+        };
+        let b = Attachment {
+            body: BodyRef::Body(1),
+            point: [-0.2, 0.15],
+        };
+        let f = TimeFunction::Constant(0.0);
+        Model {
+            name: "drivers".into(),
+            source: "<test>".into(),
+            gravity: [0.0, -9.81],
+            bodies: vec![bar("a", 0.1, 0.2, 0.3), bar("b", 0.9, -0.4, -0.7)],
+            joints: vec![
+                Joint {
+                    name: "pin".into(),
+                    kind: JointKind::Revolute { a, b },
+                },
+                Joint {
+                    name: "slide".into(),
+                    kind: JointKind::Translational {
+                        a,
+                        b,
+                        axis: [0.6, 0.8],
+                    },
+                },
+            ],
+            drivers: vec![
+                Driver {
+                    name: "rot".into(),
+                    kind: DriverKind::Joint { joint: 0 },
+                    function: f.clone(),
+                },
+                Driver {
+                    name: "lin".into(),
+                    kind: DriverKind::Joint { joint: 1 },
+                    function: f.clone(),
+                },
+                Driver {
+                    name: "dist".into(),
+                    kind: DriverKind::Distance { a, b },
+                    function: f,
+                },
+            ],
+            forces: vec![],
+            settings: Settings::default(),
+        }
+    }
+
+    /// f(t) = 0.4 sin(3t) + 0.2 t² with exact f', f''.
+    fn f(t: f64) -> (f64, f64, f64) {
+        (
+            0.4 * (3.0 * t).sin() + 0.2 * t * t,
+            1.2 * (3.0 * t).cos() + 0.4 * t,
+            -3.6 * (3.0 * t).sin() + 0.4,
+        )
+    }
+
+    fn phi(el: &ConstraintElement, t: f64, x: &[f64; 6]) -> f64 {
+        let mut out = [0.0; 3];
+        el.eval(x, f(t).0, &mut out);
+        out[0]
+    }
+
+    #[test]
+    fn driver_phi_t_and_gamma_match_finite_differences_with_moving_drivers() {
+        let sys = PlanarSystem::from_model(&driven_model()).expect("valid model");
+        let x0 = [0.1, 0.2, 0.3, 0.9, -0.4, -0.7];
+        let v0 = [0.5, -0.3, 1.1, -0.8, 0.6, -1.4];
+        let acc = [0.7, 0.2, -2.0, 1.5, -0.9, 0.4];
+        let t = 0.37;
+        for el in sys.constraints.iter().filter(|e| e.function().is_some()) {
+            // Φ_t by central differences in t
+            let h = 1e-6;
+            let fd = (phi(el, t + h, &x0) - phi(el, t - h, &x0)) / (2.0 * h);
+            let ad = element_phi_t(el, &x0, f(t))[0];
+            assert!(
+                (fd - ad).abs() < 1e-7 * (1.0 + ad.abs()),
+                "{}: Φ_t {ad} vs fd {fd}",
+                el.label
+            );
+            assert!(ad.abs() > 0.1, "{}: Φ_t should be nonzero here", el.label);
+
+            // along q(s) = q + v s + a s²/2: d²Φ/ds² = Φ_q a − γ
+            let path = |s: f64| -> [f64; 6] {
+                std::array::from_fn(|k| x0[k] + v0[k] * s + 0.5 * acc[k] * s * s)
+            };
+            let h = 1e-4;
+            let d2 = (phi(el, t + h, &path(h)) - 2.0 * phi(el, t, &path(0.0))
+                + phi(el, t - h, &path(-h)))
+                / (h * h);
+            let x: [DualSVec64<6>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let mut out = [DualSVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, DualSVec64::from_re(f(t).0), &mut out);
+            let g = out[0].eps.0.expect("gradient");
+            let phi_q_a: f64 = (0..6).map(|k| g[k] * acc[k]).sum();
+            let gamma = element_gamma(el, &x0, &v0, f(t))[0];
+            let expect = phi_q_a - gamma;
+            assert!(
+                (d2 - expect).abs() < 1e-5 * (1.0 + d2.abs()),
+                "{}: Φ'' {d2} vs Φ_q a − γ {expect}",
+                el.label
+            );
+        }
+    }
+}
