@@ -1,0 +1,65 @@
+//! Shared helpers of the root tests: run an example and read its output.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use jounce::run::{apply_overrides, run_model, Overrides};
+use jounce_io::RunSummary;
+
+/// Absolute path of a file in the repository.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("jounce-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Time series read back from `timeseries.csv`: column name → values.
+pub struct Series {
+    pub columns: HashMap<String, Vec<f64>>,
+}
+
+impl Series {
+    pub fn read(path: &Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<String> = lines
+            .next()
+            .unwrap()
+            .split(',')
+            .map(|s| s.trim_matches('"').to_string())
+            .collect();
+        let mut columns: HashMap<String, Vec<f64>> =
+            header.iter().map(|h| (h.clone(), Vec::new())).collect();
+        for line in lines {
+            for (h, v) in header.iter().zip(line.split(',')) {
+                columns.get_mut(h).unwrap().push(v.parse().unwrap());
+            }
+        }
+        Self { columns }
+    }
+
+    pub fn col(&self, name: &str) -> &[f64] {
+        self.columns
+            .get(name)
+            .unwrap_or_else(|| panic!("no column '{name}'"))
+    }
+}
+
+/// Run the example at `rel` with `overrides`; returns the summary and the series.
+pub fn run_example(rel: &str, overrides: Overrides, tag: &str) -> (RunSummary, Series) {
+    let mut model = jounce_model::load_file(&repo(rel)).unwrap();
+    apply_overrides(&mut model, &overrides).unwrap();
+    let out = scratch(tag);
+    let summary = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let series = Series::read(&out.join("timeseries.csv"));
+    let _ = std::fs::remove_dir_all(&out);
+    (summary, series)
+}
