@@ -118,6 +118,7 @@ fn driver<'a, 'i>(
                     at: e.at(&v.span()),
                     kind: "joint".into(),
                     name: jname.to_string(),
+                    scope: String::new(),
                     available: joints.iter().map(|j| j.name.clone()).collect(),
                 });
             };

@@ -107,14 +107,19 @@ pub enum ModelError {
         valid: Vec<String>,
     },
     /// A reference to a body, point, joint or function that does not exist.
-    #[error("{at}: unknown {kind} '{name}' (available: {})", list(available))]
+    #[error(
+        "{at}: unknown {kind} '{name}'{scope} (available: {})",
+        list(available)
+    )]
     UnknownReference {
         /// Location (line of the reference).
         at: Location,
-        /// "body", "point of body 'x'", "joint", "function".
+        /// "body", "point", "joint", "function".
         kind: String,
         /// The referenced name.
         name: String,
+        /// Where it was looked up, e.g. " on body 'crank'" (may be empty).
+        scope: String,
         /// Names that exist.
         available: Vec<String>,
     },

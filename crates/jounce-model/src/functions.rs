@@ -8,8 +8,8 @@ use std::ops::Range;
 use toml::de::DeValue;
 
 use crate::error::ModelError;
-use crate::reader::{describe, Elem, Src, Val};
-use crate::table::{Interpolation, Table};
+use crate::reader::{describe, num_str, Elem, Src, Val};
+use crate::table::{Interpolation, Table, TableError};
 use crate::time_function::TimeFunction;
 
 /// Maximum nesting depth of time functions (inline and by name).
@@ -113,6 +113,7 @@ impl<'a, 'i> Functions<'a, 'i> {
                 at: self.src.loc(span, label),
                 kind: "function".into(),
                 name: name.to_string(),
+                scope: String::new(),
                 available: self.names(),
             });
         };
@@ -230,7 +231,11 @@ impl<'a, 'i> Functions<'a, 'i> {
                     return Err(e.invalid(
                         "t1",
                         &e.value_span("t1"),
-                        format!("must be greater than t0 = {t0}, got {t1}"),
+                        format!(
+                            "must be greater than t0 = {}, got {}",
+                            num_str(t0),
+                            num_str(t1)
+                        ),
                     ));
                 }
                 TimeFunction::Ramp {
@@ -268,8 +273,16 @@ impl<'a, 'i> Functions<'a, 'i> {
                         Some(1) => Interpolation::Cubic,
                         _ => Interpolation::Linear,
                     };
-                let table = Table::new(times, values, interp)
-                    .map_err(|err| e.invalid("times", &e.value_span("times"), err.to_string()))?;
+                let table = Table::new(times, values, interp).map_err(|err| {
+                    let key = match err {
+                        TableError::LengthMismatch(..) => "values",
+                        _ => "times",
+                    };
+                    ModelError::Invalid {
+                        at: e.at(&e.value_span(key)),
+                        message: format!("table: {err}"),
+                    }
+                })?;
                 TimeFunction::Table(table)
             }
             "sum" | "product" => {

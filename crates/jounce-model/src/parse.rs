@@ -257,6 +257,7 @@ impl<'a, 'i> Ctx<'a, 'i> {
                 at: e.at(&v.span()),
                 kind: "body".into(),
                 name: name.to_string(),
+                scope: String::new(),
                 available: std::iter::once(GROUND.to_string())
                     .chain(self.bodies.iter().map(|b| b.name.clone()))
                     .collect(),
@@ -304,8 +305,9 @@ impl<'a, 'i> Ctx<'a, 'i> {
                     None => {
                         return Err(ModelError::UnknownReference {
                             at: e.at(&v.span()),
-                            kind: format!("point of body '{}'", self.body_name(body)),
+                            kind: "point".into(),
                             name: name.to_string(),
+                            scope: format!(" on body '{}'", self.body_name(body)),
                             available: list.iter().map(|(n, _)| n.clone()).collect(),
                         })
                     }

@@ -40,6 +40,15 @@ impl Src<'_> {
     }
 }
 
+/// A number as a user would write it: `-1`, `0.5`, `1e-6`, `inf`.
+pub(crate) fn num_str(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x}")
+    } else {
+        format!("{x:?}")
+    }
+}
+
 /// Short description of a value for "got ..." messages.
 pub(crate) fn describe(v: &DeValue<'_>) -> String {
     match v {
@@ -187,7 +196,11 @@ impl<'a, 'i> Elem<'a, 'i> {
         if x.is_finite() {
             Ok(x)
         } else {
-            Err(self.invalid(key, &v.span(), format!("must be a finite number, got {x}")))
+            Err(self.invalid(
+                key,
+                &v.span(),
+                format!("must be a finite number, got {}", num_str(x)),
+            ))
         }
     }
 
@@ -215,7 +228,7 @@ impl<'a, 'i> Elem<'a, 'i> {
             Err(self.invalid(
                 key,
                 &self.value_span(key),
-                format!("must be positive, got {x}"),
+                format!("must be positive, got {}", num_str(x)),
             ))
         }
     }
@@ -228,7 +241,7 @@ impl<'a, 'i> Elem<'a, 'i> {
             Err(self.invalid(
                 key,
                 &self.value_span(key),
-                format!("must not be negative, got {x}"),
+                format!("must not be negative, got {}", num_str(x)),
             ))
         }
     }

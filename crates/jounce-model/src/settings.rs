@@ -3,7 +3,7 @@
 //! (`[settings.integrator]`, `[settings.integrator.params]`).
 
 use crate::error::ModelError;
-use crate::reader::{Elem, Src, Val};
+use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, Settings};
 
 const FORMULATIONS: &[&str] = &["augmented", "partitioning", "projection", "penalty"];
@@ -112,7 +112,7 @@ pub(crate) fn parse<'a, 'i>(
                 return Err(g.invalid(
                     "h_max",
                     &v.span(),
-                    format!("must be positive (or inf), got {x}"),
+                    format!("must be positive (or inf), got {}", num_str(x)),
                 ));
             }
             it.h_max = x;
@@ -121,7 +121,11 @@ pub(crate) fn parse<'a, 'i>(
             return Err(g.invalid(
                 "h_min",
                 &g.value_span("h_min"),
-                format!("must not exceed h_max = {}, got {}", it.h_max, it.h_min),
+                format!(
+                    "must not exceed h_max = {}, got {}",
+                    num_str(it.h_max),
+                    num_str(it.h_min)
+                ),
             ));
         }
         if let Some(v) = g.get("max_steps") {
