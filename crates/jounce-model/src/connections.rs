@@ -34,12 +34,7 @@ pub(crate) fn parse<'a, 'i>(
 
 fn joint<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Joint, ModelError> {
     let e = &n.elem;
-    let Some(t) = e.choice("type", "joint type", JOINT_TYPES)? else {
-        return Err(e
-            .req("type")
-            .err()
-            .unwrap_or_else(|| e.invalid("type", &e.span, "missing")));
-    };
+    let t = e.req_choice("type", "joint type", JOINT_TYPES)?;
     let kind = match JOINT_TYPES[t] {
         "revolute" => {
             e.check_keys(&["name", "type", "body1", "point1", "body2", "point2"])?;
@@ -102,12 +97,7 @@ fn driver<'a, 'i>(
     joints: &[Joint],
 ) -> Result<Driver, ModelError> {
     let e = &n.elem;
-    let Some(t) = e.choice("type", "driver type", DRIVER_TYPES)? else {
-        return Err(e
-            .req("type")
-            .err()
-            .unwrap_or_else(|| e.invalid("type", &e.span, "missing")));
-    };
+    let t = e.req_choice("type", "driver type", DRIVER_TYPES)?;
     let kind = match DRIVER_TYPES[t] {
         "joint" => {
             e.check_keys(&["name", "type", "joint", "function"])?;

@@ -48,12 +48,7 @@ fn force<'a, 'i>(
     joints: &[Joint],
 ) -> Result<Force, ModelError> {
     let e = &n.elem;
-    let Some(t) = e.choice("type", "force type", FORCE_TYPES)? else {
-        return Err(e
-            .req("type")
-            .err()
-            .unwrap_or_else(|| e.invalid("type", &e.span, "missing")));
-    };
+    let t = e.req_choice("type", "force type", FORCE_TYPES)?;
     let kind = match FORCE_TYPES[t] {
         "point_force" => {
             e.check_keys(&["name", "type", "body", "point", "fx", "fy", "frame"])?;

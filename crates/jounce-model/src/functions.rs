@@ -154,11 +154,12 @@ impl<'a, 'i> Functions<'a, 'i> {
         let key = if path.is_empty() { "value" } else { path };
         match v.get_ref() {
             DeValue::Integer(_) | DeValue::Float(_) => {
+                let empty = toml::de::DeTable::new();
                 let e = Elem {
                     src: self.src,
                     label: label.to_string(),
                     span: v.span(),
-                    table: &EMPTY,
+                    table: &empty,
                     prefix: String::new(),
                 };
                 Ok(TimeFunction::Constant(e.num(key, v)?))
@@ -182,12 +183,7 @@ impl<'a, 'i> Functions<'a, 'i> {
     }
 
     fn parse_table(&mut self, e: &Elem<'a, 'i>) -> Result<TimeFunction, ModelError> {
-        let Some(kind) = e.choice("type", "time function type", FUNCTION_TYPES)? else {
-            return Err(e
-                .req("type")
-                .err()
-                .unwrap_or_else(|| e.invalid("type", &e.span, "missing")));
-        };
+        let kind = e.req_choice("type", "time function type", FUNCTION_TYPES)?;
         let kind = FUNCTION_TYPES[kind];
         let f = match kind {
             "constant" => {
@@ -317,6 +313,3 @@ impl<'a, 'i> Functions<'a, 'i> {
         Ok(f)
     }
 }
-
-static EMPTY: std::sync::LazyLock<toml::de::DeTable<'static>> =
-    std::sync::LazyLock::new(toml::de::DeTable::new);

@@ -8,6 +8,7 @@
 //! Entry points: [`load_file`] and [`from_str`], both returning
 //! `Result<Model, ModelError>`.
 
+mod breakpoints;
 mod connections;
 pub mod error;
 mod forces;

@@ -333,6 +333,18 @@ impl<'a, 'i> Elem<'a, 'i> {
     }
 }
 
+impl Elem<'_, '_> {
+    /// A required enumerated string (e.g. `type`): the index into `valid`.
+    pub fn req_choice(&self, key: &str, what: &str, valid: &[&str]) -> Result<usize, ModelError> {
+        self.req(key)?;
+        self.choice(key, what, valid)?
+            .ok_or_else(|| ModelError::MissingKey {
+                at: self.here(),
+                key: self.path(key),
+            })
+    }
+}
+
 /// The elements of an array of tables (`[[bodies]]`), or an error if `value`
 /// is not an array.
 pub(crate) fn table_array<'a, 'i>(

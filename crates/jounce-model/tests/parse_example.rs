@@ -166,3 +166,31 @@ fn error_accessors_report_line_and_element() {
     assert_eq!(e.element(), Some("body 'crank'"));
     assert_eq!(e.origin(), "examples/x.toml");
 }
+
+#[test]
+fn model_breakpoints_collect_all_functions_within_the_run() {
+    let text = r#"
+[[bodies]]
+name = "b"
+mass = 1
+inertia = 1
+
+[[forces]]
+name = "kick"
+type = "torque"
+body = "b"
+torque = { type = "step", time = 0.5, after = 1 }
+
+[[forces]]
+name = "push"
+type = "point_force"
+body = "b"
+point = [0, 0]
+fy = { type = "ramp", t0 = 0.25, t1 = 3.0, to = 1 }
+
+[settings]
+t_end = 2.0
+"#;
+    let m = from_str(text, "b.toml").unwrap();
+    assert_eq!(m.breakpoints(), vec![0.25, 0.5]);
+}
