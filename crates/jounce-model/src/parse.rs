@@ -112,9 +112,15 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
     let src = Src { origin, text };
     let doc = DeTable::parse(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
+        let line = src.line(span.start);
+        let mut message = e.message().trim().to_string();
+        let snippet = text.get(span.clone()).unwrap_or("").trim();
+        if !snippet.is_empty() && snippet.len() <= 40 && !snippet.contains('\n') {
+            message = format!("{message} at '{snippet}'");
+        }
         ModelError::Syntax {
-            at: src.loc(&span, ""),
-            message: e.message().trim().to_string(),
+            at: src.loc(&span, &src.section_at(line)),
+            message,
         }
     })?;
     let root_span = doc.span();

@@ -30,6 +30,40 @@ impl Src<'_> {
             + 1
     }
 
+    /// The table header in force at a 1-based line (the nearest preceding
+    /// line that starts with `[`), e.g. `[[bodies]] #2` or `[settings]`;
+    /// `top level` before any header. Used to name the element of TOML
+    /// syntax errors, where no parsed element exists.
+    pub fn section_at(&self, line: usize) -> String {
+        let header = |l: &str| -> Option<String> {
+            let t = l.trim_start();
+            if !t.starts_with('[') {
+                return None;
+            }
+            let end = t.find(']').map(|i| i + 1)?;
+            let end = if t[end..].starts_with(']') {
+                end + 1
+            } else {
+                end
+            };
+            Some(t[..end].split_whitespace().collect())
+        };
+        let lines: Vec<&str> = self.text.lines().take(line).collect();
+        for (i, l) in lines.iter().enumerate().rev() {
+            if let Some(h) = header(l) {
+                if h.starts_with("[[") {
+                    let n = lines[..=i]
+                        .iter()
+                        .filter(|x| header(x).as_deref() == Some(h.as_str()))
+                        .count();
+                    return format!("{h} #{n}");
+                }
+                return h;
+            }
+        }
+        "top level".into()
+    }
+
     /// Location of a span in an element.
     pub fn loc(&self, span: &Range<usize>, element: &str) -> Location {
         Location {

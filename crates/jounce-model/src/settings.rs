@@ -128,6 +128,20 @@ pub(crate) fn parse<'a, 'i>(
                 ),
             ));
         }
+        if let Some(h0) = it.h0 {
+            if h0 < it.h_min || h0 > it.h_max {
+                return Err(g.invalid(
+                    "h0",
+                    &g.value_span("h0"),
+                    format!(
+                        "must lie in [h_min, h_max] = [{}, {}], got {}",
+                        num_str(it.h_min),
+                        num_str(it.h_max),
+                        num_str(h0)
+                    ),
+                ));
+            }
+        }
         if let Some(v) = g.get("max_steps") {
             let n = match v.get_ref() {
                 toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
