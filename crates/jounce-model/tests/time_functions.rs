@@ -254,3 +254,35 @@ fn composite_breakpoints() {
     };
     assert_eq!(f.breakpoints_sorted(), vec![0.75, 1.25]);
 }
+
+/// Natural cubic spline through sin on [0, π] (where sin'' = 0 at both ends,
+/// so the natural end conditions are exact): the errors of f, f', f'' must
+/// converge as h⁴, h³, h² (de Boor, A Practical Guide to Splines, ch. IV).
+#[test]
+fn cubic_spline_converges_at_fourth_order() {
+    let pi = std::f64::consts::PI;
+    let errors = |n: usize| -> [f64; 3] {
+        let times: Vec<f64> = (0..=n).map(|i| pi * i as f64 / n as f64).collect();
+        let values: Vec<f64> = times.iter().map(|t| t.sin()).collect();
+        let f = Table::new(times, values, Interpolation::Cubic).unwrap();
+        let mut e = [0.0f64; 3];
+        for k in 0..2000 {
+            let t = pi * (k as f64 + 0.5) / 2000.0;
+            let (v, d1, d2) = f.eval(t);
+            e[0] = e[0].max((v - t.sin()).abs());
+            e[1] = e[1].max((d1 - t.cos()).abs());
+            e[2] = e[2].max((d2 + t.sin()).abs());
+        }
+        e
+    };
+    let coarse = errors(16);
+    let fine = errors(32);
+    for (k, order) in [4.0, 3.0, 2.0].into_iter().enumerate() {
+        let slope = (coarse[k] / fine[k]).log2();
+        eprintln!("spline derivative {k}: order {slope:.3}");
+        assert!(
+            (slope - order).abs() < 0.2,
+            "derivative {k}: observed order {slope}, expected {order}"
+        );
+    }
+}
