@@ -7,6 +7,34 @@
 //!
 //! Entry points: [`load_file`] and [`from_str`], both returning
 //! `Result<Model, ModelError>`.
+//!
+//! ```
+//! let text = r#"
+//! [[bodies]]
+//! name = "pendulum"
+//! mass = 1.0
+//! inertia = 0.01
+//! position = [0.5, 0.0]
+//!
+//! [[joints]]
+//! name = "pivot"
+//! type = "revolute"
+//! body1 = "ground"
+//! point1 = [0.0, 0.0]
+//! body2 = "pendulum"
+//! point2 = [-0.5, 0.0]
+//! "#;
+//! let model = jounce_model::from_str(text, "pendulum.toml").unwrap();
+//! assert_eq!(model.bodies[0].name, "pendulum");
+//!
+//! let bad = text.replace("mass = 1.0", "mass = -1");
+//! let err = jounce_model::from_str(&bad, "pendulum.toml").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "pendulum.toml:4: body 'pendulum': mass must be positive, got -1"
+//! );
+//! assert_eq!(err.line(), Some(4));
+//! ```
 
 mod breakpoints;
 mod connections;
