@@ -1,11 +1,55 @@
 //! # jounce-model: the declarative model a user writes
 //!
-//! Owns the model file format (TOML, SI units), its validation, and the
-//! validated [`Model`] handed to the mechanics layer. Errors name the file,
-//! the line and the element. Must not evaluate dynamics.
+//! Owns the model file format (TOML, SI units; see `docs/model-format.md`),
+//! its validation, and the validated [`Model`] handed to the mechanics
+//! layer. Errors name the file, the line and the element. Must not evaluate
+//! dynamics.
+//!
+//! Entry points: [`load_file`] and [`from_str`], both returning
+//! `Result<Model, ModelError>`.
+//!
+//! ```
+//! let text = r#"
+//! [[bodies]]
+//! name = "pendulum"
+//! mass = 1.0
+//! inertia = 0.01
+//! position = [0.5, 0.0]
+//!
+//! [[joints]]
+//! name = "pivot"
+//! type = "revolute"
+//! body1 = "ground"
+//! point1 = [0.0, 0.0]
+//! body2 = "pendulum"
+//! point2 = [-0.5, 0.0]
+//! "#;
+//! let model = jounce_model::from_str(text, "pendulum.toml").unwrap();
+//! assert_eq!(model.bodies[0].name, "pendulum");
+//!
+//! let bad = text.replace("mass = 1.0", "mass = -1");
+//! let err = jounce_model::from_str(&bad, "pendulum.toml").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "pendulum.toml:4: body 'pendulum': mass must be positive, got -1"
+//! );
+//! assert_eq!(err.line(), Some(4));
+//! ```
 
+mod breakpoints;
+mod connections;
+pub mod error;
+mod forces;
+mod functions;
+mod parse;
+mod reader;
+mod settings;
+pub mod table;
 pub mod time_function;
 pub mod types;
 
+pub use error::{Location, ModelError};
+pub use parse::{from_str, load_file, GROUND};
+pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;
 pub use types::*;

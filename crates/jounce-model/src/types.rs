@@ -24,7 +24,7 @@ pub enum BodyRef {
 pub struct Body {
     /// Unique name.
     pub name: String,
-    /// Mass m > 0 [kg] (0 allowed only together with inertia 0? no: > 0).
+    /// Mass m > 0 [kg].
     pub mass: f64,
     /// Moment of inertia about the centre of mass J ≥ 0 [kg·m²]
     /// (0 models a point mass; then M is singular in θ).

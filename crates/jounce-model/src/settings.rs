@@ -1,0 +1,184 @@
+//! `[settings]`: run length, output, assembly tolerance, formulation
+//! (`[settings.baumgarte]`, `[settings.penalty]`) and integrator
+//! (`[settings.integrator]`, `[settings.integrator.params]`).
+
+use crate::error::ModelError;
+use crate::reader::{num_str, Elem, Src, Val};
+use crate::types::{FormulationKind, Settings};
+
+const FORMULATIONS: &[&str] = &["augmented", "partitioning", "projection", "penalty"];
+
+/// Parses `[settings]` (absent: defaults).
+pub(crate) fn parse<'a, 'i>(
+    src: Src<'a>,
+    section: Option<&'a Val<'i>>,
+) -> Result<Settings, ModelError> {
+    let mut s = Settings::default();
+    let Some(v) = section else {
+        return Ok(s);
+    };
+    let e = Elem::new(src, "[settings]", v, "settings")?;
+    e.check_keys(&[
+        "t_end",
+        "output_interval",
+        "assembly_tol",
+        "formulation",
+        "baumgarte",
+        "penalty",
+        "integrator",
+    ])?;
+    if let Some(x) = e.opt_num("t_end")? {
+        s.t_end = e.positive("t_end", x)?;
+    }
+    if let Some(x) = e.opt_num("output_interval")? {
+        s.output_interval = e.positive("output_interval", x)?;
+    }
+    if let Some(x) = e.opt_num("assembly_tol")? {
+        s.assembly_tol = e.positive("assembly_tol", x)?;
+    }
+    let f = &mut s.formulation;
+    if let Some(i) = e.choice("formulation", "formulation", FORMULATIONS)? {
+        f.kind = [
+            FormulationKind::Augmented,
+            FormulationKind::Partitioning,
+            FormulationKind::Projection,
+            FormulationKind::Penalty,
+        ][i];
+    }
+    if let Some(v) = e.get("baumgarte") {
+        let b = labelled(&e, "baumgarte", v, "[settings.baumgarte]")?;
+        b.check_keys(&["alpha", "beta"])?;
+        if let Some(x) = b.opt_num("alpha")? {
+            f.baumgarte_alpha = b.non_negative("alpha", x)?;
+        }
+        if let Some(x) = b.opt_num("beta")? {
+            f.baumgarte_beta = b.non_negative("beta", x)?;
+        }
+    }
+    if let Some(v) = e.get("penalty") {
+        let p = labelled(&e, "penalty", v, "[settings.penalty]")?;
+        p.check_keys(&["factor", "omega", "xi"])?;
+        if let Some(x) = p.opt_num("factor")? {
+            f.penalty_factor = p.positive("factor", x)?;
+        }
+        if let Some(x) = p.opt_num("omega")? {
+            f.penalty_omega = p.positive("omega", x)?;
+        }
+        if let Some(x) = p.opt_num("xi")? {
+            f.penalty_xi = p.non_negative("xi", x)?;
+        }
+    }
+    if let Some(v) = e.get("integrator") {
+        let g = labelled(&e, "integrator", v, "[settings.integrator]")?;
+        g.check_keys(&[
+            "method",
+            "rtol",
+            "atol",
+            "step",
+            "h0",
+            "h_min",
+            "h_max",
+            "max_steps",
+            "controller",
+            "error_per",
+            "params",
+        ])?;
+        let it = &mut s.integrator;
+        if let Some(m) = g.opt_str("method")? {
+            if m.trim().is_empty() {
+                return Err(g.invalid("method", &g.value_span("method"), "must not be empty"));
+            }
+            it.method = m.to_string();
+        }
+        if let Some(x) = g.opt_num("rtol")? {
+            it.rtol = g.positive("rtol", x)?;
+        }
+        if let Some(x) = g.opt_num("atol")? {
+            it.atol = g.positive("atol", x)?;
+        }
+        if let Some(x) = g.opt_num("step")? {
+            it.step = Some(g.positive("step", x)?);
+        }
+        if let Some(x) = g.opt_num("h0")? {
+            it.h0 = Some(g.positive("h0", x)?);
+        }
+        if let Some(x) = g.opt_num("h_min")? {
+            it.h_min = g.non_negative("h_min", x)?;
+        }
+        if let Some(v) = g.get("h_max") {
+            // h_max may be `inf` (no limit).
+            let x = g.num_any("h_max", v)?;
+            if x.is_nan() || x <= 0.0 {
+                return Err(g.invalid(
+                    "h_max",
+                    &v.span(),
+                    format!("must be positive (or inf), got {}", num_str(x)),
+                ));
+            }
+            it.h_max = x;
+        }
+        if it.h_min > it.h_max {
+            return Err(g.invalid(
+                "h_min",
+                &g.value_span("h_min"),
+                format!(
+                    "must not exceed h_max = {}, got {}",
+                    num_str(it.h_max),
+                    num_str(it.h_min)
+                ),
+            ));
+        }
+        if let Some(h0) = it.h0 {
+            if h0 < it.h_min || h0 > it.h_max {
+                return Err(g.invalid(
+                    "h0",
+                    &g.value_span("h0"),
+                    format!(
+                        "must lie in [h_min, h_max] = [{}, {}], got {}",
+                        num_str(it.h_min),
+                        num_str(it.h_max),
+                        num_str(h0)
+                    ),
+                ));
+            }
+        }
+        if let Some(v) = g.get("max_steps") {
+            let n = match v.get_ref() {
+                toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
+                _ => return Err(g.wrong_type("max_steps", v, "a positive integer")),
+            };
+            match n {
+                Some(n) if n > 0 => it.max_steps = n as u64,
+                _ => return Err(g.invalid("max_steps", &v.span(), "must be a positive integer")),
+            }
+        }
+        if let Some(i) = g.choice("controller", "step-size controller", &["elementary", "pi"])? {
+            it.controller = ["elementary", "pi"][i].to_string();
+        }
+        if let Some(i) = g.choice("error_per", "error_per mode", &["step", "unit_step"])? {
+            it.error_per = ["step", "unit_step"][i].to_string();
+        }
+        if let Some(v) = g.get("params") {
+            let p = labelled(&g, "params", v, "[settings.integrator.params]")?;
+            for (k, pv) in p.table.iter() {
+                let name: &str = k.get_ref();
+                let x = p.num(name, pv)?;
+                it.params.insert(name.to_string(), x);
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// A sub-table with its own label.
+fn labelled<'a, 'i>(
+    parent: &Elem<'a, 'i>,
+    key: &str,
+    v: &'a Val<'i>,
+    label: &str,
+) -> Result<Elem<'a, 'i>, ModelError> {
+    let mut e = parent.nested(key, v)?;
+    e.label = label.to_string();
+    e.prefix = String::new();
+    Ok(e)
+}
