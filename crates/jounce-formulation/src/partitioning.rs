@@ -250,8 +250,11 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             what: "dependent coordinates (Newton on Φ(q) = 0)".into(),
             t,
             detail: format!(
-                "|Φ| = {r:e} in {label}; dependent coordinates {}",
-                self.dep_labels()
+                "|Φ| = {r:e} in {label}; dependent coordinates {} \
+                 (pivot ratio of Φ_q,d {:.1e}: if large, the partition degenerated; \
+                 lower partition_ratio / partition_condition_max)",
+                self.dep_labels(),
+                self.lu_d.pivot_ratio()
             ),
         })
     }

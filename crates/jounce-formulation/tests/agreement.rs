@@ -28,7 +28,10 @@ fn agree(sys: &dyn MechanicalSystem, q0: &[f64], v0: &[f64], what: &str) {
         let dq = max_diff(&r.q, q_ref);
         let lscale = l_ref.iter().fold(1.0f64, |a, b| a.max(b.abs()));
         let dl = max_diff(&r.lambda, l_ref) / lscale;
-        eprintln!("{what}: {name}: |Δq| = {dq:.2e}, |Δλ|/|λ| = {dl:.2e}, {:?}", r.stats.n_accept);
+        eprintln!(
+            "{what}: {name}: |Δq| = {dq:.2e}, |Δλ|/|λ| = {dl:.2e}, {:?}",
+            r.stats.n_accept
+        );
         assert!(dq < 1e-6, "{what}: {name} differs by {dq:e}");
         // penalty multipliers are O(1/α) approximations
         assert!(dl < 1e-4, "{what}: {name} multipliers differ by {dl:e}");
