@@ -82,7 +82,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
     /// # Errors
     /// [`FormulationError::BadParameter`] unless ratio ≥ 1 and cond_max > 1.
     pub fn new(sys: &'a S, ratio: f64, cond_max: f64) -> Result<Self, FormulationError> {
-        if !(ratio.is_finite() && ratio >= 1.0) || !(cond_max > 1.0) {
+        if !(ratio.is_finite() && ratio >= 1.0 && cond_max > 1.0) {
             return Err(FormulationError::BadParameter {
                 formulation: "partitioning".into(),
                 detail: format!(
@@ -376,6 +376,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
         let (n, m) = (self.n, self.m);
+        let name = self.name();
+        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
         if m >= n {
             return Err(FormulationError::BadParameter {
                 formulation: "partitioning".into(),
@@ -385,8 +387,6 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
                 ),
             });
         }
-        let name = self.name();
-        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
         self.sys.constraint_jacobian(t0, q0, &mut self.jac);
         if self.best_partition() < m {
             // check_kkt has already refused a rank-deficient Φ_q; be safe
