@@ -14,9 +14,14 @@
 //! equation Φ'' + 2αΦ' + β²Φ = 0, so drift stays bounded. The KKT matrix is
 //! factored by LU with full pivoting, so a singular M is allowed as long as
 //! the KKT matrix is regular.
+//!
+//! As a [`SecondOrderProblem`] (for structural methods) the form is
+//! I·q'' = a(t, q, v), the KKT acceleration: multipliers are eliminated
+//! at every evaluation, so the identity is the mass matrix.
 
-use jounce_integrate::{EvalError, OdeProblem};
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::MechanicalSystem;
+use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
@@ -90,6 +95,30 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Augmented<'_, S> {
 
     fn breakpoints(&self) -> &[f64] {
         &self.breakpoints
+    }
+
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        Some(self)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Augmented<'_, S> {
+    fn ndof(&self) -> usize {
+        self.kkt.n
+    }
+
+    /// The identity (accelerations are solved for in `forces`).
+    fn mass_matrix(&mut self, _t: f64, _q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        m.fill_with_identity();
+        Ok(())
+    }
+
+    /// The KKT acceleration a(t, q, v), with the Baumgarte terms.
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        self.kkt
+            .accelerations(self.sys, t, q, v, self.alpha, self.beta)?;
+        f.copy_from_slice(&self.kkt.sol[..self.kkt.n]);
+        Ok(())
     }
 }
 

@@ -15,6 +15,12 @@
 //! State y = [q; v]. The solution approaches the constrained one as
 //! O(1/α); Bayo recommends α ≈ 10⁷ (in the units of M), ω ≈ 10, ξ ≈ 1.
 //!
+//! The form is second order, M_p(t, q) q'' = f_p(t, q, v) with
+//! M_p = M + αΦ_qᵀΦ_q and f_p the right-hand side above, and offers itself
+//! as a [`SecondOrderProblem`] to structural methods (Newmark, HHT,
+//! generalized-α): the combination jalon-bayo ch. 7 recommends for real
+//! time (trapezoidal rule with the penalty formulation).
+//!
 //! **Singular mass matrices.** This form never inverts M alone: it factors
 //! M + αΦ_qᵀΦ_q (LU with full pivoting), which is regular exactly when M is
 //! positive definite on the null space of Φ_q, the same condition as for
@@ -24,7 +30,7 @@
 //! constraint), [`Formulation::initial_state`] refuses with
 //! [`FormulationError::SingularMass`] naming the coordinates.
 
-use jounce_integrate::{EvalError, OdeProblem};
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::MechanicalSystem;
 use nalgebra::DMatrix;
 
@@ -121,16 +127,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         self.lu.is_regular()
     }
 
-    /// Accelerations into `acc` and −γ + 2ξωΦ' + ω²Φ into `c`.
-    fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+    /// f_p = Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ) into `acc` (M, Φ_q in the
+    /// buffers must be current) and −γ + 2ξωΦ' + ω²Φ into `c`.
+    fn penalty_forces(&mut self, t: f64, q: &[f64], v: &[f64]) {
         let (n, m) = (self.n, self.m);
-        if !self.factor(t, q) {
-            return Err(EvalError::Singular {
-                what: "penalty matrix M + αΦ_qᵀΦ_q".into(),
-                t,
-                detail: diagnose(self.sys, &self.mass, &self.jac, self.alpha),
-            });
-        }
         let sys = self.sys;
         sys.generalized_forces(t, q, v, &mut self.force);
         sys.gamma(t, q, v, &mut self.gamma);
@@ -151,6 +151,18 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             }
             self.acc[j] = self.force[j] - self.alpha * s;
         }
+    }
+
+    /// Accelerations into `acc` and −γ + 2ξωΦ' + ω²Φ into `c`.
+    fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        if !self.factor(t, q) {
+            return Err(EvalError::Singular {
+                what: "penalty matrix M + αΦ_qᵀΦ_q".into(),
+                t,
+                detail: diagnose(self.sys, &self.mass, &self.jac, self.alpha),
+            });
+        }
+        self.penalty_forces(t, q, v);
         self.lu.solve_in_place(&mut self.acc, &mut self.work);
         Ok(())
     }
@@ -172,6 +184,41 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Penalty<'_, S> {
 
     fn breakpoints(&self) -> &[f64] {
         &self.breakpoints
+    }
+
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        Some(self)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Penalty<'_, S> {
+    fn ndof(&self) -> usize {
+        self.n
+    }
+
+    /// M_p = M(q) + αΦ_q(t, q)ᵀΦ_q(t, q).
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let (n, nc, a) = (self.n, self.m, self.alpha);
+        self.sys.mass_matrix(q, &mut self.mass);
+        self.sys.constraint_jacobian(t, q, &mut self.jac);
+        for i in 0..n {
+            for j in 0..n {
+                let mut s = 0.0;
+                for k in 0..nc {
+                    s += self.jac[(k, i)] * self.jac[(k, j)];
+                }
+                m[(i, j)] = self.mass[(i, j)] + a * s;
+            }
+        }
+        Ok(())
+    }
+
+    /// f_p = Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ).
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        self.sys.constraint_jacobian(t, q, &mut self.jac);
+        self.penalty_forces(t, q, v);
+        f.copy_from_slice(&self.acc);
+        Ok(())
     }
 }
 
