@@ -305,15 +305,18 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         Ok(())
     }
 
-    /// Dependent set in force at time t, by the history (at a switch
-    /// time, the new one).
-    fn partition_at(&self, t: f64) -> Option<&[usize]> {
-        self.history
-            .iter()
-            .rev()
-            .find(|(ts, _)| *ts <= t)
-            .or(self.history.first())
-            .map(|(_, d)| d.as_slice())
+    /// Index into the history of the partition in force at time t (at a
+    /// switch time, the new one).
+    fn partition_index(&self, t: f64) -> Option<usize> {
+        if self.history.is_empty() {
+            return None;
+        }
+        Some(
+            self.history
+                .iter()
+                .rposition(|(ts, _)| *ts <= t)
+                .unwrap_or(0),
+        )
     }
 }
 
@@ -420,17 +423,17 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         // interpret y with the partition in force at t
-        let saved_dep = self.dep.clone();
-        if let Some(d) = self.partition_at(t) {
-            let d = d.to_vec();
-            self.dep.copy_from_slice(&d);
+        self.cand.copy_from_slice(&self.dep);
+        if let Some(k) = self.partition_index(t) {
+            let (dep, hist) = (&mut self.dep, &self.history);
+            dep.copy_from_slice(&hist[k].1);
             self.complement();
         }
         let r = self.recover(t, y, true).and_then(|_| {
             self.kkt
                 .accelerations(self.sys, t, &self.q_phys, &self.v, 0.0, 0.0)
         });
-        self.dep.copy_from_slice(&saved_dep);
+        self.dep.copy_from_slice(&self.cand);
         self.complement();
         r?;
         q.copy_from_slice(&self.q_phys);

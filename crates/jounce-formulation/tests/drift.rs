@@ -57,3 +57,43 @@ fn drift_is_bounded_by_baumgarte_and_removed_by_projection_and_partitioning() {
     // partitioning satisfies Φ = 0 to Newton precision
     assert!(d(&part, 0.0, 10.0) < 1e-11);
 }
+
+#[test]
+fn energy_is_conserved_by_the_exact_constraint_formulations() {
+    use jounce_mechanics::MechanicalSystem;
+    let (sys, q0, v0) = models::double_pendulum(1.0, 0.8, 1.0, 2.0, 1.2, -0.4, 0.5, 1.0, 20.0, 5.0);
+    let e0 = sys.kinetic_energy(&q0, &v0) + sys.potential_energy(0.0, &q0);
+    for (name, r) in [
+        (
+            "partitioning",
+            run(
+                &sys,
+                &mut Partitioning::new(&sys, 10.0, 1e6).unwrap(),
+                &q0,
+                &v0,
+                5.0,
+                "dopri5",
+                1e-10,
+                1e-12,
+            ),
+        ),
+        (
+            "projection",
+            run(
+                &sys,
+                &mut Projection::new(&sys, 1e-10).unwrap(),
+                &q0,
+                &v0,
+                5.0,
+                "dopri5",
+                1e-10,
+                1e-12,
+            ),
+        ),
+    ] {
+        let e = sys.kinetic_energy(&r.q, &r.v) + sys.potential_energy(5.0, &r.q);
+        let rel = (e - e0).abs() / e0.abs();
+        eprintln!("{name}: relative energy error {rel:.2e}");
+        assert!(rel < 1e-7, "{name}: {rel:e}");
+    }
+}
