@@ -248,7 +248,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
             return Err(FormulationError::SingularMass {
                 formulation: "penalty".into(),
                 detail: format!(
-                    "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {}",
+                    "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {} \
+                     (if the masses are below 1e-13·α, lower penalty_factor)",
                     self.alpha,
                     diagnose(self.sys, &self.mass, &self.jac, self.alpha)
                 ),
