@@ -1,0 +1,84 @@
+//! Formulations by name, with one settings struct for all of them.
+
+use jounce_mechanics::MechanicalSystem;
+
+use crate::augmented::Augmented;
+use crate::error::FormulationError;
+use crate::formulation::Formulation;
+use crate::partitioning::Partitioning;
+use crate::penalty::Penalty;
+use crate::projection::Projection;
+
+/// Registry names of the formulations, in the order `jounce` lists them.
+pub const NAMES: [&str; 4] = ["augmented", "partitioning", "projection", "penalty"];
+
+/// Parameters of every formulation; each uses its own fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormulationSettings {
+    /// Baumgarte damping α (1/s) of `augmented`; 0 = off.
+    pub baumgarte_alpha: f64,
+    /// Baumgarte frequency β (1/s) of `augmented`; 0 = off.
+    pub baumgarte_beta: f64,
+    /// Penalty factor α of `penalty` (units of mass; Bayo: ≈ 1e7).
+    pub penalty_factor: f64,
+    /// Natural frequency ω (rad/s) of the penalty constraint dynamics.
+    pub penalty_omega: f64,
+    /// Damping ratio ξ of the penalty constraint dynamics.
+    pub penalty_xi: f64,
+    /// `partitioning`: re-partition when κ₁(Φ_q,d) exceeds this multiple
+    /// of the best block's.
+    pub partition_ratio: f64,
+    /// `partitioning`: re-partition when κ₁(Φ_q,d) exceeds this.
+    pub partition_condition_max: f64,
+    /// `projection`: project when ‖Φ‖∞ or ‖Φ'‖∞ exceeds this.
+    pub projection_tol: f64,
+}
+
+impl Default for FormulationSettings {
+    /// No Baumgarte terms; penalty α = 1e7, ω = 10, ξ = 1 (the values of
+    /// Bayo et al. 1988 and jalon-bayo problem 7/4); re-partitioning at
+    /// ratio 10 or κ₁ = 1e6; projection tolerance 1e-10.
+    fn default() -> Self {
+        Self {
+            baumgarte_alpha: 0.0,
+            baumgarte_beta: 0.0,
+            penalty_factor: 1e7,
+            penalty_omega: 10.0,
+            penalty_xi: 1.0,
+            partition_ratio: 10.0,
+            partition_condition_max: 1e6,
+            projection_tol: 1e-10,
+        }
+    }
+}
+
+/// Build the formulation registered as `kind` for `sys`.
+///
+/// # Errors
+/// [`FormulationError::Unknown`] for an unknown name,
+/// [`FormulationError::BadParameter`] for settings out of range.
+pub fn build<'a, S: MechanicalSystem + ?Sized>(
+    kind: &str,
+    settings: &FormulationSettings,
+    sys: &'a S,
+) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
+    let s = settings;
+    Ok(match kind {
+        "augmented" => {
+            Box::new(Augmented::new(sys).with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?)
+        }
+        "partitioning" => Box::new(Partitioning::new(
+            sys,
+            s.partition_ratio,
+            s.partition_condition_max,
+        )?),
+        "projection" => Box::new(Projection::new(sys, s.projection_tol)?),
+        "penalty" => Box::new(Penalty::new(
+            sys,
+            s.penalty_factor,
+            s.penalty_omega,
+            s.penalty_xi,
+        )?),
+        other => return Err(FormulationError::Unknown(other.to_string())),
+    })
+}

@@ -1,0 +1,444 @@
+//! Coordinate partitioning (embedding) with automatic re-partitioning.
+//!
+//! Wehage & Haug 1982 (J. Mech. Des. 104, 247–255); termeer 4.3;
+//! chandramouli slides "Embedding Technique" / "Automatic Determination".
+//! LU factorisation with full pivoting of Φ_q (m × n) splits q into m
+//! dependent coordinates q_d (the pivot columns) and n − m independent ones
+//! q_i (the rest). The integrator state is y = [q_i; v_i] (2(n − m)).
+//! Each right-hand-side evaluation
+//!
+//! 1. solves Φ(t, q_d; q_i) = 0 for q_d by Newton's method,
+//!    Φ_q,d Δq_d = −Φ, warm-started from the last solution (and once more
+//!    from the last accepted step if that fails);
+//! 2. solves Φ_q,d v_d = −Φ_t − Φ_q,i v_i;
+//! 3. solves the KKT system `[M Φ_qᵀ; Φ_q 0][a; λ] = [Q; γ]` (regular
+//!    also for zero-inertia coordinates) and returns y' = [v_i; a_i].
+//!
+//! The constraints hold to Newton precision at every evaluation, so there
+//! is no drift. After every accepted step the 1-norm condition number
+//! κ₁(Φ_q,d) of the current dependent block is compared with that of the
+//! block full pivoting would choose now; the partition changes (and the
+//! step returns [`StepFix::Modified`], restarting the method) when
+//! κ₁(current) > `ratio` · κ₁(best) or κ₁(current) > `cond_max`. κ depends
+//! on the units of the coordinates (lengths versus angles); the defaults
+//! (ratio 10, cond_max 1e6) suit SI units.
+//!
+//! Because the meaning of y changes at a re-partitioning, the partition in
+//! force is recorded with its start time; [`Formulation::physical_state`]
+//! reads y with the partition in force at t (at a switch time, the new
+//! one) and warm-starts from its previous call, so call it in time order.
+
+use jounce_integrate::{EvalError, OdeProblem, StepFix};
+use jounce_mechanics::MechanicalSystem;
+use nalgebra::DMatrix;
+
+use crate::augmented::check_kkt;
+use crate::error::FormulationError;
+use crate::formulation::Formulation;
+use crate::kkt::{worst_row, Kkt, PIVOT_TOL};
+use crate::lu::FullPivLu;
+
+/// Maximum Newton iterations for the dependent coordinates.
+const MAX_NEWTON: usize = 25;
+
+/// Coordinate-partitioning formulation.
+pub struct Partitioning<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    n: usize,
+    m: usize,
+    ratio: f64,
+    cond_max: f64,
+    /// Dependent coordinates (sorted), len m.
+    dep: Vec<usize>,
+    /// Independent coordinates (sorted), len n − m.
+    ind: Vec<usize>,
+    cand: Vec<usize>,
+    /// Full q, v of the last recovery (warm start).
+    q: Vec<f64>,
+    v: Vec<f64>,
+    /// Full q at the last accepted step (fallback warm start).
+    q_acc: Vec<f64>,
+    /// Warm start of `physical_state`.
+    q_phys: Vec<f64>,
+    qtmp: Vec<f64>,
+    phi: Vec<f64>,
+    phi_t: Vec<f64>,
+    jac: DMatrix<f64>,
+    lu_q: FullPivLu,
+    lu_d: FullPivLu,
+    rm: Vec<f64>,
+    wm: Vec<f64>,
+    em: Vec<f64>,
+    kkt: Kkt,
+    mark: Vec<bool>,
+    history: Vec<(f64, Vec<usize>)>,
+    breakpoints: Vec<f64>,
+}
+
+impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
+    /// Re-partition when κ₁(Φ_q,d) exceeds `ratio` × that of the best
+    /// block or exceeds `cond_max`.
+    ///
+    /// # Errors
+    /// [`FormulationError::BadParameter`] unless ratio ≥ 1 and cond_max > 1.
+    pub fn new(sys: &'a S, ratio: f64, cond_max: f64) -> Result<Self, FormulationError> {
+        if !(ratio.is_finite() && ratio >= 1.0 && cond_max > 1.0) {
+            return Err(FormulationError::BadParameter {
+                formulation: "partitioning".into(),
+                detail: format!(
+                    "partition_ratio must be finite and ≥ 1 (got {ratio}) and \
+                     partition_condition_max > 1 (got {cond_max})"
+                ),
+            });
+        }
+        let (n, m) = (sys.nq(), sys.nc());
+        Ok(Self {
+            sys,
+            n,
+            m,
+            ratio,
+            cond_max,
+            dep: (0..m.min(n)).collect(),
+            ind: (m.min(n)..n).collect(),
+            cand: vec![0; m.min(n)],
+            q: vec![0.0; n],
+            v: vec![0.0; n],
+            q_acc: vec![0.0; n],
+            q_phys: vec![0.0; n],
+            qtmp: vec![0.0; n],
+            phi: vec![0.0; m],
+            phi_t: vec![0.0; m],
+            jac: DMatrix::zeros(m, n),
+            lu_q: FullPivLu::new(m, n),
+            lu_d: FullPivLu::new(m, m),
+            rm: vec![0.0; m],
+            wm: vec![0.0; m],
+            em: vec![0.0; m],
+            kkt: Kkt::new(n, m),
+            mark: vec![false; n],
+            history: Vec::new(),
+            breakpoints: sys.breakpoints(),
+        })
+    }
+
+    /// Current independent coordinates (indices into q).
+    pub fn independent(&self) -> &[usize] {
+        &self.ind
+    }
+
+    /// Current dependent coordinates (indices into q).
+    pub fn dependent(&self) -> &[usize] {
+        &self.dep
+    }
+
+    /// Partitions used so far: (start time, dependent coordinates).
+    pub fn history(&self) -> &[(f64, Vec<usize>)] {
+        &self.history
+    }
+
+    /// Number of re-partitionings so far.
+    pub fn n_repartitions(&self) -> usize {
+        self.history.len().saturating_sub(1)
+    }
+
+    /// Full-pivoting choice of dependent coordinates for the Φ_q in `jac`,
+    /// sorted, into `cand`. Returns the numerical rank of Φ_q.
+    fn best_partition(&mut self) -> usize {
+        self.lu_q.load(&self.jac);
+        let r = self.lu_q.factor(PIVOT_TOL);
+        if r == self.m {
+            for k in 0..self.m {
+                self.cand[k] = self.lu_q.col_at(k);
+            }
+            self.cand.sort_unstable();
+        }
+        r
+    }
+
+    /// Load Φ_q,d (columns `dep` of `jac`) into `lu_d`, factor; return its
+    /// 1-norm.
+    fn factor_block(lu: &mut FullPivLu, jac: &DMatrix<f64>, dep: &[usize]) -> f64 {
+        let mut norm1: f64 = 0.0;
+        for (k, &c) in dep.iter().enumerate() {
+            let mut s = 0.0;
+            for i in 0..jac.nrows() {
+                lu.set(i, k, jac[(i, c)]);
+                s += jac[(i, c)].abs();
+            }
+            norm1 = norm1.max(s);
+        }
+        lu.factor(PIVOT_TOL);
+        norm1
+    }
+
+    /// Set `ind` to the complement of `dep`.
+    fn complement(&mut self) {
+        self.mark.iter_mut().for_each(|x| *x = false);
+        for &d in &self.dep {
+            self.mark[d] = true;
+        }
+        let mut k = 0;
+        for i in 0..self.n {
+            if !self.mark[i] {
+                self.ind[k] = i;
+                k += 1;
+            }
+        }
+    }
+
+    fn dep_labels(&self) -> String {
+        let v: Vec<String> = self
+            .dep
+            .iter()
+            .map(|&i| self.sys.coordinate_label(i))
+            .collect();
+        v.join(", ")
+    }
+
+    /// Newton on Φ(t, q_d; q_i) = 0 starting from `qtmp` (whose
+    /// independent entries are set); on success `qtmp` holds q and `jac`,
+    /// `lu_d` hold Φ_q and the factored Φ_q,d at it.
+    fn newton(&mut self, t: f64) -> Result<(), EvalError> {
+        let sys = self.sys;
+        let mut last = f64::INFINITY;
+        for _ in 0..MAX_NEWTON {
+            sys.constraints(t, &self.qtmp, &mut self.phi);
+            sys.constraint_jacobian(t, &self.qtmp, &mut self.jac);
+            Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
+            if !self.lu_d.is_regular() {
+                return Err(EvalError::Singular {
+                    what: "dependent block Φ_q,d of the constraint Jacobian".into(),
+                    t,
+                    detail: format!(
+                        "dependent coordinates {}; lower partition_ratio / \
+                         partition_condition_max to re-partition earlier",
+                        self.dep_labels()
+                    ),
+                });
+            }
+            for i in 0..self.m {
+                self.rm[i] = -self.phi[i];
+            }
+            self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
+            let mut dn: f64 = 0.0;
+            let mut qn: f64 = 0.0;
+            for (k, &d) in self.dep.iter().enumerate() {
+                self.qtmp[d] += self.rm[k];
+                dn = dn.max(self.rm[k].abs());
+                qn = qn.max(self.qtmp[d].abs());
+            }
+            if !dn.is_finite() {
+                break;
+            }
+            if dn <= 1e-12 * (1.0 + qn) {
+                sys.constraint_jacobian(t, &self.qtmp, &mut self.jac);
+                Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
+                if self.lu_d.is_regular() {
+                    return Ok(());
+                }
+                break;
+            }
+            // diverging
+            if dn > 1e3 * last && last < 1e-3 {
+                break;
+            }
+            last = dn;
+        }
+        sys.constraints(t, &self.qtmp, &mut self.phi);
+        let (r, label) = worst_row(sys, &self.phi);
+        Err(EvalError::NoConvergence {
+            what: "dependent coordinates (Newton on Φ(q) = 0)".into(),
+            t,
+            detail: format!(
+                "|Φ| = {r:e} in {label}; dependent coordinates {} \
+                 (pivot ratio of Φ_q,d {:.1e}: if large, the partition degenerated; \
+                 lower partition_ratio / partition_condition_max)",
+                self.dep_labels(),
+                self.lu_d.pivot_ratio()
+            ),
+        })
+    }
+
+    /// Recover full q, v (into `q`, `v`) from y = [q_i; v_i], warm-starting
+    /// from `start` (then from the last accepted q).
+    fn recover(&mut self, t: f64, y: &[f64], from_phys: bool) -> Result<(), EvalError> {
+        let p = self.ind.len();
+        let mut result = Ok(());
+        for attempt in 0..2 {
+            let src = match (attempt, from_phys) {
+                (0, true) => &self.q_phys,
+                (0, false) => &self.q,
+                _ => &self.q_acc,
+            };
+            self.qtmp.copy_from_slice(src);
+            for k in 0..p {
+                self.qtmp[self.ind[k]] = y[k];
+            }
+            result = self.newton(t);
+            if result.is_ok() {
+                break;
+            }
+        }
+        result?;
+        // velocities: Φ_q,d v_d = −Φ_t − Φ_q,i v_i
+        let sys = self.sys;
+        sys.constraint_time_derivative(t, &self.qtmp, &mut self.phi_t);
+        for i in 0..self.m {
+            let mut s = -self.phi_t[i];
+            for k in 0..p {
+                s -= self.jac[(i, self.ind[k])] * y[p + k];
+            }
+            self.rm[i] = s;
+        }
+        self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
+        for k in 0..p {
+            self.v[self.ind[k]] = y[p + k];
+        }
+        for (k, &d) in self.dep.iter().enumerate() {
+            self.v[d] = self.rm[k];
+        }
+        if from_phys {
+            self.q_phys.copy_from_slice(&self.qtmp);
+        } else {
+            self.q.copy_from_slice(&self.qtmp);
+        }
+        Ok(())
+    }
+
+    /// Index into the history of the partition in force at time t (at a
+    /// switch time, the new one).
+    fn partition_index(&self, t: f64) -> Option<usize> {
+        if self.history.is_empty() {
+            return None;
+        }
+        Some(
+            self.history
+                .iter()
+                .rposition(|(ts, _)| *ts <= t)
+                .unwrap_or(0),
+        )
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
+    fn dim(&self) -> usize {
+        2 * self.ind.len()
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let p = self.ind.len();
+        self.recover(t, y, false)?;
+        self.kkt
+            .accelerations(self.sys, t, &self.q, &self.v, 0.0, 0.0)?;
+        dy[..p].copy_from_slice(&y[p..]);
+        for k in 0..p {
+            dy[p + k] = self.kkt.sol[self.ind[k]];
+        }
+        Ok(())
+    }
+
+    fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
+        self.recover(t, y, false)?;
+        self.q_acc.copy_from_slice(&self.q);
+        // `jac` and `lu_d` hold Φ_q and Φ_q,d at q
+        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
+        let k_cur = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
+        if self.best_partition() < self.m || self.cand == self.dep {
+            return Ok(StepFix::Unchanged);
+        }
+        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.cand);
+        let k_best = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
+        if !(k_best < k_cur && (k_cur > self.ratio * k_best || k_cur > self.cond_max)) {
+            return Ok(StepFix::Unchanged);
+        }
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        self.history.push((t, self.dep.clone()));
+        let p = self.ind.len();
+        for k in 0..p {
+            y[k] = self.q[self.ind[k]];
+            y[p + k] = self.v[self.ind[k]];
+        }
+        Ok(StepFix::Modified)
+    }
+
+    fn breakpoints(&self) -> &[f64] {
+        &self.breakpoints
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
+    fn name(&self) -> &'static str {
+        "partitioning"
+    }
+
+    fn initial_state(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError> {
+        let (n, m) = (self.n, self.m);
+        let name = self.name();
+        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
+        if m >= n {
+            return Err(FormulationError::BadParameter {
+                formulation: "partitioning".into(),
+                detail: format!(
+                    "the system has {n} coordinates and {m} constraint equations: \
+                     no independent coordinates to integrate (use 'augmented')"
+                ),
+            });
+        }
+        self.sys.constraint_jacobian(t0, q0, &mut self.jac);
+        if self.best_partition() < m {
+            // check_kkt has already refused a rank-deficient Φ_q; be safe
+            return Err(FormulationError::SingularJacobian(format!(
+                "at t = {t0}: constraint Jacobian is rank deficient"
+            )));
+        }
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        self.history.clear();
+        self.history.push((t0, self.dep.clone()));
+        self.q.copy_from_slice(q0);
+        self.v.copy_from_slice(v0);
+        self.q_acc.copy_from_slice(q0);
+        self.q_phys.copy_from_slice(q0);
+        let p = self.ind.len();
+        let mut y = vec![0.0; 2 * p];
+        for k in 0..p {
+            y[k] = q0[self.ind[k]];
+            y[p + k] = v0[self.ind[k]];
+        }
+        Ok(y)
+    }
+
+    fn physical_state(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        // interpret y with the partition in force at t
+        self.cand.copy_from_slice(&self.dep);
+        if let Some(k) = self.partition_index(t) {
+            let (dep, hist) = (&mut self.dep, &self.history);
+            dep.copy_from_slice(&hist[k].1);
+            self.complement();
+        }
+        let r = self.recover(t, y, true).and_then(|_| {
+            self.kkt
+                .accelerations(self.sys, t, &self.q_phys, &self.v, 0.0, 0.0)
+        });
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        r?;
+        q.copy_from_slice(&self.q_phys);
+        v.copy_from_slice(&self.v);
+        lambda.copy_from_slice(&self.kkt.sol[self.n..]);
+        Ok(())
+    }
+}

@@ -1,0 +1,159 @@
+//! The factory by name, parameter validation, breakpoints, and structured
+//! errors for singular and inconsistent models.
+
+use jounce_formulation::examples::models;
+use jounce_formulation::{build, Augmented, FormulationError, FormulationSettings, NAMES};
+use jounce_integrate::{EvalError, OdeProblem};
+
+#[test]
+fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
+    let (mut sys, q0, v0) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    sys.breakpoints = vec![0.25, 1.5];
+    for name in NAMES {
+        let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
+        assert_eq!(f.name(), name);
+        assert_eq!(f.breakpoints(), &[0.25, 1.5]);
+        let y0 = f.initial_state(0.0, &q0, &v0).unwrap();
+        let want = if name == "partitioning" { 2 } else { 18 };
+        assert_eq!((y0.len(), f.dim()), (want, want), "{name}");
+        let mut dy = vec![0.0; want];
+        f.rhs(0.0, &y0, &mut dy).unwrap();
+        assert!(dy.iter().all(|x| x.is_finite()));
+    }
+    let e = build("lagrange", &FormulationSettings::default(), &sys)
+        .err()
+        .unwrap();
+    assert_eq!(e, FormulationError::Unknown("lagrange".into()));
+    assert!(e
+        .to_string()
+        .contains("augmented, partitioning, projection, penalty"));
+}
+
+#[test]
+fn bad_settings_are_rejected_with_the_parameter_named() {
+    let (sys, _, _) = models::pendulum(1.0, 1.0, 0.0, 0.0);
+    let cases = [
+        (
+            "augmented",
+            FormulationSettings {
+                baumgarte_alpha: -1.0,
+                ..Default::default()
+            },
+            "baumgarte_alpha",
+        ),
+        (
+            "penalty",
+            FormulationSettings {
+                penalty_factor: 0.0,
+                ..Default::default()
+            },
+            "penalty_factor",
+        ),
+        (
+            "penalty",
+            FormulationSettings {
+                penalty_xi: f64::NAN,
+                ..Default::default()
+            },
+            "penalty_xi",
+        ),
+        (
+            "partitioning",
+            FormulationSettings {
+                partition_ratio: 0.5,
+                ..Default::default()
+            },
+            "partition_ratio",
+        ),
+        (
+            "projection",
+            FormulationSettings {
+                projection_tol: 0.0,
+                ..Default::default()
+            },
+            "projection_tol",
+        ),
+    ];
+    for (name, s, param) in cases {
+        let e = build(name, &s, &sys).err().expect(param);
+        assert!(matches!(e, FormulationError::BadParameter { .. }));
+        assert!(e.to_string().contains(param), "{e}");
+    }
+}
+
+#[test]
+fn redundant_constraints_are_named() {
+    let (sys, q0, v0) = models::redundant_pendulum();
+    for name in NAMES {
+        let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
+        let r = f.initial_state(0.0, &q0, &v0);
+        if name == "penalty" {
+            // M + αΦ_qᵀΦ_q stays regular with redundant rows: penalty runs
+            assert!(r.is_ok());
+            continue;
+        }
+        let e = r.unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, FormulationError::SingularJacobian(_)),
+            "{name}: {e:?}"
+        );
+        assert!(msg.contains("joint 'pivot"), "{name}: {msg}");
+    }
+    // the right-hand side reports the same as a structured evaluation error
+    let mut f = Augmented::new(&sys);
+    let y: Vec<f64> = q0.iter().chain(&v0).copied().collect();
+    let mut dy = vec![0.0; 6];
+    match f.rhs(0.0, &y, &mut dy) {
+        Err(EvalError::Singular { what, detail, .. }) => {
+            assert!(what.contains("KKT"));
+            assert!(
+                detail.contains("redundant") && detail.contains("joint 'pivot"),
+                "{detail}"
+            );
+        }
+        other => panic!("expected a singular KKT matrix, got {other:?}"),
+    }
+}
+
+#[test]
+fn partitioning_refuses_a_system_without_degrees_of_freedom() {
+    // a driven pendulum has n = m = 3
+    let (mut sys, q0, v0) = models::pendulum(1.0, 1.0, 0.2, 0.0);
+    sys = jounce_formulation::examples::ToySystem::new(
+        sys.bodies,
+        {
+            let mut j = sys.joints;
+            j.push(jounce_formulation::examples::ToyJoint::AngleDriver {
+                name: "motor".into(),
+                i: 0,
+                theta0: 0.2,
+                omega: 0.0,
+                amp: 0.0,
+                freq: 0.0,
+            });
+            j
+        },
+        vec![],
+        [0.0, -9.81],
+    );
+    let mut f = build("partitioning", &FormulationSettings::default(), &sys).unwrap();
+    let e = f.initial_state(0.0, &q0, &v0).unwrap_err();
+    assert!(e.to_string().contains("no independent coordinates"), "{e}");
+    // augmented runs it (kinematically driven)
+    let mut a = build("augmented", &FormulationSettings::default(), &sys).unwrap();
+    assert!(a.initial_state(0.0, &q0, &v0).is_ok());
+}
+
+#[test]
+fn wrong_initial_state_length_is_refused() {
+    let (sys, q0, v0) = models::pendulum(1.0, 1.0, 0.2, 0.0);
+    for name in NAMES {
+        let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
+        let e = f.initial_state(0.0, &q0[..2], &v0).unwrap_err();
+        assert!(
+            matches!(e, FormulationError::BadParameter { .. }),
+            "{name}: {e:?}"
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! The right-hand sides of all formulations do not allocate (counted by a
+//! global allocator; this binary has a single test so nothing else runs).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use jounce_formulation::examples::models;
+use jounce_formulation::{build, FormulationSettings, NAMES};
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn rhs_and_after_step_do_not_allocate() {
+    let (sys, q0, v0) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    for name in NAMES {
+        let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
+        let mut y = f.initial_state(0.0, &q0, &v0).unwrap();
+        let mut dy = vec![0.0; y.len()];
+        // perturb so that projection and Newton have work to do
+        y[0] += 1e-6;
+        let before = ALLOCS.load(Ordering::Relaxed);
+        for k in 0..5 {
+            f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+        }
+        f.after_step(0.05, &mut y).unwrap();
+        f.rhs(0.05, &y, &mut dy).unwrap();
+        let after = ALLOCS.load(Ordering::Relaxed);
+        assert_eq!(after, before, "{name} allocated {} times", after - before);
+    }
+}
