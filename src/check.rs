@@ -58,7 +58,7 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         }
     }
     s.push_str(&format!(
-        "  {} coordinates, {} constraint equations (rank {}), {} degrees of freedom\n",
+        "  {} coordinates, {} constraint equations (rank {}), degrees of freedom: {}\n",
         sys.nq(),
         sys.nc(),
         asm.rank,
