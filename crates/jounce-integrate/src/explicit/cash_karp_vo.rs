@@ -34,7 +34,7 @@
 
 use crate::controller::StepController;
 use crate::dense::hermite_cubic;
-use crate::error::IntegrateError;
+use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
@@ -135,11 +135,17 @@ impl CashKarpVo {
     }
 
     /// ‖yb − ya‖ in the tolerance-weighted RMS norm.
+    /// A non-finite distance counts as infinite (the attempt fails).
     fn dist(&mut self, rtol: f64, atol: f64) -> f64 {
         for m in 0..self.y.len() {
             self.diff[m] = self.yb[m] - self.ya[m];
         }
-        wrms_norm(&self.diff, &self.y, &self.yb, rtol, atol)
+        let d = wrms_norm(&self.diff, &self.y, &self.yb, rtol, atol);
+        if d.is_nan() {
+            f64::INFINITY
+        } else {
+            d
+        }
     }
 
     /// One attempt with step h: the checkpoints of the module doc.
@@ -319,7 +325,14 @@ impl Stepper for CashKarpVo {
             if !fixed && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
-            match self.attempt(p, h, opts.rtol, opts.atol, fixed)? {
+            let outcome = match self.attempt(p, h, opts.rtol, opts.atol, fixed) {
+                // a trial step whose stages overflow is rejected, not fatal
+                Err(IntegrateError::Eval {
+                    source: EvalError::NonFinite { .. },
+                }) if !fixed => Outcome::Reject { factor: 0.2 },
+                r => r?,
+            };
+            match outcome {
                 Outcome::Accept { frac, order } => {
                     ctx.stats.n_accept += 1;
                     self.last_order = order;

@@ -3,7 +3,7 @@
 
 use crate::controller::StepController;
 use crate::dense::hermite_cubic;
-use crate::error::IntegrateError;
+use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
@@ -278,12 +278,21 @@ impl Stepper for ExplicitRk {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             self.k[0].copy_from_slice(&self.f_cur);
-            self.attempt(p, h)?;
+            // a trial step whose stages overflow is rejected, not fatal
+            let attempt = self.attempt(p, h);
             if !adaptive {
+                attempt?;
                 self.accept(p, h)?;
                 return Ok(());
             }
-            let err = self.error_norm(opts);
+            let err = match attempt {
+                Ok(()) => self.error_norm(opts),
+                Err(IntegrateError::Eval {
+                    source: EvalError::NonFinite { .. },
+                }) => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            let err = if err.is_nan() { f64::INFINITY } else { err };
             let fac = self.controller.factor(err, h, q);
             if self.controller.accept(err, h) {
                 self.controller.accepted(err, h);
