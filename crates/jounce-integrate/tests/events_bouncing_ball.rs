@@ -100,10 +100,20 @@ fn bounce(name: &str, n: usize, apex_dir: EventDirection) -> (Vec<f64>, Vec<f64>
 fn bouncing_ball_impacts_match_the_closed_form() {
     let n = 6;
     let (imp_exact, apex_exact) = impacts_and_apexes(n);
-    for name in ["dopri5", "dop853", "cash_karp", "rkf45", "heun", "cash_karp_vo"] {
+    for name in [
+        "dopri5",
+        "dop853",
+        "cash_karp",
+        "rkf45",
+        "heun",
+        "cash_karp_vo",
+    ] {
         let (imp, apex) = bounce(name, n, EventDirection::Falling);
         for (k, (a, b)) in imp.iter().zip(&imp_exact).enumerate() {
-            assert!((a - b).abs() < 1e-10, "{name}: impact {k} at {a}, exact {b}");
+            assert!(
+                (a - b).abs() < 1e-10,
+                "{name}: impact {k} at {a}, exact {b}"
+            );
         }
         // apexes: v crosses zero from + to − once per flight after the first
         assert_eq!(apex.len(), n - 1, "{name}: apexes {apex:?}");
@@ -130,8 +140,16 @@ fn direction_filters_are_respected() {
         apex_dir: EventDirection::Rising,
     };
     let mut st = method::build("dopri5", &opts).unwrap();
-    let r = solve(&mut ball, st.as_mut(), 0.0, &[1.0, 0.0], 1.0, &opts, &mut Recorder::default())
-        .unwrap();
+    let r = solve(
+        &mut ball,
+        st.as_mut(),
+        0.0,
+        &[1.0, 0.0],
+        1.0,
+        &opts,
+        &mut Recorder::default(),
+    )
+    .unwrap();
     assert!(r.terminal_event.is_none());
     assert!((r.y[0] - (1.0 - 0.5 * G)).abs() < 1e-9);
 }
@@ -171,13 +189,25 @@ fn non_terminal_events_on_dense_output_of_a_smooth_solution() {
         let opts = SolverOptions::default().with_tol(tol, tol);
         let mut st = method::build(name, &opts).unwrap();
         let mut rec = Recorder::default();
-        solve(&mut Oscillator, st.as_mut(), 0.0, &[1.0, 0.0], 20.0, &opts, &mut rec).unwrap();
+        solve(
+            &mut Oscillator,
+            st.as_mut(),
+            0.0,
+            &[1.0, 0.0],
+            20.0,
+            &opts,
+            &mut rec,
+        )
+        .unwrap();
         let times: Vec<f64> = rec.events.iter().map(|e| e.0).collect();
         // falling zeros in (0, 20]: π/2, 5π/2, 9π/2
         assert_eq!(times.len(), 3, "{name}: {times:?}");
         for (k, t) in times.iter().enumerate() {
             let exact = PI / 2.0 + 2.0 * PI * k as f64;
-            assert!((t - exact).abs() < acc, "{name}: event {k} at {t}, exact {exact}");
+            assert!(
+                (t - exact).abs() < acc,
+                "{name}: event {k} at {t}, exact {exact}"
+            );
         }
     }
 }

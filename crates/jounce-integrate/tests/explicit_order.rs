@@ -26,7 +26,11 @@ fn every_explicit_method_reaches_its_order_on_a_nonlinear_problem() {
         ("dop853", 8.0, 0.5, 4),
     ];
     for (name, p, h0, levels) in cases {
-        let t0 = if name == "dop853" { 1.0 } else { 1.0 / std::f64::consts::PI };
+        let t0 = if name == "dop853" {
+            1.0
+        } else {
+            1.0 / std::f64::consts::PI
+        };
         let t1 = if name == "dop853" { 4.0 } else { t0 + 0.5 };
         let y0 = InverseTimeRotation::exact(t0);
         let ex = InverseTimeRotation::exact(t1);
@@ -54,7 +58,11 @@ fn every_explicit_method_reaches_its_order_on_a_nonlinear_problem() {
 fn orders_hold_on_the_forced_duffing_oscillator_too() {
     let t1 = 2.0;
     let ex = ForcedDuffing::exact(t1);
-    for (name, p, h0) in [("heun", 2.0, 0.02), ("rkf45", 4.0, 0.1), ("dopri5", 5.0, 0.1)] {
+    for (name, p, h0) in [
+        ("heun", 2.0, 0.02),
+        ("rkf45", 4.0, 0.1),
+        ("dopri5", 5.0, 0.1),
+    ] {
         let (slope, errs) = empirical_order(
             name,
             &mut forced_duffing(),

@@ -66,7 +66,11 @@ fn trees_up_to(pmax: usize) -> Vec<Vec<Tree>> {
 fn full_a(tab: &ButcherTableau) -> Vec<Vec<f64>> {
     let s = tab.stages();
     (0..s)
-        .map(|i| (0..s).map(|j| tab.a[i].get(j).copied().unwrap_or(0.0)).collect())
+        .map(|i| {
+            (0..s)
+                .map(|j| tab.a[i].get(j).copied().unwrap_or(0.0))
+                .collect()
+        })
         .collect()
 }
 
@@ -100,7 +104,9 @@ fn explicit_conditions_through_order_five_for_rk4_and_dopri5() {
         let (b, c) = (tab.b, tab.c);
         let s = tab.stages();
         let ac = |v: &dyn Fn(usize) -> f64| -> Vec<f64> {
-            (0..s).map(|i| (0..s).map(|j| a[i][j] * v(j)).sum()).collect()
+            (0..s)
+                .map(|i| (0..s).map(|j| a[i][j] * v(j)).sum())
+                .collect()
         };
         let sum = |f: &dyn Fn(usize) -> f64| -> f64 { (0..s).map(|i| b[i] * f(i)).sum() };
         let ac1 = ac(&|j| c[j]);
@@ -147,10 +153,21 @@ fn every_tableau_satisfies_its_order_conditions_exactly_to_its_order() {
     for tab in TABLEAUX {
         let s = tab.stages();
         assert_eq!(tab.a.len(), s, "{}: A has {} rows", tab.name, tab.a.len());
-        assert_eq!(tab.b.len(), s, "{}: b has {} entries", tab.name, tab.b.len());
+        assert_eq!(
+            tab.b.len(),
+            s,
+            "{}: b has {} entries",
+            tab.name,
+            tab.b.len()
+        );
         // c_i = Σ_j a_ij
         for i in 0..s {
-            assert_eq!(tab.a[i].len(), i, "{}: row {i} not strictly lower", tab.name);
+            assert_eq!(
+                tab.a[i].len(),
+                i,
+                "{}: row {i} not strictly lower",
+                tab.name
+            );
             let rs: f64 = tab.a[i].iter().sum();
             assert!(
                 (rs - tab.c[i]).abs() < 1e-14,
@@ -163,7 +180,11 @@ fn every_tableau_satisfies_its_order_conditions_exactly_to_its_order() {
             let last = tab.a[s - 1];
             assert_eq!(tab.c[s - 1], 1.0, "{}: FSAL stage not at c = 1", tab.name);
             for (j, aj) in last.iter().enumerate() {
-                assert_eq!(*aj, tab.b[j], "{}: FSAL row differs from b at {j}", tab.name);
+                assert_eq!(
+                    *aj, tab.b[j],
+                    "{}: FSAL row differs from b at {j}",
+                    tab.name
+                );
             }
             assert_eq!(tab.b[s - 1], 0.0);
         }
@@ -206,7 +227,9 @@ fn stability_function(tab: &ButcherTableau, z: Complex<f64>) -> Complex<f64> {
         zj *= z;
         let btv: f64 = tab.b.iter().zip(&v).map(|(b, x)| b * x).sum();
         r += zj * btv;
-        v = (0..s).map(|i| (0..s).map(|j| a[i][j] * v[j]).sum()).collect();
+        v = (0..s)
+            .map(|i| (0..s).map(|j| a[i][j] * v[j]).sum())
+            .collect();
     }
     r
 }
@@ -221,11 +244,24 @@ fn one_step_on_the_linear_test_equation_is_the_stability_function() {
     ];
     let names: Vec<&str> = TABLEAUX.iter().map(|t| t.name).collect();
     for name in names.iter().copied().chain(["cash_karp_vo"]) {
-        let tab = explicit::tableau(if name == "cash_karp_vo" { "cash_karp" } else { name }).unwrap();
+        let tab = explicit::tableau(if name == "cash_karp_vo" {
+            "cash_karp"
+        } else {
+            name
+        })
+        .unwrap();
         for z in zs {
             let mut p = LinearTest { a: z.re, b: z.im };
-            let y1 = run_fixed(name, &mut p, 0.0, &[1.0, 0.0], 1.0, 1.0, &SolverOptions::default())
-                .unwrap();
+            let y1 = run_fixed(
+                name,
+                &mut p,
+                0.0,
+                &[1.0, 0.0],
+                1.0,
+                1.0,
+                &SolverOptions::default(),
+            )
+            .unwrap();
             let r = stability_function(tab, z);
             assert!(
                 (y1[0] - r.re).abs() < 1e-13 * r.norm().max(1.0)
@@ -240,7 +276,9 @@ fn one_step_on_the_linear_test_equation_is_the_stability_function() {
                 fact *= j as f64;
                 let btv: f64 = tab.b.iter().zip(&v).map(|(b, x)| b * x).sum();
                 assert!((btv - 1.0 / fact).abs() < 1e-12, "{name}: bᵀA^{}1", j - 1);
-                v = (0..v.len()).map(|i| (0..v.len()).map(|k| a[i][k] * v[k]).sum()).collect();
+                v = (0..v.len())
+                    .map(|i| (0..v.len()).map(|k| a[i][k] * v[k]).sum())
+                    .collect();
             }
         }
     }
@@ -274,5 +312,11 @@ fn registry_facts_agree_with_the_tableaux() {
         &SolverOptions::default(),
         &mut Recorder::default(),
     );
-    assert!(matches!(r, Err(SolveFailure { error: IntegrateError::Unsupported { .. }, .. })));
+    assert!(matches!(
+        r,
+        Err(SolveFailure {
+            error: IntegrateError::Unsupported { .. },
+            ..
+        })
+    ));
 }

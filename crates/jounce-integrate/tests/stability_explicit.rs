@@ -44,19 +44,39 @@ fn attempt(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64) -> SolveFail
     };
     let mut st = method::build(name, &opts).unwrap();
     match solve(p, st.as_mut(), 0.0, y0, t1, &opts, &mut testkit::Discard) {
-        Ok(r) => panic!("{name}: an explicit method integrated a stiff problem to t = {}", r.t),
+        Ok(r) => panic!(
+            "{name}: an explicit method integrated a stiff problem to t = {}",
+            r.t
+        ),
         Err(f) => f,
     }
 }
 
 #[test]
 fn explicit_methods_give_up_on_stiff_problems() {
-    for name in ["dopri5", "dop853", "rkf45", "cash_karp", "cash_karp_vo", "heun"] {
+    for name in [
+        "dopri5",
+        "dop853",
+        "rkf45",
+        "cash_karp",
+        "cash_karp_vo",
+        "heun",
+    ] {
         for (label, f) in [
-            ("van der pol", attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0)),
-            ("robertson", attempt(name, &mut Robertson, &[1.0, 0.0, 0.0], 1e5)),
+            (
+                "van der pol",
+                attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0),
+            ),
+            (
+                "robertson",
+                attempt(name, &mut Robertson, &[1.0, 0.0, 0.0], 1e5),
+            ),
         ] {
-            println!("{name} on {label}: {} after {} steps", f.error, f.stats.n_steps());
+            println!(
+                "{name} on {label}: {} after {} steps",
+                f.error,
+                f.stats.n_steps()
+            );
             assert!(
                 matches!(
                     f.error,
@@ -65,7 +85,10 @@ fn explicit_methods_give_up_on_stiff_problems() {
                 "{name} on {label}: unexpected {}",
                 f.error
             );
-            assert!(f.stats.n_steps() <= 20_001, "{name}: the step budget was not enforced");
+            assert!(
+                f.stats.n_steps() <= 20_001,
+                "{name}: the step budget was not enforced"
+            );
         }
     }
 }
@@ -81,6 +104,10 @@ fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
             "{name}: {}",
             f.error
         );
-        assert!(f.stats.n_steps() < 2000, "{name}: {} steps", f.stats.n_steps());
+        assert!(
+            f.stats.n_steps() < 2000,
+            "{name}: {} steps",
+            f.stats.n_steps()
+        );
     }
 }

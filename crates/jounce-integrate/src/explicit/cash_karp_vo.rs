@@ -73,6 +73,10 @@ pub struct CashKarpVo {
     controller: StepController,
     /// Order of the solution accepted last (1, 2 or 5).
     last_order: u32,
+    /// Attempts abandoned at checkpoints 1 and 2.
+    n_quit: [u64; 2],
+    /// Steps accepted with a solution of order 1 or 2.
+    n_low_order: u64,
 }
 
 impl Default for CashKarpVo {
@@ -100,7 +104,19 @@ impl CashKarpVo {
             quit: [QUIT_RANGE.1; 2],
             controller: StepController::default(),
             last_order: 5,
+            n_quit: [0; 2],
+            n_low_order: 0,
         }
+    }
+
+    /// Attempts abandoned early at checkpoints 1 and 2 since construction.
+    pub fn quits(&self) -> [u64; 2] {
+        self.n_quit
+    }
+
+    /// Steps accepted with a lower-order (1 or 2) solution since construction.
+    pub fn low_order_steps(&self) -> u64 {
+        self.n_low_order
     }
 
     /// Order of the solution accepted in the last step (1, 2 or 5).
@@ -171,6 +187,7 @@ impl CashKarpVo {
             Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[1], h, &mut self.yb);
             err[0] = self.dist(rtol, atol).sqrt();
             if err[0] > 1.0 && err[0] / self.quit[0] > TWIDDLE[0] {
+                self.n_quit[0] += 1;
                 let pred = err[0] / self.quit[0];
                 return Ok(Outcome::Reject {
                     factor: (0.9 / pred).clamp(0.2, 0.9),
@@ -186,6 +203,7 @@ impl CashKarpVo {
             Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[2], h, &mut self.yb);
             err[1] = self.dist(rtol, atol).cbrt();
             if err[1] > 1.0 && err[1] / self.quit[1] > TWIDDLE[1] {
+                self.n_quit[1] += 1;
                 return Ok(self.fall_back(h, &err, err[1] / self.quit[1]));
             }
         }
@@ -336,11 +354,18 @@ impl Stepper for CashKarpVo {
                 Outcome::Accept { frac, order } => {
                     ctx.stats.n_accept += 1;
                     self.last_order = order;
+                    if order < 5 {
+                        self.n_low_order += 1;
+                    }
                     let h_acc = if frac == 1.0 { h } else { frac * h };
                     self.t_prev = self.t;
                     self.y_prev.copy_from_slice(&self.y);
                     self.f_prev.copy_from_slice(&self.f_cur);
-                    self.t = if frac == 1.0 { self.t + h } else { self.t + h_acc };
+                    self.t = if frac == 1.0 {
+                        self.t + h
+                    } else {
+                        self.t + h_acc
+                    };
                     self.y.copy_from_slice(&self.ytmp);
                     p.rhs(self.t, &self.y, &mut self.f_cur)?;
                     if fixed {
@@ -350,7 +375,11 @@ impl Stepper for CashKarpVo {
                         let e4 = wrms_norm(&self.diff, &self.y_prev, &self.y, opts.rtol, opts.atol);
                         self.controller.accepted(e4, h);
                         let fac = self.controller.factor(e4, h, 4);
-                        let fac = if rejected_in_a_row > 0 { fac.min(1.0) } else { fac };
+                        let fac = if rejected_in_a_row > 0 {
+                            fac.min(1.0)
+                        } else {
+                            fac
+                        };
                         self.h = if trimmed && fac >= 1.0 {
                             h_ctrl.max(h * fac)
                         } else {
