@@ -107,6 +107,35 @@ fn dense_error_at_half_step(
 }
 
 #[test]
+fn dop853_dense_output_on_request_without_grid_output() {
+    // with_dense_output forms the 7th-order extension even for OutputGrid::Steps
+    use jounce_integrate::explicit::{tableau, ExplicitRk};
+    let h = 0.2;
+    let opts = SolverOptions::default().with_fixed_step(h);
+    let mut p = InverseTimeRotation;
+    let t0 = 1.5;
+    let mut errs = Vec::new();
+    for mut st in [
+        ExplicitRk::new(&tableau::DOP853).with_dense_output(),
+        ExplicitRk::new(&tableau::DOP853),
+    ] {
+        let mut stats = Stats::default();
+        let mut ctx = StepContext {
+            opts: &opts,
+            stats: &mut stats,
+        };
+        st.reset(&mut p, t0, &InverseTimeRotation::exact(t0), &mut ctx)
+            .unwrap();
+        st.step(&mut p, t0 + h, &mut ctx).unwrap();
+        let mut y = [0.0; 3];
+        st.interpolate(t0 + 0.5 * h, &mut y);
+        errs.push(max_abs_diff(&y, &InverseTimeRotation::exact(t0 + 0.5 * h)));
+    }
+    // the Hermite fallback is third order: far less accurate at this step
+    assert!(errs[0] < 1e-9 && errs[1] > 100.0 * errs[0], "{errs:?}");
+}
+
+#[test]
 fn dense_output_has_the_local_order_of_its_continuous_extension() {
     // a continuous extension of order q has local error O(h^(q+1)) inside the step
     let rot = |t: f64| InverseTimeRotation::exact(t).to_vec();

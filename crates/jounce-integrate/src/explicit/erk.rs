@@ -12,6 +12,16 @@ use crate::problem::OdeProblem;
 use crate::stepper::{StepContext, Stepper};
 
 /// Explicit Runge-Kutta stepper over a tableau.
+///
+/// One step: k_i = f(t + c_i h, y + h Σ_j a_ij k_j), y₁ = y + h Σ b_i k_i,
+/// accepted when the tableau's error norm ([`ErrorEstimate`]) is ≤ 1.
+///
+/// Continuous output ([`Stepper::interpolate`]) is the tableau's
+/// [`DenseOutput`]. For DOP853 its three extra stages cost three
+/// evaluations per step, so they are formed only when the run needs them
+/// (output on a grid, or event functions) or after
+/// [`ExplicitRk::with_dense_output`]; otherwise the cubic Hermite
+/// interpolant (third order) is used.
 pub struct ExplicitRk {
     tab: &'static ButcherTableau,
     t: f64,
@@ -33,6 +43,8 @@ pub struct ExplicitRk {
     want_dense: bool,
     /// whether `cont` belongs to the last accepted step
     cont_valid: bool,
+    /// form the continuous extension whatever the options
+    force_dense: bool,
     /// f(t, y) at the current point is valid in k[last] (FSAL) or `f_cur`
     f_cur: Vec<f64>,
     f_cur_valid: bool,
@@ -59,12 +71,20 @@ impl ExplicitRk {
             cont: Vec::new(),
             want_dense: false,
             cont_valid: false,
+            force_dense: false,
             f_cur: Vec::new(),
             f_cur_valid: false,
             controller: StepController::default(),
             stiff_count: 0,
             nonstiff_count: 0,
         }
+    }
+
+    /// Always form the tableau's own continuous extension, also when the
+    /// run's options do not ask for dense output.
+    pub fn with_dense_output(mut self) -> Self {
+        self.force_dense = true;
+        self
     }
 
     /// Stages 2..s and the new solution for step size h from (t, y) with
@@ -217,7 +237,8 @@ impl Stepper for ExplicitRk {
         self.f_prev.copy_from_slice(&self.f_cur);
         self.f_cur_valid = true;
         self.cont_valid = false;
-        self.want_dense = matches!(ctx.opts.output, OutputGrid::Every(_)) || p.n_events() > 0;
+        self.want_dense =
+            self.force_dense || matches!(ctx.opts.output, OutputGrid::Every(_)) || p.n_events() > 0;
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) {
                 return Err(IntegrateError::BadMethod(format!(
