@@ -28,9 +28,11 @@
 //! Source: J. R. Cash and A. H. Karp, "A variable order Runge–Kutta method
 //! for initial value problems with rapidly varying right-hand sides", ACM
 //! TOMS 16 (1990) 201–222, Sections 3–4 (the embedded formulas, the
-//! checkpoints, twiddle and quit factors). The acceptance rules above are
-//! this crate's reconstruction of the paper's strategy, stated exactly so
-//! they can be checked; fixed-step runs use the fifth-order solution.
+//! checkpoints, twiddle and quit factors). The decision rules and the
+//! constants above are this crate's reconstruction of the paper's strategy
+//! (the paper's text was not at hand to check them line by line), stated
+//! exactly so they can be checked; fixed-step runs use the fifth-order
+//! solution. Dense output is the cubic Hermite interpolant.
 
 use crate::controller::StepController;
 use crate::dense::hermite_cubic;
@@ -41,9 +43,12 @@ use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
 use crate::stepper::{StepContext, Stepper};
 
-/// Twiddle factors of checkpoints 1 and 2 (Cash & Karp 1990, Section 4).
+/// Twiddle factors of checkpoints 1 and 2: the margin by which the
+/// predicted fifth-order error may exceed the tolerance before the attempt
+/// is abandoned (values of the paper's kind, chosen here; see module doc).
 const TWIDDLE: [f64; 2] = [1.5, 1.1];
-/// Bounds of the learnt quit factors.
+/// Bounds of the learnt quit factors (QUIT_q starts at the upper bound,
+/// i.e. no early quit before a fifth-order step has been accepted).
 const QUIT_RANGE: (f64, f64) = (1.0, 1.0e4);
 
 /// Which solution an attempt produced.
