@@ -259,12 +259,23 @@ pub fn solve(
     stats.n_rhs += p.n_rhs;
     stats.n_jac += p.n_jac;
     match result {
-        Ok(terminal_event) => Ok(Solved {
-            stats,
-            t: stepper.t(),
-            y: stepper.y().to_vec(),
-            terminal_event,
-        }),
+        Ok(terminal_event) => {
+            // a terminal event ends the run at the root, inside the last step
+            let (t, y) = match terminal_event {
+                Some((te, _)) => {
+                    let mut y = vec![0.0; y0.len()];
+                    stepper.interpolate(te, &mut y);
+                    (te, y)
+                }
+                None => (stepper.t(), stepper.y().to_vec()),
+            };
+            Ok(Solved {
+                stats,
+                t,
+                y,
+                terminal_event,
+            })
+        }
         Err(error) => {
             // write the last accepted point before reporting the error
             let t = if last_out == f64::NEG_INFINITY {

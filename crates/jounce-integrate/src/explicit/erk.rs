@@ -3,14 +3,25 @@
 
 use crate::controller::StepController;
 use crate::dense::hermite_cubic;
-use crate::error::IntegrateError;
-use crate::explicit::tableau::ButcherTableau;
+use crate::error::{EvalError, IntegrateError};
+use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
+use crate::options::{OutputGrid, SolverOptions};
 use crate::problem::OdeProblem;
 use crate::stepper::{StepContext, Stepper};
 
 /// Explicit Runge-Kutta stepper over a tableau.
+///
+/// One step: k_i = f(t + c_i h, y + h Σ_j a_ij k_j), y₁ = y + h Σ b_i k_i,
+/// accepted when the tableau's error norm ([`ErrorEstimate`]) is ≤ 1.
+///
+/// Continuous output ([`Stepper::interpolate`]) is the tableau's
+/// [`DenseOutput`]. For DOP853 its three extra stages cost three
+/// evaluations per step, so they are formed only when the run needs them
+/// (output on a grid, or event functions) or after
+/// [`ExplicitRk::with_dense_output`]; otherwise the cubic Hermite
+/// interpolant (third order) is used.
 pub struct ExplicitRk {
     tab: &'static ButcherTableau,
     t: f64,
@@ -19,10 +30,21 @@ pub struct ExplicitRk {
     y: Vec<f64>,
     y_prev: Vec<f64>,
     f_prev: Vec<f64>,
-    /// stage derivatives k_i (s × n)
+    /// stage derivatives k_i (s × n, plus the extra dense-output stages)
     k: Vec<Vec<f64>>,
     ytmp: Vec<f64>,
     err: Vec<f64>,
+    /// second error estimate (e₃ of [`ErrorEstimate::Combined53`])
+    err2: Vec<f64>,
+    /// coefficients F₀..F₆ of the DOP853 continuous extension of the last step
+    cont: Vec<Vec<f64>>,
+    /// whether the extra dense-output stages are computed at each step
+    /// (only when output on a grid or events need the continuous solution)
+    want_dense: bool,
+    /// whether `cont` belongs to the last accepted step
+    cont_valid: bool,
+    /// form the continuous extension whatever the options
+    force_dense: bool,
     /// f(t, y) at the current point is valid in k[last] (FSAL) or `f_cur`
     f_cur: Vec<f64>,
     f_cur_valid: bool,
@@ -45,12 +67,24 @@ impl ExplicitRk {
             k: Vec::new(),
             ytmp: Vec::new(),
             err: Vec::new(),
+            err2: Vec::new(),
+            cont: Vec::new(),
+            want_dense: false,
+            cont_valid: false,
+            force_dense: false,
             f_cur: Vec::new(),
             f_cur_valid: false,
             controller: StepController::default(),
             stiff_count: 0,
             nonstiff_count: 0,
         }
+    }
+
+    /// Always form the tableau's own continuous extension, also when the
+    /// run's options do not ask for dense output.
+    pub fn with_dense_output(mut self) -> Self {
+        self.force_dense = true;
+        self
     }
 
     /// Stages 2..s and the new solution for step size h from (t, y) with
@@ -81,16 +115,48 @@ impl ExplicitRk {
             }
             self.ytmp[m] = self.y[m] + h * acc;
         }
-        if let Some(bh) = tab.b_hat {
-            for m in 0..n {
-                let mut acc = 0.0;
-                for i in 0..s {
-                    acc += (tab.b[i] - bh[i]) * self.k[i][m];
+        match tab.error {
+            ErrorEstimate::None => {}
+            ErrorEstimate::Embedded { b_hat, .. } => {
+                for m in 0..n {
+                    let mut acc = 0.0;
+                    for i in 0..s {
+                        acc += (tab.b[i] - b_hat[i]) * self.k[i][m];
+                    }
+                    self.err[m] = h * acc;
                 }
-                self.err[m] = h * acc;
+            }
+            ErrorEstimate::Combined53 { e5, b_hat3 } => {
+                for m in 0..n {
+                    let (mut a5, mut a3) = (0.0, 0.0);
+                    for i in 0..s {
+                        a5 += e5[i] * self.k[i][m];
+                        a3 += (tab.b[i] - b_hat3[i]) * self.k[i][m];
+                    }
+                    self.err[m] = h * a5;
+                    self.err2[m] = h * a3;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Error norm of the attempted step (≤ 1: accept), see [`ErrorEstimate`].
+    fn error_norm(&self, opts: &SolverOptions) -> f64 {
+        let e5 = wrms_norm(&self.err, &self.y, &self.ytmp, opts.rtol, opts.atol);
+        match self.tab.error {
+            ErrorEstimate::Combined53 { .. } => {
+                let e3 = wrms_norm(&self.err2, &self.y, &self.ytmp, opts.rtol, opts.atol);
+                let e5s = e5 * e5;
+                let den = e5s + 0.01 * e3 * e3;
+                if den > 0.0 {
+                    e5s / den.sqrt()
+                } else {
+                    0.0
+                }
+            }
+            _ => e5,
+        }
     }
 
     /// Hairer's stiffness test on the last two stages at c = 1 (dopri5.f):
@@ -143,11 +209,21 @@ impl Stepper for ExplicitRk {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         let n = y0.len();
-        let s = self.tab.stages();
+        let extra = match self.tab.dense {
+            DenseOutput::Dop853 { c, .. } => c.len(),
+            _ => 0,
+        };
+        let s = self.tab.stages() + extra;
         if self.y.len() != n || self.k.len() != s {
             self.k = vec![vec![0.0; n]; s];
             self.ytmp = vec![0.0; n];
             self.err = vec![0.0; n];
+            self.err2 = vec![0.0; n];
+            self.cont = if extra > 0 {
+                vec![vec![0.0; n]; 7]
+            } else {
+                Vec::new()
+            };
             self.y_prev = vec![0.0; n];
             self.f_prev = vec![0.0; n];
             self.f_cur = vec![0.0; n];
@@ -160,6 +236,9 @@ impl Stepper for ExplicitRk {
         p.rhs(t0, y0, &mut self.f_cur)?;
         self.f_prev.copy_from_slice(&self.f_cur);
         self.f_cur_valid = true;
+        self.cont_valid = false;
+        self.want_dense =
+            self.force_dense || matches!(ctx.opts.output, OutputGrid::Every(_)) || p.n_events() > 0;
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) {
                 return Err(IntegrateError::BadMethod(format!(
@@ -168,7 +247,7 @@ impl Stepper for ExplicitRk {
                 )));
             }
             self.h = h;
-        } else if self.tab.b_hat.is_none() {
+        } else if !self.tab.adaptive() {
             return Err(IntegrateError::Unsupported {
                 method: self.tab.name.into(),
                 detail: "has no error estimator: give a fixed step size".into(),
@@ -181,10 +260,10 @@ impl Stepper for ExplicitRk {
                     t0,
                     y0,
                     &self.f_cur,
-                    self.tab
-                        .embedded_order
-                        .unwrap_or(self.tab.order)
-                        .min(self.tab.order),
+                    match self.tab.error {
+                        ErrorEstimate::Combined53 { .. } => self.tab.order,
+                        _ => self.tab.controller_order(),
+                    },
                     ctx.opts.rtol,
                     ctx.opts.atol,
                     ctx.opts.h_max,
@@ -203,7 +282,7 @@ impl Stepper for ExplicitRk {
     ) -> Result<(), IntegrateError> {
         let opts = ctx.opts;
         let adaptive = opts.fixed_step.is_none();
-        let q = self.tab.embedded_order.unwrap_or(1).min(self.tab.order);
+        let q = self.tab.controller_order();
         let mut rejected_in_a_row = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
@@ -220,12 +299,21 @@ impl Stepper for ExplicitRk {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             self.k[0].copy_from_slice(&self.f_cur);
-            self.attempt(p, h)?;
+            // a trial step whose stages overflow is rejected, not fatal
+            let attempt = self.attempt(p, h);
             if !adaptive {
+                attempt?;
                 self.accept(p, h)?;
                 return Ok(());
             }
-            let err = wrms_norm(&self.err, &self.y, &self.ytmp, opts.rtol, opts.atol);
+            let err = match attempt {
+                Ok(()) => self.error_norm(opts),
+                Err(IntegrateError::Eval {
+                    source: EvalError::NonFinite { .. },
+                }) => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            let err = if err.is_nan() { f64::INFINITY } else { err };
             let fac = self.controller.factor(err, h, q);
             if self.controller.accept(err, h) {
                 self.controller.accepted(err, h);
@@ -287,7 +375,7 @@ impl Stepper for ExplicitRk {
         }
         let theta = (t - self.t_prev) / h;
         match self.tab.dense {
-            Some(pm) => {
+            DenseOutput::Polynomial(pm) => {
                 // y0 + h Σ_i k_i Σ_j P_ij θ^(j+1); k holds the last step's stages
                 for (m, o) in out.iter_mut().enumerate() {
                     let mut acc = 0.0;
@@ -303,7 +391,19 @@ impl Stepper for ExplicitRk {
                     *o = self.y_prev[m] + h * acc;
                 }
             }
-            None => hermite_cubic(
+            DenseOutput::Dop853 { .. } if self.cont_valid => {
+                // y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))
+                let th1 = 1.0 - theta;
+                for (m, o) in out.iter_mut().enumerate() {
+                    let mut acc = 0.0;
+                    for (r, f) in self.cont.iter().enumerate().rev() {
+                        acc += f[m];
+                        acc *= if r % 2 == 0 { theta } else { th1 };
+                    }
+                    *o = self.y_prev[m] + acc;
+                }
+            }
+            _ => hermite_cubic(
                 self.t_prev,
                 &self.y_prev,
                 &self.f_prev,
@@ -331,6 +431,56 @@ impl ExplicitRk {
         } else {
             p.rhs(self.t, &self.y, &mut self.f_cur)?;
         }
+        self.cont_valid = false;
+        if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
+            if self.want_dense {
+                self.dop853_dense(p, h, c, a, d)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The extra stages and coefficients F₀..F₆ of the DOP853 continuous
+    /// extension ([`DenseOutput::Dop853`]) of the step just accepted.
+    fn dop853_dense(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        c: &[f64],
+        a: &[&[f64]],
+        d: &[&[f64]],
+    ) -> Result<(), IntegrateError> {
+        let n = self.y.len();
+        let s = self.tab.stages();
+        // k_s = f(t1, y1) is the FSAL stage; extra stages s+1.. follow
+        for (r, row) in a.iter().enumerate() {
+            for m in 0..n {
+                let mut acc = 0.0;
+                for (j, aij) in row.iter().enumerate() {
+                    if *aij != 0.0 {
+                        acc += aij * self.k[j][m];
+                    }
+                }
+                self.ytmp[m] = self.y_prev[m] + h * acc;
+            }
+            let (_, rest) = self.k.split_at_mut(s + r);
+            p.rhs(self.t_prev + c[r] * h, &self.ytmp, &mut rest[0])?;
+        }
+        for m in 0..n {
+            let dy = self.y[m] - self.y_prev[m];
+            let bspl = h * self.k[0][m] - dy;
+            self.cont[0][m] = dy;
+            self.cont[1][m] = bspl;
+            self.cont[2][m] = dy - h * self.k[s - 1][m] - bspl;
+            for (r, drow) in d.iter().enumerate() {
+                let mut acc = 0.0;
+                for (j, dj) in drow.iter().enumerate() {
+                    acc += dj * self.k[j][m];
+                }
+                self.cont[3 + r][m] = h * acc;
+            }
+        }
+        self.cont_valid = true;
         Ok(())
     }
 }

@@ -1,0 +1,440 @@
+//! Cash–Karp variable-order Runge–Kutta with the early-quit strategy.
+//!
+//! The [`CASH_KARP`] tableau carries embedded solutions of orders 1..5
+//! ([`CASH_KARP_LOW_ORDER`], b̂, b), spread so that stages 2, 4 and 6 each
+//! complete a pair. With the weighted RMS norm ‖·‖ of the tolerances
+//! ([`wrms_norm`]) the step h is judged in three checkpoints:
+//!
+//! 1. after k₁, k₂: E₁ = ‖y⁽²⁾ − y⁽¹⁾‖, ERR₁ = E₁^(1/2);
+//! 2. after k₃, k₄: E₂ = ‖y⁽³⁾ − y⁽²⁾‖, ERR₂ = E₂^(1/3);
+//! 3. after k₅, k₆: E₄ = ‖y⁽⁵⁾ − y⁽⁴⁾‖, ERR₄ = E₄^(1/5).
+//!
+//! ERR_q is the factor by which h would have to shrink for pair q to pass.
+//! On a smooth solution the ratios QUIT_q = ERR_q / ERR₄ are stable; they
+//! are remembered from the last fifth-order step. At checkpoint q ∈ {1, 2}
+//! the attempt *quits* (saving the remaining stages) when ERR_q > 1 and the
+//! predicted ERR₄ ≈ ERR_q / QUIT_q exceeds the twiddle factor TWIDDLE_q
+//! (1.5, 1.1). A quit or a failed checkpoint 3 does not always waste the
+//! step: when a lower-order pair passed, a lower-order solution at a
+//! shorter step is accepted instead —
+//! - ERR₂ ≤ 1: the second-order stage value y₀ + h Σ a₄ⱼ kⱼ at t₀ + 3h/5
+//!   (its error ≈ (3/5)³ E₂ ≤ tolerance);
+//! - else ERR₁ ≤ 1: the Euler stage value y₀ + (h/5) k₁ at t₀ + h/5
+//!   (its error ≈ E₁/25);
+//!
+//! otherwise the step is rejected. This is how the method gets through
+//! sharp transients and rapidly varying right-hand sides cheaply.
+//!
+//! Source: J. R. Cash and A. H. Karp, "A variable order Runge–Kutta method
+//! for initial value problems with rapidly varying right-hand sides", ACM
+//! TOMS 16 (1990) 201–222, Sections 3–4 (the embedded formulas, the
+//! checkpoints, twiddle and quit factors). The decision rules and the
+//! constants above are this crate's reconstruction of the paper's strategy
+//! (the paper's text was not at hand to check them line by line), stated
+//! exactly so they can be checked; fixed-step runs use the fifth-order
+//! solution. Dense output is the cubic Hermite interpolant.
+
+use crate::controller::StepController;
+use crate::dense::hermite_cubic;
+use crate::error::{EvalError, IntegrateError};
+use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
+use crate::initial_step::initial_step;
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Twiddle factors of checkpoints 1 and 2: the margin by which the
+/// predicted fifth-order error may exceed the tolerance before the attempt
+/// is abandoned (values of the paper's kind, chosen here; see module doc).
+const TWIDDLE: [f64; 2] = [1.5, 1.1];
+/// Bounds of the learnt quit factors (QUIT_q starts at the upper bound,
+/// i.e. no early quit before a fifth-order step has been accepted).
+const QUIT_RANGE: (f64, f64) = (1.0, 1.0e4);
+
+/// Which solution an attempt produced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Outcome {
+    /// Accept the solution in `ytmp` at t + `frac`·h.
+    Accept { frac: f64, order: u32 },
+    /// Reject; retry with h · factor.
+    Reject { factor: f64 },
+}
+
+/// The Cash–Karp variable-order stepper (registry name `cash_karp_vo`).
+pub struct CashKarpVo {
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    f_cur: Vec<f64>,
+    k: Vec<Vec<f64>>,
+    ytmp: Vec<f64>,
+    ya: Vec<f64>,
+    yb: Vec<f64>,
+    diff: Vec<f64>,
+    quit: [f64; 2],
+    controller: StepController,
+    /// Order of the solution accepted last (1, 2 or 5).
+    last_order: u32,
+    /// Attempts abandoned at checkpoints 1 and 2.
+    n_quit: [u64; 2],
+    /// Steps accepted with a solution of order 1 or 2.
+    n_low_order: u64,
+}
+
+impl Default for CashKarpVo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CashKarpVo {
+    /// A new stepper.
+    pub fn new() -> Self {
+        Self {
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            y: Vec::new(),
+            y_prev: Vec::new(),
+            f_prev: Vec::new(),
+            f_cur: Vec::new(),
+            k: Vec::new(),
+            ytmp: Vec::new(),
+            ya: Vec::new(),
+            yb: Vec::new(),
+            diff: Vec::new(),
+            quit: [QUIT_RANGE.1; 2],
+            controller: StepController::default(),
+            last_order: 5,
+            n_quit: [0; 2],
+            n_low_order: 0,
+        }
+    }
+
+    /// Attempts abandoned early at checkpoints 1 and 2 since construction.
+    pub fn quits(&self) -> [u64; 2] {
+        self.n_quit
+    }
+
+    /// Steps accepted with a lower-order (1 or 2) solution since construction.
+    pub fn low_order_steps(&self) -> u64 {
+        self.n_low_order
+    }
+
+    /// Order of the solution accepted in the last step (1, 2 or 5).
+    pub fn last_order(&self) -> u32 {
+        self.last_order
+    }
+
+    /// Stage i (1-based i ≥ 2) of the tableau at step h.
+    fn stage(&mut self, p: &mut dyn OdeProblem, i: usize, h: f64) -> Result<(), IntegrateError> {
+        let row = CASH_KARP.a[i];
+        for m in 0..self.y.len() {
+            let mut acc = 0.0;
+            for (j, aij) in row.iter().enumerate() {
+                acc += aij * self.k[j][m];
+            }
+            self.ytmp[m] = self.y[m] + h * acc;
+        }
+        let (_, rest) = self.k.split_at_mut(i);
+        p.rhs(self.t + CASH_KARP.c[i] * h, &self.ytmp, &mut rest[0])?;
+        Ok(())
+    }
+
+    /// out = y + h Σ w_j k_j.
+    fn combine(y: &[f64], k: &[Vec<f64>], w: &[f64], h: f64, out: &mut [f64]) {
+        for (m, o) in out.iter_mut().enumerate() {
+            let mut acc = 0.0;
+            for (j, wj) in w.iter().enumerate() {
+                acc += wj * k[j][m];
+            }
+            *o = y[m] + h * acc;
+        }
+    }
+
+    /// ‖yb − ya‖ in the tolerance-weighted RMS norm.
+    /// A non-finite distance counts as infinite (the attempt fails).
+    fn dist(&mut self, rtol: f64, atol: f64) -> f64 {
+        for m in 0..self.y.len() {
+            self.diff[m] = self.yb[m] - self.ya[m];
+        }
+        let d = wrms_norm(&self.diff, &self.y, &self.yb, rtol, atol);
+        if d.is_nan() {
+            f64::INFINITY
+        } else {
+            d
+        }
+    }
+
+    /// One attempt with step h: the checkpoints of the module doc.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        rtol: f64,
+        atol: f64,
+        fixed: bool,
+    ) -> Result<Outcome, IntegrateError> {
+        let ErrorEstimate::Embedded { b_hat: b4, .. } = CASH_KARP.error else {
+            return Err(IntegrateError::BadMethod(
+                "cash_karp_vo: the Cash-Karp tableau lost its embedded solution".into(),
+            ));
+        };
+        self.k[0].copy_from_slice(&self.f_cur);
+        // checkpoint 1: orders 1 and 2
+        self.stage(p, 1, h)?;
+        let mut err = [f64::INFINITY; 2];
+        if !fixed {
+            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[0], h, &mut self.ya);
+            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[1], h, &mut self.yb);
+            err[0] = self.dist(rtol, atol).sqrt();
+            if err[0] > 1.0 && err[0] / self.quit[0] > TWIDDLE[0] {
+                self.n_quit[0] += 1;
+                let pred = err[0] / self.quit[0];
+                return Ok(Outcome::Reject {
+                    factor: (0.9 / pred).clamp(0.2, 0.9),
+                });
+            }
+        }
+        // checkpoint 2: orders 2 and 3
+        self.stage(p, 2, h)?;
+        self.stage(p, 3, h)?;
+        if !fixed {
+            // y⁽²⁾ is still in yb
+            self.ya.copy_from_slice(&self.yb);
+            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[2], h, &mut self.yb);
+            err[1] = self.dist(rtol, atol).cbrt();
+            if err[1] > 1.0 && err[1] / self.quit[1] > TWIDDLE[1] {
+                self.n_quit[1] += 1;
+                return Ok(self.fall_back(h, &err, err[1] / self.quit[1]));
+            }
+        }
+        // checkpoint 3: orders 4 and 5
+        self.stage(p, 4, h)?;
+        self.stage(p, 5, h)?;
+        Self::combine(&self.y, &self.k, CASH_KARP.b, h, &mut self.yb);
+        if fixed {
+            self.ytmp.copy_from_slice(&self.yb);
+            return Ok(Outcome::Accept {
+                frac: 1.0,
+                order: 5,
+            });
+        }
+        Self::combine(&self.y, &self.k, b4, h, &mut self.ya);
+        let e4 = self.dist(rtol, atol);
+        let err4 = e4.powf(0.2);
+        if e4 <= 1.0 {
+            for q in 0..2 {
+                self.quit[q] = (err[q] / err4.max(1e-300)).clamp(QUIT_RANGE.0, QUIT_RANGE.1);
+            }
+            self.ytmp.copy_from_slice(&self.yb);
+            return Ok(Outcome::Accept {
+                frac: 1.0,
+                order: 5,
+            });
+        }
+        Ok(self.fall_back(h, &err, err4))
+    }
+
+    /// After a failed checkpoint: accept a lower-order solution at a
+    /// shorter step if its pair passed, else reject (module doc).
+    fn fall_back(&mut self, h: f64, err: &[f64; 2], err4_pred: f64) -> Outcome {
+        if err[1] <= 1.0 {
+            // stage-4 input: second order at t + 3h/5
+            Self::combine(&self.y, &self.k, CASH_KARP.a[3], h, &mut self.ytmp);
+            Outcome::Accept {
+                frac: CASH_KARP.c[3],
+                order: 2,
+            }
+        } else if err[0] <= 1.0 {
+            // stage-2 input: Euler at t + h/5
+            Self::combine(&self.y, &self.k, CASH_KARP.a[1], h, &mut self.ytmp);
+            Outcome::Accept {
+                frac: CASH_KARP.c[1],
+                order: 1,
+            }
+        } else {
+            Outcome::Reject {
+                factor: (0.9 / err4_pred).clamp(0.2, 0.9),
+            }
+        }
+    }
+}
+
+impl Stepper for CashKarpVo {
+    fn name(&self) -> &'static str {
+        "cash_karp_vo"
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = y0.len();
+        if self.y.len() != n || self.k.is_empty() {
+            self.k = vec![vec![0.0; n]; CASH_KARP.stages()];
+            for v in [
+                &mut self.ytmp,
+                &mut self.ya,
+                &mut self.yb,
+                &mut self.diff,
+                &mut self.y_prev,
+                &mut self.f_prev,
+                &mut self.f_cur,
+            ] {
+                *v = vec![0.0; n];
+            }
+        }
+        self.y = y0.to_vec();
+        self.t = t0;
+        self.t_prev = t0;
+        self.y_prev.copy_from_slice(y0);
+        self.quit = [QUIT_RANGE.1; 2];
+        self.last_order = 5;
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        p.rhs(t0, y0, &mut self.f_cur)?;
+        self.f_prev.copy_from_slice(&self.f_cur);
+        if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0) {
+                return Err(IntegrateError::BadMethod(format!(
+                    "cash_karp_vo: fixed step size must be positive, got {h}"
+                )));
+            }
+            self.h = h;
+        } else if self.h == 0.0 {
+            self.h = match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f_cur,
+                    4,
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            };
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let opts = ctx.opts;
+        let fixed = opts.fixed_step.is_some();
+        let mut rejected_in_a_row = 0u32;
+        loop {
+            let h_ctrl = self.h.min(opts.h_max);
+            let remaining = t_stop - self.t;
+            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
+                (remaining, true)
+            } else if !fixed && h_ctrl > 0.5 * remaining {
+                (0.5 * remaining, true)
+            } else {
+                (h_ctrl, false)
+            };
+            if !fixed && h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            let outcome = match self.attempt(p, h, opts.rtol, opts.atol, fixed) {
+                // a trial step whose stages overflow is rejected, not fatal
+                Err(IntegrateError::Eval {
+                    source: EvalError::NonFinite { .. },
+                }) if !fixed => Outcome::Reject { factor: 0.2 },
+                r => r?,
+            };
+            match outcome {
+                Outcome::Accept { frac, order } => {
+                    ctx.stats.n_accept += 1;
+                    self.last_order = order;
+                    if order < 5 {
+                        self.n_low_order += 1;
+                    }
+                    let h_acc = if frac == 1.0 { h } else { frac * h };
+                    self.t_prev = self.t;
+                    self.y_prev.copy_from_slice(&self.y);
+                    self.f_prev.copy_from_slice(&self.f_cur);
+                    self.t = if frac == 1.0 {
+                        self.t + h
+                    } else {
+                        self.t + h_acc
+                    };
+                    self.y.copy_from_slice(&self.ytmp);
+                    p.rhs(self.t, &self.y, &mut self.f_cur)?;
+                    if fixed {
+                        return Ok(());
+                    }
+                    if order == 5 {
+                        let e4 = wrms_norm(&self.diff, &self.y_prev, &self.y, opts.rtol, opts.atol);
+                        self.controller.accepted(e4, h);
+                        let fac = self.controller.factor(e4, h, 4);
+                        let fac = if rejected_in_a_row > 0 {
+                            fac.min(1.0)
+                        } else {
+                            fac
+                        };
+                        self.h = if trimmed && fac >= 1.0 {
+                            h_ctrl.max(h * fac)
+                        } else {
+                            h * fac
+                        };
+                    } else {
+                        // a transient: continue with the step that passed
+                        self.h = h_acc;
+                    }
+                    return Ok(());
+                }
+                Outcome::Reject { factor } => {
+                    ctx.stats.n_reject += 1;
+                    rejected_in_a_row += 1;
+                    self.h = h * factor;
+                    if rejected_in_a_row > 50 {
+                        return Err(IntegrateError::ErrorTestFailures {
+                            t: self.t,
+                            n: rejected_in_a_row,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    /// Cubic Hermite interpolation between the step's end points (third
+    /// order; HNW I, eq. II.6.7).
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        hermite_cubic(
+            self.t_prev,
+            &self.y_prev,
+            &self.f_prev,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            t,
+            out,
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Explicit methods on stiff problems: they must give up quickly with a
+//! structured error (stiffness detected, or the step budget exhausted),
+//! never run on indefinitely.
+
+use jounce_integrate::*;
+
+/// Van der Pol oscillator y₁' = y₂, y₂' = μ((1 − y₁²) y₂ − y₁) with
+/// μ = 1000 (HNW II, Section IV.1, eq. (1.5') unscaled): stiff away from
+/// the fast transitions.
+struct VanDerPol {
+    mu: f64,
+}
+
+impl OdeProblem for VanDerPol {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = self.mu * ((1.0 - y[0] * y[0]) * y[1] - y[0]);
+        Ok(())
+    }
+}
+
+/// Robertson's chemical kinetics (HNW II, Section IV.1, eq. (1.3)).
+struct Robertson;
+
+impl OdeProblem for Robertson {
+    fn dim(&self) -> usize {
+        3
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+        dy[2] = 3e7 * y[1] * y[1];
+        dy[1] = -dy[0] - dy[2];
+        Ok(())
+    }
+}
+
+fn attempt(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64) -> SolveFailure {
+    let opts = SolverOptions {
+        max_steps: 20_000,
+        ..SolverOptions::default().with_tol(1e-6, 1e-8)
+    };
+    let mut st = method::build(name, &opts).unwrap();
+    match solve(p, st.as_mut(), 0.0, y0, t1, &opts, &mut testkit::Discard) {
+        Ok(r) => panic!(
+            "{name}: an explicit method integrated a stiff problem to t = {}",
+            r.t
+        ),
+        Err(f) => f,
+    }
+}
+
+#[test]
+fn explicit_methods_give_up_on_stiff_problems() {
+    for name in [
+        "dopri5",
+        "dop853",
+        "rkf45",
+        "cash_karp",
+        "cash_karp_vo",
+        "heun",
+    ] {
+        for (label, f) in [
+            (
+                "van der pol",
+                attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0),
+            ),
+            (
+                "robertson",
+                attempt(name, &mut Robertson, &[1.0, 0.0, 0.0], 1e5),
+            ),
+        ] {
+            println!(
+                "{name} on {label}: {} after {} steps",
+                f.error,
+                f.stats.n_steps()
+            );
+            assert!(
+                matches!(
+                    f.error,
+                    IntegrateError::ProbablyStiff { .. } | IntegrateError::TooManySteps { .. }
+                ),
+                "{name} on {label}: unexpected {}",
+                f.error
+            );
+            assert!(
+                f.stats.n_steps() <= 20_001,
+                "{name}: the step budget was not enforced"
+            );
+        }
+    }
+}
+
+#[test]
+fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
+    // with a step-size bound 3.25 (dopri5) or 6.1 (dop853) on h·ρ, the
+    // test sees stiffness long before the step budget is spent
+    for name in ["dopri5", "dop853"] {
+        let f = attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0);
+        assert!(
+            matches!(f.error, IntegrateError::ProbablyStiff { .. }),
+            "{name}: {}",
+            f.error
+        );
+        assert!(
+            f.stats.n_steps() < 2000,
+            "{name}: {} steps",
+            f.stats.n_steps()
+        );
+    }
+}
