@@ -18,7 +18,15 @@ pub fn methods_table() -> String {
     let mut s = String::new();
     s.push_str(&format!(
         "{:<20} {:<12} {:>5} {:>8} {:<9} {:<14} {:<5} {:<8} {}\n",
-        "name", "family", "order", "embedded", "implicit", "stability", "stiff", "adaptive", "source"
+        "name",
+        "family",
+        "order",
+        "embedded",
+        "implicit",
+        "stability",
+        "stiff",
+        "adaptive",
+        "source"
     ));
     for m in method::all() {
         let i = &m.info;
@@ -27,7 +35,9 @@ pub fn methods_table() -> String {
             i.name,
             family_label(i.family),
             i.order,
-            i.embedded_order.map(|o| o.to_string()).unwrap_or_else(|| "-".into()),
+            i.embedded_order
+                .map(|o| o.to_string())
+                .unwrap_or_else(|| "-".into()),
             if i.implicit { "implicit" } else { "explicit" },
             i.stability.label(),
             if i.stiff { "yes" } else { "no" },

@@ -146,7 +146,10 @@ impl Observer for RunObserver<'_> {
             let wall = self.started.elapsed().as_secs_f64();
             let rtf = if wall > 0.0 { t / wall } else { 0.0 };
             pb.set_position((1000.0 * t / self.t_end).clamp(0.0, 1000.0) as u64);
-            pb.set_message(format!("{t:.4} s of {} s, real-time factor {rtf:.3}", self.t_end));
+            pb.set_message(format!(
+                "{t:.4} s of {} s, real-time factor {rtf:.3}",
+                self.t_end
+            ));
         }
     }
 }

@@ -55,10 +55,17 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     if let Some(f) = &o.formulation {
         s.formulation.kind = crate::setup::formulation_kind(f)?;
     }
-    for (name, val) in [("rtol", o.rtol), ("atol", o.atol), ("step", o.step), ("t-end", o.t_end)] {
+    for (name, val) in [
+        ("rtol", o.rtol),
+        ("atol", o.atol),
+        ("step", o.step),
+        ("t-end", o.t_end),
+    ] {
         if let Some(v) = val {
             if !(v > 0.0 && v.is_finite()) {
-                return Err(RunError::Setup(format!("--{name} must be a positive number, got {v}")));
+                return Err(RunError::Setup(format!(
+                    "--{name} must be a positive number, got {v}"
+                )));
             }
         }
     }
@@ -126,13 +133,13 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
 /// [`RunError`] saying what failed, where and when.
 pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSummary, RunError> {
     let wall = Instant::now();
-    std::fs::create_dir_all(out_dir).map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
 
     // the integrator first: a bad name should fail before any work
     let opts = solver_options(model)?;
-    let mut stepper = method::build(&model.settings.integrator.method, &opts).map_err(|e| {
-        RunError::Setup(format!("{}: settings.integrator: {e}", model.source))
-    })?;
+    let mut stepper = method::build(&model.settings.integrator.method, &opts)
+        .map_err(|e| RunError::Setup(format!("{}: settings.integrator: {e}", model.source)))?;
 
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
@@ -144,9 +151,18 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
 
-    let writer = TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
+    let writer =
+        TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
     let mut obs = RunObserver::new(&sys, post, writer, t_end, progress);
-    let result = jounce_integrate::solve(form.as_mut(), stepper.as_mut(), 0.0, &y0, t_end, &opts, &mut obs);
+    let result = jounce_integrate::solve(
+        form.as_mut(),
+        stepper.as_mut(),
+        0.0,
+        &y0,
+        t_end,
+        &opts,
+        &mut obs,
+    );
     obs.finish()?;
 
     let (stats, status, error, t_reached) = match &result {
@@ -214,7 +230,14 @@ pub fn summary_text(s: &RunSummary) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "{} ({}): {} with {}, t = 0 .. {} s, {} DOF, {} coordinates, {} constraints\n",
-        s.model, s.model_file, s.formulation, s.integrator.method, s.t_reached, s.degrees_of_freedom, s.coordinates, s.constraints
+        s.model,
+        s.model_file,
+        s.formulation,
+        s.integrator.method,
+        s.t_reached,
+        s.degrees_of_freedom,
+        s.coordinates,
+        s.constraints
     ));
     out.push_str(&format!(
         "  steps {} accepted / {} rejected, {} f-evaluations, {} Jacobians, {} LU, {} Newton iterations\n",
@@ -225,7 +248,10 @@ pub fn summary_text(s: &RunSummary) -> String {
         w.cpu_seconds, w.wall_seconds
     ));
     let energy = if a.energy_conserved_by_model {
-        format!("max relative energy error {:.3e}", a.max_relative_energy_error)
+        format!(
+            "max relative energy error {:.3e}",
+            a.max_relative_energy_error
+        )
     } else {
         format!(
             "energy not conserved by the model (dampers, drivers or time-dependent forces): max change {:.3e} J",

@@ -38,7 +38,10 @@ fn malformed_models_give_their_specific_error_without_panicking() {
             .to_string();
         for cmd in ["check", "run"] {
             let out_dir = scratch("malformed");
-            let (code, _, err) = jounce(&[cmd, f.to_str().unwrap(), "-o", out_dir.to_str().unwrap()][..if cmd == "check" { 2 } else { 4 }]);
+            let (code, _, err) = jounce(
+                &[cmd, f.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]
+                    [..if cmd == "check" { 2 } else { 4 }],
+            );
             assert_ne!(code, 101, "{} panicked:\n{err}", f.display());
             assert_eq!(code, 1, "{} must fail cleanly:\n{err}", f.display());
             assert!(
@@ -47,7 +50,11 @@ fn malformed_models_give_their_specific_error_without_panicking() {
                 f.display()
             );
             let name = f.file_name().unwrap().to_str().unwrap();
-            assert!(err.contains(name), "{}: error must name the file:\n{err}", f.display());
+            assert!(
+                err.contains(name),
+                "{}: error must name the file:\n{err}",
+                f.display()
+            );
             let _ = std::fs::remove_dir_all(&out_dir);
         }
         n += 1;
@@ -60,7 +67,10 @@ fn check_reports_dof_and_joints() {
     let (code, out, err) = jounce(&["check", repo("examples/four_bar.toml").to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("degrees of freedom: 1"), "{out}");
-    assert!(out.contains("crank_pivot") && out.contains("no redundant constraints"), "{out}");
+    assert!(
+        out.contains("crank_pivot") && out.contains("no redundant constraints"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -84,8 +94,17 @@ fn run_writes_timeseries_and_summary() {
     assert!(summary["work"]["cpu_seconds"].as_f64().unwrap() >= 0.0);
     let csv = std::fs::read_to_string(dir.join("timeseries.csv")).unwrap();
     let header = csv.lines().next().unwrap();
-    for col in ["t", "crank.theta", "slider.vx", "total_energy", "position_violation"] {
-        assert!(header.split(',').any(|h| h == col), "missing {col} in {header}");
+    for col in [
+        "t",
+        "crank.theta",
+        "slider.vx",
+        "total_energy",
+        "position_violation",
+    ] {
+        assert!(
+            header.split(',').any(|h| h == col),
+            "missing {col} in {header}"
+        );
     }
     assert_eq!(csv.lines().count(), 1 + 101, "t = 0, 0.005, ..., 0.5");
     let _ = std::fs::remove_dir_all(&dir);
@@ -98,7 +117,9 @@ fn a_failing_run_keeps_the_rows_it_computed_and_says_when() {
     let dir = scratch("cli-fail");
     let (code, _, err) = jounce(&[
         "run",
-        repo("examples/studies/s5_stiff_double_pendulum.toml").to_str().unwrap(),
+        repo("examples/studies/s5_stiff_double_pendulum.toml")
+            .to_str()
+            .unwrap(),
         "-o",
         dir.to_str().unwrap(),
         "--method",
@@ -111,7 +132,10 @@ fn a_failing_run_keeps_the_rows_it_computed_and_says_when() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "failed");
-    let rows = std::fs::read_to_string(dir.join("timeseries.csv")).unwrap().lines().count();
+    let rows = std::fs::read_to_string(dir.join("timeseries.csv"))
+        .unwrap()
+        .lines()
+        .count();
     assert!(rows > 2, "rows before the failure must be written");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -125,7 +149,10 @@ fn unknown_integrator_is_named() {
         "rk99",
     ]);
     assert_eq!(code, 1);
-    assert!(err.contains("unknown integrator 'rk99'") && err.contains("dopri5"), "{err}");
+    assert!(
+        err.contains("unknown integrator 'rk99'") && err.contains("dopri5"),
+        "{err}"
+    );
 }
 
 #[test]

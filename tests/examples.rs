@@ -19,7 +19,11 @@ fn rising_crossings(t: &[f64], x: &[f64]) -> Vec<f64> {
 
 #[test]
 fn simple_pendulum_has_the_small_angle_period() {
-    let (s, ts) = run_example("examples/simple_pendulum.toml", Overrides::default(), "pendulum");
+    let (s, ts) = run_example(
+        "examples/simple_pendulum.toml",
+        Overrides::default(),
+        "pendulum",
+    );
     assert_eq!(s.status, "completed");
     let c = rising_crossings(ts.col("t"), ts.col("bob.x"));
     assert!(c.len() >= 4, "crossings {c:?}");
@@ -92,13 +96,32 @@ fn every_example_runs_and_conservative_ones_keep_energy() {
     files.sort();
     assert!(files.len() >= 10);
     for f in files {
-        let rel = f.strip_prefix(repo("")).unwrap().to_str().unwrap().to_string();
+        let rel = f
+            .strip_prefix(repo(""))
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         // long and stiff studies are shortened here; their full runs are studies
-        let t_end = if rel.contains("s1_") || rel.contains("s5_") { Some(1.0) } else { None };
+        let t_end = if rel.contains("s1_") || rel.contains("s5_") {
+            Some(1.0)
+        } else {
+            None
+        };
+        // Dormand-Prince at rtol 1e-9 (the criterion of the foundation issue).
+        // The k = 1e8 cases of S1 are stiff (omega ~ 1e4 rad/s): DOPRI5 needs
+        // ~2.5e5 stability-limited steps per second and its energy error grows
+        // as steps x tol (2e-6 at 1e-9), which is the study's finding that an
+        // explicit method is the wrong tool there; they are held to 1e-6 at
+        // rtol 1e-10 instead.
+        let tol = if rel.contains("1e8") { 1e-10 } else { 1e-9 };
         let (s, ts) = run_example(
             &rel,
             Overrides {
                 t_end,
+                method: Some("dopri5".into()),
+                rtol: Some(tol),
+                atol: Some(tol),
                 ..Overrides::default()
             },
             "all",

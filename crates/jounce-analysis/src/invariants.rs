@@ -39,7 +39,13 @@ impl InvariantMonitor {
     }
 
     /// Invariants of `sys` at (t, q, v).
-    pub fn evaluate(&mut self, sys: &dyn MechanicalSystem, t: f64, q: &[f64], v: &[f64]) -> Invariants {
+    pub fn evaluate(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Invariants {
         let kinetic = sys.kinetic_energy(q, v);
         let potential = sys.potential_energy(t, q);
         let mut pos = 0.0f64;
@@ -91,7 +97,9 @@ impl InvariantExtremes {
     /// vanish.
     pub fn update(&mut self, inv: &Invariants) {
         let e0 = *self.initial_energy.get_or_insert(inv.total);
-        let scale = self.scale.get_or_insert(e0.abs().max(inv.kinetic).max(1e-300));
+        let scale = self
+            .scale
+            .get_or_insert(e0.abs().max(inv.kinetic).max(1e-300));
         let de = (inv.total - e0).abs();
         self.max_energy_error = self.max_energy_error.max(de);
         let scale = if *scale > 1e-12 { *scale } else { 1.0 };

@@ -107,7 +107,8 @@ impl RunSummary {
     /// # Errors
     /// [`IoError`] naming the file.
     pub fn write_json(&self, path: &Path) -> Result<(), IoError> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| IoError::msg(path, e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| IoError::msg(path, e.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|e| IoError::new(path, e))
     }
 }

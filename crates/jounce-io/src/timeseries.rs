@@ -66,7 +66,7 @@ impl TimeseriesWriter {
             .map_err(|e| IoError::new(&self.path, e))?;
         self.rows += 1;
         // keep the file current for long runs without a syscall per row
-        if self.rows % 64 == 0 {
+        if self.rows.is_multiple_of(64) {
             self.flush()?;
         }
         Ok(())
