@@ -136,7 +136,9 @@ impl Dirk {
         self.ensure_lu(hg, ctx)?;
         let rtol = ctx.opts.rtol;
         let settings = NewtonSettings {
-            max_iter: 7,
+            // radau5.f's NIT = 7 when h can be reduced; at fixed steps the
+            // iteration must converge, so it may take longer
+            max_iter: if ctx.opts.fixed_step.is_some() { 30 } else { 7 },
             // radau5.f: FNEWT = max(10 ε/rtol, min(0.03, sqrt(rtol)))
             tol: (10.0 * f64::EPSILON / rtol).max(0.03f64.min(rtol.sqrt())),
         };

@@ -296,11 +296,13 @@ impl Radau5 {
         let (alphn, betan) = (co.alpha / h, co.beta / h);
         self.faccon = self.faccon.max(f64::EPSILON).powf(0.8);
         self.theta = THET;
+        // radau5.f's NIT when h can be reduced; at fixed steps the iteration must converge
+        let nit = if ctx.opts.fixed_step.is_some() { 30 } else { NIT };
         let mut newt = 0u32;
         let mut dynold = 0.0f64;
         let mut thqold = 0.0f64;
         loop {
-            if newt >= NIT {
+            if newt >= nit {
                 return Ok(NewtonEnd::Failed(0.5));
             }
             for i in 0..3 {
@@ -336,16 +338,16 @@ impl Radau5 {
                 ctx.stats.n_newton_fail += 1;
                 return Ok(NewtonEnd::Failed(0.5));
             }
-            if newt > 1 && newt < NIT {
+            if newt > 1 && newt < nit {
                 let thq = dyno / dynold;
                 self.theta = if newt == 2 { thq } else { (thq * thqold).sqrt() };
                 thqold = thq;
                 if self.theta < 0.99 {
                     self.faccon = self.theta / (1.0 - self.theta);
-                    let dyth = self.faccon * dyno * self.theta.powi((NIT - 1 - newt) as i32) / self.fnewt;
+                    let dyth = self.faccon * dyno * self.theta.powi((nit - 1 - newt) as i32) / self.fnewt;
                     if dyth >= 1.0 {
                         let qnewt = dyth.clamp(1e-4, 20.0);
-                        let hhfac = 0.8 * qnewt.powf(-1.0 / (4.0 + (NIT - 1 - newt) as f64));
+                        let hhfac = 0.8 * qnewt.powf(-1.0 / (4.0 + (nit - 1 - newt) as f64));
                         ctx.stats.n_newton_fail += 1;
                         return Ok(NewtonEnd::Failed(hhfac));
                     }
