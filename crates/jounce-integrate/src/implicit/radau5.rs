@@ -240,8 +240,8 @@ impl Radau5 {
             self.e1mat[(i, i)] += fac1;
             e2[(i, i)] += C64::new(alphn, betan);
         }
+        // counted once per pair, as radau5.f's NDEC
         self.e1.factor(&self.e1mat, self.t, ctx.stats)?;
-        ctx.stats.n_lu += 1;
         let lu = LU::new(e2);
         if !lu.is_invertible() {
             self.e2 = None;
@@ -322,8 +322,8 @@ impl Radau5 {
                     g[2] - (betan * self.w[1][m] + alphn * self.w[2][m]),
                 );
             }
+            // counted once per pair, as radau5.f's NSOL
             self.e1.solve_in_place(&mut self.tmp, ctx.stats);
-            ctx.stats.n_solve += 1;
             if let Some(lu) = &self.e2 {
                 lu.solve_mut(&mut self.cvec);
             }
