@@ -15,12 +15,19 @@ fn trapezoidal_and_midpoint_conserve_oscillator_energy_over_1e5_steps() {
         let mut p = LinearTest { a: 0.0, b: 1.0 };
         let y = run_fixed(name, &mut p, 0.0, &y0, 1e4, 0.1, &opts).unwrap();
         let e = y[0] * y[0] + y[1] * y[1];
-        assert!((e - 1.0).abs() < 1e-10, "{name}: relative energy drift {}", e - 1.0);
+        assert!(
+            (e - 1.0).abs() < 1e-10,
+            "{name}: relative energy drift {}",
+            e - 1.0
+        );
     }
     // whereas backward Euler (L-stable) dissipates it: |R(0.1 i)|^(2·1e5) ≈ e^{-1000}
     let mut p = LinearTest { a: 0.0, b: 1.0 };
     let y = run_fixed("backward_euler", &mut p, 0.0, &y0, 100.0, 0.1, &opts).unwrap();
     let e = y[0] * y[0] + y[1] * y[1];
     let want = (1.0f64 / (1.0 + 0.01)).powi(1000);
-    assert!((e - want).abs() < 1e-9, "backward Euler energy {e}, expected {want}");
+    assert!(
+        (e - want).abs() < 1e-9,
+        "backward Euler energy {e}, expected {want}"
+    );
 }

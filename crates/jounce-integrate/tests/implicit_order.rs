@@ -26,9 +26,18 @@ fn every_implicit_method_reaches_its_order_at_fixed_steps() {
         ("rodas4", 0.005, 4),
     ] {
         let p = method::find(name).unwrap().info.order as f64;
-        let (slope, errs) =
-            empirical_order(name, &mut InverseTimeRotation, t0, &y0, t1, &ex, h0, levels, &opts)
-                .unwrap();
+        let (slope, errs) = empirical_order(
+            name,
+            &mut InverseTimeRotation,
+            t0,
+            &y0,
+            t1,
+            &ex,
+            h0,
+            levels,
+            &opts,
+        )
+        .unwrap();
         println!("{name}: slope {slope:.3} errors {errs:?}");
         assert!(
             (slope - p).abs() < 0.2,
@@ -47,9 +56,18 @@ fn sdirk2_parameter_alpha_selects_the_family_member() {
     let opts = SolverOptions::default()
         .with_tol(1e-13, 1e-13)
         .with_param("alpha", alpha3);
-    let (slope, errs) =
-        empirical_order("sdirk2", &mut InverseTimeRotation, t0, &y0, t1, &ex, 0.02, 5, &opts)
-            .unwrap();
+    let (slope, errs) = empirical_order(
+        "sdirk2",
+        &mut InverseTimeRotation,
+        t0,
+        &y0,
+        t1,
+        &ex,
+        0.02,
+        5,
+        &opts,
+    )
+    .unwrap();
     assert!((slope - 3.0).abs() < 0.2, "slope {slope}, {errs:?}");
     // unknown parameters are rejected by name
     let bad = SolverOptions::default().with_param("beta", 1.0);

@@ -16,10 +16,12 @@ fn stability_function(name: &str) -> Box<dyn Fn(C64) -> C64> {
         "backward_euler" => dirk(DirkTableau::backward_euler()),
         "trapezoidal" => dirk(DirkTableau::trapezoidal()),
         "implicit_midpoint" => dirk(DirkTableau::implicit_midpoint()),
-        "sdirk2" | "sdirk2_l" => dirk(
-            DirkTableau::norsett_sdirk2("sdirk2", DirkTableau::sdirk2_l_alpha()).unwrap(),
-        ),
-        "sdirk3" => dirk(DirkTableau::norsett_sdirk2("sdirk3", DirkTableau::sdirk3_alpha()).unwrap()),
+        "sdirk2" | "sdirk2_l" => {
+            dirk(DirkTableau::norsett_sdirk2("sdirk2", DirkTableau::sdirk2_l_alpha()).unwrap())
+        }
+        "sdirk3" => {
+            dirk(DirkTableau::norsett_sdirk2("sdirk3", DirkTableau::sdirk3_alpha()).unwrap())
+        }
         "trbdf2" => dirk(DirkTableau::trbdf2()),
         "radau5" => {
             let co = RadauCoeffs::new();
@@ -58,7 +60,13 @@ fn one_step_on_the_linear_test_equation_equals_r_of_z() {
     let h = 0.5;
     for name in IMPLICIT {
         let r = stability_function(name);
-        for (a, b) in [(-0.6, 0.4), (-4.0, 2.0), (-30.0, 0.0), (0.3, 1.5), (0.0, 3.0)] {
+        for (a, b) in [
+            (-0.6, 0.4),
+            (-4.0, 2.0),
+            (-30.0, 0.0),
+            (0.3, 1.5),
+            (0.0, 3.0),
+        ] {
             let mut p = LinearTest { a, b };
             let y = run_fixed(name, &mut p, 0.0, &[1.0, 0.0], h, h, &opts).unwrap();
             let want = r(C64::new(a * h, b * h));
@@ -100,12 +108,18 @@ fn stability_functions_have_the_registered_class() {
         let at_inf = r(C64::new(-1e8, 0.0)).norm();
         match info.stability {
             Stability::LStable => assert!(at_inf < 1e-6, "{name}: |R(-1e8)| = {at_inf}"),
-            _ => assert!(at_inf > 0.1, "{name}: A-stable only but |R(-1e8)| = {at_inf}"),
+            _ => assert!(
+                at_inf > 0.1,
+                "{name}: A-stable only but |R(-1e8)| = {at_inf}"
+            ),
         }
     }
     // the values of R(∞) the literature gives
     let r3 = stability_function("sdirk3")(C64::new(-1e7, 0.0)).re;
-    assert!((r3 - (1.0 - 3f64.sqrt())).abs() < 1e-5, "sdirk3 R(∞) = {r3}");
+    assert!(
+        (r3 - (1.0 - 3f64.sqrt())).abs() < 1e-5,
+        "sdirk3 R(∞) = {r3}"
+    );
     let rt = stability_function("trapezoidal")(C64::new(-1e7, 0.0)).re;
     assert!((rt + 1.0).abs() < 1e-5, "trapezoidal R(∞) = {rt}");
 }

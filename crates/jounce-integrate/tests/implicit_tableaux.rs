@@ -6,7 +6,9 @@ use jounce_integrate::implicit::stability::{rk_stability, C64};
 use jounce_integrate::implicit::{DirkKind, DirkTableau, RosenbrockTableau};
 
 fn mv(a: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
-    a.iter().map(|r| r.iter().zip(v).map(|(x, y)| x * y).sum()).collect()
+    a.iter()
+        .map(|r| r.iter().zip(v).map(|(x, y)| x * y).sum())
+        .collect()
 }
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -85,7 +87,11 @@ fn dirk_tableaux_satisfy_their_order_conditions_and_no_more() {
         );
         if let (Some(bh), Some(q)) = (&t.b_hat, t.embedded_order) {
             for (o, r) in order_residuals(&t.a, bh, q) {
-                assert!(r < 1e-14, "{}: embedded order-{o} condition violated by {r}", t.name);
+                assert!(
+                    r < 1e-14,
+                    "{}: embedded order-{o} condition violated by {r}",
+                    t.name
+                );
             }
         }
     }
@@ -115,7 +121,10 @@ fn dirk_structure_is_proved_by_the_constructor() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("a[0][1]") && e.contains("lower triangular"), "{e}");
+    assert!(
+        e.contains("a[0][1]") && e.contains("lower triangular"),
+        "{e}"
+    );
     // a non-constant diagonal is rejected
     let e = DirkTableau::new(
         "bad",
@@ -144,7 +153,9 @@ fn dirk_structure_is_proved_by_the_constructor() {
     assert!(DirkTableau::norsett_sdirk2("sdirk2", 0.0).is_err());
     // the family parameter sets the order
     assert_eq!(
-        DirkTableau::norsett_sdirk2("x", DirkTableau::sdirk3_alpha()).unwrap().order,
+        DirkTableau::norsett_sdirk2("x", DirkTableau::sdirk3_alpha())
+            .unwrap()
+            .order,
         3
     );
     assert_eq!(DirkTableau::norsett_sdirk2("x", 0.4).unwrap().order, 2);

@@ -160,7 +160,11 @@ impl Dirk {
                 self.base[m] = self.y[m] + h * acc;
             }
             // predictor: the previous stage derivative
-            let kprev = if st == 0 { &self.f_cur } else { &self.k[st - 1] };
+            let kprev = if st == 0 {
+                &self.f_cur
+            } else {
+                &self.k[st - 1]
+            };
             for m in 0..n {
                 self.stage[m] = self.base[m] + hg * kprev[m];
             }
@@ -337,7 +341,11 @@ impl Stepper for Dirk {
                         continue;
                     }
                     if !adaptive || rejected_in_a_row > 20 {
-                        return Err(IntegrateError::NewtonFailed { t: self.t, h, iters });
+                        return Err(IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters,
+                        });
                     }
                     ctx.stats.n_reject += 1;
                     rejected_in_a_row += 1;
@@ -363,10 +371,18 @@ impl Stepper for Dirk {
                 if self.max_rate > 0.3 {
                     self.jac_valid = false;
                 }
-                let fac = if rejected_in_a_row > 0 { fac.min(1.0) } else { fac };
+                let fac = if rejected_in_a_row > 0 {
+                    fac.min(1.0)
+                } else {
+                    fac
+                };
                 // keep h (and the factorisation) for small increases (radau5.f QUOT1/QUOT2)
                 let fac = if (1.0..=1.2).contains(&fac) { 1.0 } else { fac };
-                self.h = if trimmed && fac >= 1.0 { h_ctrl.max(h * fac) } else { h * fac };
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
                 return Ok(());
             }
             ctx.stats.n_reject += 1;

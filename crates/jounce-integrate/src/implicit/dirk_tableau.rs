@@ -85,11 +85,17 @@ impl DirkTableau {
             return Err(bad(name, "no stages".into()));
         }
         if a.len() != s {
-            return Err(bad(name, format!("A has {} rows, b has {s} entries", a.len())));
+            return Err(bad(
+                name,
+                format!("A has {} rows, b has {s} entries", a.len()),
+            ));
         }
         for (i, row) in a.iter().enumerate() {
             if row.len() != s {
-                return Err(bad(name, format!("row {i} of A has {} entries, expected {s}", row.len())));
+                return Err(bad(
+                    name,
+                    format!("row {i} of A has {} entries, expected {s}", row.len()),
+                ));
             }
             for (j, v) in row.iter().enumerate() {
                 if !v.is_finite() {
@@ -98,7 +104,9 @@ impl DirkTableau {
                 if j > i && *v != 0.0 {
                     return Err(bad(
                         name,
-                        format!("a[{i}][{j}] = {v} lies above the diagonal: A must be lower triangular"),
+                        format!(
+                            "a[{i}][{j}] = {v} lies above the diagonal: A must be lower triangular"
+                        ),
                     ));
                 }
             }
@@ -108,7 +116,10 @@ impl DirkTableau {
         }
         if let Some(bh) = &b_hat {
             if bh.len() != s {
-                return Err(bad(name, format!("b_hat has {} entries, expected {s}", bh.len())));
+                return Err(bad(
+                    name,
+                    format!("b_hat has {} entries, expected {s}", bh.len()),
+                ));
             }
             if let Some(v) = bh.iter().find(|v| !v.is_finite()) {
                 return Err(bad(name, format!("embedded weight {v} is not finite")));
@@ -116,11 +127,17 @@ impl DirkTableau {
         }
         let kind = if a[0][0] == 0.0 {
             if s < 2 {
-                return Err(bad(name, "a one-stage method needs a nonzero diagonal".into()));
+                return Err(bad(
+                    name,
+                    "a one-stage method needs a nonzero diagonal".into(),
+                ));
             }
             let g = a[1][1];
             if a[0].iter().any(|v| *v != 0.0) {
-                return Err(bad(name, "explicit first stage must have a zero first row".into()));
+                return Err(bad(
+                    name,
+                    "explicit first stage must have a zero first row".into(),
+                ));
             }
             DirkKind::Esdirk { gamma: g }
         } else {
@@ -190,8 +207,15 @@ impl DirkTableau {
     /// y_{n+1} = y_n + h f(t_n + h/2, (y_n + y_{n+1})/2). Order 2, A-stable,
     /// symplectic (HNW I, II.7, Table 7.1; Hairer–Lubich–Wanner, GNI, II.1).
     pub fn implicit_midpoint() -> Self {
-        Self::new("implicit_midpoint", 2, None, vec![vec![0.5]], vec![1.0], None)
-            .expect("valid tableau")
+        Self::new(
+            "implicit_midpoint",
+            2,
+            None,
+            vec![vec![0.5]],
+            vec![1.0],
+            None,
+        )
+        .expect("valid tableau")
     }
 
     /// Nørsett's two-stage SDIRK family (Nørsett 1974; Hairer–Wanner II,
@@ -207,7 +231,10 @@ impl DirkTableau {
     /// When α is not finite or zero.
     pub fn norsett_sdirk2(name: &'static str, alpha: f64) -> Result<Self, IntegrateError> {
         if !alpha.is_finite() || alpha == 0.0 {
-            return Err(bad(name, format!("parameter alpha = {alpha} must be finite and nonzero")));
+            return Err(bad(
+                name,
+                format!("parameter alpha = {alpha} must be finite and nonzero"),
+            ));
         }
         let third = (3.0 + 3f64.sqrt()) / 6.0;
         let third_minus = (3.0 - 3f64.sqrt()) / 6.0;

@@ -45,7 +45,9 @@ fn build_implicit_midpoint(o: &SolverOptions) -> Result<Box<dyn Stepper>, Integr
 fn build_sdirk2(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
     check_params("sdirk2", o, &["alpha"])?;
     let alpha = o.param("alpha", DirkTableau::sdirk2_l_alpha());
-    Ok(Box::new(Dirk::new(DirkTableau::norsett_sdirk2("sdirk2", alpha)?)))
+    Ok(Box::new(Dirk::new(DirkTableau::norsett_sdirk2(
+        "sdirk2", alpha,
+    )?)))
 }
 
 fn build_sdirk2_l(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {

@@ -61,8 +61,16 @@ impl RadauCoeffs {
     pub fn new() -> Self {
         let s6 = 6f64.sqrt();
         let a = [
-            [(88.0 - 7.0 * s6) / 360.0, (296.0 - 169.0 * s6) / 1800.0, (-2.0 + 3.0 * s6) / 225.0],
-            [(296.0 + 169.0 * s6) / 1800.0, (88.0 + 7.0 * s6) / 360.0, (-2.0 - 3.0 * s6) / 225.0],
+            [
+                (88.0 - 7.0 * s6) / 360.0,
+                (296.0 - 169.0 * s6) / 1800.0,
+                (-2.0 + 3.0 * s6) / 225.0,
+            ],
+            [
+                (296.0 + 169.0 * s6) / 1800.0,
+                (88.0 + 7.0 * s6) / 360.0,
+                (-2.0 - 3.0 * s6) / 225.0,
+            ],
             [(16.0 - s6) / 36.0, (16.0 + s6) / 36.0, 1.0 / 9.0],
         ];
         let c = [(4.0 - s6) / 10.0, (4.0 + s6) / 10.0, 1.0];
@@ -85,7 +93,11 @@ impl RadauCoeffs {
         );
         let (r0, r1) = (-ainv[(0, 2)], -ainv[(1, 2)]);
         let det = m00 * m11 - m01 * m10;
-        let v = [(r0 * m11 - m01 * r1) / det, (m00 * r1 - m10 * r0) / det, 1.0];
+        let v = [
+            (r0 * m11 - m01 * r1) / det,
+            (m00 * r1 - m10 * r0) / det,
+            1.0,
+        ];
         // complex eigenvector for α − iβ
         let lam = C64::new(alpha, -beta);
         let (n00, n01, n10, n11) = (
@@ -96,17 +108,42 @@ impl RadauCoeffs {
         );
         let (q0, q1) = (C64::new(-ainv[(0, 2)], 0.0), C64::new(-ainv[(1, 2)], 0.0));
         let cdet = n00 * n11 - n01 * n10;
-        let w = [(q0 * n11 - n01 * q1) / cdet, (n00 * q1 - n10 * q0) / cdet, C64::new(1.0, 0.0)];
+        let w = [
+            (q0 * n11 - n01 * q1) / cdet,
+            (n00 * q1 - n10 * q0) / cdet,
+            C64::new(1.0, 0.0),
+        ];
         let tm = Matrix3::from_fn(|i, j| match j {
             0 => v[i],
             1 => w[i].re,
             _ => w[i].im,
         });
         let tim = tm.try_inverse().expect("eigenvector matrix is regular");
-        let t = [[tm[(0, 0)], tm[(0, 1)], tm[(0, 2)]], [tm[(1, 0)], tm[(1, 1)], tm[(1, 2)]], [tm[(2, 0)], tm[(2, 1)], tm[(2, 2)]]];
-        let ti = [[tim[(0, 0)], tim[(0, 1)], tim[(0, 2)]], [tim[(1, 0)], tim[(1, 1)], tim[(1, 2)]], [tim[(2, 0)], tim[(2, 1)], tim[(2, 2)]]];
-        let dd = [-(13.0 + 7.0 * s6) / 3.0, (-13.0 + 7.0 * s6) / 3.0, -1.0 / 3.0];
-        Self { a, c, gamma, alpha, beta, t, ti, dd }
+        let t = [
+            [tm[(0, 0)], tm[(0, 1)], tm[(0, 2)]],
+            [tm[(1, 0)], tm[(1, 1)], tm[(1, 2)]],
+            [tm[(2, 0)], tm[(2, 1)], tm[(2, 2)]],
+        ];
+        let ti = [
+            [tim[(0, 0)], tim[(0, 1)], tim[(0, 2)]],
+            [tim[(1, 0)], tim[(1, 1)], tim[(1, 2)]],
+            [tim[(2, 0)], tim[(2, 1)], tim[(2, 2)]],
+        ];
+        let dd = [
+            -(13.0 + 7.0 * s6) / 3.0,
+            (-13.0 + 7.0 * s6) / 3.0,
+            -1.0 / 3.0,
+        ];
+        Self {
+            a,
+            c,
+            gamma,
+            alpha,
+            beta,
+            t,
+            ti,
+            dd,
+        }
     }
 
     /// A as rows (for [`crate::implicit::stability::rk_stability`]).
@@ -278,7 +315,8 @@ impl Radau5 {
             }
             let ti = &self.co.ti;
             for k in 0..3 {
-                self.w[k][m] = ti[k][0] * self.z[0][m] + ti[k][1] * self.z[1][m] + ti[k][2] * self.z[2][m];
+                self.w[k][m] =
+                    ti[k][0] * self.z[0][m] + ti[k][1] * self.z[1][m] + ti[k][2] * self.z[2][m];
             }
         }
     }
@@ -297,7 +335,11 @@ impl Radau5 {
         self.faccon = self.faccon.max(f64::EPSILON).powf(0.8);
         self.theta = THET;
         // radau5.f's NIT when h can be reduced; at fixed steps the iteration must converge
-        let nit = if ctx.opts.fixed_step.is_some() { 30 } else { NIT };
+        let nit = if ctx.opts.fixed_step.is_some() {
+            30
+        } else {
+            NIT
+        };
         let mut newt = 0u32;
         let mut dynold = 0.0f64;
         let mut thqold = 0.0f64;
@@ -315,7 +357,9 @@ impl Radau5 {
             // transformed right-hand sides, then the two linear systems
             for m in 0..n {
                 let f = [self.fz[0][m], self.fz[1][m], self.fz[2][m]];
-                let g: [f64; 3] = std::array::from_fn(|k| co.ti[k][0] * f[0] + co.ti[k][1] * f[1] + co.ti[k][2] * f[2]);
+                let g: [f64; 3] = std::array::from_fn(|k| {
+                    co.ti[k][0] * f[0] + co.ti[k][1] * f[1] + co.ti[k][2] * f[2]
+                });
                 self.tmp[m] = g[0] - fac1 * self.w[0][m];
                 self.cvec[m] = C64::new(
                     g[1] - (alphn * self.w[1][m] - betan * self.w[2][m]),
@@ -331,7 +375,9 @@ impl Radau5 {
             let mut dyno = 0.0;
             for m in 0..n {
                 let s = self.scal[m];
-                dyno += (self.tmp[m] / s).powi(2) + (self.cvec[m].re / s).powi(2) + (self.cvec[m].im / s).powi(2);
+                dyno += (self.tmp[m] / s).powi(2)
+                    + (self.cvec[m].re / s).powi(2)
+                    + (self.cvec[m].im / s).powi(2);
             }
             let dyno = (dyno / (3 * n.max(1)) as f64).sqrt();
             if !dyno.is_finite() {
@@ -340,11 +386,16 @@ impl Radau5 {
             }
             if newt > 1 && newt < nit {
                 let thq = dyno / dynold;
-                self.theta = if newt == 2 { thq } else { (thq * thqold).sqrt() };
+                self.theta = if newt == 2 {
+                    thq
+                } else {
+                    (thq * thqold).sqrt()
+                };
                 thqold = thq;
                 if self.theta < 0.99 {
                     self.faccon = self.theta / (1.0 - self.theta);
-                    let dyth = self.faccon * dyno * self.theta.powi((nit - 1 - newt) as i32) / self.fnewt;
+                    let dyth =
+                        self.faccon * dyno * self.theta.powi((nit - 1 - newt) as i32) / self.fnewt;
                     if dyth >= 1.0 {
                         let qnewt = dyth.clamp(1e-4, 20.0);
                         let hhfac = 0.8 * qnewt.powf(-1.0 / (4.0 + (nit - 1 - newt) as f64));
@@ -373,7 +424,12 @@ impl Radau5 {
     }
 
     /// Error estimate (radau5.f, ESTRAD); returns the scaled norm.
-    fn error_estimate(&mut self, p: &mut dyn OdeProblem, h: f64, ctx: &mut StepContext) -> Result<f64, IntegrateError> {
+    fn error_estimate(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<f64, IntegrateError> {
         let n = self.y.len();
         let hee = [self.co.dd[0] / h, self.co.dd[1] / h, self.co.dd[2] / h];
         for m in 0..n {
@@ -492,7 +548,9 @@ impl Stepper for Radau5 {
         } else if self.h == 0.0 {
             self.h = match opts.h0 {
                 Some(h0) => h0,
-                None => initial_step(p, t0, y0, &self.f0, 3, opts.rtol, opts.atol, opts.h_max, 1.0)?,
+                None => initial_step(
+                    p, t0, y0, &self.f0, 3, opts.rtol, opts.atol, opts.h_max, 1.0,
+                )?,
             };
         }
         Ok(())
@@ -550,7 +608,11 @@ impl Stepper for Radau5 {
                 NewtonEnd::Failed(hhfac) => {
                     if !adaptive {
                         if self.caljac {
-                            return Err(IntegrateError::NewtonFailed { t: self.t, h, iters: NIT });
+                            return Err(IntegrateError::NewtonFailed {
+                                t: self.t,
+                                h,
+                                iters: NIT,
+                            });
                         }
                         self.need_jac = true;
                         continue;
@@ -558,7 +620,11 @@ impl Stepper for Radau5 {
                     ctx.stats.n_reject += 1;
                     rejected_in_a_row += 1;
                     if rejected_in_a_row > 30 {
-                        return Err(IntegrateError::NewtonFailed { t: self.t, h, iters: NIT });
+                        return Err(IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters: NIT,
+                        });
                     }
                     self.h = h * hhfac;
                     self.reject = true;
@@ -605,14 +671,21 @@ impl Stepper for Radau5 {
                 } else {
                     hnew
                 };
-                self.h = if trimmed && h_next >= h { h_ctrl.max(h_next) } else { h_next };
+                self.h = if trimmed && h_next >= h {
+                    h_ctrl.max(h_next)
+                } else {
+                    h_next
+                };
                 self.need_jac = self.theta > THET;
                 return Ok(());
             }
             ctx.stats.n_reject += 1;
             rejected_in_a_row += 1;
             if rejected_in_a_row > 50 {
-                return Err(IntegrateError::ErrorTestFailures { t: self.t, n: rejected_in_a_row });
+                return Err(IntegrateError::ErrorTestFailures {
+                    t: self.t,
+                    n: rejected_in_a_row,
+                });
             }
             self.reject = true;
             self.h = if self.first { 0.1 * h } else { hnew };
@@ -647,7 +720,8 @@ impl Stepper for Radau5 {
         let (c1m1, c2m1) = (self.co.c[0] - 1.0, self.co.c[1] - 1.0);
         for (m, o) in out.iter_mut().enumerate() {
             *o = self.cont[0][m]
-                + s * (self.cont[1][m] + (s - c2m1) * (self.cont[2][m] + (s - c1m1) * self.cont[3][m]));
+                + s * (self.cont[1][m]
+                    + (s - c2m1) * (self.cont[2][m] + (s - c1m1) * self.cont[3][m]));
         }
     }
 }

@@ -261,11 +261,23 @@ impl Stepper for Rosenbrock {
                 self.controller.accepted(err, h);
                 ctx.stats.n_accept += 1;
                 self.accept(p, h)?;
-                let fac = if rejected_in_a_row > 0 { fac.min(1.0) } else { fac };
-                self.h = if trimmed && fac >= 1.0 { h_ctrl.max(h * fac) } else { h * fac };
+                let fac = if rejected_in_a_row > 0 {
+                    fac.min(1.0)
+                } else {
+                    fac
+                };
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
                 return Ok(());
             }
-            let fac = if err.is_finite() { self.controller.factor(err, h, q) } else { 0.25 };
+            let fac = if err.is_finite() {
+                self.controller.factor(err, h, q)
+            } else {
+                0.25
+            };
             ctx.stats.n_reject += 1;
             rejected_in_a_row += 1;
             self.h = h * fac.min(0.9);

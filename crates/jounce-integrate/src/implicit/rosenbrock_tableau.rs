@@ -87,7 +87,9 @@ impl RosenbrockTableau {
             c.push((0..i).map(|k| alpha[i][k]).sum());
             d.push((0..=i).map(|k| gam[i][k]).sum());
         }
-        let m = (0..s).map(|j| (j..s).map(|k| b[k] * gi[k][j]).sum()).collect();
+        let m = (0..s)
+            .map(|j| (j..s).map(|k| b[k] * gi[k][j]).sum())
+            .collect();
         let m_hat = (0..s)
             .map(|j| (j..s).map(|k| b_hat[k] * gi[k][j]).sum())
             .collect();
@@ -137,6 +139,7 @@ impl RosenbrockTableau {
     /// (y_{n+1} = stage-6 input + u6), order 4, embedded order 3
     /// (error estimate u6), L-stable.
     #[rustfmt::skip]
+    #[allow(clippy::excessive_precision)] // verbatim from rodas.f
     pub fn rodas4() -> Self {
         let a5 = vec![0.1221224509226641e+01, 0.6019134481288629e+01, 0.1253708332932087e+02, -0.6878860361058950e+00];
         let mut a6 = a5.clone();
