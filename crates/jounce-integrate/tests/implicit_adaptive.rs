@@ -59,6 +59,7 @@ fn adaptive_methods_meet_tolerance_on_their_dense_output() {
         ("rodas4", 1e-7, 100.0),
         ("ode23s", 1e-5, 300.0),
         ("trbdf2", 1e-6, 300.0),
+        ("esdirk43", 1e-7, 100.0),
     ] {
         let (worst, r) = run_dense(name, rtol, 0.013);
         println!(
@@ -107,7 +108,7 @@ fn non_autonomous_stiff_problem_keeps_the_order_of_rosenbrock_and_radau() {
         assert!((slope - p).abs() < 0.25, "{name}: slope {slope}, {errs:?}");
     }
     // very stiff: the adaptive methods follow y = sin t with few steps
-    for name in ["rodas4", "ode23s", "radau5", "trbdf2"] {
+    for name in ["rodas4", "ode23s", "radau5", "trbdf2", "esdirk43"] {
         let opts = SolverOptions::default().with_tol(1e-5, 1e-7);
         let mut st = method::build(name, &opts).unwrap();
         let r = solve(
@@ -158,7 +159,7 @@ impl OdeProblem for Falling {
 fn events_are_located_on_the_dense_output() {
     // quadratic solution: reproduced exactly by the degree-3 collocation
     // polynomial and by cubic Hermite interpolation of exact end values
-    for name in ["radau5", "rodas4", "trbdf2", "ode23s"] {
+    for name in ["radau5", "rodas4", "trbdf2", "ode23s", "esdirk43"] {
         let opts = SolverOptions::default().with_tol(1e-8, 1e-10);
         let mut st = method::build(name, &opts).unwrap();
         let r = solve(

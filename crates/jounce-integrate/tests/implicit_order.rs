@@ -21,6 +21,7 @@ fn every_implicit_method_reaches_its_order_at_fixed_steps() {
         ("sdirk2_l", 0.02, 5),
         ("sdirk3", 0.02, 5),
         ("trbdf2", 0.02, 5),
+        ("esdirk43", 0.02, 5),
         ("radau5", 0.05, 4),
         ("ode23s", 0.02, 5),
         ("rodas4", 0.005, 4),

@@ -23,6 +23,7 @@ fn stability_function(name: &str) -> Box<dyn Fn(C64) -> C64> {
             dirk(DirkTableau::norsett_sdirk2("sdirk3", DirkTableau::sdirk3_alpha()).unwrap())
         }
         "trbdf2" => dirk(DirkTableau::trbdf2()),
+        "esdirk43" => dirk(DirkTableau::esdirk43()),
         "radau5" => {
             let co = RadauCoeffs::new();
             let a = co.a_rows();
@@ -41,7 +42,7 @@ fn stability_function(name: &str) -> Box<dyn Fn(C64) -> C64> {
     }
 }
 
-const IMPLICIT: [&str; 10] = [
+const IMPLICIT: [&str; 11] = [
     "backward_euler",
     "trapezoidal",
     "implicit_midpoint",
@@ -49,6 +50,7 @@ const IMPLICIT: [&str; 10] = [
     "sdirk2_l",
     "sdirk3",
     "trbdf2",
+    "esdirk43",
     "radau5",
     "ode23s",
     "rodas4",

@@ -65,6 +65,7 @@ fn all_dirk() -> Vec<DirkTableau> {
         DirkTableau::norsett_sdirk2("sdirk2_l", DirkTableau::sdirk2_l_alpha()).unwrap(),
         DirkTableau::norsett_sdirk2("sdirk3", DirkTableau::sdirk3_alpha()).unwrap(),
         DirkTableau::trbdf2(),
+        DirkTableau::esdirk43(),
     ]
 }
 

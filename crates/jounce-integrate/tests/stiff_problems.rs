@@ -89,6 +89,7 @@ fn robertson_by_every_stiff_method() {
         ("rodas4", 1e-6, 1e-4),
         ("ode23s", 1e-5, 1e-2),
         ("trbdf2", 1e-6, 1e-3),
+        ("esdirk43", 1e-6, 1e-3),
     ] {
         let r = run(name, &mut Robertson, &y0, t1, rtol, rtol * 1e-6);
         let e = rel_err(&r.y, &reference.y, 1e-12);
@@ -158,6 +159,7 @@ fn van_der_pol_eps_1e6_by_every_stiff_method() {
         ("rodas4", 1e-6, 1e-3),
         ("ode23s", 1e-5, 1e-2),
         ("trbdf2", 1e-6, 1e-2),
+        ("esdirk43", 1e-6, 1e-2),
     ] {
         let r = run(name, &mut VanDerPol { eps: 1e-6 }, &y0, 2.0, rtol, rtol);
         let e = rel_err(&r.y, &reference.y, 1e-6);

@@ -287,4 +287,34 @@ impl DirkTableau {
         )
         .expect("valid tableau")
     }
+
+    /// ESDIRK4(3)6L[2]SA of Kennedy & Carpenter, "Additive Runge-Kutta
+    /// schemes for convection-diffusion-reaction equations", Appl. Numer.
+    /// Math. 44 (2003) 139–181, Section 4 / Table 6 (the implicit part of
+    /// ARK4(3)6L[2]SA; SUNDIALS ARKODE `ARK436L2SA_DIRK_6_3_4`). Six stages,
+    /// γ = 1/4, c = (0, 1/2, 83/250, 31/50, 17/20, 1), stiffly accurate,
+    /// L-stable, order 4 with an embedded third-order solution b̂.
+    #[rustfmt::skip]
+    pub fn esdirk43() -> Self {
+        let g = 0.25;
+        Self::new(
+            "esdirk43",
+            4,
+            Some(3),
+            vec![
+                vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                vec![g, g, 0.0, 0.0, 0.0, 0.0],
+                vec![8611.0 / 62500.0, -1743.0 / 31250.0, g, 0.0, 0.0, 0.0],
+                vec![5012029.0 / 34652500.0, -654441.0 / 2922500.0, 174375.0 / 388108.0, g, 0.0, 0.0],
+                vec![15267082809.0 / 155376265600.0, -71443401.0 / 120774400.0, 730878875.0 / 902184768.0, 2285395.0 / 8070912.0, g, 0.0],
+                vec![82889.0 / 524892.0, 0.0, 15625.0 / 83664.0, 69875.0 / 102672.0, -2260.0 / 8211.0, g],
+            ],
+            vec![82889.0 / 524892.0, 0.0, 15625.0 / 83664.0, 69875.0 / 102672.0, -2260.0 / 8211.0, g],
+            Some(vec![
+                4586570599.0 / 29645900160.0, 0.0, 178811875.0 / 945068544.0,
+                814220225.0 / 1159782912.0, -3700637.0 / 11593932.0, 61727.0 / 225920.0,
+            ]),
+        )
+        .expect("valid tableau")
+    }
 }

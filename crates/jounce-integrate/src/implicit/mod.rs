@@ -2,7 +2,8 @@
 //! structural class.
 //!
 //! - `dirk_tableau.rs` + `dirk.rs`: SDIRK/ESDIRK (backward Euler,
-//!   trapezoidal, implicit midpoint, Nørsett SDIRK2/3, TR-BDF2);
+//!   trapezoidal, implicit midpoint, Nørsett SDIRK2/3, TR-BDF2,
+//!   Kennedy–Carpenter ESDIRK4(3));
 //! - `radau5.rs`: Radau IIA of order 5 (Hairer–Wanner's radau5.f), the
 //!   reference solver;
 //! - `rosenbrock_tableau.rs` + `rosenbrock.rs`: Rosenbrock/W methods
@@ -69,6 +70,11 @@ fn build_sdirk3(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
 fn build_trbdf2(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
     check_params("trbdf2", o, &[])?;
     Ok(Box::new(Dirk::new(DirkTableau::trbdf2())))
+}
+
+fn build_esdirk43(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
+    check_params("esdirk43", o, &[])?;
+    Ok(Box::new(Dirk::new(DirkTableau::esdirk43())))
 }
 
 fn build_radau5(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
@@ -195,6 +201,18 @@ pub const METHODS: &[MethodEntry] = &[
             "adaptive, one-step, L-stable: stiff problems at crude to moderate tolerances, problems with discontinuities",
         ),
         build: build_trbdf2,
+    },
+    MethodEntry {
+        info: dirk_info(
+            "esdirk43",
+            "ESDIRK4(3)6L[2]SA (Kennedy-Carpenter)",
+            4,
+            Some(3),
+            Stability::LStable,
+            "Kennedy & Carpenter, Appl. Numer. Math. 44 (2003) 139-181, ARK4(3)6L[2]SA implicit part",
+            "adaptive fourth-order L-stable one-step method; stiff problems at moderate tolerances, cheap restarts",
+        ),
+        build: build_esdirk43,
     },
     MethodEntry {
         info: MethodInfo {
