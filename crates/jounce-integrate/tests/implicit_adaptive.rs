@@ -84,6 +84,18 @@ impl OdeProblem for StiffForced {
         dy[0] = self.lambda * (y[0] - t.sin()) + t.cos();
         Ok(())
     }
+    fn jacobian(
+        &mut self,
+        _t: f64,
+        _y: &[f64],
+        j: &mut nalgebra::DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        j[(0, 0)] = self.lambda;
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
 }
 
 #[test]
@@ -105,7 +117,8 @@ fn non_autonomous_stiff_problem_keeps_the_order_of_rosenbrock_and_radau() {
             &SolverOptions::default().with_tol(1e-13, 1e-13),
         )
         .unwrap();
-        assert!((slope - p).abs() < 0.25, "{name}: slope {slope}, {errs:?}");
+        println!("{name}: slope {slope}, {errs:?}");
+        assert!((slope - p).abs() < 0.2, "{name}: slope {slope}, {errs:?}");
     }
     // very stiff: the adaptive methods follow y = sin t with few steps
     for name in ["rodas4", "ode23s", "radau5", "trbdf2", "esdirk43"] {

@@ -333,7 +333,15 @@ impl Stepper for Dirk {
             if !self.jac_valid {
                 self.refresh_jacobian(p)?;
             }
-            match self.attempt(p, h, ctx)? {
+            // a failed evaluation inside the iteration (a non-finite f at a
+            // diverging iterate) counts as a Newton failure
+            let attempt = match self.attempt(p, h, ctx) {
+                Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
+                    Attempt::NewtonFailed { iters: 0 }
+                }
+                other => other?,
+            };
+            match attempt {
                 Attempt::NewtonFailed { iters } => {
                     if !self.jac_fresh {
                         // stale Jacobian: refresh it and retry the same step

@@ -603,7 +603,14 @@ impl Stepper for Radau5 {
                 }
             }
             self.starting_values(h);
-            let newt = match self.newton(p, h, ctx)? {
+            // a failed evaluation at a diverging iterate counts as a Newton failure
+            let outcome = match self.newton(p, h, ctx) {
+                Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
+                    NewtonEnd::Failed(0.5)
+                }
+                other => other?,
+            };
+            let newt = match outcome {
                 NewtonEnd::Converged(k) => k,
                 NewtonEnd::Failed(hhfac) => {
                     if !adaptive {
