@@ -190,27 +190,37 @@ fn events_are_located_on_the_dense_output() {
     }
 }
 
+/// With the error per step controlled to rtol, the global error of an
+/// order-p method scales as rtol^(p/(p+1)) (HNW I, II.4, "tolerance
+/// proportionality"): a 100 times tighter tolerance must reduce it by
+/// about 100^(p/(p+1)). This holds only if the error estimate is right.
 #[test]
-fn fixed_step_only_methods_ask_for_a_step_size() {
-    for name in [
-        "backward_euler",
-        "trapezoidal",
-        "implicit_midpoint",
-        "sdirk2",
-        "sdirk3",
+fn step_doubling_makes_the_tableaux_without_a_pair_adaptive() {
+    for (name, rtol) in [
+        ("backward_euler", 1e-4),
+        ("trapezoidal", 1e-5),
+        ("implicit_midpoint", 1e-5),
+        ("sdirk2", 1e-5),
+        ("sdirk3", 1e-5),
     ] {
-        let opts = SolverOptions::default();
-        let mut st = method::build(name, &opts).unwrap();
-        let e = solve(
-            &mut InverseTimeRotation,
-            st.as_mut(),
-            1.0,
-            &InverseTimeRotation::exact(1.0),
-            2.0,
-            &opts,
-            &mut testkit::Discard,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("fixed step"), "{name}: {e}");
+        let p = method::find(name).unwrap().info.order as f64;
+        let mut errs = Vec::new();
+        for r in [rtol, rtol / 100.0] {
+            let (worst, sol) = run_dense(name, r, 0.013);
+            let e_end = max_abs_diff(&sol.y, &InverseTimeRotation::exact(2.0));
+            println!(
+                "{name} rtol {r:e}: end error {e_end:.2e}, dense {worst:.2e}, {:?}",
+                sol.stats
+            );
+            errs.push(e_end);
+        }
+        let ratio = errs[0] / errs[1];
+        let want = 100f64.powf(p / (p + 1.0));
+        println!("{name}: ratio {ratio:.1}, expected {want:.1}");
+        assert!(
+            ratio > want / 1.5 && ratio < want * 1.5,
+            "{name}: error ratio {ratio} for a 100x tighter tolerance, expected about {want}"
+        );
+        assert!(errs[0] < 0.05, "{name}: error {}", errs[0]);
     }
 }

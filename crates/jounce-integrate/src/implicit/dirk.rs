@@ -11,6 +11,11 @@
 //! The local error estimate of an embedded pair, e = h Σ (b_i − b̂_i) k_i,
 //! is filtered as (I − hγJ)⁻¹ e so that it stays bounded for stiff
 //! components (Hosea & Shampine 1996, Section 3; HW II, IV.8, eq. (8.19)).
+//! A tableau without an embedded pair is made adaptive by step doubling:
+//! one step of h and two of h/2, e = (y_{h/2,h/2} − y_h)/(2^p − 1), the
+//! two half steps being propagated (Richardson's estimate, HNW I, II.4,
+//! eq. (4.4)) without extrapolation, so that the method keeps its
+//! stability and conservation properties.
 
 use nalgebra::DMatrix;
 
@@ -47,6 +52,10 @@ pub struct Dirk {
     ynew: Vec<f64>,
     err: Vec<f64>,
     w: Vec<f64>,
+    /// step doubling: the single-step solution and the saved start point
+    y_full: Vec<f64>,
+    y_save: Vec<f64>,
+    f_save: Vec<f64>,
     jac: DMatrix<f64>,
     iter_mat: DMatrix<f64>,
     lu: CachedLu,
@@ -80,6 +89,9 @@ impl Dirk {
             ynew: Vec::new(),
             err: Vec::new(),
             w: Vec::new(),
+            y_full: Vec::new(),
+            y_save: Vec::new(),
+            f_save: Vec::new(),
             jac: DMatrix::zeros(0, 0),
             iter_mat: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
@@ -94,6 +106,15 @@ impl Dirk {
     /// The tableau.
     pub fn tableau(&self) -> &DirkTableau {
         &self.tab
+    }
+
+    /// The order q of the controlled error: the lower order of an embedded
+    /// pair, or the method's order under step doubling.
+    fn error_order(&self) -> u32 {
+        match self.tab.embedded_order {
+            Some(e) if self.tab.b_hat.is_some() => self.tab.order.min(e),
+            _ => self.tab.order,
+        }
     }
 
     fn refresh_jacobian(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
@@ -214,6 +235,51 @@ impl Dirk {
         Ok(Attempt::Done)
     }
 
+    /// Step doubling: one step of h, then two of h/2 from the same point;
+    /// the two half steps go to `ynew` (stages of the second in `k`), the
+    /// Richardson estimate (y_{h/2,h/2} − y_h)/(2^p − 1) to `err`. The
+    /// current point is left unchanged.
+    fn attempt_doubled(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Attempt, IntegrateError> {
+        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, h, ctx)? {
+            return Ok(a);
+        }
+        self.y_full.copy_from_slice(&self.ynew);
+        let half = 0.5 * h;
+        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, half, ctx)? {
+            return Ok(a);
+        }
+        // advance to the midpoint temporarily
+        let t_save = self.t;
+        self.y_save.copy_from_slice(&self.y);
+        self.f_save.copy_from_slice(&self.f_cur);
+        self.y.copy_from_slice(&self.ynew);
+        self.t += half;
+        let second = if self.tab.stiffly_accurate {
+            let s = self.tab.stages();
+            self.f_cur.copy_from_slice(&self.k[s - 1]);
+            self.attempt(p, half, ctx)
+        } else {
+            match p.rhs(self.t, &self.y, &mut self.f_cur) {
+                Ok(()) => self.attempt(p, half, ctx),
+                Err(e) => Err(e.into()),
+            }
+        };
+        self.t = t_save;
+        self.y.copy_from_slice(&self.y_save);
+        self.f_cur.copy_from_slice(&self.f_save);
+        let second = second?;
+        let den = 2f64.powi(self.tab.order as i32) - 1.0;
+        for m in 0..self.y.len() {
+            self.err[m] = (self.ynew[m] - self.y_full[m]) / den;
+        }
+        Ok(second)
+    }
+
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         self.t_prev = self.t;
         self.y_prev.copy_from_slice(&self.y);
@@ -257,6 +323,9 @@ impl Stepper for Dirk {
                 &mut self.ynew,
                 &mut self.err,
                 &mut self.w,
+                &mut self.y_full,
+                &mut self.y_save,
+                &mut self.f_save,
             ] {
                 *v = vec![0.0; n];
             }
@@ -282,13 +351,8 @@ impl Stepper for Dirk {
                 )));
             }
             self.h = h;
-        } else if self.tab.b_hat.is_none() {
-            return Err(IntegrateError::Unsupported {
-                method: self.tab.name.into(),
-                detail: "has no error estimator: give a fixed step size".into(),
-            });
         } else if self.h == 0.0 {
-            let q = self.tab.order.min(self.tab.embedded_order.unwrap_or(1));
+            let q = self.error_order();
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
                 None => initial_step(
@@ -315,7 +379,8 @@ impl Stepper for Dirk {
     ) -> Result<(), IntegrateError> {
         let opts = ctx.opts;
         let adaptive = opts.fixed_step.is_none();
-        let q = self.tab.order.min(self.tab.embedded_order.unwrap_or(1));
+        let q = self.error_order();
+        let doubling = adaptive && self.tab.b_hat.is_none();
         let mut rejected_in_a_row = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
@@ -335,7 +400,12 @@ impl Stepper for Dirk {
             }
             // a failed evaluation inside the iteration (a non-finite f at a
             // diverging iterate) counts as a Newton failure
-            let attempt = match self.attempt(p, h, ctx) {
+            let attempt = if doubling {
+                self.attempt_doubled(p, h, ctx)
+            } else {
+                self.attempt(p, h, ctx)
+            };
+            let attempt = match attempt {
                 Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
                     Attempt::NewtonFailed { iters: 0 }
                 }
