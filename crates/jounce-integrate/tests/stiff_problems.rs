@@ -90,6 +90,8 @@ fn robertson_by_every_stiff_method() {
         ("ode23s", 1e-5, 1e-2),
         ("trbdf2", 1e-6, 1e-3),
         ("esdirk43", 1e-6, 1e-3),
+        ("sdirk2_l", 1e-6, 1e-2),
+        ("backward_euler", 1e-6, 1e-1),
     ] {
         let r = run(name, &mut Robertson, &y0, t1, rtol, rtol * 1e-6);
         let e = rel_err(&r.y, &reference.y, 1e-12);
@@ -168,6 +170,8 @@ fn van_der_pol_eps_1e6_by_every_stiff_method() {
         ("ode23s", 1e-5, 1e-2),
         ("trbdf2", 1e-6, 1e-2),
         ("esdirk43", 1e-6, 1e-2),
+        ("sdirk2_l", 1e-6, 1e-2),
+        ("backward_euler", 1e-6, 1e-1),
     ] {
         let r = run(name, &mut VanDerPol { eps: 1e-6 }, &y0, 2.0, rtol, rtol);
         let e = rel_err(&r.y, &reference.y, 1e-6);
