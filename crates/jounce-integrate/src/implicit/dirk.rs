@@ -6,15 +6,15 @@
 //! matrix I − hγJ, factorised once ([`CachedLu`]) and reused across stages
 //! and steps until hγ changes or Newton fails (Hairer–Wanner II, IV.8).
 //! Then k_i = (Y_i − B_i)/(hγ), which equals f(t_i, Y_i) at convergence
-//! without a further evaluation (HW II, IV.8, remark after (8.2)).
+//! without a further evaluation (HW II, IV.8, "Implementation of implicit Runge-Kutta methods").
 //!
 //! The local error estimate of an embedded pair, e = h Σ (b_i − b̂_i) k_i,
 //! is filtered as (I − hγJ)⁻¹ e so that it stays bounded for stiff
-//! components (Hosea & Shampine 1996, Section 3; HW II, IV.8, eq. (8.19)).
+//! components (Hosea & Shampine 1996, Section 3; the filter of radau5.f, HW II, IV.8, "Error estimation").
 //! A tableau without an embedded pair is made adaptive by step doubling:
 //! one step of h and two of h/2, e = (y_{h/2,h/2} − y_h)/(2^p − 1), the
 //! two half steps being propagated (Richardson's estimate, HNW I, II.4,
-//! eq. (4.4)) without extrapolation, so that the method keeps its
+//! "Richardson extrapolation") without extrapolation, so that the method keeps its
 //! stability and conservation properties.
 
 use nalgebra::DMatrix;

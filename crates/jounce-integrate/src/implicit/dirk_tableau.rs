@@ -5,7 +5,7 @@
 //!
 //! Y_i = y_n + h Σ_{j<i} a_ij k_j + h a_ii f(t_n + c_i h, Y_i),  k_i = f(t_n + c_i h, Y_i),
 //!
-//! y_{n+1} = y_n + h Σ b_i k_i (Hairer–Wanner II, IV.6, eq. (6.1)).
+//! y_{n+1} = y_n + h Σ b_i k_i (Hairer–Wanner II, Section IV.6).
 //! [`DirkTableau::new`] proves the structure the driver relies on.
 
 use crate::error::IntegrateError;
@@ -266,7 +266,7 @@ impl DirkTableau {
     /// TR-BDF2 as a three-stage ESDIRK with embedded third-order error
     /// estimate: Bank, Coughran, Fichtner, Grosse, Rose, Smith, IEEE Trans.
     /// CAD 4 (1985); Hosea & Shampine, Appl. Numer. Math. 20 (1996) 21–37,
-    /// eqs. (3)–(5) (the scheme of MATLAB's ode23tb). With γ = 2 − √2,
+    /// Section 2 (the scheme of MATLAB's ode23tb). With γ = 2 − √2,
     /// d = γ/2, w = √2/4:
     ///
     /// A = [[0, 0, 0], [d, d, 0], [w, w, d]], b = [w, w, d],

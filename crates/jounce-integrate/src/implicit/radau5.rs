@@ -6,17 +6,17 @@
 //! Z = h (A ⊗ I) F(Z). Simplified Newton, multiplied by (hA)⁻¹ ⊗ I and
 //! transformed with A⁻¹ = T Λ T⁻¹, Λ = diag(γ, [[α, −β], [β, α]]),
 //! W = (T⁻¹ ⊗ I) Z, decouples into one real and one complex system
-//! (HW II, IV.8, eqs. (8.15)–(8.18)):
+//! (HW II, IV.8, "Reducing the computational cost"):
 //!
 //! (γ/h I − J) ΔW1 = −(γ/h) W1 + (T⁻¹F)_1,
 //! ((α + iβ)/h I − J)(ΔW2 + iΔW3) = −((α + iβ)/h)(W2 + iW3) + (T⁻¹F)_2 + i(T⁻¹F)_3.
 //!
-//! Error estimate (HW II, IV.8, eq. (8.19)–(8.20)):
+//! Error estimate (HW II, IV.8, "Error estimation"):
 //! err = (γ/h I − J)⁻¹ [f(t_n, y_n) + (1/h) Σ d_i Z_i], d = (−(13 + 7√6)/3,
 //! (−13 + 7√6)/3, −1/3); on a first or rejected step with err ≥ 1 it is
 //! filtered once more through f (radau5.f, ESTRAD).
 //! Step control: radau5.f's safety factor depending on the Newton
-//! iterations, and Gustafsson's predictive controller (HW II, IV.8, (8.25)).
+//! iterations, and Gustafsson's predictive controller (HW II, IV.8, "Step size selection").
 //! Dense output: the collocation polynomial (radau5.f, CONTR5).
 //! As in radau5.f the tolerances are transformed, rtol' = 0.1 rtol^(2/3),
 //! atol' = rtol' · atol/rtol, because the embedded estimate is of order 3.

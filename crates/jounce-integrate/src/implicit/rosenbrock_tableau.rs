@@ -1,6 +1,7 @@
 //! Rosenbrock methods as data, in the W-form of rodas.f.
 //!
-//! Stage i (Hairer–Wanner II, VI.4, eq. (4.11)):
+//! Stage i (Hairer–Wanner II, Section IV.7, "Implementation of
+//! Rosenbrock-type methods"; the form of rodas.f):
 //!
 //! (1/(hγ) I − J) u_i = f(t + c_i h, y + Σ_{j<i} a_ij u_j) + Σ_{j<i} (c_ij/h) u_j + h d_i ∂f/∂t,
 //!
@@ -8,7 +9,7 @@
 //! A method given in the classical form (I − hγJ) k_i = f(t + α_i h,
 //! y + h Σ α_ij k_j) + hJ Σ_{j<i} γ_ij k_j + h γ_i ∂f/∂t, y_{n+1} = y + h Σ b_i k_i,
 //! is converted with u = hΓk: (a_ij) = (α_ij)Γ⁻¹, (c_ij) = diag(γ⁻¹) − Γ⁻¹,
-//! m = bᵀΓ⁻¹ (HW II, VI.4, eq. (4.12)).
+//! m = bᵀΓ⁻¹ (HW II, IV.7, same subsection).
 
 use crate::implicit::stability::{solve_complex, C64};
 

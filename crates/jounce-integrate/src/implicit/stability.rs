@@ -1,8 +1,8 @@
 //! Linear stability functions of implicit methods, in complex arithmetic.
 //!
 //! For a Runge-Kutta method (A, b) applied to y' = λy with z = hλ, one step
-//! multiplies y by R(z) = 1 + z bᵀ (I − zA)⁻¹ 1 (Hairer–Wanner II, IV.3,
-//! eq. (3.2)). Used to state and test A- and L-stability.
+//! multiplies y by R(z) = 1 + z bᵀ (I − zA)⁻¹ 1 (Hairer–Wanner II,
+//! Section IV.3). Used to state and test A- and L-stability.
 
 use nalgebra::Complex;
 
