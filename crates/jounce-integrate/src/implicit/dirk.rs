@@ -1,0 +1,505 @@
+//! The one SDIRK/ESDIRK driver: any [`DirkTableau`], fixed step or
+//! embedded error control, modified Newton per stage, Hermite dense output.
+//!
+//! Stage i solves G(Y) = Y − B_i − hγ f(t_n + c_i h, Y) = 0 with
+//! B_i = y_n + h Σ_{j<i} a_ij k_j by modified Newton with the iteration
+//! matrix I − hγJ, factorised once ([`CachedLu`]) and reused across stages
+//! and steps until hγ changes or Newton fails (Hairer–Wanner II, IV.8).
+//! Then k_i = (Y_i − B_i)/(hγ), which equals f(t_i, Y_i) at convergence
+//! without a further evaluation (HW II, IV.8, "Implementation of implicit Runge-Kutta methods").
+//!
+//! The local error estimate of an embedded pair, e = h Σ (b_i − b̂_i) k_i,
+//! is filtered as (I − hγJ)⁻¹ e so that it stays bounded for stiff
+//! components (Hosea & Shampine 1996, Section 3; the filter of radau5.f, HW II, IV.8, "Error estimation").
+//! A tableau without an embedded pair is made adaptive by step doubling:
+//! one step of h and two of h/2, e = (y_{h/2,h/2} − y_h)/(2^p − 1), the
+//! two half steps being propagated (Richardson's estimate, HNW I, II.4,
+//! "Richardson extrapolation") without extrapolation, so that the method keeps its
+//! stability and conservation properties.
+
+use nalgebra::DMatrix;
+
+use crate::controller::StepController;
+use crate::dense::hermite_cubic;
+use crate::error::IntegrateError;
+use crate::implicit::dirk_tableau::{DirkKind, DirkTableau};
+use crate::initial_step::initial_step;
+use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Outcome of one attempted step.
+enum Attempt {
+    Done,
+    NewtonFailed { iters: u32 },
+}
+
+/// SDIRK/ESDIRK stepper over a tableau.
+pub struct Dirk {
+    tab: DirkTableau,
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    f_cur: Vec<f64>,
+    k: Vec<Vec<f64>>,
+    base: Vec<f64>,
+    stage: Vec<f64>,
+    g: Vec<f64>,
+    ynew: Vec<f64>,
+    err: Vec<f64>,
+    w: Vec<f64>,
+    /// step doubling: the single-step solution and the saved start point
+    y_full: Vec<f64>,
+    y_save: Vec<f64>,
+    f_save: Vec<f64>,
+    jac: DMatrix<f64>,
+    iter_mat: DMatrix<f64>,
+    lu: CachedLu,
+    /// hγ of the current factorisation (NaN: none).
+    lu_hg: f64,
+    /// The Jacobian was evaluated at the current (t, y).
+    jac_fresh: bool,
+    /// A Jacobian is available at all.
+    jac_valid: bool,
+    /// Largest Newton contraction rate seen in the last step.
+    max_rate: f64,
+    controller: StepController,
+}
+
+impl Dirk {
+    /// A stepper for the tableau.
+    pub fn new(tab: DirkTableau) -> Self {
+        Self {
+            tab,
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            y: Vec::new(),
+            y_prev: Vec::new(),
+            f_prev: Vec::new(),
+            f_cur: Vec::new(),
+            k: Vec::new(),
+            base: Vec::new(),
+            stage: Vec::new(),
+            g: Vec::new(),
+            ynew: Vec::new(),
+            err: Vec::new(),
+            w: Vec::new(),
+            y_full: Vec::new(),
+            y_save: Vec::new(),
+            f_save: Vec::new(),
+            jac: DMatrix::zeros(0, 0),
+            iter_mat: DMatrix::zeros(0, 0),
+            lu: CachedLu::new(),
+            lu_hg: f64::NAN,
+            jac_fresh: false,
+            jac_valid: false,
+            max_rate: 0.0,
+            controller: StepController::default(),
+        }
+    }
+
+    /// The tableau.
+    pub fn tableau(&self) -> &DirkTableau {
+        &self.tab
+    }
+
+    /// The order q of the controlled error: the lower order of an embedded
+    /// pair, or the method's order under step doubling.
+    fn error_order(&self) -> u32 {
+        match self.tab.embedded_order {
+            Some(e) if self.tab.b_hat.is_some() => self.tab.order.min(e),
+            _ => self.tab.order,
+        }
+    }
+
+    fn refresh_jacobian(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+        p.jacobian(self.t, &self.y, &mut self.jac)?;
+        self.jac_fresh = true;
+        self.jac_valid = true;
+        self.lu_hg = f64::NAN;
+        Ok(())
+    }
+
+    /// Factorise I − hγJ unless the current factors already have this hγ.
+    fn ensure_lu(&mut self, hg: f64, ctx: &mut StepContext) -> Result<(), IntegrateError> {
+        if self.lu_hg == hg && self.lu.is_factored() {
+            return Ok(());
+        }
+        let n = self.y.len();
+        for i in 0..n {
+            for j in 0..n {
+                self.iter_mat[(i, j)] = -hg * self.jac[(i, j)];
+            }
+            self.iter_mat[(i, i)] += 1.0;
+        }
+        self.lu.factor(&self.iter_mat, self.t, ctx.stats)?;
+        self.lu_hg = hg;
+        Ok(())
+    }
+
+    /// All stages and the new solution (into `ynew`) for step size h, and the
+    /// filtered error estimate (into `err`) when the tableau has one.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Attempt, IntegrateError> {
+        let n = self.y.len();
+        let s = self.tab.stages();
+        let gamma = self.tab.kind.gamma();
+        let hg = h * gamma;
+        self.ensure_lu(hg, ctx)?;
+        let rtol = ctx.opts.rtol;
+        let settings = NewtonSettings {
+            // radau5.f's NIT = 7 when h can be reduced; at fixed steps the
+            // iteration must converge, so it may take longer
+            max_iter: if ctx.opts.fixed_step.is_some() { 30 } else { 7 },
+            // radau5.f: FNEWT = max(10 ε/rtol, min(0.03, sqrt(rtol)))
+            tol: (10.0 * f64::EPSILON / rtol).max(0.03f64.min(rtol.sqrt())),
+        };
+        for i in 0..n {
+            self.w[i] = 1.0 / (ctx.opts.atol + rtol * self.y[i].abs());
+        }
+        self.max_rate = 0.0;
+        let explicit_first = matches!(self.tab.kind, DirkKind::Esdirk { .. });
+        for st in 0..s {
+            if st == 0 && explicit_first {
+                self.k[0].copy_from_slice(&self.f_cur);
+                continue;
+            }
+            for m in 0..n {
+                let mut acc = 0.0;
+                for j in 0..st {
+                    acc += self.tab.a[st][j] * self.k[j][m];
+                }
+                self.base[m] = self.y[m] + h * acc;
+            }
+            // predictor: the previous stage derivative
+            let kprev = if st == 0 {
+                &self.f_cur
+            } else {
+                &self.k[st - 1]
+            };
+            for m in 0..n {
+                self.stage[m] = self.base[m] + hg * kprev[m];
+            }
+            let ti = self.t + self.tab.c[st] * h;
+            let base = &self.base;
+            let kbuf = &mut self.ynew;
+            let out = newton_solve(
+                |x, g| {
+                    p.rhs(ti, x, kbuf)?;
+                    for m in 0..x.len() {
+                        g[m] = x[m] - base[m] - hg * kbuf[m];
+                    }
+                    Ok(())
+                },
+                &mut self.stage,
+                &mut self.lu,
+                &self.w,
+                &settings,
+                &mut self.g,
+                ctx.stats,
+            )?;
+            match out {
+                NewtonOutcome::Converged { rate, .. } => self.max_rate = self.max_rate.max(rate),
+                NewtonOutcome::Failed { iters, .. } => return Ok(Attempt::NewtonFailed { iters }),
+            }
+            for m in 0..n {
+                self.k[st][m] = (self.stage[m] - self.base[m]) / hg;
+            }
+        }
+        for m in 0..n {
+            let mut acc = 0.0;
+            for i in 0..s {
+                acc += self.tab.b[i] * self.k[i][m];
+            }
+            self.ynew[m] = self.y[m] + h * acc;
+        }
+        if let Some(bh) = &self.tab.b_hat {
+            for m in 0..n {
+                let mut acc = 0.0;
+                for i in 0..s {
+                    acc += (self.tab.b[i] - bh[i]) * self.k[i][m];
+                }
+                self.err[m] = h * acc;
+            }
+            self.lu.solve_in_place(&mut self.err, ctx.stats);
+        }
+        Ok(Attempt::Done)
+    }
+
+    /// Step doubling: one step of h, then two of h/2 from the same point;
+    /// the two half steps go to `ynew` (stages of the second in `k`), the
+    /// Richardson estimate (y_{h/2,h/2} − y_h)/(2^p − 1) to `err`. The
+    /// current point is left unchanged.
+    fn attempt_doubled(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Attempt, IntegrateError> {
+        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, h, ctx)? {
+            return Ok(a);
+        }
+        self.y_full.copy_from_slice(&self.ynew);
+        let half = 0.5 * h;
+        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, half, ctx)? {
+            return Ok(a);
+        }
+        // advance to the midpoint temporarily
+        let t_save = self.t;
+        self.y_save.copy_from_slice(&self.y);
+        self.f_save.copy_from_slice(&self.f_cur);
+        self.y.copy_from_slice(&self.ynew);
+        self.t += half;
+        let second = if self.tab.stiffly_accurate {
+            let s = self.tab.stages();
+            self.f_cur.copy_from_slice(&self.k[s - 1]);
+            self.attempt(p, half, ctx)
+        } else {
+            match p.rhs(self.t, &self.y, &mut self.f_cur) {
+                Ok(()) => self.attempt(p, half, ctx),
+                Err(e) => Err(e.into()),
+            }
+        };
+        self.t = t_save;
+        self.y.copy_from_slice(&self.y_save);
+        self.f_cur.copy_from_slice(&self.f_save);
+        let second = second?;
+        let den = 2f64.powi(self.tab.order as i32) - 1.0;
+        for m in 0..self.y.len() {
+            self.err[m] = (self.ynew[m] - self.y_full[m]) / den;
+        }
+        Ok(second)
+    }
+
+    fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        self.t_prev = self.t;
+        self.y_prev.copy_from_slice(&self.y);
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.t += h;
+        self.y.copy_from_slice(&self.ynew);
+        if self.tab.stiffly_accurate {
+            let s = self.tab.stages();
+            self.f_cur.copy_from_slice(&self.k[s - 1]);
+        } else {
+            p.rhs(self.t, &self.y, &mut self.f_cur)?;
+        }
+        self.jac_fresh = false;
+        Ok(())
+    }
+}
+
+impl Stepper for Dirk {
+    fn name(&self) -> &'static str {
+        self.tab.name
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = y0.len();
+        let s = self.tab.stages();
+        if self.y.len() != n || self.k.len() != s {
+            self.k = vec![vec![0.0; n]; s];
+            for v in [
+                &mut self.y_prev,
+                &mut self.f_prev,
+                &mut self.f_cur,
+                &mut self.base,
+                &mut self.stage,
+                &mut self.g,
+                &mut self.ynew,
+                &mut self.err,
+                &mut self.w,
+                &mut self.y_full,
+                &mut self.y_save,
+                &mut self.f_save,
+            ] {
+                *v = vec![0.0; n];
+            }
+            self.jac = DMatrix::zeros(n, n);
+            self.iter_mat = DMatrix::zeros(n, n);
+        }
+        self.y = y0.to_vec();
+        self.t = t0;
+        self.t_prev = t0;
+        self.y_prev.copy_from_slice(y0);
+        self.jac_fresh = false;
+        self.jac_valid = false;
+        self.lu.invalidate();
+        self.lu_hg = f64::NAN;
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        p.rhs(t0, y0, &mut self.f_cur)?;
+        self.f_prev.copy_from_slice(&self.f_cur);
+        if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0) {
+                return Err(IntegrateError::BadMethod(format!(
+                    "{}: fixed step size must be positive, got {h}",
+                    self.tab.name
+                )));
+            }
+            self.h = h;
+        } else if self.h == 0.0 {
+            let q = self.error_order();
+            self.h = match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f_cur,
+                    q,
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            };
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let opts = ctx.opts;
+        let adaptive = opts.fixed_step.is_none();
+        let q = self.error_order();
+        let doubling = adaptive && self.tab.b_hat.is_none();
+        let mut rejected_in_a_row = 0u32;
+        loop {
+            let h_ctrl = self.h.min(opts.h_max);
+            let remaining = t_stop - self.t;
+            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
+                (remaining, true)
+            } else if adaptive && h_ctrl > 0.5 * remaining {
+                (0.5 * remaining, true)
+            } else {
+                (h_ctrl, false)
+            };
+            if adaptive && h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            if !self.jac_valid {
+                self.refresh_jacobian(p)?;
+            }
+            // a failed evaluation inside the iteration (a non-finite f at a
+            // diverging iterate) counts as a Newton failure
+            let attempt = if doubling {
+                self.attempt_doubled(p, h, ctx)
+            } else {
+                self.attempt(p, h, ctx)
+            };
+            let attempt = match attempt {
+                Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
+                    Attempt::NewtonFailed { iters: 0 }
+                }
+                other => other?,
+            };
+            match attempt {
+                Attempt::NewtonFailed { iters } => {
+                    if !self.jac_fresh {
+                        // stale Jacobian: refresh it and retry the same step
+                        self.refresh_jacobian(p)?;
+                        continue;
+                    }
+                    if !adaptive || rejected_in_a_row > 20 {
+                        return Err(IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters,
+                        });
+                    }
+                    ctx.stats.n_reject += 1;
+                    rejected_in_a_row += 1;
+                    self.h = 0.25 * h;
+                    continue;
+                }
+                Attempt::Done => {}
+            }
+            if !adaptive {
+                ctx.stats.n_accept += 1;
+                self.accept(p, h)?;
+                if self.max_rate > 0.3 {
+                    self.jac_valid = false;
+                }
+                return Ok(());
+            }
+            let err = wrms_norm(&self.err, &self.y, &self.ynew, opts.rtol, opts.atol);
+            let fac = self.controller.factor(err, h, q);
+            if self.controller.accept(err, h) {
+                self.controller.accepted(err, h);
+                ctx.stats.n_accept += 1;
+                self.accept(p, h)?;
+                if self.max_rate > 0.3 {
+                    self.jac_valid = false;
+                }
+                let fac = if rejected_in_a_row > 0 {
+                    fac.min(1.0)
+                } else {
+                    fac
+                };
+                // keep h (and the factorisation) for small increases (radau5.f QUOT1/QUOT2)
+                let fac = if (1.0..=1.2).contains(&fac) { 1.0 } else { fac };
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
+                return Ok(());
+            }
+            ctx.stats.n_reject += 1;
+            rejected_in_a_row += 1;
+            self.h = h * fac.min(0.9);
+            if !self.jac_fresh {
+                self.refresh_jacobian(p)?;
+            }
+            if rejected_in_a_row > 50 {
+                return Err(IntegrateError::ErrorTestFailures {
+                    t: self.t,
+                    n: rejected_in_a_row,
+                });
+            }
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        hermite_cubic(
+            self.t_prev,
+            &self.y_prev,
+            &self.f_prev,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            t,
+            out,
+        );
+    }
+}

@@ -1,0 +1,328 @@
+//! The one Rosenbrock driver over a [`RosenbrockTableau`] (W-form of
+//! rodas.f, see that type for the stage equations): one Jacobian and one
+//! LU of (1/(hγ) I − J) per step, no Newton iteration; ∂f/∂t by a
+//! one-sided second-order difference in t; embedded error control; Hermite
+//! dense output.
+
+use nalgebra::DMatrix;
+
+use crate::controller::StepController;
+use crate::dense::hermite_cubic;
+use crate::error::IntegrateError;
+use crate::implicit::rosenbrock_tableau::RosenbrockTableau;
+use crate::initial_step::initial_step;
+use crate::jacobian::fd_increment;
+use crate::newton::CachedLu;
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Rosenbrock stepper over a tableau.
+pub struct Rosenbrock {
+    tab: RosenbrockTableau,
+    fsal: bool,
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    f_cur: Vec<f64>,
+    /// ∂f/∂t at (t, y)
+    ft: Vec<f64>,
+    u: Vec<Vec<f64>>,
+    ytmp: Vec<f64>,
+    fstage: Vec<f64>,
+    ynew: Vec<f64>,
+    fnew: Vec<f64>,
+    err: Vec<f64>,
+    jac: DMatrix<f64>,
+    iter_mat: DMatrix<f64>,
+    lu: CachedLu,
+    controller: StepController,
+}
+
+impl Rosenbrock {
+    /// A stepper for the tableau.
+    pub fn new(tab: RosenbrockTableau) -> Self {
+        let fsal = tab.fsal();
+        Self {
+            tab,
+            fsal,
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            y: Vec::new(),
+            y_prev: Vec::new(),
+            f_prev: Vec::new(),
+            f_cur: Vec::new(),
+            ft: Vec::new(),
+            u: Vec::new(),
+            ytmp: Vec::new(),
+            fstage: Vec::new(),
+            ynew: Vec::new(),
+            fnew: Vec::new(),
+            err: Vec::new(),
+            jac: DMatrix::zeros(0, 0),
+            iter_mat: DMatrix::zeros(0, 0),
+            lu: CachedLu::new(),
+            controller: StepController::default(),
+        }
+    }
+
+    /// J and ∂f/∂t at the current point. ∂f/∂t by the second-order
+    /// one-sided difference (−3f(t) + 4f(t + δ) − f(t + 2δ))/(2δ), which
+    /// stays inside [t, t + h] (f need not exist before t0), with
+    /// δ = min(ε^(1/3) · max(|t|, |t + h|), h/2), the scale-free increment
+    /// of MATLAB's ode23s (Shampine & Reichelt 1997, Section 3) with the
+    /// exponent of a second-order formula. Two f evaluations.
+    fn derivatives(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        p.jacobian(self.t, &self.y, &mut self.jac)?;
+        let t = self.t;
+        let scale = t.abs().max((t + h).abs());
+        let d = (f64::EPSILON.cbrt() * scale).min(0.5 * h);
+        // make t + δ exactly representable
+        let d = ((t + d) - t).max(fd_increment(t));
+        p.rhs(t + d, &self.y, &mut self.ft)?;
+        p.rhs(t + 2.0 * d, &self.y, &mut self.fnew)?;
+        for i in 0..self.y.len() {
+            self.ft[i] = (4.0 * self.ft[i] - 3.0 * self.f_cur[i] - self.fnew[i]) / (2.0 * d);
+        }
+        Ok(())
+    }
+
+    /// Stages, new solution (ynew) and error estimate (err) for step h.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = self.y.len();
+        let s = self.tab.stages();
+        let fac = 1.0 / (h * self.tab.gamma);
+        for i in 0..n {
+            for j in 0..n {
+                self.iter_mat[(i, j)] = -self.jac[(i, j)];
+            }
+            self.iter_mat[(i, i)] += fac;
+        }
+        self.lu.factor(&self.iter_mat, self.t, ctx.stats)?;
+        for st in 0..s {
+            if st == 0 {
+                self.fstage.copy_from_slice(&self.f_cur);
+            } else {
+                for m in 0..n {
+                    let mut acc = self.y[m];
+                    for j in 0..st {
+                        acc += self.tab.a[st][j] * self.u[j][m];
+                    }
+                    self.ytmp[m] = acc;
+                }
+                p.rhs(self.t + self.tab.c[st] * h, &self.ytmp, &mut self.fstage)?;
+                if self.fsal && st == s - 1 {
+                    self.fnew.copy_from_slice(&self.fstage);
+                }
+            }
+            let (done, rest) = self.u.split_at_mut(st);
+            let ui = &mut rest[0];
+            for m in 0..n {
+                let mut acc = self.fstage[m] + h * self.tab.d[st] * self.ft[m];
+                for (j, uj) in done.iter().enumerate() {
+                    acc += self.tab.cm[st][j] / h * uj[m];
+                }
+                ui[m] = acc;
+            }
+            self.lu.solve_in_place(ui, ctx.stats);
+        }
+        for m in 0..n {
+            let (mut acc, mut e) = (self.y[m], 0.0);
+            for i in 0..s {
+                acc += self.tab.m[i] * self.u[i][m];
+                e += (self.tab.m[i] - self.tab.m_hat[i]) * self.u[i][m];
+            }
+            self.ynew[m] = acc;
+            self.err[m] = e;
+        }
+        Ok(())
+    }
+
+    fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        self.t_prev = self.t;
+        self.y_prev.copy_from_slice(&self.y);
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.t += h;
+        self.y.copy_from_slice(&self.ynew);
+        if self.fsal {
+            self.f_cur.copy_from_slice(&self.fnew);
+        } else {
+            p.rhs(self.t, &self.y, &mut self.f_cur)?;
+        }
+        Ok(())
+    }
+}
+
+impl Stepper for Rosenbrock {
+    fn name(&self) -> &'static str {
+        self.tab.name
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = y0.len();
+        let s = self.tab.stages();
+        if self.y.len() != n || self.u.len() != s {
+            self.u = vec![vec![0.0; n]; s];
+            for v in [
+                &mut self.y_prev,
+                &mut self.f_prev,
+                &mut self.f_cur,
+                &mut self.ft,
+                &mut self.ytmp,
+                &mut self.fstage,
+                &mut self.ynew,
+                &mut self.fnew,
+                &mut self.err,
+            ] {
+                *v = vec![0.0; n];
+            }
+            self.jac = DMatrix::zeros(n, n);
+            self.iter_mat = DMatrix::zeros(n, n);
+        }
+        self.y = y0.to_vec();
+        self.t = t0;
+        self.t_prev = t0;
+        self.y_prev.copy_from_slice(y0);
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        p.rhs(t0, y0, &mut self.f_cur)?;
+        self.f_prev.copy_from_slice(&self.f_cur);
+        if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0) {
+                return Err(IntegrateError::BadMethod(format!(
+                    "{}: fixed step size must be positive, got {h}",
+                    self.tab.name
+                )));
+            }
+            self.h = h;
+        } else if self.h == 0.0 {
+            let q = self.tab.order.min(self.tab.embedded_order);
+            self.h = match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f_cur,
+                    q,
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            };
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let opts = ctx.opts;
+        let adaptive = opts.fixed_step.is_none();
+        let q = self.tab.order.min(self.tab.embedded_order);
+        let mut rejected_in_a_row = 0u32;
+        self.derivatives(p, self.h.min(opts.h_max).min(t_stop - self.t))?;
+        loop {
+            let h_ctrl = self.h.min(opts.h_max);
+            let remaining = t_stop - self.t;
+            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
+                (remaining, true)
+            } else if adaptive && h_ctrl > 0.5 * remaining {
+                (0.5 * remaining, true)
+            } else {
+                (h_ctrl, false)
+            };
+            if adaptive && h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            let attempt = self.attempt(p, h, ctx);
+            if !adaptive {
+                attempt?;
+                ctx.stats.n_accept += 1;
+                self.accept(p, h)?;
+                return Ok(());
+            }
+            // a failed evaluation (e.g. a non-finite f from a too large step)
+            // or a singular matrix is treated as a rejected step
+            let err = match attempt {
+                Ok(()) => wrms_norm(&self.err, &self.y, &self.ynew, opts.rtol, opts.atol),
+                Err(IntegrateError::Eval { .. }) if rejected_in_a_row < 10 => f64::INFINITY,
+                Err(e) => return Err(e),
+            };
+            if err.is_finite() && self.controller.accept(err, h) {
+                let fac = self.controller.factor(err, h, q);
+                self.controller.accepted(err, h);
+                ctx.stats.n_accept += 1;
+                self.accept(p, h)?;
+                let fac = if rejected_in_a_row > 0 {
+                    fac.min(1.0)
+                } else {
+                    fac
+                };
+                self.h = if trimmed && fac >= 1.0 {
+                    h_ctrl.max(h * fac)
+                } else {
+                    h * fac
+                };
+                return Ok(());
+            }
+            let fac = if err.is_finite() {
+                self.controller.factor(err, h, q)
+            } else {
+                0.25
+            };
+            ctx.stats.n_reject += 1;
+            rejected_in_a_row += 1;
+            self.h = h * fac.min(0.9);
+            if rejected_in_a_row > 50 {
+                return Err(IntegrateError::ErrorTestFailures {
+                    t: self.t,
+                    n: rejected_in_a_row,
+                });
+            }
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        hermite_cubic(
+            self.t_prev,
+            &self.y_prev,
+            &self.f_prev,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            t,
+            out,
+        );
+    }
+}

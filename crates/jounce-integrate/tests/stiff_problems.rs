@@ -1,0 +1,181 @@
+//! Stiff test problems (Hairer–Wanner II, IV.1 and IV.10; Mazzia & Magherini,
+//! Test Set for IVP Solvers, release 2.4, problems ROBER and VDPOL): every
+//! stiff method against radau5 at rtol 1e-12 and against published values.
+
+use nalgebra::DMatrix;
+
+use jounce_integrate::testkit::Discard;
+use jounce_integrate::*;
+
+/// Robertson's chemical kinetics (HW II, IV.1, eq. (1.3)).
+struct Robertson;
+impl OdeProblem for Robertson {
+    fn dim(&self) -> usize {
+        3
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+        dy[2] = 3e7 * y[1] * y[1];
+        dy[1] = -dy[0] - dy[2];
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        j[(0, 0)] = -0.04;
+        j[(0, 1)] = 1e4 * y[2];
+        j[(0, 2)] = 1e4 * y[1];
+        j[(2, 0)] = 0.0;
+        j[(2, 1)] = 6e7 * y[1];
+        j[(2, 2)] = 0.0;
+        for c in 0..3 {
+            j[(1, c)] = -j[(0, c)] - j[(2, c)];
+        }
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+}
+
+/// Van der Pol in the scaled form of HW II, IV.1, eq. (1.5'):
+/// y1' = y2, ε y2' = (1 − y1²) y2 − y1, ε = 1e-6.
+struct VanDerPol {
+    eps: f64,
+}
+impl OdeProblem for VanDerPol {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / self.eps;
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        j[(0, 0)] = 0.0;
+        j[(0, 1)] = 1.0;
+        j[(1, 0)] = (-2.0 * y[0] * y[1] - 1.0) / self.eps;
+        j[(1, 1)] = (1.0 - y[0] * y[0]) / self.eps;
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+}
+
+fn run(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64, rtol: f64, atol: f64) -> Solved {
+    let opts = SolverOptions::default().with_tol(rtol, atol);
+    let mut st = method::build(name, &opts).unwrap();
+    solve(p, st.as_mut(), 0.0, y0, t1, &opts, &mut Discard)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn rel_err(y: &[f64], r: &[f64], atol: f64) -> f64 {
+    y.iter()
+        .zip(r)
+        .map(|(a, b)| (a - b).abs() / (b.abs() + atol))
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn robertson_by_every_stiff_method() {
+    let y0 = [1.0, 0.0, 0.0];
+    let t1 = 1e5;
+    let reference = run("radau5", &mut Robertson, &y0, t1, 1e-12, 1e-20);
+    println!("radau5 reference {:?} {:?}", reference.y, reference.stats);
+    // mass conservation is exact for every Runge-Kutta/Rosenbrock method (linear invariant)
+    assert!((reference.y.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    for (name, rtol, tol) in [
+        ("radau5", 1e-6, 1e-4),
+        ("rodas4", 1e-6, 1e-4),
+        ("ode23s", 1e-5, 1e-2),
+        ("trbdf2", 1e-6, 1e-3),
+        ("esdirk43", 1e-6, 1e-3),
+        ("sdirk2_l", 1e-6, 1e-2),
+        ("backward_euler", 1e-6, 1e-1),
+    ] {
+        let r = run(name, &mut Robertson, &y0, t1, rtol, rtol * 1e-6);
+        let e = rel_err(&r.y, &reference.y, 1e-12);
+        println!("{name}: rel err {e:.2e}, {:?}", r.stats);
+        assert!(
+            e < tol,
+            "{name}: relative error {e} ({:?} vs {:?})",
+            r.y,
+            reference.y
+        );
+        if name == "trbdf2" || name == "esdirk43" {
+            // modified Newton: the Jacobian is reused across stages and steps
+            assert!(
+                2 * r.stats.n_jac < r.stats.n_accept,
+                "{name}: {:?}",
+                r.stats
+            );
+        }
+    }
+}
+
+#[test]
+fn robertson_at_1e11_matches_the_test_set_reference() {
+    // Mazzia & Magherini, Test Set for IVP Solvers, ROBER: y(1e11)
+    let want = [
+        0.2083340149701255e-7,
+        0.8333360770334713e-13,
+        0.999999979166505,
+    ];
+    let r = run(
+        "radau5",
+        &mut Robertson,
+        &[1.0, 0.0, 0.0],
+        1e11,
+        1e-10,
+        1e-20,
+    );
+    let e = rel_err(&r.y, &want, 1e-30);
+    println!("radau5 rober 1e11: {:?} rel err {e:.2e} {:?}", r.y, r.stats);
+    assert!(e < 1e-6, "{:?}", r.y);
+    let r = run(
+        "rodas4",
+        &mut Robertson,
+        &[1.0, 0.0, 0.0],
+        1e11,
+        1e-8,
+        1e-20,
+    );
+    let e = rel_err(&r.y, &want, 1e-30);
+    println!("rodas4 rober 1e11: {:?} rel err {e:.2e} {:?}", r.y, r.stats);
+    assert!(e < 1e-4, "{:?}", r.y);
+}
+
+#[test]
+fn van_der_pol_eps_1e6_by_every_stiff_method() {
+    // Mazzia & Magherini, Test Set for IVP Solvers, VDPOL (ε = 1e-6), y(2)
+    let want = [0.1706167732170483e1, -0.8928097010247975];
+    let y0 = [2.0, 0.0];
+    let reference = run(
+        "radau5",
+        &mut VanDerPol { eps: 1e-6 },
+        &y0,
+        2.0,
+        1e-12,
+        1e-12,
+    );
+    let e = rel_err(&reference.y, &want, 1e-12);
+    println!(
+        "radau5 reference {:?} rel err {e:.2e} {:?}",
+        reference.y, reference.stats
+    );
+    assert!(e < 1e-8, "radau5 at rtol 1e-12 vs the test set: {e}");
+    for (name, rtol, tol) in [
+        ("radau5", 1e-6, 1e-4),
+        ("rodas4", 1e-6, 1e-3),
+        ("ode23s", 1e-5, 1e-2),
+        ("trbdf2", 1e-6, 1e-2),
+        ("esdirk43", 1e-6, 1e-2),
+        ("sdirk2_l", 1e-6, 1e-2),
+        ("backward_euler", 1e-6, 1e-1),
+    ] {
+        let r = run(name, &mut VanDerPol { eps: 1e-6 }, &y0, 2.0, rtol, rtol);
+        let e = rel_err(&r.y, &reference.y, 1e-6);
+        println!("{name}: rel err {e:.2e}, {:?}", r.stats);
+        assert!(e < tol, "{name}: relative error {e} ({:?})", r.y);
+    }
+}
