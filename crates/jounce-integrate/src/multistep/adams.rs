@@ -233,6 +233,9 @@ impl VarAdams {
             self.dense_nodes = self.nhist.min(order - 1) + 1;
         } else {
             self.pec(p, h, order, order, m, final_eval)?;
+            if final_eval {
+                p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
+            }
             self.dense_nodes = order;
         }
         ctx.stats.n_accept += 1;

@@ -253,7 +253,7 @@ impl BdfNdf {
         let settings = if fixed {
             NewtonSettings {
                 max_iter: 12,
-                tol: 1e-6,
+                tol: 1e-10,
             }
         } else {
             NewtonSettings {

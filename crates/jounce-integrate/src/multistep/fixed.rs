@@ -114,7 +114,7 @@ impl FixedLmm {
         let t_new = self.t + h;
         let settings = NewtonSettings {
             max_iter: 12,
-            tol: 1e-6,
+            tol: 1e-10,
         };
         let n = self.y_new.len();
         for (i, wi) in self.w.iter_mut().enumerate() {
