@@ -9,10 +9,27 @@ fn check(name: &str, p: f64, h0: f64, levels: u32, opts: &SolverOptions) {
     let t1 = t0 + 0.5;
     let y0 = InverseTimeRotation::exact(t0);
     let ex = InverseTimeRotation::exact(t1);
-    let (slope, errs) =
-        empirical_order(name, &mut InverseTimeRotation, t0, &y0, t1, &ex, h0, levels, opts).unwrap();
-    println!("{name} {:?}: slope {slope:.3}, errors {errs:?}", opts.params);
-    assert!((slope - p).abs() < 0.2, "{name}: slope {slope} (theory {p}), errors {errs:?} {:?}", opts.params);
+    let (slope, errs) = empirical_order(
+        name,
+        &mut InverseTimeRotation,
+        t0,
+        &y0,
+        t1,
+        &ex,
+        h0,
+        levels,
+        opts,
+    )
+    .unwrap();
+    println!(
+        "{name} {:?}: slope {slope:.3}, errors {errs:?}",
+        opts.params
+    );
+    assert!(
+        (slope - p).abs() < 0.2,
+        "{name}: slope {slope} (theory {p}), errors {errs:?} {:?}",
+        opts.params
+    );
 }
 
 #[test]

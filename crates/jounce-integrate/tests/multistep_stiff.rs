@@ -69,7 +69,8 @@ impl OdeProblem for VanDerPol {
 fn run(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64, rtol: f64, atol: f64) -> Solved {
     let opts = SolverOptions::default().with_tol(rtol, atol);
     let mut st = method::build(name, &opts).unwrap();
-    solve(p, st.as_mut(), 0.0, y0, t1, &opts, &mut Discard).unwrap_or_else(|e| panic!("{name}: {e}"))
+    solve(p, st.as_mut(), 0.0, y0, t1, &opts, &mut Discard)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn rel_err(a: &[f64], b: &[f64], atol: f64) -> f64 {
@@ -92,27 +93,70 @@ fn check(
     let r_bdf = run("bdf", p, y0, t1, 1e-11, atol_ref);
     let r_ndf = run("ndf", p, y0, t1, 1e-11, atol_ref);
     let agree = rel_err(&r_bdf.y, &r_ndf.y, atol);
-    println!("{label}: reference bdf {:?} ndf {:?}, agree {agree:e}", r_bdf.y, r_ndf.y);
+    println!(
+        "{label}: reference bdf {:?} ndf {:?}, agree {agree:e}",
+        r_bdf.y, r_ndf.y
+    );
     assert!(agree < 1e-8, "{label}: references disagree by {agree}");
     for name in ["bdf", "ndf"] {
         let r = run(name, p, y0, t1, rtol, atol);
         let e = rel_err(&r.y, &r_ndf.y, atol);
-        println!("{label} {name} rtol {rtol:e}: rel. error {e:e}, stats {:?}", r.stats);
+        println!(
+            "{label} {name} rtol {rtol:e}: rel. error {e:e}, stats {:?}",
+            r.stats
+        );
         assert!(e < 30.0 * rtol, "{label} {name}: error {e} at rtol {rtol}");
-        assert!(r.stats.n_accept < max_steps, "{label} {name}: {} steps", r.stats.n_accept);
-        assert!(r.stats.n_lu < r.stats.n_accept + r.stats.n_reject + 2, "{label} {name}: LU per step?");
-        assert!(r.stats.n_jac < r.stats.n_accept / 2, "{label} {name}: no Jacobian reuse");
+        assert!(
+            r.stats.n_accept < max_steps,
+            "{label} {name}: {} steps",
+            r.stats.n_accept
+        );
+        assert!(
+            r.stats.n_lu < r.stats.n_accept + r.stats.n_reject + 2,
+            "{label} {name}: LU per step?"
+        );
+        assert!(
+            r.stats.n_jac < r.stats.n_accept / 2,
+            "{label} {name}: no Jacobian reuse"
+        );
     }
 }
 
 #[test]
 fn robertson_to_t_40_and_1e5() {
     let y0 = [1.0, 0.0, 0.0];
-    check("robertson t=40", &mut Robertson, &y0, 40.0, 1e-16, 1e-6, 1e-10, 300);
-    check("robertson t=1e5", &mut Robertson, &y0, 1e5, 1e-16, 1e-6, 1e-10, 600);
+    check(
+        "robertson t=40",
+        &mut Robertson,
+        &y0,
+        40.0,
+        1e-16,
+        1e-6,
+        1e-10,
+        300,
+    );
+    check(
+        "robertson t=1e5",
+        &mut Robertson,
+        &y0,
+        1e5,
+        1e-16,
+        1e-6,
+        1e-10,
+        600,
+    );
 }
 
 #[test]
 fn van_der_pol_mu_1000_on_0_2() {
-    check("vdp mu=1e3", &mut VanDerPol, &[2.0, 0.0], 2.0, 1e-14, 1e-6, 1e-8, 1500);
+    check(
+        "vdp mu=1e3",
+        &mut VanDerPol,
+        &[2.0, 0.0],
+        2.0,
+        1e-14,
+        1e-6,
+        1e-8,
+        1500,
+    );
 }

@@ -34,13 +34,14 @@
 //! HNW I, III.7): lower the order when max(E_{k−1}, E_{k−2}) ≤ E_k; raise it
 //! after k + 1 steps at order k when E_{k+1} < E_k; in the start phase
 //! (until the first rejection or lowering) raise the order every step.
-//! The step then follows h_new = h · clamp(0.9 E_q^(−1/(q+1)), 0.2, 2).
+//! The step then follows h_new = h · clamp(0.9 E_q^(−1/(q+1)), 0.2, 2)
+//! (with [`ErrorPer::UnitStep`]: E_q/h and exponent 1/q).
 //! After three rejections in a row the order drops to 1.
 //!
 //! Dense output: y(t) = y_{n+1} + ∫_{t_{n+1}}^{t} P(s) ds, P the corrector's
 //! interpolation polynomial through the final derivative values.
 
-use crate::controller::StepController;
+use crate::controller::{ErrorPer, StepController};
 use crate::error::IntegrateError;
 use crate::initial_step::initial_step;
 use crate::multistep::coeffs::milne_factor;
@@ -315,6 +316,9 @@ impl Stepper for VarAdams {
         self.rtol = ctx.opts.rtol;
         self.atol = ctx.opts.atol;
         self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        // multistep formulas: at most doubling per step (as DE), so that the
+        // variable-coefficient formulas and Milne's constants stay valid
+        self.controller.fac_max = 2.0;
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0 && h.is_finite()) {
                 return Err(IntegrateError::BadMethod(format!(
@@ -402,21 +406,26 @@ impl Stepper for VarAdams {
                     self.h = h * fac.min(1.0);
                 }
                 AdamsMode::VariableOrder { max_order } => {
+                    // error per step, or per unit step (E/h, exponent 1/q)
+                    let (per, eps_shift) = match opts.error_per {
+                        ErrorPer::Step => (1.0, 1.0),
+                        ErrorPer::UnitStep => (1.0 / h, 0.0),
+                    };
                     // predictor order k, corrector order k + 1
                     self.pec(p, h, k, k + 1, 1, true)?;
                     // E_k = ‖y^C_{k+1} − y^C_k‖ with the same f^P
                     self.corrector_into(h, k, true);
-                    let e_k = self.err_norm(true, rtol, atol, 1.0);
+                    let e_k = self.err_norm(true, rtol, atol, 1.0) * per;
                     let mut diff = std::mem::take(&mut self.diff);
                     let mut e_km1 = f64::INFINITY;
                     let mut e_km2 = f64::INFINITY;
                     if k >= 2 {
                         self.corrector_into(h, k - 1, false);
-                        e_km1 = self.wrms_ab(rtol, atol, &mut diff);
+                        e_km1 = self.wrms_ab(rtol, atol, &mut diff) * per;
                         if k >= 3 {
                             std::mem::swap(&mut self.ya, &mut self.yb);
                             self.corrector_into(h, k - 2, false);
-                            e_km2 = self.wrms_ab(rtol, atol, &mut diff);
+                            e_km2 = self.wrms_ab(rtol, atol, &mut diff) * per;
                         }
                     }
                     self.diff = diff;
@@ -429,7 +438,7 @@ impl Stepper for VarAdams {
                         // E_{k+1} from the new history: AM orders k+2 and k+1 through t_{n+1}
                         let mut e_kp1 = f64::INFINITY;
                         if k < max_order && self.nhist >= k + 2 {
-                            e_kp1 = self.estimate_after(h, k + 1);
+                            e_kp1 = self.estimate_after(h, k + 1) * per;
                         }
                         let lower = k > 1 && e_km1.max(if k >= 3 { e_km2 } else { 0.0 }) <= e_k;
                         let mut knew = k;
@@ -456,8 +465,9 @@ impl Stepper for VarAdams {
                             self.steps_at_order = 0;
                         }
                         self.k = knew;
-                        let mut fac = (0.9 * e_new.max(1e-10).powf(-1.0 / (knew as f64 + 1.0)))
-                            .clamp(0.2, 2.0);
+                        let mut fac = (0.9
+                            * e_new.max(1e-10).powf(-1.0 / (knew as f64 + eps_shift)))
+                        .clamp(0.2, 2.0);
                         if rejected > 0 {
                             fac = fac.min(1.0);
                         }
@@ -465,7 +475,7 @@ impl Stepper for VarAdams {
                         return Ok(());
                     }
                     self.start_phase = false;
-                    let fac = (0.9 * e_k.powf(-1.0 / (k as f64 + 1.0))).clamp(0.2, 0.9);
+                    let fac = (0.9 * e_k.powf(-1.0 / (k as f64 + eps_shift))).clamp(0.2, 0.9);
                     self.h = h * fac;
                     if rejected >= 2 {
                         self.k = 1;

@@ -272,7 +272,7 @@ impl Stepper for FixedLmm {
     }
 
     fn y(&self) -> &[f64] {
-        &self.ys[0]
+        self.ys.first().map_or(&[], |v| v.as_slice())
     }
 
     fn t_prev(&self) -> f64 {
