@@ -16,8 +16,10 @@ pub struct Lmm {
     pub beta: &'static [f64],
     /// Order p.
     pub order: u32,
-    /// Error constant C_{p+1} of the normalised method (α_k = 1):
-    /// local error y(t_{n+k}) − y_{n+k} ≈ C_{p+1} h^{p+1} y^{(p+1)}.
+    /// Error constant C_{p+1} = (Σ α_j j^{p+1} − (p+1) Σ β_j j^p)/(p+1)! of
+    /// the method with α_k = 1 (HNW I, Section III.2, eq. (2.3), without
+    /// the division by σ(1)): local error ≈ C_{p+1} h^{p+1} y^{(p+1)}.
+    /// Verified against the tables by the tests.
     pub error_constant: f64,
 }
 
@@ -35,7 +37,7 @@ impl Lmm {
 // ---------------------------------------------------------------------------
 // Adams–Bashforth: y_{n+k} − y_{n+k−1} = h Σ β_j f_{n+j}, order k.
 // Hairer–Nørsett–Wanner I, Section III.1, Table 1.1 (p. 359) and eq. (1.5);
-// jalon-bayo ch. 7, Table 7.1. Error constants γ_k: HNW I, Table III.2.1
+// jalon-bayo ch. 7, Table 7.1. Error constants γ_k: HNW I, Section III.2
 // (1/2, 5/12, 3/8, 251/720, 95/288).
 // ---------------------------------------------------------------------------
 
@@ -92,7 +94,7 @@ pub const AB5: Lmm = Lmm {
 // Adams–Moulton of order p (p − 1 steps; p = 1 is implicit Euler, p = 2 the
 // trapezoidal rule). HNW I, Section III.1, Table 1.2 (p. 361) and eq. (1.8);
 // jalon-bayo ch. 7, Table 7.2 and eq. (7.23). Error constants γ*_p:
-// HNW I, Table III.2.2 (−1/2, −1/12, −1/24, −19/720, −3/160).
+// HNW I, Section III.2 (−1/2, −1/12, −1/24, −19/720, −3/160).
 // ---------------------------------------------------------------------------
 
 /// AM1 = implicit Euler: y_{n+1} = y_n + h f_{n+1}.
@@ -144,8 +146,8 @@ pub const AM5: Lmm = Lmm {
 
 // ---------------------------------------------------------------------------
 // BDF: Σ_{j=1}^{k} (1/j) ∇^j y_{n+1} = h f_{n+1}, normalised to α_k = 1.
-// HNW I, Section III.1, eq. (1.22') (p. 366); Hairer–Wanner II, Table V.1.1.
-// Error constants −1/(k+1) · (normalising factor β_k): HNW I, Table III.2.3.
+// HNW I, Section III.1, eq. (1.22'); Hairer–Wanner II, Section V.1.
+// Error constants −β_k/(k+1) for α_k = 1.
 // ---------------------------------------------------------------------------
 
 /// BDF1 = implicit Euler (as a BDF).
