@@ -42,7 +42,7 @@
 //! interpolation polynomial through the final derivative values.
 
 use crate::controller::{ErrorPer, StepController};
-use crate::error::IntegrateError;
+use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::coeffs::milne_factor;
 use crate::multistep::lagrange::{Gauss8, MAX_NODES};
@@ -385,7 +385,19 @@ impl Stepper for VarAdams {
             let k = self.k.min(self.nhist).max(1);
             match self.mode {
                 AdamsMode::Pece { m, final_eval, .. } => {
-                    self.pec(p, h, k, k, m, final_eval)?;
+                    let r = self.pec(p, h, k, k, m, final_eval);
+                    if nonfinite(&r)? {
+                        self.h = 0.25 * h;
+                        ctx.stats.n_reject += 1;
+                        rejected += 1;
+                        if rejected > 50 {
+                            return Err(IntegrateError::ErrorTestFailures {
+                                t: self.t,
+                                n: rejected,
+                            });
+                        }
+                        continue;
+                    }
                     let err = self.err_norm(false, rtol, atol, milne_factor(k));
                     let fac = self.controller.factor(err, h, k as u32);
                     if self.controller.accept(err, h) {
@@ -412,7 +424,19 @@ impl Stepper for VarAdams {
                         ErrorPer::UnitStep => (1.0 / h, 0.0),
                     };
                     // predictor order k, corrector order k + 1
-                    self.pec(p, h, k, k + 1, 1, true)?;
+                    let r = self.pec(p, h, k, k + 1, 1, true);
+                    if nonfinite(&r)? {
+                        self.h = 0.25 * h;
+                        ctx.stats.n_reject += 1;
+                        rejected += 1;
+                        if rejected > 50 {
+                            return Err(IntegrateError::ErrorTestFailures {
+                                t: self.t,
+                                n: rejected,
+                            });
+                        }
+                        continue;
+                    }
                     // E_k = ‖y^C_{k+1} − y^C_k‖ with the same f^P
                     self.corrector_into(h, k, true);
                     let e_k = self.err_norm(true, rtol, atol, 1.0) * per;
@@ -530,6 +554,18 @@ impl Stepper for VarAdams {
             }
             *o = self.y[j] + h * s;
         }
+    }
+}
+
+/// Whether a step attempt failed only because f was not finite at a
+/// predicted or corrected value (then the step is retried smaller).
+fn nonfinite(r: &Result<(), IntegrateError>) -> Result<bool, IntegrateError> {
+    match r {
+        Ok(()) => Ok(false),
+        Err(IntegrateError::Eval {
+            source: EvalError::NonFinite { .. },
+        }) => Ok(true),
+        Err(e) => Err(e.clone()),
     }
 }
 

@@ -31,7 +31,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::error::IntegrateError;
+use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::start::Rk4Scratch;
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
@@ -245,7 +245,11 @@ impl BdfNdf {
                 }
                 self.miter[(r, r)] += 1.0;
             }
-            self.lu.factor(&self.miter, self.t, ctx.stats)?;
+            if self.lu.factor(&self.miter, self.t, ctx.stats).is_err() {
+                // singular iteration matrix: handled as a convergence failure
+                // (fresh Jacobian, then a smaller step)
+                return Ok(None);
+            }
             self.lu_coef = coef;
         }
         self.ynew.copy_from_slice(&self.ypred);
@@ -276,9 +280,13 @@ impl BdfNdf {
             &settings,
             &mut self.g,
             ctx.stats,
-        )?;
-        if let NewtonOutcome::Failed { .. } = out {
-            return Ok(None);
+        );
+        match out {
+            Ok(NewtonOutcome::Converged { .. }) => {}
+            Ok(NewtonOutcome::Failed { .. }) => return Ok(None),
+            // f not finite at an iterate: the step was too large
+            Err(EvalError::NonFinite { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
         }
         for c in 0..n {
             self.difkp1[c] = self.ynew[c] - self.ypred[c];
