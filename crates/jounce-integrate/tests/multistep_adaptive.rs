@@ -264,3 +264,63 @@ fn bad_parameters_are_rejected_with_a_message() {
     )
     .is_err());
 }
+
+/// A ball falling from 1 m under g = 9.81 with light linear drag c = 0.1:
+/// v' = −g − c v, y' = v; the ground is hit where y = 0.
+struct Falling;
+impl OdeProblem for Falling {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = -9.81 - 0.1 * y[1];
+        Ok(())
+    }
+    fn n_events(&self) -> usize {
+        1
+    }
+    fn events(&mut self, _t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        g[0] = y[0];
+        Ok(())
+    }
+    fn event_spec(&self, _i: usize) -> EventSpec {
+        EventSpec {
+            direction: EventDirection::Falling,
+            terminal: true,
+        }
+    }
+}
+
+#[test]
+fn terminal_events_are_located_on_the_interpolating_polynomial() {
+    // exact: y(t) = 1 − (g/c) t + (g/c²)(1 − e^{−ct}); root by Newton
+    let (g, c) = (9.81f64, 0.1f64);
+    let y = |t: f64| 1.0 - g / c * t + g / (c * c) * (1.0 - (-c * t).exp());
+    let v = |t: f64| -g / c + g / c * (-c * t).exp();
+    let mut te = 0.45;
+    for _ in 0..50 {
+        te -= y(te) / v(te);
+    }
+    for name in ["bdf", "ndf", "adams_vo", "pece"] {
+        let opts = SolverOptions::default().with_tol(1e-10, 1e-12);
+        let mut st = method::build(name, &opts).unwrap();
+        let r = solve(
+            &mut Falling,
+            st.as_mut(),
+            0.0,
+            &[1.0, 0.0],
+            5.0,
+            &opts,
+            &mut Discard,
+        )
+        .unwrap();
+        let (t, idx) = r.terminal_event.expect("the ball must hit the ground");
+        println!(
+            "{name}: event at {t}, exact {te}, error {:e}",
+            (t - te).abs()
+        );
+        assert_eq!(idx, 0);
+        assert!((t - te).abs() < 1e-8, "{name}: event at {t}, exact {te}");
+    }
+}

@@ -305,3 +305,39 @@ fn the_fixed_step_driver_reproduces_the_stability_intervals() {
         assert!(g <= 1.0, "{name}: |y| = {g}");
     }
 }
+
+#[test]
+fn fixed_step_implicit_methods_damp_very_stiff_modes_from_the_start() {
+    // z = hλ far out on the negative axis and on rays inside the A(α) sectors;
+    // the implicit starter (extrapolated implicit Euler) keeps the start damped
+    let h = 0.1;
+    let run = |name: &str, z: Complex<f64>, opts: &SolverOptions| -> f64 {
+        let mut p = LinearTest {
+            a: z.re / h,
+            b: z.im / h,
+        };
+        let y = run_fixed(name, &mut p, 0.0, &[1.0, 0.0], 100.0 * h, h, opts).unwrap();
+        y[0].hypot(y[1])
+    };
+    let plain = SolverOptions::default();
+    for name in ["am1", "am2"] {
+        let g = run(name, real(-1e4), &plain);
+        assert!(g < 1.0, "{name}: |y| = {g}");
+    }
+    for k in 1..=5 {
+        for (name, angle) in [("bdf", BDF_ALPHA_DEG[k - 1]), ("ndf", NDF_ALPHA_DEG[k - 1])] {
+            let o = SolverOptions::default().with_param("max_order", k as f64);
+            for z in [real(-1e4), ray(angle - 5.0, 10.0), ray(angle - 5.0, 1e3)] {
+                let g = run(name, z, &o);
+                assert!(g < 1e-3, "{name} order {k} at z = {z}: |y| = {g}");
+            }
+        }
+    }
+    // an explicit method is not: AB2 at z = −1e4 explodes
+    let mut p = LinearTest {
+        a: -1e4 / h,
+        b: 0.0,
+    };
+    let r = run_fixed("ab2", &mut p, 0.0, &[1.0, 0.0], 10.0 * h, h, &plain);
+    assert!(r.is_err() || r.unwrap()[0].abs() > 1e10);
+}

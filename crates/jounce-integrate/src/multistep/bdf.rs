@@ -27,13 +27,14 @@
 //! - Dense output: the interpolating polynomial
 //!   y(t_{n+1} + s h) = y_{n+1} + Σ_{j=1}^{k} ∇^j y_{n+1} Π_{i=1}^{j} (s + i − 1)/i.
 //! - Fixed step (`fixed_step`): order `max_order` throughout; the k starting
-//!   values come from RK4 steps ([`super::start`]), no error test.
+//!   values come from the L-stable extrapolated implicit Euler method
+//!   ([`super::start::ImplicitEulerExtrapolation`], order 5), no error test.
 
 use nalgebra::DMatrix;
 
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
-use crate::multistep::start::Rk4Scratch;
+use crate::multistep::start::ImplicitEulerExtrapolation;
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
@@ -88,7 +89,7 @@ pub struct BdfNdf {
     start_pts: Vec<Vec<f64>>,
     n_start: usize,
     f0: Vec<f64>,
-    rk4: Rk4Scratch,
+    starter: ImplicitEulerExtrapolation,
 }
 
 impl BdfNdf {
@@ -135,7 +136,7 @@ impl BdfNdf {
             start_pts: Vec::new(),
             n_start: 0,
             f0: Vec::new(),
-            rk4: Rk4Scratch::default(),
+            starter: ImplicitEulerExtrapolation::new(0),
         }
     }
 
@@ -340,10 +341,11 @@ impl BdfNdf {
         };
         let kfix = self.max_order;
         if self.n_start <= kfix && (h - hf).abs() <= 1e-12 * hf {
-            // RK4 starting values: k + 1 equally spaced points
+            // starting values by extrapolated implicit Euler: k + 1 equally spaced points
             p.rhs(self.t, &self.y, &mut self.f0)?;
-            self.rk4
-                .step(p, self.t, &self.y, &self.f0, h, &mut self.ynew)?;
+            self.starter
+                .step(p, self.t, &self.y, &self.f0, h, &mut self.ynew, ctx)?;
+            self.lu.invalidate();
             self.start_pts.rotate_right(1);
             self.start_pts[0].copy_from_slice(&self.ynew);
             self.n_start += 1;
@@ -411,7 +413,7 @@ impl Stepper for BdfNdf {
             self.jac = DMatrix::zeros(n, n);
             self.miter = DMatrix::zeros(n, n);
             self.start_pts = vec![vec![0.0; n]; MAX_ORDER + 2];
-            self.rk4 = Rk4Scratch::new(n);
+            self.starter = ImplicitEulerExtrapolation::new(n);
         }
         self.t = t0;
         self.t_prev = t0;

@@ -10,9 +10,12 @@
 //! J is refreshed (and the matrix refactorised) only when Newton fails.
 //!
 //! Start and restart: after every [`Stepper::reset`] the history is dropped
-//! and the k − 1 missing back values are made by RK4 steps of the same size
-//! ([`super::start`]). A step cut short by `t_stop` (a breakpoint or the end
-//! not on the grid) is also an RK4 step, after which the method restarts.
+//! and the k − 1 missing back values are made by one-step methods of order
+//! ≥ 4 with the same step ([`super::start`]): RK4 for the explicit methods,
+//! the L-stable extrapolated implicit Euler method (order 5) for the
+//! implicit ones, so that a stiff start stays damped. A step cut short by
+//! `t_stop` (a breakpoint or the end not on the grid) is also such a step,
+//! after which the method restarts.
 //! Dense output: cubic Hermite interpolation on the last step.
 
 use nalgebra::DMatrix;
@@ -20,7 +23,7 @@ use nalgebra::DMatrix;
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::multistep::coeffs::Lmm;
-use crate::multistep::start::Rk4Scratch;
+use crate::multistep::start::{ImplicitEulerExtrapolation, Rk4Scratch};
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::problem::OdeProblem;
 use crate::stepper::{StepContext, Stepper};
@@ -50,6 +53,7 @@ pub struct FixedLmm {
     /// h of the factorised matrix
     lu_h: f64,
     rk4: Rk4Scratch,
+    implicit_start: ImplicitEulerExtrapolation,
 }
 
 impl FixedLmm {
@@ -75,6 +79,7 @@ impl FixedLmm {
             lu: CachedLu::new(),
             lu_h: f64::NAN,
             rk4: Rk4Scratch::default(),
+            implicit_start: ImplicitEulerExtrapolation::new(0),
         }
     }
 
@@ -208,6 +213,7 @@ impl Stepper for FixedLmm {
             self.jac = DMatrix::zeros(n, n);
             self.iter = DMatrix::zeros(n, n);
             self.rk4 = Rk4Scratch::new(n);
+            self.implicit_start = ImplicitEulerExtrapolation::new(n);
         }
         self.lu.invalidate();
         self.h = h;
@@ -238,7 +244,13 @@ impl Stepper for FixedLmm {
         if !on_grid || self.nhist < k {
             // starting value (or a short last step): RK4
             let (y0, f0) = (&self.ys[0], &self.fs[0]);
-            self.rk4.step(p, self.t, y0, f0, h, &mut self.y_new)?;
+            if self.lmm.implicit() {
+                self.implicit_start
+                    .step(p, self.t, y0, f0, h, &mut self.y_new, ctx)?;
+                self.lu.invalidate();
+            } else {
+                self.rk4.step(p, self.t, y0, f0, h, &mut self.y_new)?;
+            }
             ctx.stats.n_accept += 1;
             return self.push(p, h, on_grid);
         }

@@ -98,4 +98,28 @@ mod tests {
             assert!((w[i] - am4[i]).abs() < 1e-14, "{w:?}");
         }
     }
+
+    #[test]
+    fn weights_integrate_polynomials_exactly_on_unequal_nodes() {
+        // the variable-step Adams weights are the unique ones exact for degree < m
+        let g = Gauss8::new();
+        let nodes = [
+            1.0, 0.0, -0.7, -1.9, -2.4, -3.8, -4.1, -5.5, -7.0, -7.3, -9.0, -10.2, -11.0,
+        ];
+        let mut w = [0.0; MAX_NODES];
+        for m in 1..=nodes.len() {
+            for theta in [1.0, 0.37, -0.6] {
+                g.lagrange_integrals(&nodes[..m], theta, &mut w);
+                for d in 0..m {
+                    let q: f64 = (0..m).map(|i| w[i] * nodes[i].powi(d as i32)).sum();
+                    let exact = theta.powi(d as i32 + 1) / (d as f64 + 1.0);
+                    let scale = 1.0f64.max(w.iter().map(|x| x.abs()).sum::<f64>());
+                    assert!(
+                        (q - exact).abs() < 1e-11 * scale * 11f64.powi(d as i32),
+                        "m {m} degree {d}: {q} vs {exact}"
+                    );
+                }
+            }
+        }
+    }
 }
