@@ -233,7 +233,7 @@ impl VarAdams {
             p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
             self.dense_nodes = self.nhist.min(order - 1) + 1;
         } else {
-            self.pec(p, h, order, order, m, final_eval)?;
+            self.pec(p, h, order, order, m)?;
             if final_eval {
                 p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
             }
@@ -244,10 +244,10 @@ impl VarAdams {
         Ok(())
     }
 
-    /// P(EC)^m[E] with predictor of order kp (kp back values) and corrector
+    /// P(EC)^m with predictor of order kp (kp back values) and corrector
     /// of order kc (new point + kc − 1 back values). Leaves y^P in `yp`,
-    /// y^C in `yc`, the derivative used by the last correction in `fnew`
-    /// (or f(y^C) when `final_eval`).
+    /// y^C in `yc`, the derivative used by the last correction in `fnew`;
+    /// the final E (f(y^C)) is done by the caller once the step is accepted.
     fn pec(
         &mut self,
         p: &mut dyn OdeProblem,
@@ -255,7 +255,6 @@ impl VarAdams {
         kp: usize,
         kc: usize,
         m: usize,
-        final_eval: bool,
     ) -> Result<(), IntegrateError> {
         let t_new = self.t + h;
         let mut yp = std::mem::take(&mut self.yp);
@@ -270,7 +269,6 @@ impl VarAdams {
             self.fnew = fnew;
             self.yc = yc;
         }
-        let _ = final_eval; // the final E is done by the caller after acceptance
         Ok(())
     }
 }
@@ -385,7 +383,7 @@ impl Stepper for VarAdams {
             let k = self.k.min(self.nhist).max(1);
             match self.mode {
                 AdamsMode::Pece { m, final_eval, .. } => {
-                    let r = self.pec(p, h, k, k, m, final_eval);
+                    let r = self.pec(p, h, k, k, m);
                     if nonfinite(&r)? {
                         self.h = 0.25 * h;
                         ctx.stats.n_reject += 1;
@@ -424,7 +422,7 @@ impl Stepper for VarAdams {
                         ErrorPer::UnitStep => (1.0 / h, 0.0),
                     };
                     // predictor order k, corrector order k + 1
-                    let r = self.pec(p, h, k, k + 1, 1, true);
+                    let r = self.pec(p, h, k, k + 1, 1);
                     if nonfinite(&r)? {
                         self.h = 0.25 * h;
                         ctx.stats.n_reject += 1;

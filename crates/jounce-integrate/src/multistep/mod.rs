@@ -4,9 +4,26 @@
 //! code in the manner of Shampine–Gordon's DE); variable-step
 //! variable-order BDF and NDF in the manner of ode15s.
 //!
-//! Files: `coeffs.rs` (the tables), `start.rs` (RK4 starting values),
-//! `fixed.rs` (fixed-step driver), `lagrange.rs` (variable-step Adams
-//! weights), `adams.rs` (pece, adams_vo), `bdf.rs` (bdf, ndf).
+//! Files: `coeffs.rs` (the tables), `start.rs` (starting values: RK4 and
+//! extrapolated implicit Euler), `fixed.rs` (fixed-step driver),
+//! `lagrange.rs` (variable-step Adams weights), `adams.rs` (pece,
+//! adams_vo), `bdf.rs` (bdf, ndf).
+//!
+//! Registered names and parameters ([`crate::method::build`]):
+//!
+//! | name | what | parameters |
+//! |---|---|---|
+//! | `ab1`..`ab5` | Adams–Bashforth, fixed step | — (needs `fixed_step`) |
+//! | `am1`..`am5` | Adams–Moulton of order 1..5, fixed step, Newton | — (needs `fixed_step`) |
+//! | `pece` | P(EC)^m E Adams, Milne's estimate, variable step | `order` 1..5 [4], `m` ≥ 1 [1], `final_eval` 0/1 [1] |
+//! | `adams_vo` | variable-step variable-order Adams, orders 1..12 | `max_order` 1..12 [12] |
+//! | `bdf` | BDF 1..5, variable step and order (ode15s form) | `max_order` 1..5 [5] |
+//! | `ndf` | NDF 1..5 (Klopfenstein–Shampine), as `bdf` | `max_order` 1..5 [5] |
+//!
+//! `pece`, `bdf`, `ndf` also run at a fixed step (`fixed_step`), at the
+//! given order; `adams_vo` needs error control. `pece` and `adams_vo`
+//! honour [`crate::ErrorPer`]; `bdf` and `ndf` control the error per step
+//! (as ode15s).
 
 pub mod adams;
 pub mod bdf;
@@ -163,10 +180,10 @@ pub const METHODS: &[MethodEntry] = &[
     MethodEntry {
         info: MethodInfo {
             name: "adams_vo",
-            title: "variable-step variable-order Adams PECE, orders 1-12 (DE-like; param max_order [12])",
+            title: "variable-step variable-order Adams PECE, error-controlled orders 1-12, corrector one order higher (DE-like; param max_order [12])",
             family: Family::Multistep,
-            order: 12,
-            embedded_order: Some(11),
+            order: 13,
+            embedded_order: Some(12),
             implicit: false,
             stability: Stability::Conditional,
             stiff: false,
