@@ -126,6 +126,10 @@ fn pece_meets_tolerance_on_kepler() {
             assert!(err < 10.0 * tol, "pece order {order} m {m}: error {err}");
         }
     }
+    // P(EC)^m without the final evaluation
+    let (err, _) = kepler_error("pece", tol, 1.0, &[("order", 4.0), ("final_eval", 0.0)]);
+    println!("pece order 4 PEC: error {err:e}");
+    assert!(err < 10.0 * tol, "pece PEC: error {err}");
     // error per step is honoured too: the local error estimate tracks the tolerance
     let e6 = kepler_error("pece", 1e-6, 1.0, &[]).0;
     let e9 = kepler_error("pece", 1e-9, 1.0, &[]).0;

@@ -15,10 +15,10 @@
 //! |---|---|---|
 //! | `ab1`..`ab5` | Adams–Bashforth, fixed step | — (needs `fixed_step`) |
 //! | `am1`..`am5` | Adams–Moulton of order 1..5, fixed step, Newton | — (needs `fixed_step`) |
-//! | `pece` | P(EC)^m E Adams, Milne's estimate, variable step | `order` 1..5 [4], `m` ≥ 1 [1], `final_eval` 0/1 [1] |
-//! | `adams_vo` | variable-step variable-order Adams, orders 1..12 | `max_order` 1..12 [12] |
-//! | `bdf` | BDF 1..5, variable step and order (ode15s form) | `max_order` 1..5 [5] |
-//! | `ndf` | NDF 1..5 (Klopfenstein–Shampine), as `bdf` | `max_order` 1..5 [5] |
+//! | `pece` | P(EC)^m E Adams, Milne's estimate, variable step | `order` 1..5 (default 4), `m` 1..10 (default 1), `final_eval` 0/1 (default 1) |
+//! | `adams_vo` | variable-step variable-order Adams, orders 1..12 | `max_order` 1..12 (default 12) |
+//! | `bdf` | BDF 1..5, variable step and order (ode15s form) | `max_order` 1..5 (default 5) |
+//! | `ndf` | NDF 1..5 (Klopfenstein–Shampine), as `bdf` | `max_order` 1..5 (default 5) |
 //!
 //! `pece`, `bdf`, `ndf` also run at a fixed step (`fixed_step`), at the
 //! given order; `adams_vo` needs error control. `pece` and `adams_vo`
