@@ -160,3 +160,59 @@ fn van_der_pol_mu_1000_on_0_2() {
         1500,
     );
 }
+
+#[test]
+fn bdf_and_ndf_errors_follow_the_tolerance_and_variable_order_pays() {
+    use jounce_integrate::testkit::{max_abs_diff, InverseTimeRotation};
+    let t0 = 1.0 / std::f64::consts::PI;
+    let t1 = 2.0;
+    let y0 = InverseTimeRotation::exact(t0);
+    let ex = InverseTimeRotation::exact(t1);
+    for name in ["bdf", "ndf"] {
+        let mut errs = Vec::new();
+        for tol in [1e-5, 1e-7, 1e-9] {
+            let opts = SolverOptions::default().with_tol(tol, tol);
+            let mut st = method::build(name, &opts).unwrap();
+            let r = solve(
+                &mut InverseTimeRotation,
+                st.as_mut(),
+                t0,
+                &y0,
+                t1,
+                &opts,
+                &mut Discard,
+            )
+            .unwrap();
+            errs.push((max_abs_diff(&r.y, &ex), r.stats.n_accept));
+        }
+        println!("{name}: (error, steps) at tol 1e-5, 1e-7, 1e-9: {errs:?}");
+        // two decades of tolerance buy at least one decade of error (p/(p+1) of two
+        // decades with error per step: 1.67 at p = 5, 1 at p = 1)
+        assert!(
+            errs[1].0 < errs[0].0 / 10.0 && errs[2].0 < errs[1].0 / 10.0,
+            "{name}: {errs:?}"
+        );
+        assert!(errs[2].0 < 1e-6, "{name}: {errs:?}");
+        // orders up to 5 need far fewer steps than order 1 at tight tolerance
+        let opts = SolverOptions::default()
+            .with_tol(1e-9, 1e-9)
+            .with_param("max_order", 1.0);
+        let mut st = method::build(name, &opts).unwrap();
+        let r1 = solve(
+            &mut InverseTimeRotation,
+            st.as_mut(),
+            t0,
+            &y0,
+            t1,
+            &opts,
+            &mut Discard,
+        )
+        .unwrap();
+        assert!(
+            10 * errs[2].1 < r1.stats.n_accept,
+            "{name}: {} vs {} steps",
+            errs[2].1,
+            r1.stats.n_accept
+        );
+    }
+}
