@@ -1,0 +1,601 @@
+//! Variable-step, variable-order BDF and NDF (orders 1..5) in the
+//! quasi-constant-step backward-difference form of MATLAB's ode15s
+//! (Shampine & Reichelt, "The MATLAB ODE Suite", SIAM J. Sci. Comput. 18
+//! (1997) 1–22, Section 2, eqs. (2)–(6)).
+//!
+//! With backward differences ∇^j y_n of the last accepted values on a grid
+//! of constant step h, the order-k method with parameter κ_k solves
+//!
+//! (1 − κ_k) γ_k (y_{n+1} − y^(0)_{n+1}) + Σ_{j=1}^{k} γ_j ∇^j y_n = h f(t_{n+1}, y_{n+1}),
+//! γ_j = Σ_{i=1}^{j} 1/i, predictor y^(0)_{n+1} = Σ_{j=0}^{k} ∇^j y_n,
+//!
+//! which is the BDF of order k for κ = 0 and the NDF (Klopfenstein 1971,
+//! Shampine–Reichelt 1997, Table 1) for κ = (−0.1850, −1/9, −0.0823,
+//! −0.0415, 0). The local error is (κ_k γ_k + 1/(k+1)) ‖∇^{k+1} y_{n+1}‖.
+//!
+//! - Newton: modified Newton ([`newton_solve`]) on the matrix
+//!   I − h/((1−κ_k)γ_k) J, factorised ([`CachedLu`]) when h or k changes; J is
+//!   reused over steps and re-evaluated only after a convergence failure
+//!   (then h is cut by 0.3 if J was already current).
+//! - Step change: the differences are re-interpolated to the new step,
+//!   D ← D (R(ρ) U), R_ij = Π_{l=1}^{i} (l − 1 − jρ)/l, U = R(1)
+//!   (Shampine–Reichelt eq. (5)).
+//! - Order and step selection as ode15s: after k + 2 steps at constant
+//!   h and k, from the error estimates at orders k − 1, k, k + 1 with the
+//!   safety factors 1.3, 1.2, 1.4; the step only grows when the best of
+//!   the three allows it. Start at order 1.
+//! - Dense output: the interpolating polynomial
+//!   y(t_{n+1} + s h) = y_{n+1} + Σ_{j=1}^{k} ∇^j y_{n+1} Π_{i=1}^{j} (s + i − 1)/i.
+//! - Fixed step (`fixed_step`): order `max_order` throughout; the k starting
+//!   values come from the L-stable extrapolated implicit Euler method
+//!   ([`super::start::ImplicitEulerExtrapolation`], order 5), no error test.
+
+use nalgebra::DMatrix;
+
+use crate::error::{EvalError, IntegrateError};
+use crate::initial_step::initial_step;
+use crate::multistep::start::ImplicitEulerExtrapolation;
+use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
+use crate::norm::wrms_norm;
+use crate::problem::OdeProblem;
+use crate::stepper::{StepContext, Stepper};
+
+/// Largest order.
+pub const MAX_ORDER: usize = 5;
+
+/// The NDF parameters κ_1..κ_5 of ode15s (Shampine & Reichelt 1997, Table 1).
+pub const NDF_KAPPA: [f64; 5] = [-0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0];
+/// κ = 0: the BDFs.
+pub const BDF_KAPPA: [f64; 5] = [0.0; 5];
+
+/// Variable-step variable-order BDF/NDF stepper.
+pub struct BdfNdf {
+    name: &'static str,
+    kappa: [f64; 5],
+    max_order: usize,
+    /// γ_k = Σ 1/j
+    gamma: [f64; MAX_ORDER + 1],
+    /// 1/((1 − κ_k) γ_k)
+    inv_ga: [f64; MAX_ORDER + 1],
+    /// κ_k γ_k + 1/(k+1)
+    erconst: [f64; MAX_ORDER + 2],
+    t: f64,
+    t_prev: f64,
+    /// step the differences are scaled to (= last accepted step)
+    h: f64,
+    /// proposed next step
+    h_next: f64,
+    k: usize,
+    /// order used by the last step (dense output)
+    k_dense: usize,
+    nconhk: usize,
+    y: Vec<f64>,
+    /// dif[j] = ∇^{j+1} y_n, j = 0..MAX_ORDER+1
+    dif: Vec<Vec<f64>>,
+    tmp_cols: Vec<Vec<f64>>,
+    ypred: Vec<f64>,
+    ynew: Vec<f64>,
+    psi: Vec<f64>,
+    difkp1: Vec<f64>,
+    g: Vec<f64>,
+    w: Vec<f64>,
+    jac: DMatrix<f64>,
+    miter: DMatrix<f64>,
+    lu: CachedLu,
+    lu_coef: f64,
+    jac_valid: bool,
+    jac_current: bool,
+    /// fixed-step start: points y_0 .. collected so far (newest first)
+    start_pts: Vec<Vec<f64>>,
+    n_start: usize,
+    f0: Vec<f64>,
+    starter: ImplicitEulerExtrapolation,
+}
+
+impl BdfNdf {
+    /// A stepper with parameters κ (zero: BDF) and maximal order.
+    pub fn new(name: &'static str, kappa: [f64; 5], max_order: usize) -> Self {
+        let mut gamma = [0.0; MAX_ORDER + 1];
+        let mut inv_ga = [0.0; MAX_ORDER + 1];
+        let mut erconst = [0.0; MAX_ORDER + 2];
+        for k in 1..=MAX_ORDER {
+            gamma[k] = gamma[k - 1] + 1.0 / k as f64;
+            inv_ga[k] = 1.0 / ((1.0 - kappa[k - 1]) * gamma[k]);
+            erconst[k] = kappa[k - 1] * gamma[k] + 1.0 / (k as f64 + 1.0);
+        }
+        erconst[MAX_ORDER + 1] = 1.0 / (MAX_ORDER as f64 + 2.0);
+        Self {
+            name,
+            kappa,
+            max_order: max_order.clamp(1, MAX_ORDER),
+            gamma,
+            inv_ga,
+            erconst,
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            h_next: 0.0,
+            k: 1,
+            k_dense: 1,
+            nconhk: 0,
+            y: Vec::new(),
+            dif: Vec::new(),
+            tmp_cols: Vec::new(),
+            ypred: Vec::new(),
+            ynew: Vec::new(),
+            psi: Vec::new(),
+            difkp1: Vec::new(),
+            g: Vec::new(),
+            w: Vec::new(),
+            jac: DMatrix::zeros(0, 0),
+            miter: DMatrix::zeros(0, 0),
+            lu: CachedLu::new(),
+            lu_coef: f64::NAN,
+            jac_valid: false,
+            jac_current: false,
+            start_pts: Vec::new(),
+            n_start: 0,
+            f0: Vec::new(),
+            starter: ImplicitEulerExtrapolation::new(0),
+        }
+    }
+
+    /// The κ parameters.
+    pub fn kappa(&self) -> &[f64; 5] {
+        &self.kappa
+    }
+
+    /// Re-interpolate the first k differences from step h to step h_new:
+    /// D ← D (R(ρ) U) (Shampine–Reichelt 1997, eq. (5)).
+    fn rescale(&mut self, h_new: f64) {
+        if h_new == self.h || self.h == 0.0 {
+            self.h = h_new;
+            return;
+        }
+        let rho = h_new / self.h;
+        let k = self.k;
+        let mut ru = [[0.0; MAX_ORDER]; MAX_ORDER];
+        let r = |i: usize, j: usize, rho: f64| -> f64 {
+            // R_ij = Π_{l=1}^{i} (l − 1 − j ρ)/l, i, j ≥ 1
+            let mut p = 1.0;
+            for l in 1..=i {
+                p *= (l as f64 - 1.0 - j as f64 * rho) / l as f64;
+            }
+            p
+        };
+        for i in 1..=k {
+            for j in 1..=k {
+                let mut s = 0.0;
+                for m in 1..=k {
+                    s += r(i, m, rho) * r(m, j, 1.0);
+                }
+                ru[i - 1][j - 1] = s;
+            }
+        }
+        let n = self.y.len();
+        for j in 0..k {
+            for c in 0..n {
+                let mut s = 0.0;
+                for i in 0..k {
+                    s += self.dif[i][c] * ru[i][j];
+                }
+                self.tmp_cols[j][c] = s;
+            }
+        }
+        for j in 0..k {
+            std::mem::swap(&mut self.dif[j], &mut self.tmp_cols[j]);
+        }
+        self.h = h_new;
+        self.nconhk = 0;
+    }
+
+    /// Rebuild ∇^j y_n, j = 1..npts−1, from equally spaced points (newest first).
+    fn dif_from_points(&mut self, npts: usize) {
+        let n = self.y.len();
+        for c in 0..n {
+            let mut v = [0.0; MAX_ORDER + 2];
+            for (i, vi) in v.iter_mut().enumerate().take(npts) {
+                *vi = self.start_pts[i][c];
+            }
+            // successive backward differences at the newest point
+            for j in 1..npts {
+                for i in 0..npts - j {
+                    v[i] -= v[i + 1];
+                }
+                self.dif[j - 1][c] = v[0];
+            }
+            for j in npts..self.dif.len() + 1 {
+                self.dif[j - 1][c] = 0.0;
+            }
+        }
+    }
+
+    /// One attempt of the order-k formula with step self.h from (t, y):
+    /// returns Ok(Some(err)) with the error norm, Ok(None) on Newton failure.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<Option<f64>, IntegrateError> {
+        let k = self.k;
+        let h = self.h;
+        let n = self.y.len();
+        let t_new = self.t + h;
+        let coef = h * self.inv_ga[k];
+        for c in 0..n {
+            let mut yp = self.y[c];
+            let mut ps = 0.0;
+            for j in 0..k {
+                yp += self.dif[j][c];
+                ps += self.gamma[j + 1] * self.dif[j][c];
+            }
+            self.ypred[c] = yp;
+            self.psi[c] = ps * self.inv_ga[k];
+            self.w[c] = 1.0 / (ctx.opts.atol + ctx.opts.rtol * self.y[c].abs());
+        }
+        if !self.jac_valid {
+            p.jacobian(self.t, &self.y, &mut self.jac)?;
+            self.jac_valid = true;
+            self.jac_current = true;
+            self.lu.invalidate();
+        }
+        if !self.lu.is_factored() || self.lu_coef != coef {
+            for r in 0..n {
+                for c in 0..n {
+                    self.miter[(r, c)] = -coef * self.jac[(r, c)];
+                }
+                self.miter[(r, r)] += 1.0;
+            }
+            if self.lu.factor(&self.miter, self.t, ctx.stats).is_err() {
+                // singular iteration matrix: handled as a convergence failure
+                // (fresh Jacobian, then a smaller step)
+                return Ok(None);
+            }
+            self.lu_coef = coef;
+        }
+        self.ynew.copy_from_slice(&self.ypred);
+        let fixed = ctx.opts.fixed_step.is_some();
+        let settings = if fixed {
+            NewtonSettings {
+                max_iter: 12,
+                tol: 1e-10,
+            }
+        } else {
+            NewtonSettings {
+                max_iter: 5,
+                tol: 0.03,
+            }
+        };
+        let (ypred, psi) = (&self.ypred, &self.psi);
+        let out = newton_solve(
+            |x, g| {
+                p.rhs(t_new, x, g)?;
+                for i in 0..x.len() {
+                    g[i] = psi[i] + (x[i] - ypred[i]) - coef * g[i];
+                }
+                Ok(())
+            },
+            &mut self.ynew,
+            &mut self.lu,
+            &self.w,
+            &settings,
+            &mut self.g,
+            ctx.stats,
+        );
+        match out {
+            Ok(NewtonOutcome::Converged { .. }) => {}
+            Ok(NewtonOutcome::Failed { .. }) => return Ok(None),
+            // f not finite at an iterate: the step was too large
+            Err(EvalError::NonFinite { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+        for c in 0..n {
+            self.difkp1[c] = self.ynew[c] - self.ypred[c];
+        }
+        let e = wrms_norm(
+            &self.difkp1,
+            &self.y,
+            &self.ynew,
+            ctx.opts.rtol,
+            ctx.opts.atol,
+        );
+        Ok(Some(e * self.erconst[k]))
+    }
+
+    /// Accept ynew: update the differences (ode15s: dif(:,k+2) = difkp1 − dif(:,k+1), ...).
+    fn accept(&mut self) {
+        let k = self.k;
+        let n = self.y.len();
+        for c in 0..n {
+            self.dif[k + 1][c] = self.difkp1[c] - self.dif[k][c];
+            self.dif[k][c] = self.difkp1[c];
+        }
+        for j in (0..k).rev() {
+            for c in 0..n {
+                self.dif[j][c] += self.dif[j + 1][c];
+            }
+        }
+        self.t_prev = self.t;
+        self.t += self.h;
+        self.y.copy_from_slice(&self.ynew);
+        self.k_dense = k;
+        self.jac_current = false;
+    }
+
+    fn norm_col(&self, v: &[f64], rtol: f64, atol: f64) -> f64 {
+        wrms_norm(v, &self.y, &self.y, rtol, atol)
+    }
+
+    fn step_fixed(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let remaining = t_stop - self.t;
+        let hf = ctx.opts.fixed_step.unwrap_or(self.h);
+        let h = if remaining <= hf * (1.0 + 1e-9) {
+            remaining
+        } else {
+            hf
+        };
+        let kfix = self.max_order;
+        if self.n_start <= kfix && (h - hf).abs() <= 1e-12 * hf {
+            // starting values by extrapolated implicit Euler: k + 1 equally spaced points
+            p.rhs(self.t, &self.y, &mut self.f0)?;
+            self.starter
+                .step(p, self.t, &self.y, &self.f0, h, &mut self.ynew, ctx)?;
+            self.lu.invalidate();
+            self.start_pts.rotate_right(1);
+            self.start_pts[0].copy_from_slice(&self.ynew);
+            self.n_start += 1;
+            self.t_prev = self.t;
+            self.t += h;
+            self.y.copy_from_slice(&self.ynew);
+            self.h = h;
+            let npts = self.n_start.min(kfix + 1);
+            self.k = (npts - 1).max(1);
+            self.dif_from_points(npts);
+            self.k_dense = npts - 1;
+            if self.n_start > kfix {
+                self.k = kfix;
+            }
+            ctx.stats.n_accept += 1;
+            return Ok(());
+        }
+        if self.n_start <= kfix {
+            // end reached before the start finished: lower the order to what exists
+            self.k = (self.n_start.min(kfix + 1) - 1).max(1);
+        }
+        self.rescale(h);
+        let mut out = self.attempt(p, ctx)?;
+        if out.is_none() && !self.jac_current {
+            self.jac_valid = false;
+            out = self.attempt(p, ctx)?;
+        }
+        if out.is_none() {
+            return Err(IntegrateError::NewtonFailed {
+                t: self.t,
+                h,
+                iters: 12,
+            });
+        }
+        ctx.stats.n_accept += 1;
+        self.accept();
+        Ok(())
+    }
+}
+
+impl Stepper for BdfNdf {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let n = y0.len();
+        if self.y.len() != n || self.dif.is_empty() {
+            self.y = vec![0.0; n];
+            self.dif = vec![vec![0.0; n]; MAX_ORDER + 2];
+            self.tmp_cols = vec![vec![0.0; n]; MAX_ORDER];
+            self.ypred = vec![0.0; n];
+            self.ynew = vec![0.0; n];
+            self.psi = vec![0.0; n];
+            self.difkp1 = vec![0.0; n];
+            self.g = vec![0.0; n];
+            self.w = vec![0.0; n];
+            self.f0 = vec![0.0; n];
+            self.jac = DMatrix::zeros(n, n);
+            self.miter = DMatrix::zeros(n, n);
+            self.start_pts = vec![vec![0.0; n]; MAX_ORDER + 2];
+            self.starter = ImplicitEulerExtrapolation::new(n);
+        }
+        self.t = t0;
+        self.t_prev = t0;
+        self.y.copy_from_slice(y0);
+        self.k = 1;
+        self.k_dense = 0;
+        self.nconhk = 0;
+        self.jac_valid = false;
+        self.jac_current = false;
+        self.lu.invalidate();
+        for d in self.dif.iter_mut() {
+            d.fill(0.0);
+        }
+        p.rhs(t0, y0, &mut self.f0)?;
+        let h = if let Some(h) = ctx.opts.fixed_step {
+            if !(h > 0.0 && h.is_finite()) {
+                return Err(IntegrateError::BadMethod(format!(
+                    "{}: fixed step size must be positive and finite, got {h}",
+                    self.name
+                )));
+            }
+            self.start_pts[0].copy_from_slice(y0);
+            self.n_start = 1;
+            h
+        } else {
+            match ctx.opts.h0 {
+                Some(h0) => h0,
+                None => initial_step(
+                    p,
+                    t0,
+                    y0,
+                    &self.f0.clone(),
+                    1,
+                    ctx.opts.rtol,
+                    ctx.opts.atol,
+                    ctx.opts.h_max,
+                    1.0,
+                )?,
+            }
+        };
+        // ∇y_0 ≈ h y'_0 (ode15s)
+        for c in 0..n {
+            self.dif[0][c] = h * self.f0[c];
+        }
+        self.h = h;
+        self.h_next = h;
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if ctx.opts.fixed_step.is_some() {
+            return self.step_fixed(p, t_stop, ctx);
+        }
+        let opts = ctx.opts;
+        let (rtol, atol) = (opts.rtol, opts.atol);
+        let mut nfails = 0u32;
+        loop {
+            let remaining = t_stop - self.t;
+            let mut h = self.h_next.min(opts.h_max);
+            if 1.1 * h >= remaining {
+                h = remaining;
+            }
+            if h < opts.h_min {
+                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+            }
+            self.rescale(h);
+            let Some(err) = self.attempt(p, ctx)? else {
+                // Newton failure: fresh Jacobian first, then a smaller step
+                ctx.stats.n_reject += 1;
+                nfails += 1;
+                if !self.jac_current {
+                    self.jac_valid = false;
+                } else {
+                    self.h_next = 0.3 * h;
+                }
+                if nfails > 20 {
+                    return Err(IntegrateError::NewtonFailed {
+                        t: self.t,
+                        h,
+                        iters: 5,
+                    });
+                }
+                continue;
+            };
+            let k = self.k;
+            if err > 1.0 {
+                ctx.stats.n_reject += 1;
+                nfails += 1;
+                if nfails > 30 {
+                    return Err(IntegrateError::ErrorTestFailures {
+                        t: self.t,
+                        n: nfails,
+                    });
+                }
+                if nfails == 1 {
+                    let mut hopt =
+                        h * (1.0 / (1.2 * err.powf(1.0 / (k as f64 + 1.0)))).clamp(0.1, 0.9);
+                    if k > 1 {
+                        for c in 0..self.y.len() {
+                            self.g[c] = self.dif[k - 1][c] + self.difkp1[c];
+                        }
+                        let errkm1 = self.norm_col(&self.g, rtol, atol) * self.erconst[k - 1];
+                        let hkm1 = h * (1.0 / (1.3 * errkm1.powf(1.0 / k as f64))).clamp(0.1, 0.9);
+                        if hkm1 > hopt {
+                            hopt = hkm1.min(h);
+                            self.k = k - 1;
+                        }
+                    }
+                    self.h_next = hopt;
+                } else {
+                    self.h_next = 0.5 * h;
+                    if nfails >= 3 {
+                        self.k = 1;
+                    }
+                }
+                continue;
+            }
+            // success
+            ctx.stats.n_accept += 1;
+            self.accept();
+            self.nconhk = (self.nconhk + 1).min(MAX_ORDER + 2);
+            self.h_next = h;
+            if self.nconhk >= k + 2 {
+                let mut hopt = h / (1.2 * err.powf(1.0 / (k as f64 + 1.0))).max(0.1);
+                let mut kopt = k;
+                if k > 1 {
+                    let errkm1 = self.norm_col(&self.dif[k - 1], rtol, atol) * self.erconst[k - 1];
+                    let hkm1 = h / (1.3 * errkm1.powf(1.0 / k as f64)).max(0.1);
+                    if hkm1 > hopt {
+                        hopt = hkm1;
+                        kopt = k - 1;
+                    }
+                }
+                if k < self.max_order {
+                    let errkp1 = self.norm_col(&self.dif[k + 1], rtol, atol) * self.erconst[k + 1];
+                    let hkp1 = h / (1.4 * errkp1.powf(1.0 / (k as f64 + 2.0))).max(0.1);
+                    if hkp1 > hopt {
+                        hopt = hkp1;
+                        kopt = k + 1;
+                    }
+                }
+                if hopt > h {
+                    self.h_next = hopt;
+                    if kopt != k {
+                        self.k = kopt;
+                        self.nconhk = 0;
+                    }
+                }
+            }
+            return Ok(());
+        }
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        out.copy_from_slice(&self.y);
+        if self.h == 0.0 {
+            return;
+        }
+        let s = (t - self.t) / self.h;
+        let mut c = 1.0;
+        for j in 1..=self.k_dense {
+            c *= (s + j as f64 - 1.0) / j as f64;
+            for (o, d) in out.iter_mut().zip(&self.dif[j - 1]) {
+                *o += c * d;
+            }
+        }
+    }
+}

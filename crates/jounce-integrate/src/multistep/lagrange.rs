@@ -1,0 +1,125 @@
+//! Integrals of Lagrange basis polynomials on arbitrary nodes: the
+//! coefficients of the variable-step Adams formulas.
+//!
+//! With nodes s_0 .. s_{m−1} (times relative to an anchor, in units of h),
+//! w_i(θ) = ∫_0^θ ℓ_i(s) ds, ℓ_i(s) = Π_{j≠i} (s − s_j)/(s_i − s_j), so that
+//! y(t_a + θh) ≈ y(t_a) + h Σ_i w_i(θ) f(t_a + s_i h) integrates the
+//! interpolation polynomial of f through the nodes (HNW I, Section III.5,
+//! eq. (5.3): the variable-step Adams methods). The integral is exact by
+//! Gauss–Legendre quadrature with 8 points (degree ≤ 15, so up to 16 nodes).
+
+/// Largest number of interpolation nodes supported.
+pub const MAX_NODES: usize = 16;
+
+/// 8-point Gauss–Legendre rule on [0, 1].
+#[derive(Clone, Copy, Debug)]
+pub struct Gauss8 {
+    x: [f64; 8],
+    w: [f64; 8],
+}
+
+impl Default for Gauss8 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Gauss8 {
+    /// Nodes and weights as roots of P_8 by Newton's method on the
+    /// three-term recurrence (Abramowitz & Stegun 25.4.29, Table 25.4).
+    pub fn new() -> Self {
+        let n = 8usize;
+        let mut x = [0.0; 8];
+        let mut w = [0.0; 8];
+        for i in 0..n {
+            let mut z = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+            let mut dp = 1.0;
+            for _ in 0..100 {
+                let (mut p0, mut p1) = (1.0, z);
+                for k in 2..=n {
+                    let p2 = ((2 * k - 1) as f64 * z * p1 - (k - 1) as f64 * p0) / k as f64;
+                    p0 = p1;
+                    p1 = p2;
+                }
+                dp = n as f64 * (z * p1 - p0) / (z * z - 1.0);
+                let dz = p1 / dp;
+                z -= dz;
+                if dz.abs() < 1e-16 {
+                    break;
+                }
+            }
+            x[i] = 0.5 * (1.0 + z);
+            w[i] = 1.0 / ((1.0 - z * z) * dp * dp);
+        }
+        Self { x, w }
+    }
+
+    /// w_i = ∫_0^θ ℓ_i(s) ds for the Lagrange basis on `nodes` (distinct),
+    /// written into `out[..nodes.len()]`.
+    pub fn lagrange_integrals(&self, nodes: &[f64], theta: f64, out: &mut [f64]) {
+        let m = nodes.len();
+        for o in out.iter_mut().take(m) {
+            *o = 0.0;
+        }
+        for g in 0..8 {
+            let s = theta * self.x[g];
+            let wg = theta * self.w[g];
+            for i in 0..m {
+                let mut l = 1.0;
+                for j in 0..m {
+                    if j != i {
+                        l *= (s - nodes[j]) / (nodes[i] - nodes[j]);
+                    }
+                }
+                out[i] += wg * l;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equidistant_nodes_give_the_adams_coefficients() {
+        let g = Gauss8::new();
+        let mut w = [0.0; 4];
+        // AB4: nodes 0, -1, -2, -3 → 55/24, -59/24, 37/24, -9/24
+        g.lagrange_integrals(&[0.0, -1.0, -2.0, -3.0], 1.0, &mut w);
+        let ab4 = [55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0];
+        for i in 0..4 {
+            assert!((w[i] - ab4[i]).abs() < 1e-14, "{w:?}");
+        }
+        // AM4 (order 4): nodes 1, 0, -1, -2 → 9/24, 19/24, -5/24, 1/24
+        g.lagrange_integrals(&[1.0, 0.0, -1.0, -2.0], 1.0, &mut w);
+        let am4 = [9.0 / 24.0, 19.0 / 24.0, -5.0 / 24.0, 1.0 / 24.0];
+        for i in 0..4 {
+            assert!((w[i] - am4[i]).abs() < 1e-14, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn weights_integrate_polynomials_exactly_on_unequal_nodes() {
+        // the variable-step Adams weights are the unique ones exact for degree < m
+        let g = Gauss8::new();
+        let nodes = [
+            1.0, 0.0, -0.7, -1.9, -2.4, -3.8, -4.1, -5.5, -7.0, -7.3, -9.0, -10.2, -11.0,
+        ];
+        let mut w = [0.0; MAX_NODES];
+        for m in 1..=nodes.len() {
+            for theta in [1.0, 0.37, -0.6] {
+                g.lagrange_integrals(&nodes[..m], theta, &mut w);
+                for d in 0..m {
+                    let q: f64 = (0..m).map(|i| w[i] * nodes[i].powi(d as i32)).sum();
+                    let exact = theta.powi(d as i32 + 1) / (d as f64 + 1.0);
+                    let scale = 1.0f64.max(w.iter().map(|x| x.abs()).sum::<f64>());
+                    assert!(
+                        (q - exact).abs() < 1e-11 * scale * 11f64.powi(d as i32),
+                        "m {m} degree {d}: {q} vs {exact}"
+                    );
+                }
+            }
+        }
+    }
+}
