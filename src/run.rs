@@ -122,6 +122,7 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
         error_per,
         output: OutputGrid::Every(model.settings.output_interval),
         params: i.params.clone(),
+        stop_when_stiff: false,
     })
 }
 
@@ -170,6 +171,13 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         Err(f) => (f.stats, "failed", Some(f.to_string()), f.t),
     };
     let ex = obs.extremes;
+    let mut diagnostics = Vec::new();
+    if let Some(ts) = stats.stiffness_detected_at {
+        diagnostics.push(format!(
+            "{} detected stiffness at t = {ts:.6} s: its step is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, rodas4) should be cheaper",
+            model.settings.integrator.method
+        ));
+    }
     let i = &model.settings.integrator;
     let summary = RunSummary {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -204,6 +212,7 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
             cpu_seconds: stats.cpu_seconds,
             wall_seconds: wall.elapsed().as_secs_f64(),
         },
+        diagnostics,
         accuracy: AccuracySummary {
             energy_conserved_by_model: crate::setup::is_conservative(model),
             max_relative_energy_error: ex.max_relative_energy_error,
@@ -258,6 +267,9 @@ pub fn summary_text(s: &RunSummary) -> String {
             a.max_energy_error
         )
     };
+    for d in &s.diagnostics {
+        out.push_str(&format!("  note: {d}\n"));
+    }
     out.push_str(&format!(
         "  {energy}; max constraint violation {:.3e} (position), {:.3e} (velocity)\n",
         a.max_position_violation, a.max_velocity_violation

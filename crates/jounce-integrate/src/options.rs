@@ -44,6 +44,11 @@ pub struct SolverOptions {
     pub output: OutputGrid,
     /// Method parameters.
     pub params: MethodParams,
+    /// Stop with [`crate::IntegrateError::ProbablyStiff`] as soon as an
+    /// explicit method's stiffness test fires. Off by default: detection is
+    /// then recorded in [`crate::Stats::stiffness_detected_at`] and the run
+    /// goes on (as dopri5.f does), failing only when `max_steps` runs out.
+    pub stop_when_stiff: bool,
 }
 
 impl Default for SolverOptions {
@@ -60,6 +65,7 @@ impl Default for SolverOptions {
             error_per: ErrorPer::Step,
             output: OutputGrid::Steps,
             params: MethodParams::new(),
+            stop_when_stiff: false,
         }
     }
 }

@@ -362,9 +362,18 @@ fn run(
                 stepper.step(p, t_stop, &mut ctx)?;
             }
             if stats.n_steps() > opts.max_steps {
-                return Err(IntegrateError::TooManySteps {
-                    t: stepper.t(),
-                    n: stats.n_steps(),
+                return Err(match stats.stiffness_detected_at {
+                    Some(ts) => IntegrateError::ProbablyStiff {
+                        t: stepper.t(),
+                        detail: format!(
+                            "{} steps taken, stiffness detected since t = {ts}",
+                            stats.n_steps()
+                        ),
+                    },
+                    None => IntegrateError::TooManySteps {
+                        t: stepper.t(),
+                        n: stats.n_steps(),
+                    },
                 });
             }
             let (ta, tb) = (stepper.t_prev(), stepper.t());

@@ -28,6 +28,10 @@ pub struct Stats {
     pub n_events: u64,
     /// Restarts (after events, breakpoints, state corrections).
     pub n_restart: u64,
+    /// First time at which an explicit method's stiffness test fired
+    /// (Hairer's h·ρ test in dopri5.f / dop853.f): a sign that an implicit
+    /// method would be cheaper.
+    pub stiffness_detected_at: Option<f64>,
     /// CPU seconds spent in the integration alone (not in output).
     pub cpu_seconds: f64,
 }

@@ -38,8 +38,19 @@ impl OdeProblem for Robertson {
 }
 
 fn attempt(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64) -> SolveFailure {
+    attempt_with(name, p, y0, t1, false)
+}
+
+fn attempt_with(
+    name: &str,
+    p: &mut dyn OdeProblem,
+    y0: &[f64],
+    t1: f64,
+    stop_when_stiff: bool,
+) -> SolveFailure {
     let opts = SolverOptions {
         max_steps: 20_000,
+        stop_when_stiff,
         ..SolverOptions::default().with_tol(1e-6, 1e-8)
     };
     let mut st = method::build(name, &opts).unwrap();
@@ -98,7 +109,14 @@ fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
     // with a step-size bound 3.25 (dopri5) or 6.1 (dop853) on h·ρ, the
     // test sees stiffness long before the step budget is spent
     for name in ["dopri5", "dop853"] {
-        let f = attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0);
+        // asked to stop at the diagnosis: it comes long before the step budget
+        let f = attempt_with(
+            name,
+            &mut VanDerPol { mu: 1000.0 },
+            &[2.0, 0.0],
+            3000.0,
+            true,
+        );
         assert!(
             matches!(f.error, IntegrateError::ProbablyStiff { .. }),
             "{name}: {}",
@@ -109,5 +127,16 @@ fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
             "{name}: {} steps",
             f.stats.n_steps()
         );
+        // by default the diagnosis is recorded and the run goes on until the
+        // step budget, then the error says stiffness was the reason
+        let f = attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0);
+        assert!(
+            matches!(f.error, IntegrateError::ProbablyStiff { .. }),
+            "{name}: {}",
+            f.error
+        );
+        let at = f.stats.stiffness_detected_at.expect("detection recorded");
+        assert!(at < 1.0, "{name}: detected only at t = {at}");
+        assert!(f.stats.n_steps() > 20_000);
     }
 }

@@ -97,6 +97,9 @@ pub struct RunSummary {
     pub output_rows: u64,
     /// Work.
     pub work: WorkSummary,
+    /// Explanations of what made the run slow or inaccurate (e.g. stiffness
+    /// detected by an explicit method).
+    pub diagnostics: Vec<String>,
     /// Accuracy.
     pub accuracy: AccuracySummary,
 }

@@ -319,14 +319,18 @@ impl Stepper for ExplicitRk {
                 self.controller.accepted(err, h);
                 ctx.stats.n_accept += 1;
                 if self.stiffness_test(h) {
-                    return Err(IntegrateError::ProbablyStiff {
-                        t: self.t,
-                        detail: format!(
-                            "{}: h·ρ exceeded {} for 15 steps",
-                            self.tab.name,
-                            self.tab.stiffness_bound.unwrap_or(0.0)
-                        ),
-                    });
+                    // a diagnosis, as in dopri5.f: the run goes on unless asked to stop
+                    if opts.stop_when_stiff {
+                        return Err(IntegrateError::ProbablyStiff {
+                            t: self.t,
+                            detail: format!(
+                                "{}: h·ρ exceeded {} for 15 steps",
+                                self.tab.name,
+                                self.tab.stiffness_bound.unwrap_or(0.0)
+                            ),
+                        });
+                    }
+                    ctx.stats.stiffness_detected_at.get_or_insert(self.t);
                 }
                 self.accept(p, h)?;
                 // no growth right after a rejection (Hairer)
