@@ -49,9 +49,6 @@ fn velocity_label(coord: &str) -> String {
 /// Streams physical output rows of a run.
 pub struct RunObserver<'a> {
     sys: &'a dyn MechanicalSystem,
-    /// A formulation instance of its own, to map y → (q, v, λ) without
-    /// touching the one being integrated.
-    post: Box<dyn Formulation + 'a>,
     writer: TimeseriesWriter,
     monitor: InvariantMonitor,
     /// Extremes of energy and constraint violation.
@@ -71,7 +68,6 @@ impl<'a> RunObserver<'a> {
     /// An observer writing through `writer`; with a progress bar when `progress`.
     pub fn new(
         sys: &'a dyn MechanicalSystem,
-        post: Box<dyn Formulation + 'a>,
         writer: TimeseriesWriter,
         t_end: f64,
         progress: bool,
@@ -87,7 +83,6 @@ impl<'a> RunObserver<'a> {
         });
         Self {
             sys,
-            post,
             writer,
             monitor: InvariantMonitor::new(sys),
             extremes: InvariantExtremes::default(),
@@ -116,10 +111,16 @@ impl<'a> RunObserver<'a> {
     }
 }
 
-impl Observer for RunObserver<'_> {
-    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
-        self.post
-            .physical_state(t, y, &mut self.q, &mut self.v, &mut self.lambda)?;
+/// y → (q, v, λ) through the formulation being integrated: only it knows
+/// its current coordinate partition.
+impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
+    fn output(
+        &mut self,
+        form: &mut (dyn Formulation + 'a),
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), EvalError> {
+        form.physical_state(t, y, &mut self.q, &mut self.v, &mut self.lambda)?;
         let inv = self.monitor.evaluate(self.sys, t, &self.q, &self.v);
         self.extremes.update(&inv);
         self.row.clear();

@@ -147,14 +147,13 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     let t_end = model.settings.t_end;
 
     let mut form = build_formulation(model, &sys)?;
-    let post = build_formulation(model, &sys)?;
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
 
     let writer =
         TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
-    let mut obs = RunObserver::new(&sys, post, writer, t_end, progress);
+    let mut obs = RunObserver::new(&sys, writer, t_end, progress);
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),

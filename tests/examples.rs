@@ -109,12 +109,20 @@ fn every_example_runs_and_conservative_ones_keep_energy() {
             None
         };
         // Dormand-Prince at rtol 1e-9 (the criterion of the foundation issue).
-        // The k = 1e8 cases of S1 are stiff (omega ~ 1e4 rad/s): DOPRI5 needs
-        // ~2.5e5 stability-limited steps per second and its energy error grows
-        // as steps x tol (2e-6 at 1e-9), which is the study's finding that an
-        // explicit method is the wrong tool there; they are held to 1e-6 at
-        // rtol 1e-10 instead.
-        let tol = if rel.contains("1e8") { 1e-10 } else { 1e-9 };
+        // Two conservative studies are exceptions, because DOPRI5's energy
+        // error grows as (steps x tol) and they need very many steps:
+        // - S1 with k = 1e8 is stiff (omega ~ 1e4 rad/s): ~2.5e5 stability-
+        //   limited steps per second, energy error 2.2e-6 at 1e-9, 2.3e-7 at
+        //   1e-10 (the study's finding: an explicit method is the wrong tool);
+        // - S2 test 1b is an undamped 714 Hz mode kept for 714 periods:
+        //   6.1e4 steps, 1.3e-5 at 1e-9, 1.3e-6 at 1e-10, 1.5e-7 at 1e-11.
+        let tol = if rel.contains("1e8") {
+            1e-10
+        } else if rel.contains("s2_test_1b") {
+            1e-11
+        } else {
+            1e-9
+        };
         let (s, ts) = run_example(
             &rel,
             Overrides {

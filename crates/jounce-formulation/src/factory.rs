@@ -37,7 +37,7 @@ pub struct FormulationSettings {
 impl Default for FormulationSettings {
     /// No Baumgarte terms; penalty α = 1e7, ω = 10, ξ = 1 (the values of
     /// Bayo et al. 1988 and jalon-bayo problem 7/4); re-partitioning at
-    /// ratio 10 or κ₁ = 1e6; projection tolerance 1e-10.
+    /// ratio 2 or κ₁ = 1e6; projection tolerance 1e-10.
     fn default() -> Self {
         Self {
             baumgarte_alpha: 0.0,
@@ -45,7 +45,7 @@ impl Default for FormulationSettings {
             penalty_factor: 1e7,
             penalty_omega: 10.0,
             penalty_xi: 1.0,
-            partition_ratio: 10.0,
+            partition_ratio: 2.0,
             partition_condition_max: 1e6,
             projection_tol: 1e-10,
         }

@@ -21,7 +21,7 @@
 //! step returns [`StepFix::Modified`], restarting the method) when
 //! κ₁(current) > `ratio` · κ₁(best) or κ₁(current) > `cond_max`. κ depends
 //! on the units of the coordinates (lengths versus angles); the defaults
-//! (ratio 10, cond_max 1e6) suit SI units.
+//! (ratio 2, cond_max 1e6) suit SI units.
 //!
 //! Because the meaning of y changes at a re-partitioning, the partition in
 //! force is recorded with its start time; [`Formulation::physical_state`]

@@ -18,10 +18,14 @@ use crate::stats::Stats;
 use crate::stepper::{StepContext, Stepper};
 
 /// Receives the solution as the integration proceeds.
-pub trait Observer {
+///
+/// `P` is the problem being integrated; the observer gets it with every
+/// output, so that it can interpret y through the very object that is
+/// integrated (a formulation that re-partitions its coordinates, for one).
+pub trait Observer<P: ?Sized = dyn OdeProblem> {
     /// The solution y at an output time t (the grid of
     /// [`SolverOptions::output`], t0, event times and the final time).
-    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError>;
+    fn output(&mut self, problem: &mut P, t: f64, y: &[f64]) -> Result<(), EvalError>;
     /// An accepted step ended at `t` with size `h`; `stats` are the work
     /// counters so far (for step-size and cost-versus-time plots).
     fn step(&mut self, _t: f64, _h: f64, _stats: &Stats) {}
@@ -42,8 +46,8 @@ pub struct Recorder {
     pub events: Vec<(f64, usize)>,
 }
 
-impl Observer for Recorder {
-    fn output(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
+impl<P: ?Sized> Observer<P> for Recorder {
+    fn output(&mut self, _problem: &mut P, t: f64, y: &[f64]) -> Result<(), EvalError> {
         self.t.push(t);
         self.y.push(y.to_vec());
         Ok(())
@@ -90,13 +94,13 @@ impl std::fmt::Display for SolveFailure {
 impl std::error::Error for SolveFailure {}
 
 /// Counts right-hand-side and Jacobian evaluations at the boundary.
-struct Counting<'a> {
-    inner: &'a mut dyn OdeProblem,
+struct Counting<'a, P: ?Sized> {
+    inner: &'a mut P,
     n_rhs: u64,
     n_jac: u64,
 }
 
-impl OdeProblem for Counting<'_> {
+impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
@@ -155,8 +159,8 @@ fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
 /// on the stepper's continuous solution, by the Illinois variant of
 /// regula falsi (Dahlquist & Björck, *Numerical Methods*, 6.2.3) to
 /// |Δt| ≤ 1e-14 · max(1, |t|). Returns (t_root, index).
-fn locate_event(
-    p: &mut Counting,
+fn locate_event<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
     stepper: &dyn Stepper,
     ta: f64,
     ga: &[f64],
@@ -165,7 +169,7 @@ fn locate_event(
     y: &mut [f64],
     g: &mut [f64],
 ) -> Result<Option<(f64, usize)>, EvalError> {
-    let crossing_set = |ga: &[f64], gb: &[f64], p: &Counting| -> Vec<usize> {
+    let crossing_set = |ga: &[f64], gb: &[f64], p: &Counting<P>| -> Vec<usize> {
         (0..ga.len())
             .filter(|&i| crossing(p.event_spec(i).direction, ga[i], gb[i]))
             .collect()
@@ -226,14 +230,14 @@ fn locate_event(
 /// A [`SolveFailure`] carrying the error, the work done and the last
 /// accepted time. Everything up to that time has already been reported to
 /// the observer, including the last accepted state.
-pub fn solve(
-    problem: &mut dyn OdeProblem,
+pub fn solve<P: OdeProblem + ?Sized>(
+    problem: &mut P,
     stepper: &mut dyn Stepper,
     t0: f64,
     y0: &[f64],
     t_end: f64,
     opts: &SolverOptions,
-    observer: &mut dyn Observer,
+    observer: &mut dyn Observer<P>,
 ) -> Result<Solved, SolveFailure> {
     let mut stats = Stats::default();
     let mut p = Counting {
@@ -284,7 +288,7 @@ pub fn solve(
                 stepper.t()
             };
             if t > last_out && stepper.y().len() == y0.len() {
-                let _ = observer.output(t, stepper.y());
+                let _ = observer.output(p.inner, t, stepper.y());
             }
             Err(SolveFailure {
                 error,
@@ -296,14 +300,14 @@ pub fn solve(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run(
-    p: &mut Counting,
+fn run<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
     stepper: &mut dyn Stepper,
     t0: f64,
     y0: &[f64],
     t_end: f64,
     opts: &SolverOptions,
-    observer: &mut dyn Observer,
+    observer: &mut dyn Observer<P>,
     stats: &mut Stats,
     last_out: &mut f64,
 ) -> Result<Option<(f64, usize)>, IntegrateError> {
@@ -342,7 +346,7 @@ fn run(
         p.events(t0, y0, &mut g_old)?;
     }
     cpu += thread_cpu_seconds() - cpu_mark;
-    observer.output(t0, y0)?;
+    observer.output(p.inner, t0, y0)?;
     *last_out = t0;
     cpu_mark = thread_cpu_seconds();
 
@@ -393,7 +397,7 @@ fn run(
                         break;
                     }
                     stepper.interpolate(to, &mut ybuf);
-                    observer.output(to, &ybuf)?;
+                    observer.output(p.inner, to, &ybuf)?;
                     *last_out = to;
                     out_k += 1;
                 }
@@ -408,7 +412,7 @@ fn run(
                 g_old[idx] = g_new[idx];
                 cpu += thread_cpu_seconds() - cpu_mark;
                 observer.event(te, idx, &ybuf);
-                observer.output(te, &ybuf)?;
+                observer.output(p.inner, te, &ybuf)?;
                 *last_out = te;
                 cpu_mark = thread_cpu_seconds();
                 if p.event_spec(idx).terminal {
@@ -439,7 +443,7 @@ fn run(
             }
             if dt_out.is_none() || tb >= t_end {
                 cpu += thread_cpu_seconds() - cpu_mark;
-                observer.output(tb, stepper.y())?;
+                observer.output(p.inner, tb, stepper.y())?;
                 *last_out = tb;
                 cpu_mark = thread_cpu_seconds();
             }

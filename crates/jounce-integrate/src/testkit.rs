@@ -13,8 +13,8 @@ use crate::FirstOrderForm;
 /// Observer that keeps nothing (for convergence studies).
 pub struct Discard;
 
-impl Observer for Discard {
-    fn output(&mut self, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
+impl<P: ?Sized> Observer<P> for Discard {
+    fn output(&mut self, _problem: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
         Ok(())
     }
 }

@@ -308,6 +308,10 @@ impl Stepper for ExplicitRk {
             }
             let err = match attempt {
                 Ok(()) => self.error_norm(opts),
+                // a trial stage that overflows rejects the step. An inner
+                // iteration that fails (NoConvergence, Singular) stays fatal:
+                // shrinking h there can converge onto a false state at a
+                // singular configuration of the formulation.
                 Err(IntegrateError::Eval {
                     source: EvalError::NonFinite { .. },
                 }) => f64::INFINITY,
