@@ -19,47 +19,73 @@ fn jounce(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-#[test]
-fn malformed_models_give_their_specific_error_without_panicking() {
-    let mut n = 0;
-    let mut files: Vec<_> = std::fs::read_dir(repo("tests/malformed"))
+/// Every `*.toml` in `dir` with its `# expect:` line.
+fn cases(dir: &str) -> Vec<(std::path::PathBuf, String)> {
+    let mut files: Vec<_> = std::fs::read_dir(repo(dir))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let expect = text
-            .lines()
-            .find_map(|l| l.strip_prefix("# expect: "))
-            .unwrap_or_else(|| panic!("{} has no '# expect:' line", f.display()))
-            .trim()
-            .to_string();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let expect = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# expect: "))
+                .unwrap_or_else(|| panic!("{} has no '# expect:' line", f.display()))
+                .trim()
+                .to_string();
+            (f, expect)
+        })
+        .collect()
+}
+
+/// `jounce <cmd> file` fails with exit code 1 (not a panic), and the
+/// message names the file and contains the expected text.
+fn assert_clean_failure(cmd: &str, f: &std::path::Path, expect: &str) {
+    let out_dir = scratch("failing-model");
+    let path = f.to_str().unwrap();
+    let args: Vec<&str> = if cmd == "check" {
+        vec![cmd, path]
+    } else {
+        vec![cmd, path, "-o", out_dir.to_str().unwrap()]
+    };
+    let (code, _, err) = jounce(&args);
+    assert_ne!(code, 101, "{} panicked:\n{err}", f.display());
+    assert_eq!(code, 1, "{} must fail cleanly:\n{err}", f.display());
+    assert!(
+        err.contains(expect),
+        "{}: expected '{expect}' in:\n{err}",
+        f.display()
+    );
+    let name = f.file_name().unwrap().to_str().unwrap();
+    assert!(err.contains(name), "{}: error must name the file:\n{err}", f.display());
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn malformed_models_give_their_specific_error_without_panicking() {
+    let cases = cases("tests/malformed");
+    assert!(cases.len() >= 15, "only {} malformed models", cases.len());
+    for (f, expect) in &cases {
         for cmd in ["check", "run"] {
-            let out_dir = scratch("malformed");
-            let (code, _, err) = jounce(
-                &[cmd, f.to_str().unwrap(), "-o", out_dir.to_str().unwrap()]
-                    [..if cmd == "check" { 2 } else { 4 }],
-            );
-            assert_ne!(code, 101, "{} panicked:\n{err}", f.display());
-            assert_eq!(code, 1, "{} must fail cleanly:\n{err}", f.display());
-            assert!(
-                err.contains(&expect),
-                "{}: expected '{expect}' in:\n{err}",
-                f.display()
-            );
-            let name = f.file_name().unwrap().to_str().unwrap();
-            assert!(
-                err.contains(name),
-                "{}: error must name the file:\n{err}",
-                f.display()
-            );
-            let _ = std::fs::remove_dir_all(&out_dir);
+            assert_clean_failure(cmd, f, expect);
         }
-        n += 1;
     }
-    assert!(n >= 15, "only {n} malformed models");
+}
+
+/// Valid files that cannot be run: impossible geometry, redundant joints,
+/// a formulation or integrator that cannot take the model, bad method
+/// parameters.
+#[test]
+fn unsolvable_models_are_explained_without_panicking() {
+    let cases = cases("tests/unsolvable");
+    assert!(cases.len() >= 8);
+    for (f, expect) in &cases {
+        assert_clean_failure("run", f, expect);
+    }
 }
 
 #[test]
