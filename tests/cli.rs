@@ -61,7 +61,11 @@ fn assert_clean_failure(cmd: &str, f: &std::path::Path, expect: &str) {
         f.display()
     );
     let name = f.file_name().unwrap().to_str().unwrap();
-    assert!(err.contains(name), "{}: error must name the file:\n{err}", f.display());
+    assert!(
+        err.contains(name),
+        "{}: error must name the file:\n{err}",
+        f.display()
+    );
     let _ = std::fs::remove_dir_all(&out_dir);
 }
 

@@ -182,3 +182,139 @@ impl SecondOrderProblem for ForcedDuffing {
 pub fn forced_duffing() -> FirstOrderForm<ForcedDuffing> {
     FirstOrderForm::new(ForcedDuffing)
 }
+
+// ---- reference problems of adaptive-accuracy tests (HNW I) ----
+
+/// Arenstorf's restricted three-body orbit (HNW I, eq. II.0.1): a periodic
+/// orbit of a satellite in the Earth–Moon system, μ = 0.012277471.
+pub struct Arenstorf;
+/// Mass ratio μ of Arenstorf's Earth–Moon problem.
+pub const ARENSTORF_MU: f64 = 0.012277471;
+/// Period and initial value as published (HNW I, eq. II.0.2), all digits.
+#[allow(clippy::excessive_precision)]
+pub const ARENSTORF_T: f64 = 17.0652165601579625588917206249;
+#[allow(clippy::excessive_precision)]
+pub const ARENSTORF_Y0: [f64; 4] = [0.994, 0.0, 0.0, -2.00158510637908252240537862224];
+
+impl OdeProblem for Arenstorf {
+    fn dim(&self) -> usize {
+        4
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let mup = 1.0 - ARENSTORF_MU;
+        let d1 = ((y[0] + ARENSTORF_MU).powi(2) + y[1] * y[1]).powf(1.5);
+        let d2 = ((y[0] - mup).powi(2) + y[1] * y[1]).powf(1.5);
+        dy[0] = y[2];
+        dy[1] = y[3];
+        dy[2] =
+            y[0] + 2.0 * y[3] - mup * (y[0] + ARENSTORF_MU) / d1 - ARENSTORF_MU * (y[0] - mup) / d2;
+        dy[3] = y[1] - 2.0 * y[2] - mup * y[1] / d1 - ARENSTORF_MU * y[1] / d2;
+        Ok(())
+    }
+}
+
+/// Kepler two-body problem q'' = −q/|q|³ (HNW I, eq. I.14.10) with
+/// eccentricity e: q(0) = (1 − e, 0), p(0) = (0, sqrt((1+e)/(1−e))).
+pub struct Kepler;
+
+impl OdeProblem for Kepler {
+    fn dim(&self) -> usize {
+        4
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let r3 = (y[0] * y[0] + y[1] * y[1]).powf(1.5);
+        dy[0] = y[2];
+        dy[1] = y[3];
+        dy[2] = -y[0] / r3;
+        dy[3] = -y[1] / r3;
+        Ok(())
+    }
+}
+
+/// Exact Kepler solution at t: solve E − e sin E = t by Newton, then
+/// q = (cos E − e, sqrt(1−e²) sin E), p = q' (period 2π).
+pub fn kepler_exact(e: f64, t: f64) -> [f64; 4] {
+    let mut ea = t;
+    for _ in 0..50 {
+        let d = (ea - e * ea.sin() - t) / (1.0 - e * ea.cos());
+        ea -= d;
+        if d.abs() < 1e-16 {
+            break;
+        }
+    }
+    let (s, c) = ea.sin_cos();
+    let w = (1.0 - e * e).sqrt();
+    let den = 1.0 - e * c;
+    [c - e, w * s, -s / den, w * c / den]
+}
+
+/// The Pleiades: seven bodies of masses m_i = i in the plane (HNW I,
+/// Section II.10, eq. (10.3)), y = (x₁..x₇, y₁..y₇, x'₁..x'₇, y'₁..y'₇).
+pub struct Pleiades;
+
+impl OdeProblem for Pleiades {
+    fn dim(&self) -> usize {
+        28
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[..14].copy_from_slice(&y[14..]);
+        for i in 0..7 {
+            let (mut ax, mut ay) = (0.0, 0.0);
+            for j in 0..7 {
+                if j != i {
+                    let (dx, dyy) = (y[j] - y[i], y[7 + j] - y[7 + i]);
+                    let r3 = (dx * dx + dyy * dyy).powf(1.5);
+                    ax += (j + 1) as f64 * dx / r3;
+                    ay += (j + 1) as f64 * dyy / r3;
+                }
+            }
+            dy[14 + i] = ax;
+            dy[21 + i] = ay;
+        }
+        Ok(())
+    }
+}
+
+/// Initial value of the Pleiades (HNW I, eq. II.10.4).
+pub fn pleiades_y0() -> Vec<f64> {
+    let mut y = vec![3.0, 3.0, -1.0, -3.0, 2.0, -2.0, 2.0];
+    y.extend([3.0, -3.0, 2.0, 0.0, 0.0, -4.0, 4.0]);
+    y.extend([0.0, 0.0, 0.0, 0.0, 0.0, 1.75, -1.5]);
+    y.extend([0.0, 0.0, 0.0, -1.25, 1.0, 0.0, 0.0]);
+    y
+}
+
+/// The reference solution at t = 3 of the Test Set for IVP Solvers
+/// (Mazzia & Magherini, problem PLEI, report plei.pdf, Section 3.4), in
+/// the same component order.
+#[allow(clippy::excessive_precision)]
+pub const PLEIADES_REF: [f64; 28] = [
+    0.3706139143970502,
+    0.3237284092057233e1,
+    -0.3222559032418324e1,
+    0.6597091455775310,
+    0.3425581707156584,
+    0.1562172101400631e1,
+    -0.7003092922212495,
+    -0.3943437585517392e1,
+    -0.3271380973972550e1,
+    0.5225081843456543e1,
+    -0.2590612434977470e1,
+    0.1198213693392275e1,
+    -0.2429682344935824,
+    0.1091449240428980e1,
+    0.3417003806314313e1,
+    0.1354584501625501e1,
+    -0.2590065597810775e1,
+    0.2025053734714242e1,
+    -0.1155815100160448e1,
+    -0.8072988170223021,
+    0.5952396354208710,
+    -0.3741244961234010e1,
+    0.3773459685750630,
+    0.9386858869551073,
+    0.3667922227200571,
+    -0.3474046353808490,
+    0.2344915448180937e1,
+    -0.1947020434263292e1,
+];

@@ -1,41 +1,14 @@
 //! Error-controlled Adams codes (pece, adams_vo) on the Kepler problem with
 //! a known solution; dense output; restart at breakpoints; parameter errors.
 
-use jounce_integrate::testkit::{max_abs_diff, Discard};
+use jounce_integrate::testkit::{self, max_abs_diff, Discard, Kepler};
 use jounce_integrate::*;
 
 const E: f64 = 0.5;
 
-/// Two-body problem q'' = −q/|q|³, q(0) = (1 − e, 0), q'(0) = (0, sqrt((1+e)/(1−e))),
-/// period 2π (Hairer–Nørsett–Wanner I, Section II.10, eq. (10.2)).
-struct Kepler;
-impl OdeProblem for Kepler {
-    fn dim(&self) -> usize {
-        4
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        let r3 = (y[0] * y[0] + y[1] * y[1]).powf(1.5);
-        dy[0] = y[2];
-        dy[1] = y[3];
-        dy[2] = -y[0] / r3;
-        dy[3] = -y[1] / r3;
-        Ok(())
-    }
-}
-
-/// Exact state at t from Kepler's equation u − e sin u = t (Newton).
+/// The exact Kepler state at t for e = 0.5 (testkit, Kepler's equation).
 fn kepler_exact(t: f64) -> [f64; 4] {
-    let mut u = t;
-    for _ in 0..50 {
-        let du = (u - E * u.sin() - t) / (1.0 - E * u.cos());
-        u -= du;
-        if du.abs() < 1e-16 {
-            break;
-        }
-    }
-    let b = (1.0 - E * E).sqrt();
-    let d = 1.0 - E * u.cos();
-    [u.cos() - E, b * u.sin(), -u.sin() / d, b * u.cos() / d]
+    testkit::kepler_exact(E, t)
 }
 
 fn kepler_y0() -> [f64; 4] {
