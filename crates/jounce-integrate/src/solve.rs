@@ -33,6 +33,16 @@ pub trait Observer<P: ?Sized = dyn OdeProblem> {
     fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {}
 }
 
+/// An observer that keeps nothing (when only the end value or the work
+/// counters matter).
+pub struct Discard;
+
+impl<P: ?Sized> Observer<P> for Discard {
+    fn output(&mut self, _problem: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+}
+
 /// An observer that keeps every output in memory.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {

@@ -7,17 +7,10 @@ use crate::error::EvalError;
 use crate::method;
 use crate::options::SolverOptions;
 use crate::problem::{OdeProblem, SecondOrderProblem};
-use crate::solve::{solve, Observer};
+use crate::solve::solve;
 use crate::FirstOrderForm;
 
-/// Observer that keeps nothing (for convergence studies).
-pub struct Discard;
-
-impl<P: ?Sized> Observer<P> for Discard {
-    fn output(&mut self, _problem: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
-        Ok(())
-    }
-}
+pub use crate::solve::Discard;
 
 /// Least-squares slope of log(err) against log(h).
 pub fn loglog_slope(h: &[f64], err: &[f64]) -> f64 {
