@@ -108,8 +108,41 @@ impl StepController {
     }
 }
 
+/// The step to attempt from `t` towards `t_stop` (an output, breakpoint or
+/// end time) when the controller proposes `h_ctrl`: lands exactly on
+/// `t_stop` when the proposal reaches it (within 1e-9 h, so that rounding
+/// leaves no sliver step), and with `adaptive`, halves the remaining
+/// interval when the proposal covers more than half of it, so that the
+/// next step is not a sliver either. Returns (h, trimmed): `trimmed` says
+/// the step is shorter than the proposal, which the controller should not
+/// take as the new step size.
+pub fn step_towards(h_ctrl: f64, t: f64, t_stop: f64, adaptive: bool) -> (f64, bool) {
+    let remaining = t_stop - t;
+    if h_ctrl >= remaining - 1e-9 * h_ctrl {
+        (remaining, true)
+    } else if adaptive && h_ctrl > 0.5 * remaining {
+        (0.5 * remaining, true)
+    } else {
+        (h_ctrl, false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn steps_land_on_the_stop_time_without_slivers() {
+        // reaches t_stop: take exactly the rest
+        assert_eq!(super::step_towards(0.3, 1.0, 1.25, true), (0.25, true));
+        // rounding: within 1e-9 h counts as reaching
+        let (h, _) = super::step_towards(0.1, 0.0, 0.1 + 1e-12, false);
+        assert_eq!(h, 0.1 + 1e-12);
+        // covers more than half the rest: split it in two (adaptive only)
+        assert_eq!(super::step_towards(0.7, 0.0, 1.0, true), (0.5, true));
+        assert_eq!(super::step_towards(0.7, 0.0, 1.0, false), (0.7, false));
+        // far from t_stop: the proposal
+        assert_eq!(super::step_towards(0.1, 0.0, 1.0, true), (0.1, false));
+    }
+
     use super::*;
 
     #[test]

@@ -34,7 +34,7 @@
 //! exactly so they can be checked; fixed-step runs use the fifth-order
 //! solution. Dense output is the cubic Hermite interpolant.
 
-use crate::controller::StepController;
+use crate::controller::{step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
@@ -337,14 +337,7 @@ impl Stepper for CashKarpVo {
         let mut rejected_in_a_row = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                (remaining, true)
-            } else if !fixed && h_ctrl > 0.5 * remaining {
-                (0.5 * remaining, true)
-            } else {
-                (h_ctrl, false)
-            };
+            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, !fixed);
             if !fixed && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }

@@ -1,7 +1,7 @@
 //! The one explicit Runge-Kutta driver: any [`ButcherTableau`], fixed step
 //! or embedded error control, FSAL, dense output, stiffness detection.
 
-use crate::controller::StepController;
+use crate::controller::{step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
@@ -286,15 +286,7 @@ impl Stepper for ExplicitRk {
         let mut rejected_in_a_row = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            // land exactly on t_stop; avoid a sliver step after this one
-            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                (remaining, true)
-            } else if adaptive && h_ctrl > 0.5 * remaining {
-                (0.5 * remaining, true)
-            } else {
-                (h_ctrl, false)
-            };
+            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
             if adaptive && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }

@@ -19,7 +19,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::StepController;
+use crate::controller::{step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::dirk_tableau::{DirkKind, DirkTableau};
@@ -384,14 +384,7 @@ impl Stepper for Dirk {
         let mut rejected_in_a_row = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                (remaining, true)
-            } else if adaptive && h_ctrl > 0.5 * remaining {
-                (0.5 * remaining, true)
-            } else {
-                (h_ctrl, false)
-            };
+            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
             if adaptive && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }

@@ -23,6 +23,7 @@
 
 use nalgebra::{Complex, DMatrix, DVector, Dyn, Matrix3, LU};
 
+use crate::controller::step_towards;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
@@ -569,14 +570,7 @@ impl Stepper for Radau5 {
         self.set_scal();
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                (remaining, true)
-            } else if adaptive && h_ctrl > 0.5 * remaining {
-                (0.5 * remaining, true)
-            } else {
-                (h_ctrl, false)
-            };
+            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
             if adaptive && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }

@@ -6,7 +6,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::StepController;
+use crate::controller::{step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::rosenbrock_tableau::RosenbrockTableau;
@@ -242,14 +242,7 @@ impl Stepper for Rosenbrock {
         self.derivatives(p, self.h.min(opts.h_max).min(t_stop - self.t))?;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            let (h, trimmed) = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                (remaining, true)
-            } else if adaptive && h_ctrl > 0.5 * remaining {
-                (0.5 * remaining, true)
-            } else {
-                (h_ctrl, false)
-            };
+            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
             if adaptive && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
