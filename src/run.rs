@@ -5,9 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use jounce_integrate::{method, ControllerKind, ErrorPer, OutputGrid, SolverOptions};
-use jounce_io::{AccuracySummary, IntegratorSummary, RunSummary, TimeseriesWriter, WorkSummary};
+use jounce_io::{
+    AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, TimeseriesWriter,
+    WorkSummary,
+};
 use jounce_mechanics::MechanicalSystem;
-use jounce_model::Model;
+use jounce_model::{FormulationKind, Model};
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header, RunObserver};
@@ -182,12 +185,18 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         model: model.name.clone(),
         model_file: model.source.clone(),
-        formulation: form.name().to_string(),
+        formulation: formulation_summary(model, form.name()),
         integrator: IntegratorSummary {
             method: i.method.clone(),
             rtol: i.rtol,
             atol: i.atol,
             step: i.step,
+            h0: i.h0,
+            h_min: i.h_min,
+            h_max: i.h_max.is_finite().then_some(i.h_max),
+            max_steps: i.max_steps,
+            controller: i.controller.clone(),
+            error_per: i.error_per.clone(),
             params: i.params.clone(),
         },
         degrees_of_freedom: asm.dof,
@@ -231,6 +240,30 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     }
 }
 
+/// The formulation's name and the parameters that apply to it.
+fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
+    let f = &model.settings.formulation;
+    let params: Vec<(&str, f64)> = match f.kind {
+        FormulationKind::Augmented | FormulationKind::Projection => vec![
+            ("baumgarte_alpha", f.baumgarte_alpha),
+            ("baumgarte_beta", f.baumgarte_beta),
+        ],
+        FormulationKind::Penalty => vec![
+            ("penalty_factor", f.penalty_factor),
+            ("penalty_omega", f.penalty_omega),
+            ("penalty_xi", f.penalty_xi),
+        ],
+        FormulationKind::Partitioning => vec![],
+    };
+    FormulationSummary {
+        name: name.to_string(),
+        params: params
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    }
+}
+
 /// Human-readable summary of a run.
 pub fn summary_text(s: &RunSummary) -> String {
     let w = &s.work;
@@ -240,7 +273,7 @@ pub fn summary_text(s: &RunSummary) -> String {
         "{} ({}): {} with {}, t = 0 .. {} s, {} DOF, {} coordinates, {} constraints\n",
         s.model,
         s.model_file,
-        s.formulation,
+        s.formulation.name,
         s.integrator.method,
         s.t_reached,
         s.degrees_of_freedom,

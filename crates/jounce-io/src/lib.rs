@@ -10,5 +10,7 @@ pub mod summary;
 pub mod timeseries;
 
 pub use error::IoError;
-pub use summary::{AccuracySummary, IntegratorSummary, RunSummary, WorkSummary};
+pub use summary::{
+    AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, WorkSummary,
+};
 pub use timeseries::TimeseriesWriter;

@@ -62,7 +62,28 @@ pub struct IntegratorSummary {
     pub atol: f64,
     /// Fixed step, if any.
     pub step: Option<f64>,
+    /// Initial step, if given.
+    pub h0: Option<f64>,
+    /// Smallest allowed step.
+    pub h_min: f64,
+    /// Largest allowed step (`null` when unbounded).
+    pub h_max: Option<f64>,
+    /// Step budget.
+    pub max_steps: u64,
+    /// Step-size controller ("elementary", "pi").
+    pub controller: String,
+    /// Error per "step" or per "unit_step".
+    pub error_per: String,
     /// Method parameters.
+    pub params: BTreeMap<String, f64>,
+}
+
+/// The formulation as configured.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FormulationSummary {
+    /// Formulation name.
+    pub name: String,
+    /// Parameters that apply to it (Baumgarte α, β; penalty factor, ω, ξ).
     pub params: BTreeMap<String, f64>,
 }
 
@@ -75,8 +96,8 @@ pub struct RunSummary {
     pub model: String,
     /// Model file.
     pub model_file: String,
-    /// Formulation name.
-    pub formulation: String,
+    /// Formulation.
+    pub formulation: FormulationSummary,
     /// Integrator.
     pub integrator: IntegratorSummary,
     /// Degrees of freedom found by assembly.
