@@ -544,6 +544,18 @@ impl Stepper for StructuralStepper {
                 )));
             }
             self.h = h;
+        } else if self.scheme.theta != 1.0 {
+            // the Zienkiewicz-Xie estimate is derived for balance points
+            // inside the step (theta = 1); for Wilson/collocation with
+            // theta > 1 it is not valid (for Wilson, beta = 1/6 makes it
+            // vanish and the step would grow without bound)
+            return Err(IntegrateError::Unsupported {
+                method: name.into(),
+                detail: format!(
+                    "theta = {} > 1 has no validated local error estimate: give a fixed step size",
+                    self.scheme.theta
+                ),
+            });
         } else if self.h == 0.0 {
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,

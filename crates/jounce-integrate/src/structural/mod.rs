@@ -143,13 +143,14 @@ pub const METHODS: &[MethodEntry] = &[
             title: "Wilson-theta",
             family: Family::Structural,
             order: 2,
-            embedded_order: Some(1),
+            embedded_order: None,
             implicit: true,
             stability: Stability::AStable,
             stiff: true,
-            adaptive: true,
+            adaptive: false,
             source: "Wilson (1968); Bathe (1982), Section 9.2.3; jalon-bayo eqs. 7.37-7.39",
-            advice: "parameter theta >= 1.37 (default 1.4); damps high frequencies but \
+            advice: "fixed step only (no validated local error estimate for theta > 1); \
+                     parameter theta >= 1.37 (default 1.4); damps high frequencies but \
                      overshoots in the first steps (Goudreau & Taylor 1973); prefer hht or \
                      generalized_alpha",
         },
@@ -161,14 +162,15 @@ pub const METHODS: &[MethodEntry] = &[
             title: "Hilber-Hughes collocation (beta, gamma, theta)",
             family: Family::Structural,
             order: 2,
-            embedded_order: Some(1),
+            embedded_order: None,
             implicit: true,
             stability: Stability::AStable,
             stiff: true,
-            adaptive: true,
+            adaptive: false,
             source: "Hilber & Hughes (1978), Earthquake Eng. Struct. Dyn. 6:99-117; \
                      jalon-bayo eqs. 7.37-7.42",
-            advice: "parameters beta, gamma (0.5), theta (1.4); default beta is the lower end of \
+            advice: "fixed step only when theta > 1 (no validated local error estimate); \
+                     parameters beta, gamma (0.5), theta (1.4); default beta is the lower end of \
                      the unconditional-stability range (2 theta^2 - 1)/(8 theta^3 - 4); theta = 1 \
                      is Newmark",
         },
