@@ -87,7 +87,13 @@ fn rel_diff(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 }
 
 fn vdp_points() -> Vec<[f64; 2]> {
-    vec![[2.0, 0.0], [2.0, -0.66], [-1.3, 0.7], [0.1, 3.0], [1e-3, -2.5]]
+    vec![
+        [2.0, 0.0],
+        [2.0, -0.66],
+        [-1.3, 0.7],
+        [0.1, 3.0],
+        [1e-3, -2.5],
+    ]
 }
 
 fn robertson_points() -> Vec<[f64; 3]> {
@@ -165,7 +171,10 @@ fn finite_differences_agree_with_ad_to_about_sqrt_eps() {
         &mut AutoDiff::new(Vdp { eps: 1e-3 }),
         &[vec![2.0, 0.0], vec![1e-3, -2.5]],
     );
-    let w0 = w0.max(fd_vs_ad(&mut AutoDiff::new(Robertson), &[vec![1.0, 0.0, 0.0]]));
+    let w0 = w0.max(fd_vs_ad(
+        &mut AutoDiff::new(Robertson),
+        &[vec![1.0, 0.0, 0.0]],
+    ));
     println!("worst there {w0:.1e}");
     assert!(w0 < 1e-2, "FD far off even for a zero component: {w0}");
 }
@@ -173,8 +182,16 @@ fn finite_differences_agree_with_ad_to_about_sqrt_eps() {
 fn run(name: &str, p: &mut dyn OdeProblem, t1: f64) -> Solved {
     let opts = SolverOptions::default().with_tol(1e-6, 1e-10);
     let mut st = method::build(name, &opts).unwrap();
-    solve(p, st.as_mut(), 0.0, &[1.0, 0.0, 0.0], t1, &opts, &mut Discard)
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    solve(
+        p,
+        st.as_mut(),
+        0.0,
+        &[1.0, 0.0, 0.0],
+        t1,
+        &opts,
+        &mut Discard,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 #[test]
@@ -183,12 +200,11 @@ fn stiff_solvers_on_robertson_are_cheaper_with_ad_than_with_fd() {
     for name in ["radau5", "bdf"] {
         let ad = run(name, &mut AutoDiff::new(Robertson), t1);
         let fd = run(name, &mut FdOnly(AutoDiff::new(Robertson)), t1);
-        let diff = ad
-            .y
-            .iter()
-            .zip(&fd.y)
-            .map(|(a, b)| (a - b).abs() / (b.abs() + 1e-10))
-            .fold(0.0, f64::max);
+        let diff =
+            ad.y.iter()
+                .zip(&fd.y)
+                .map(|(a, b)| (a - b).abs() / (b.abs() + 1e-10))
+                .fold(0.0, f64::max);
         println!("{name}: AD {:?}", ad.stats);
         println!("{name}: FD {:?}", fd.stats);
         println!("{name}: y AD {:?} FD {:?}, rel diff {diff:.1e}", ad.y, fd.y);

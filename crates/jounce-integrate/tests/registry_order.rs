@@ -86,15 +86,14 @@ fn generic(info: &MethodInfo) -> Plan {
         Family::Structural => (Problem::Duffing, 0.05, 5),
         // starting values and k back values: a small step throughout
         Family::Multistep => (rot, 0.005, 4),
-        Family::ExplicitRk
-        | Family::ImplicitRk
-        | Family::Rosenbrock
-        | Family::Exponential => match info.order {
-            0 | 1 => (rot, 2e-3, 5),
-            2 => (rot, 5e-3, 5),
-            3 | 4 => (rot, 0.02, 5),
-            _ => (rot, 0.05, 5),
-        },
+        Family::ExplicitRk | Family::ImplicitRk | Family::Rosenbrock | Family::Exponential => {
+            match info.order {
+                0 | 1 => (rot, 2e-3, 5),
+                2 => (rot, 5e-3, 5),
+                3 | 4 => (rot, 0.02, 5),
+                _ => (rot, 0.05, 5),
+            }
+        }
     };
     Plan {
         params: Vec::new(),
@@ -252,7 +251,11 @@ fn every_registered_method_reaches_its_declared_order() {
         checked += 1;
     }
     assert_eq!(checked, all.len(), "some registered method was not checked");
-    assert!(failures.is_empty(), "order failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "order failures:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -269,8 +272,7 @@ fn methods_that_need_error_control_refuse_fixed_steps_by_name() {
         0.01,
         &SolverOptions::default(),
     )
-    .err()
-    .expect("adams_vo accepted a fixed step");
+    .expect_err("adams_vo accepted a fixed step");
     assert!(e.contains("adams_vo"), "{e}");
 }
 
