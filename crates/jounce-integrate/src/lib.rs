@@ -19,6 +19,7 @@
 //!                 └─ StepController, wrms_norm, newton, dense output
 //! ```
 
+pub mod autodiff;
 pub mod controller;
 pub mod cputime;
 pub mod dense;
@@ -44,6 +45,7 @@ pub mod testkit;
 
 pub use nalgebra;
 
+pub use autodiff::{AdScalar, AutoDiff, AutoDiffRhs};
 pub use controller::{ControllerKind, ErrorPer, StepController};
 pub use error::{EvalError, IntegrateError};
 pub use explicit::ButcherTableau;

@@ -258,7 +258,8 @@ impl BdfNdf {
         let settings = if fixed {
             NewtonSettings {
                 max_iter: 12,
-                tol: 1e-10,
+                // floor at round-off (radau5.f: FNEWT ≥ 10 ε/rtol)
+                tol: (10.0 * f64::EPSILON / ctx.opts.rtol).max(1e-10),
             }
         } else {
             NewtonSettings {

@@ -119,7 +119,9 @@ impl FixedLmm {
         let t_new = self.t + h;
         let settings = NewtonSettings {
             max_iter: 12,
-            tol: 1e-10,
+            // floor at round-off (radau5.f: FNEWT ≥ 10 ε/rtol): 1e-10 alone
+            // cannot be met when rtol ≲ 1e-12
+            tol: (10.0 * f64::EPSILON / ctx.opts.rtol).max(1e-10),
         };
         let n = self.y_new.len();
         for (i, wi) in self.w.iter_mut().enumerate() {

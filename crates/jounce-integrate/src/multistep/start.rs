@@ -113,7 +113,8 @@ impl ImplicitEulerExtrapolation {
         }
         let settings = NewtonSettings {
             max_iter: 20,
-            tol: 1e-10,
+            // floor at round-off (radau5.f: FNEWT ≥ 10 ε/rtol)
+            tol: (10.0 * f64::EPSILON / ctx.opts.rtol).max(1e-10),
         };
         for (j, &nj) in SUBSTEPS.iter().enumerate() {
             let hs = h / nj as f64;
