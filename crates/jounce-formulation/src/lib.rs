@@ -15,6 +15,7 @@
 //! [`build`] makes any of them by name from [`FormulationSettings`];
 //! [`examples`] holds small hand-written systems for tests.
 
+mod acceleration_jacobian;
 pub mod augmented;
 pub mod error;
 pub mod examples;
