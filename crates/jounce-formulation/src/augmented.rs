@@ -18,11 +18,20 @@
 //! As a [`SecondOrderProblem`] (for structural methods) the form is
 //! I·q'' = a(t, q, v), the KKT acceleration: multipliers are eliminated
 //! at every evaluation, so the identity is the mass matrix.
+//!
+//! **Exact Jacobian.** [`OdeProblem::jacobian`] is
+//! J = [[0, I], [∂a/∂q, ∂a/∂v]] with ∂a/∂q, ∂a/∂v from the differentiated
+//! KKT system (see `acceleration_jacobian.rs`): one KKT factorisation and
+//! 2n solves instead of 2n + 1 evaluations of the right-hand side. The
+//! structural tangent of r = a_in − a(t, q, v) is K = −∂a/∂q, C = −∂a/∂v.
+//! Both are reported exact when the system's second derivatives are
+//! ([`MechanicalSystem::has_exact_second_derivatives`]).
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::MechanicalSystem;
 use nalgebra::DMatrix;
 
+use crate::acceleration_jacobian::AccelerationJacobian;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::{diagnose, Kkt};
@@ -33,6 +42,7 @@ pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
     alpha: f64,
     beta: f64,
     kkt: Kkt,
+    dacc: AccelerationJacobian,
     breakpoints: Vec<f64>,
 }
 
@@ -44,6 +54,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
             alpha: 0.0,
             beta: 0.0,
             kkt: Kkt::new(sys.nq(), sys.nc()),
+            dacc: AccelerationJacobian::new(sys.nq(), sys.nc()),
             breakpoints: sys.breakpoints(),
         }
     }
@@ -93,6 +104,20 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Augmented<'_, S> {
         Ok(())
     }
 
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]] from the differentiated KKT system.
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let n = self.kkt.n;
+        let (q, v) = y.split_at(n);
+        self.dacc
+            .compute(self.sys, &mut self.kkt, t, q, v, self.alpha, self.beta)?;
+        self.dacc.first_order(jac);
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
+    }
+
     fn breakpoints(&self) -> &[f64] {
         &self.breakpoints
     }
@@ -119,6 +144,32 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Augmented<'_, S> {
             .accelerations(self.sys, t, q, v, self.alpha, self.beta)?;
         f.copy_from_slice(&self.kkt.sol[..self.kkt.n]);
         Ok(())
+    }
+
+    /// K = −∂a/∂q, C = −∂a/∂v of r = a_in − a(t, q, v) (independent of a_in).
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        _a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.dacc
+            .compute(self.sys, &mut self.kkt, t, q, v, self.alpha, self.beta)?;
+        let n = self.kkt.n;
+        for i in 0..n {
+            for j in 0..n {
+                k[(i, j)] = -self.dacc.da_dq[(i, j)];
+                c[(i, j)] = -self.dacc.da_dv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_tangent(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
     }
 }
 

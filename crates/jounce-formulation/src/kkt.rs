@@ -110,6 +110,12 @@ impl Kkt {
         self.lu.solve_in_place(&mut self.sol, &mut self.work);
     }
 
+    /// Solve with the current factors for another right-hand side `b`
+    /// (len n + m), in place; `work` is scratch of the same length.
+    pub fn solve_other(&self, b: &mut [f64], work: &mut [f64]) {
+        self.lu.solve_in_place(b, work);
+    }
+
     /// Accelerations a and multipliers λ of the index-1 equations with
     /// Baumgarte parameters (α, β) (0, 0 = none) at (t, q, v), into
     /// `sol` = [a; λ].

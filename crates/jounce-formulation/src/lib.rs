@@ -12,9 +12,24 @@
 //! | [`Projection`] | [q; v] | projected after each step | yes, if KKT regular |
 //! | [`Penalty`] | [q; v] | penalty, O(1/α) | yes, if M + αΦ_qᵀΦ_q regular |
 //!
+//! **Jacobians.** Every formulation overrides
+//! [`jounce_integrate::OdeProblem::jacobian`] with the Jacobian of its own
+//! equations, built from the system's derivatives (∂Q/∂q, ∂Q/∂v,
+//! ∂(Φ_qᵀλ)/∂q, ∂γ/∂q, ∂γ/∂v, ∂(Φ_q a)/∂q, Φ_qt, ∂(M a)/∂q) and the
+//! factorisation the right-hand side already uses: the KKT-based forms
+//! differentiate the KKT system, the penalty form its residual, the
+//! partitioning form chains through q_d(q_i) and v_d(q_i, v_i). Penalty
+//! and augmented also give exact structural tangents (K, C). They are
+//! reported exact (`has_exact_jacobian`, `has_exact_tangent`) when the
+//! system's second derivatives are
+//! ([`jounce_mechanics::MechanicalSystem::has_exact_second_derivatives`],
+//! true for [`jounce_mechanics::PlanarSystem`]); otherwise integrators keep
+//! their finite differences of the whole right-hand side.
+//!
 //! [`build`] makes any of them by name from [`FormulationSettings`];
 //! [`examples`] holds small hand-written systems for tests.
 
+mod acceleration_jacobian;
 pub mod augmented;
 pub mod error;
 pub mod examples;

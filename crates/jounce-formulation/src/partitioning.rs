@@ -23,6 +23,21 @@
 //! on the units of the coordinates (lengths versus angles); the defaults
 //! (ratio 2, cond_max 1e6) suit SI units.
 //!
+//! **Exact Jacobian.** With B = ∂q/∂q_i (n × p: identity on the
+//! independent rows, −Φ_q,d⁻¹Φ_q,i on the dependent ones; dv/dv_i = B
+//! too) and V = ∂v/∂q_i (zero on the independent rows,
+//! −Φ_q,d⁻¹(∂(Φ_q v)/∂q + Φ_qt) B on the dependent ones, from
+//! differentiating Φ_q v + Φ_t = 0), the chain rule through the KKT
+//! accelerations gives
+//!
+//! ```text
+//! J = [ 0                              I            ]
+//!     [ (∂a/∂q B + ∂a/∂v V)_i          (∂a/∂v B)_i  ]
+//! ```
+//!
+//! (rows of the independent coordinates), with ∂a/∂q, ∂a/∂v from the
+//! differentiated KKT system (`acceleration_jacobian.rs`).
+//!
 //! Because the meaning of y changes at a re-partitioning, the partition in
 //! force is recorded with its start time; [`Formulation::physical_state`]
 //! reads y with the partition in force at t (at a switch time, the new
@@ -32,6 +47,7 @@ use jounce_integrate::{EvalError, OdeProblem, StepFix};
 use jounce_mechanics::MechanicalSystem;
 use nalgebra::DMatrix;
 
+use crate::acceleration_jacobian::AccelerationJacobian;
 use crate::augmented::check_kkt;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
@@ -70,6 +86,13 @@ pub struct Partitioning<'a, S: MechanicalSystem + ?Sized> {
     wm: Vec<f64>,
     em: Vec<f64>,
     kkt: Kkt,
+    dacc: AccelerationJacobian,
+    /// ∂q/∂q_i (n × p), ∂v/∂q_i (n × p).
+    bmat: DMatrix<f64>,
+    vmat: DMatrix<f64>,
+    /// ∂(Φ_q v)/∂q + Φ_qt (m × n) and Φ_qt scratch.
+    hv: DMatrix<f64>,
+    pqt: DMatrix<f64>,
     mark: Vec<bool>,
     history: Vec<(f64, Vec<usize>)>,
     breakpoints: Vec<f64>,
@@ -115,6 +138,11 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             wm: vec![0.0; m],
             em: vec![0.0; m],
             kkt: Kkt::new(n, m),
+            dacc: AccelerationJacobian::new(n, m),
+            bmat: DMatrix::zeros(n, n - m.min(n)),
+            vmat: DMatrix::zeros(n, n - m.min(n)),
+            hv: DMatrix::zeros(m, n),
+            pqt: DMatrix::zeros(m, n),
             mark: vec![false; n],
             history: Vec::new(),
             breakpoints: sys.breakpoints(),
@@ -335,6 +363,67 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
             dy[p + k] = self.kkt.sol[self.ind[k]];
         }
         Ok(())
+    }
+
+    /// J of y' = [v_i; a_i] by the chain rule through q_d(q_i) and
+    /// v_d(q_i, v_i) (see the module documentation).
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let p = self.ind.len();
+        let (n, m) = (self.n, self.m);
+        // q, v; `jac` and `lu_d` hold Φ_q and the factored Φ_q,d at q
+        self.recover(t, y, false)?;
+        let sys = self.sys;
+        sys.constraint_hessian_product(t, &self.q, &self.v, &mut self.hv);
+        sys.constraint_time_jacobian(t, &self.q, &mut self.pqt);
+        self.hv += &self.pqt;
+        self.bmat.fill(0.0);
+        self.vmat.fill(0.0);
+        for k in 0..p {
+            let c = self.ind[k];
+            for i in 0..m {
+                self.rm[i] = -self.jac[(i, c)];
+            }
+            self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
+            self.bmat[(c, k)] = 1.0;
+            for (kk, &d) in self.dep.iter().enumerate() {
+                self.bmat[(d, k)] = self.rm[kk];
+            }
+        }
+        for k in 0..p {
+            for i in 0..m {
+                let mut s = 0.0;
+                for j in 0..n {
+                    s += self.hv[(i, j)] * self.bmat[(j, k)];
+                }
+                self.rm[i] = -s;
+            }
+            self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
+            for (kk, &d) in self.dep.iter().enumerate() {
+                self.vmat[(d, k)] = self.rm[kk];
+            }
+        }
+        self.dacc
+            .compute(sys, &mut self.kkt, t, &self.q, &self.v, 0.0, 0.0)?;
+        jac.fill(0.0);
+        for r in 0..p {
+            jac[(r, p + r)] = 1.0;
+            let ir = self.ind[r];
+            for k in 0..p {
+                let (mut dq, mut dv) = (0.0, 0.0);
+                for j in 0..n {
+                    let (aq, av) = (self.dacc.da_dq[(ir, j)], self.dacc.da_dv[(ir, j)]);
+                    dq += aq * self.bmat[(j, k)] + av * self.vmat[(j, k)];
+                    dv += av * self.bmat[(j, k)];
+                }
+                jac[(p + r, k)] = dq;
+                jac[(p + r, p + k)] = dv;
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
     }
 
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {

@@ -21,6 +21,21 @@
 //! generalized-α): the combination jalon-bayo ch. 7 recommends for real
 //! time (trapezoidal rule with the penalty formulation).
 //!
+//! **Exact tangent and Jacobian.** For r = M_p(q) a − f_p(t, q, v), with
+//! c = −γ + 2ξω(Φ_q v + Φ_t) + ω²Φ and w = Φ_q a + c,
+//!
+//! ```text
+//! K = ∂r/∂q = ∂(M a)/∂q − Q_q + α [ ∂(Φ_qᵀw)/∂q + Φ_qᵀ (∂(Φ_q a)/∂q + c_q) ]
+//!     c_q  = −γ_q + 2ξω (∂(Φ_q v)/∂q + Φ_qt) + ω² Φ_q
+//! C = ∂r/∂v = −Q_v + α Φ_qᵀ c_v,   c_v = −γ_v + 2ξω Φ_q
+//! ```
+//!
+//! (product rule on M_p a and Φ_qᵀ c, all system derivatives from
+//! [`MechanicalSystem`]). The first-order Jacobian is
+//! J = [[0, I], [−M_p⁻¹K, −M_p⁻¹C]] at a = M_p⁻¹ f_p, reusing the
+//! factorisation of M_p. Both are reported exact when
+//! [`MechanicalSystem::has_exact_second_derivatives`] holds.
+//!
 //! **Singular mass matrices.** This form never inverts M alone: it factors
 //! M + αΦ_qᵀΦ_q (LU with full pivoting), which is regular exactly when M is
 //! positive definite on the null space of Φ_q, the same condition as for
@@ -60,6 +75,23 @@ pub struct Penalty<'a, S: MechanicalSystem + ?Sized> {
     acc: Vec<f64>,
     work: Vec<f64>,
     breakpoints: Vec<f64>,
+    /// Tangent buffers: K, C (n × n) and the system derivatives.
+    kt: DMatrix<f64>,
+    ct: DMatrix<f64>,
+    fq: DMatrix<f64>,
+    fv: DMatrix<f64>,
+    cfj: DMatrix<f64>,
+    dm: DMatrix<f64>,
+    /// ∂γ/∂q then c_q (m × n).
+    gq: DMatrix<f64>,
+    /// ∂γ/∂v then c_v (m × n).
+    gv: DMatrix<f64>,
+    ha: DMatrix<f64>,
+    hv: DMatrix<f64>,
+    pqt: DMatrix<f64>,
+    /// w = Φ_q a + c (len m).
+    w: Vec<f64>,
+    col: Vec<f64>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
@@ -101,6 +133,19 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             acc: vec![0.0; n],
             work: vec![0.0; n],
             breakpoints: sys.breakpoints(),
+            kt: DMatrix::zeros(n, n),
+            ct: DMatrix::zeros(n, n),
+            fq: DMatrix::zeros(n, n),
+            fv: DMatrix::zeros(n, n),
+            cfj: DMatrix::zeros(n, n),
+            dm: DMatrix::zeros(n, n),
+            gq: DMatrix::zeros(m, n),
+            gv: DMatrix::zeros(m, n),
+            ha: DMatrix::zeros(m, n),
+            hv: DMatrix::zeros(m, n),
+            pqt: DMatrix::zeros(m, n),
+            w: vec![0.0; m],
+            col: vec![0.0; n],
         })
     }
 
@@ -153,6 +198,51 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         }
     }
 
+    /// K = ∂r/∂q and C = ∂r/∂v of r = M_p a − f_p into `kt`, `ct` (see the
+    /// module documentation); Φ_q in `jac` and c in `c` must be current
+    /// at (t, q, v).
+    fn tangent_loaded(&mut self, t: f64, q: &[f64], v: &[f64], a: &[f64]) {
+        let (n, m) = (self.n, self.m);
+        let sys = self.sys;
+        let (al, zw, w2) = (
+            self.alpha,
+            2.0 * self.xi * self.omega,
+            self.omega * self.omega,
+        );
+        sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
+        sys.mass_matrix_derivative(q, a, &mut self.dm);
+        sys.gamma_jacobians(t, q, v, &mut self.gq, &mut self.gv);
+        sys.constraint_hessian_product(t, q, a, &mut self.ha);
+        sys.constraint_hessian_product(t, q, v, &mut self.hv);
+        sys.constraint_time_jacobian(t, q, &mut self.pqt);
+        // w = Φ_q a + c; c_q into gq, c_v into gv
+        for i in 0..m {
+            let mut s = self.c[i];
+            for j in 0..n {
+                s += self.jac[(i, j)] * a[j];
+                let pq = self.jac[(i, j)];
+                self.gq[(i, j)] =
+                    -self.gq[(i, j)] + zw * (self.hv[(i, j)] + self.pqt[(i, j)]) + w2 * pq;
+                self.gv[(i, j)] = -self.gv[(i, j)] + zw * pq;
+                // ∂(Φ_q a)/∂q + c_q
+                self.ha[(i, j)] += self.gq[(i, j)];
+            }
+            self.w[i] = s;
+        }
+        sys.constraint_force_jacobian(t, q, &self.w, &mut self.cfj);
+        for r in 0..n {
+            for k in 0..n {
+                let (mut sk, mut sc) = (0.0, 0.0);
+                for i in 0..m {
+                    sk += self.jac[(i, r)] * self.ha[(i, k)];
+                    sc += self.jac[(i, r)] * self.gv[(i, k)];
+                }
+                self.kt[(r, k)] = self.dm[(r, k)] - self.fq[(r, k)] + al * (self.cfj[(r, k)] + sk);
+                self.ct[(r, k)] = -self.fv[(r, k)] + al * sc;
+            }
+        }
+    }
+
     /// Accelerations into `acc` and −γ + 2ξωΦ' + ω²Φ into `c`.
     fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
         if !self.factor(t, q) {
@@ -180,6 +270,36 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Penalty<'_, S> {
         dy[..n].copy_from_slice(v);
         dy[n..].copy_from_slice(&self.acc);
         Ok(())
+    }
+
+    /// J = [[0, I], [−M_p⁻¹K, −M_p⁻¹C]] at a = M_p⁻¹ f_p.
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let n = self.n;
+        let (q, v) = y.split_at(n);
+        self.accelerations(t, q, v)?;
+        // `acc` is overwritten by nothing below; borrow it by swapping out
+        let acc = std::mem::take(&mut self.acc);
+        self.tangent_loaded(t, q, v, &acc);
+        self.acc = acc;
+        jac.fill(0.0);
+        for k in 0..n {
+            jac[(k, n + k)] = 1.0;
+            for (from, off) in [(0, 0), (1, n)] {
+                let src = if from == 0 { &self.kt } else { &self.ct };
+                for i in 0..n {
+                    self.col[i] = -src[(i, k)];
+                }
+                self.lu.solve_in_place(&mut self.col, &mut self.work);
+                for i in 0..n {
+                    jac[(n + i, off + k)] = self.col[i];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
     }
 
     fn breakpoints(&self) -> &[f64] {
@@ -219,6 +339,28 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Penalty<'_, S> {
         self.penalty_forces(t, q, v);
         f.copy_from_slice(&self.acc);
         Ok(())
+    }
+
+    /// K = ∂r/∂q, C = ∂r/∂v of r = M_p(q) a − f_p(t, q, v), exact.
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.sys.constraint_jacobian(t, q, &mut self.jac);
+        self.penalty_forces(t, q, v);
+        self.tangent_loaded(t, q, v, a);
+        k.copy_from(&self.kt);
+        c.copy_from(&self.ct);
+        Ok(())
+    }
+
+    fn has_exact_tangent(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
     }
 }
 

@@ -17,10 +17,15 @@
 //! kinetic energy only along constrained directions, and because it uses
 //! the KKT matrix rather than M⁻¹ it works with zero-inertia coordinates as
 //! long as the KKT matrix is regular.
+//!
+//! The Jacobian of the right-hand side is that of [`crate::Augmented`]
+//! without Baumgarte terms, exact from the differentiated KKT system.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
 use jounce_mechanics::MechanicalSystem;
+use nalgebra::DMatrix;
 
+use crate::acceleration_jacobian::AccelerationJacobian;
 use crate::augmented::check_kkt;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
@@ -35,6 +40,7 @@ pub struct Projection<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
     tol: f64,
     kkt: Kkt,
+    dacc: AccelerationJacobian,
     mv: Vec<f64>,
     breakpoints: Vec<f64>,
     n_projections: u64,
@@ -58,6 +64,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
             sys,
             tol,
             kkt: Kkt::new(n, m),
+            dacc: AccelerationJacobian::new(n, m),
             mv: vec![0.0; n],
             breakpoints: sys.breakpoints(),
             n_projections: 0,
@@ -158,6 +165,20 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Projection<'_, S> {
         dy[..n].copy_from_slice(v);
         dy[n..].copy_from_slice(&self.kkt.sol[..n]);
         Ok(())
+    }
+
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]] from the differentiated KKT system.
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let n = self.kkt.n;
+        let (q, v) = y.split_at(n);
+        self.dacc
+            .compute(self.sys, &mut self.kkt, t, q, v, 0.0, 0.0)?;
+        self.dacc.first_order(jac);
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
     }
 
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {

@@ -1,4 +1,5 @@
-//! The right-hand sides of all formulations do not allocate (counted by a
+//! The right-hand sides, exact Jacobians and tangents of all formulations
+//! do not allocate (counted by a
 //! global allocator; this binary has a single test so nothing else runs).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -6,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use jounce_formulation::examples::models;
 use jounce_formulation::{build, FormulationSettings, NAMES};
+use nalgebra::DMatrix;
 
 struct Counting;
 
@@ -31,6 +33,10 @@ fn rhs_and_after_step_do_not_allocate() {
         let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
         let mut y = f.initial_state(0.0, &q0, &v0).unwrap();
         let mut dy = vec![0.0; y.len()];
+        let mut jac = DMatrix::zeros(y.len(), y.len());
+        let nq = q0.len();
+        let (mut kt, mut ct) = (DMatrix::zeros(nq, nq), DMatrix::zeros(nq, nq));
+        let acc = vec![0.1; nq];
         // perturb so that projection and Newton have work to do
         y[0] += 1e-6;
         let before = ALLOCS.load(Ordering::Relaxed);
@@ -39,6 +45,13 @@ fn rhs_and_after_step_do_not_allocate() {
         }
         f.after_step(0.05, &mut y).unwrap();
         f.rhs(0.05, &y, &mut dy).unwrap();
+        assert!(f.has_exact_jacobian(), "{name}");
+        f.jacobian(0.05, &y, &mut jac).unwrap();
+        if let Some(so) = f.as_second_order() {
+            assert!(so.has_exact_tangent(), "{name}");
+            so.tangent(0.05, &y[..nq], &y[nq..], &acc, &mut kt, &mut ct)
+                .unwrap();
+        }
         let after = ALLOCS.load(Ordering::Relaxed);
         assert_eq!(after, before, "{name} allocated {} times", after - before);
     }

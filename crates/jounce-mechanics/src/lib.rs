@@ -9,6 +9,12 @@
 //! * [`MechanicalSystem`] — the interface formulations code against.
 //! * [`PlanarSystem`] — planar body coordinates (x, y, θ per body), built by
 //!   [`PlanarSystem::from_model`]; derivatives by automatic differentiation.
+//! * Second derivatives for exact Jacobians of implicit integrators:
+//!   [`MechanicalSystem::gamma_jacobians`],
+//!   [`MechanicalSystem::constraint_hessian_product`],
+//!   [`MechanicalSystem::constraint_time_jacobian`],
+//!   [`MechanicalSystem::mass_matrix_derivative`] (central-difference
+//!   defaults; exact by nested dual numbers in [`PlanarSystem`]).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.

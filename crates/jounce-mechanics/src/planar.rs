@@ -13,11 +13,16 @@
 //! * γ:                second-order duals along q(s) = q + v s, t(s) = t + s,
 //!   since d²Φ/ds² = Φ_qq[v, v] + 2 Φ_qt v + Φ_tt, so γ = −d²Φ/ds²,
 //! * ∂(Φ_qᵀλ)/∂q:     the Hessian of λᵀΦ by second-order vector duals,
-//! * ∂Q/∂q, ∂Q/∂v:     first-order vector duals (12 directions).
+//! * ∂Q/∂q, ∂Q/∂v:     first-order vector duals (12 directions),
+//! * ∂γ/∂q, ∂γ/∂v:     second-order duals in s over first-order vector
+//!   duals (12 directions) in (x, v): the same path as γ, differentiated
+//!   with respect to its starting point and velocity,
+//! * ∂(Φ_q a)/∂q:     a first-order dual along a over vector duals in x,
+//! * Φ_qt:             a first-order dual in time over vector duals in x.
 
 use jounce_model::{Attachment, BodyRef, DriverKind, ForceKind, JointKind, Model};
 use nalgebra::DMatrix;
-use num_dual::{Dual2SVec64, Dual2_64, Dual64, DualSVec64};
+use num_dual::{Dual, Dual2, Dual2SVec64, Dual2_64, Dual64, DualSVec64};
 
 use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::error::MechanicsError;
@@ -138,6 +143,71 @@ fn element_gamma(
     let mut out = [Dual2_64::from_re(0.0); 3];
     el.eval(&x, Dual2_64::new(f.0, f.1, f.2), &mut out);
     out.map(|d| -d.v2)
+}
+
+/// ∂γ/∂x and ∂γ/∂v of one element (rows × 12: local x then local v):
+/// γ = −d²/ds² Φ(t + s, x0 + v0 s) with the path's start and velocity
+/// carried as vector duals inside the second-order dual.
+fn element_gamma_jacobians(
+    el: &ConstraintElement,
+    x0: &[f64; 6],
+    v0: &[f64; 6],
+    f: (f64, f64, f64),
+) -> [[f64; 12]; 3] {
+    type D = DualSVec64<12>;
+    let x: [Dual2<D>; 6] = std::array::from_fn(|k| {
+        Dual2::new(
+            D::from_re(x0[k]).derivative(k),
+            D::from_re(v0[k]).derivative(6 + k),
+            D::from_re(0.0),
+        )
+    });
+    let mut out = [Dual2::<D>::from_re(D::from_re(0.0)); 3];
+    el.eval(
+        &x,
+        Dual2::new(D::from_re(f.0), D::from_re(f.1), D::from_re(f.2)),
+        &mut out,
+    );
+    out.map(|d| match d.v2.eps.0 {
+        Some(g) => std::array::from_fn(|k| -g[k]),
+        None => [0.0; 12],
+    })
+}
+
+/// ∂(Φ_q a)/∂x of one element (rows × 6): a first-order dual along the
+/// local direction `a` over vector duals in x.
+fn element_hessian_product(
+    el: &ConstraintElement,
+    x0: &[f64; 6],
+    a: &[f64; 6],
+    f: f64,
+) -> [[f64; 6]; 3] {
+    type D = DualSVec64<6>;
+    let x: [Dual<D>; 6] =
+        std::array::from_fn(|k| Dual::new(D::from_re(x0[k]).derivative(k), D::from_re(a[k])));
+    let mut out = [Dual::<D>::from_re(D::from_re(0.0)); 3];
+    el.eval(&x, Dual::from_re(D::from_re(f)), &mut out);
+    out.map(|d| match d.eps.eps.0 {
+        Some(g) => std::array::from_fn(|k| g[k]),
+        None => [0.0; 6],
+    })
+}
+
+/// Φ_qt of one element (rows × 6): a first-order dual in time (carried by
+/// the driver value, f + f' ε) over vector duals in x.
+fn element_time_jacobian(
+    el: &ConstraintElement,
+    x0: &[f64; 6],
+    f: (f64, f64, f64),
+) -> [[f64; 6]; 3] {
+    type D = DualSVec64<6>;
+    let x: [Dual<D>; 6] = std::array::from_fn(|k| Dual::from_re(D::from_re(x0[k]).derivative(k)));
+    let mut out = [Dual::<D>::from_re(D::from_re(0.0)); 3];
+    el.eval(&x, Dual::new(D::from_re(f.0), D::from_re(f.1)), &mut out);
+    out.map(|d| match d.eps.eps.0 {
+        Some(g) => std::array::from_fn(|k| g[k]),
+        None => [0.0; 6],
+    })
 }
 
 impl PlanarSystem {
@@ -656,6 +726,78 @@ impl MechanicalSystem for PlanarSystem {
                 }
             }
         }
+    }
+
+    fn has_exact_second_derivatives(&self) -> bool {
+        true
+    }
+
+    fn gamma_jacobians(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        dq.fill(0.0);
+        dv.fill(0.0);
+        for el in &self.constraints {
+            let g = element_gamma_jacobians(
+                el,
+                &gather(el.bodies, q),
+                &gather(el.bodies, v),
+                el.driver_value(t),
+            );
+            for (r, gr) in g.iter().enumerate().take(el.rows()) {
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        dq[(el.row + r, col)] += gr[k];
+                        dv[(el.row + r, col)] += gr[6 + k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn constraint_hessian_product(&self, t: f64, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+        for el in &self.constraints {
+            let g = element_hessian_product(
+                el,
+                &gather(el.bodies, q),
+                &gather(el.bodies, a),
+                el.driver_value(t).0,
+            );
+            for (r, gr) in g.iter().enumerate().take(el.rows()) {
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        out[(el.row + r, col)] += gr[k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+        for el in &self.constraints {
+            if el.function().is_none() {
+                continue;
+            }
+            let g = element_time_jacobian(el, &gather(el.bodies, q), el.driver_value(t));
+            for (r, gr) in g.iter().enumerate().take(el.rows()) {
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        out[(el.row + r, col)] += gr[k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn mass_matrix_derivative(&self, _q: &[f64], _a: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
     }
 
     fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {

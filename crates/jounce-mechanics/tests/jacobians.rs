@@ -557,3 +557,178 @@ fn actuators_pull_the_points_together() {
     sys.generalized_forces(0.0, &sys.initial_q(), &[0.0; 6], &mut f);
     assert_eq!(f, [5.0, 0.0, -1.5, -5.0, 0.0, 1.5]);
 }
+
+/// The kitchen sink with moving (harmonic) drivers, so that Φ_t, Φ_tt and
+/// the time terms of γ are exercised.
+fn moving_sink() -> Model {
+    let mut m = kitchen_sink();
+    for (i, d) in m.drivers.iter_mut().enumerate() {
+        let offset = match d.function {
+            TimeFunction::Constant(c) => c,
+            _ => 0.0,
+        };
+        d.function = TimeFunction::Harmonic {
+            amplitude: 0.2 + 0.1 * i as f64,
+            frequency: 2.0 + i as f64,
+            phase: 0.3,
+            offset,
+        };
+    }
+    m
+}
+
+#[test]
+fn gamma_jacobians_match_finite_differences() {
+    for model in [kitchen_sink(), moving_sink()] {
+        let sys = system(&model);
+        let (q, v, _) = state(&sys);
+        let (n, m) = (sys.nq(), sys.nc());
+        let t = 0.37;
+        let (mut dq, mut dv) = (DMatrix::zeros(m, n), DMatrix::zeros(m, n));
+        sys.gamma_jacobians(t, &q, &v, &mut dq, &mut dv);
+        let fdq = fd_jacobian(|x, out| sys.gamma(t, x, &v, out), &q, m);
+        let fdv = fd_jacobian(|x, out| sys.gamma(t, &q, x, out), &v, m);
+        assert_matrix_close(&sys, &dq, &fdq, 1e-7, "∂γ/∂q");
+        assert_matrix_close(&sys, &dv, &fdv, 1e-7, "∂γ/∂v");
+        assert!(
+            dq.amax() > 0.1 && dv.amax() > 0.1,
+            "γ must depend on q and v"
+        );
+        // γ is quadratic in v for these elements: ∂γ/∂v = −2 ∂(Φ_q v)/∂q − 2 Φ_qt
+        let (mut hv, mut pqt) = (DMatrix::zeros(m, n), DMatrix::zeros(m, n));
+        sys.constraint_hessian_product(t, &q, &v, &mut hv);
+        sys.constraint_time_jacobian(t, &q, &mut pqt);
+        assert_matrix_close(&sys, &dv, &(-2.0 * (hv + pqt)), 1e-12, "∂γ/∂v identity");
+    }
+}
+
+#[test]
+fn constraint_hessian_product_matches_finite_differences() {
+    let sys = system(&kitchen_sink());
+    let (q, _, _) = state(&sys);
+    let (n, m) = (sys.nq(), sys.nc());
+    let mut seed = 5;
+    let a: Vec<f64> = (0..n).map(|_| 2.0 * noise(&mut seed)).collect();
+    let mut h = DMatrix::zeros(m, n);
+    sys.constraint_hessian_product(0.2, &q, &a, &mut h);
+    let av = DVector::from_column_slice(&a);
+    let fd = fd_jacobian(
+        |x, out| {
+            let mut jac = DMatrix::zeros(m, n);
+            sys.constraint_jacobian(0.2, x, &mut jac);
+            out.copy_from_slice((jac * &av).as_slice());
+        },
+        &q,
+        m,
+    );
+    assert_matrix_close(&sys, &h, &fd, 1e-7, "∂(Φ_q a)/∂q");
+    assert!(h.amax() > 0.1, "the Hessian must be exercised");
+    // consistency with the constraint-force Jacobian: λᵀ ∂(Φ_q a)/∂q = aᵀ ∂(Φ_qᵀλ)/∂q
+    let (_, _, lambda) = state(&sys);
+    let mut hl = DMatrix::zeros(n, n);
+    sys.constraint_force_jacobian(0.2, &q, &lambda, &mut hl);
+    let l = DVector::from_column_slice(&lambda);
+    let left = h.transpose() * &l;
+    let right = hl.transpose() * &av;
+    assert!((left - right).amax() < 1e-10);
+}
+
+#[test]
+fn constraint_time_jacobian_matches_finite_differences() {
+    let sys = system(&moving_sink());
+    let (q, _, _) = state(&sys);
+    let (n, m) = (sys.nq(), sys.nc());
+    let t = 0.37;
+    let mut out = DMatrix::from_element(m, n, f64::NAN);
+    sys.constraint_time_jacobian(t, &q, &mut out);
+    let fd = fd_jacobian(|x, o| sys.constraint_time_derivative(t, x, o), &q, m);
+    assert_matrix_close(&sys, &out, &fd, 1e-7, "Φ_qt");
+    // and Φ_t itself moves with the drivers here
+    let mut pt = vec![0.0; m];
+    sys.constraint_time_derivative(t, &q, &mut pt);
+    assert!(pt.iter().any(|x| x.abs() > 0.1));
+}
+
+/// The planar system seen only through the required trait methods, so
+/// that the finite-difference defaults of the second derivatives run.
+struct RequiredOnly<'a>(&'a PlanarSystem);
+
+impl MechanicalSystem for RequiredOnly<'_> {
+    fn nq(&self) -> usize {
+        self.0.nq()
+    }
+    fn nc(&self) -> usize {
+        self.0.nc()
+    }
+    fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>) {
+        self.0.mass_matrix(q, m)
+    }
+    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+        self.0.generalized_forces(t, q, v, f)
+    }
+    fn force_jacobians(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        self.0.force_jacobians(t, q, v, dq, dv)
+    }
+    fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
+        self.0.constraints(t, q, phi)
+    }
+    fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+        self.0.constraint_jacobian(t, q, jac)
+    }
+    fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
+        self.0.constraint_time_derivative(t, q, phi_t)
+    }
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+        self.0.gamma(t, q, v, gamma)
+    }
+    fn constraint_force_jacobian(&self, t: f64, q: &[f64], l: &[f64], out: &mut DMatrix<f64>) {
+        self.0.constraint_force_jacobian(t, q, l, out)
+    }
+    fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        self.0.kinetic_energy(q, v)
+    }
+    fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
+        self.0.potential_energy(t, q)
+    }
+    fn constraint_label(&self, row: usize) -> String {
+        self.0.constraint_label(row)
+    }
+    fn coordinate_label(&self, i: usize) -> String {
+        self.0.coordinate_label(i)
+    }
+}
+
+#[test]
+fn finite_difference_defaults_agree_with_automatic_differentiation() {
+    let planar = system(&moving_sink());
+    let fdsys = RequiredOnly(&planar);
+    assert!(planar.has_exact_second_derivatives() && !fdsys.has_exact_second_derivatives());
+    let (q, v, _) = state(&planar);
+    let (n, m) = (planar.nq(), planar.nc());
+    let t = 0.37;
+    let mut seed = 11;
+    let a: Vec<f64> = (0..n).map(|_| noise(&mut seed)).collect();
+    let pair = || (DMatrix::zeros(m, n), DMatrix::zeros(m, n));
+    let ((mut e1, mut e2), (mut f1, mut f2)) = (pair(), pair());
+    planar.gamma_jacobians(t, &q, &v, &mut e1, &mut e2);
+    fdsys.gamma_jacobians(t, &q, &v, &mut f1, &mut f2);
+    assert_matrix_close(&planar, &f1, &e1, 1e-8, "default ∂γ/∂q");
+    assert_matrix_close(&planar, &f2, &e2, 1e-8, "default ∂γ/∂v");
+    planar.constraint_hessian_product(t, &q, &a, &mut e1);
+    fdsys.constraint_hessian_product(t, &q, &a, &mut f1);
+    assert_matrix_close(&planar, &f1, &e1, 1e-8, "default ∂(Φ_q a)/∂q");
+    planar.constraint_time_jacobian(t, &q, &mut e1);
+    fdsys.constraint_time_jacobian(t, &q, &mut f1);
+    assert_matrix_close(&planar, &f1, &e1, 1e-8, "default Φ_qt");
+    // a constant mass matrix has no derivative, by either route
+    let mut dm = DMatrix::from_element(n, n, 1.0);
+    fdsys.mass_matrix_derivative(&q, &a, &mut dm);
+    assert_eq!(dm.amax(), 0.0);
+}

@@ -370,6 +370,74 @@ impl MechanicalSystem for ToySystem {
         }
     }
 
+    fn has_exact_second_derivatives(&self) -> bool {
+        true
+    }
+
+    /// Revolute rows: γ = A_i s_i θ̇_i² − A_j s_j θ̇_j², so
+    /// ∂γ/∂θ_i = B_i s_i θ̇_i², ∂γ/∂θ̇_i = 2 A_i s_i θ̇_i (opposite signs for
+    /// j); slider and driver rows do not depend on q or v.
+    fn gamma_jacobians(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        dq.fill(0.0);
+        dv.fill(0.0);
+        let mut r = 0;
+        for jt in &self.joints {
+            match *jt {
+                ToyJoint::Revolute { i, si, j, sj, .. } => {
+                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
+                    for (b, s, sign) in sides {
+                        let Some(b) = b else { continue };
+                        let (w, th) = (v[3 * b + 2], q[3 * b + 2]);
+                        let (a, bs) = (rot(th, s), drot(th, s));
+                        for c in 0..2 {
+                            dq[(r + c, 3 * b + 2)] += sign * bs[c] * w * w;
+                            dv[(r + c, 3 * b + 2)] += sign * 2.0 * a[c] * w;
+                        }
+                    }
+                    r += 2;
+                }
+                ToyJoint::SliderX { .. } => r += 2,
+                ToyJoint::AngleDriver { .. } => r += 1,
+            }
+        }
+    }
+
+    /// Revolute rows: Φ_q a = a_ri + B_i s_i a_θi − a_rj − B_j s_j a_θj, so
+    /// ∂/∂θ_i = −A_i s_i a_θi and ∂/∂θ_j = +A_j s_j a_θj.
+    fn constraint_hessian_product(&self, _t: f64, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+        let mut r = 0;
+        for jt in &self.joints {
+            match *jt {
+                ToyJoint::Revolute { i, si, j, sj, .. } => {
+                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
+                    for (b, s, sign) in sides {
+                        let Some(b) = b else { continue };
+                        let p = rot(q[3 * b + 2], s);
+                        for c in 0..2 {
+                            out[(r + c, 3 * b + 2)] -= sign * p[c] * a[3 * b + 2];
+                        }
+                    }
+                    r += 2;
+                }
+                ToyJoint::SliderX { .. } => r += 2,
+                ToyJoint::AngleDriver { .. } => r += 1,
+            }
+        }
+    }
+
+    /// Zero: Φ_t = −f'(t) of the angle drivers does not depend on q.
+    fn constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+    }
+
     fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
         self.bodies
             .iter()
