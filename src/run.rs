@@ -217,6 +217,7 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
             newton_failures: stats.n_newton_fail,
             events: stats.n_events,
             restarts: stats.n_restart,
+            corrections: stats.n_corrections,
             cpu_seconds: stats.cpu_seconds,
             wall_seconds: wall.elapsed().as_secs_f64(),
         },

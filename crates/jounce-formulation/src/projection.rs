@@ -186,7 +186,7 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Projection<'_, S> {
         let (q, v) = y.split_at_mut(n);
         if self.project(t, q, v)? {
             self.n_projections += 1;
-            Ok(StepFix::Modified)
+            Ok(StepFix::Corrected)
         } else {
             Ok(StepFix::Unchanged)
         }

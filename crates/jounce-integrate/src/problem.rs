@@ -34,9 +34,16 @@ pub struct EventSpec {
 pub enum StepFix {
     /// y was left as it was.
     Unchanged,
-    /// y was changed (projection, re-partitioning): methods must drop
-    /// their history (FSAL stage, multistep back values) and restart.
+    /// y was changed in meaning or by a jump (re-partitioning of the
+    /// coordinates): methods must drop their history (FSAL stage,
+    /// multistep back values) and restart.
     Modified,
+    /// y was moved by a small correction that keeps it the same solution
+    /// (a projection onto the constraint manifold, of the order of the
+    /// integration error): methods may keep their history and only replace
+    /// the current value ([`crate::Stepper::correct`]), as CVODE does with
+    /// its projection (Hindmarsh et al., SUNDIALS CVODE guide, "projection").
+    Corrected,
 }
 
 /// First-order system y' = f(t, y).

@@ -443,9 +443,13 @@ fn run<P: OdeProblem + ?Sized>(
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
                 stepper.reset(p, tb, &ybuf, &mut ctx)?;
+            } else if fix == StepFix::Corrected {
+                stats.n_corrections += 1;
+                let mut ctx = StepContext { opts, stats };
+                stepper.correct(p, &ybuf, &mut ctx)?;
             }
             if ne > 0 {
-                if fix == StepFix::Modified {
+                if fix != StepFix::Unchanged {
                     p.events(tb, &ybuf, &mut g_old)?;
                 } else {
                     g_old.copy_from_slice(&g_new);

@@ -26,8 +26,11 @@ pub struct Stats {
     pub n_newton_fail: u64,
     /// Events located.
     pub n_events: u64,
-    /// Restarts (after events, breakpoints, state corrections).
+    /// Restarts (after events, breakpoints, re-partitioning).
     pub n_restart: u64,
+    /// Small corrections of the state by the problem that kept the
+    /// method's history (projections onto the constraints).
+    pub n_corrections: u64,
     /// First time at which an explicit method's stiffness test fired
     /// (Hairer's h·ρ test in dopri5.f / dop853.f): a sign that an implicit
     /// method would be cheaper.

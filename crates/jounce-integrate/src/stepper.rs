@@ -40,6 +40,21 @@ pub trait Stepper {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError>;
 
+    /// Replace the current value by `y` (len n), a small correction of the
+    /// same solution at the same time (see [`crate::StepFix::Corrected`]).
+    /// The default restarts the method ([`Stepper::reset`]); multistep
+    /// methods override it to keep their history, so that a projection
+    /// after every step does not cost them their order.
+    fn correct(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        y: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let t = self.t();
+        self.reset(p, t, y, ctx)
+    }
+
     /// Advance by one accepted step that does not pass `t_stop`.
     fn step(
         &mut self,

@@ -26,8 +26,10 @@ pub struct WorkSummary {
     pub newton_failures: u64,
     /// Events located.
     pub events: u64,
-    /// Restarts of the method (events, breakpoints, projections, re-partitioning).
+    /// Restarts of the method (events, breakpoints, re-partitioning).
     pub restarts: u64,
+    /// Projections onto the constraints that kept the method's history.
+    pub corrections: u64,
     /// CPU seconds of the integration alone (no output, no I/O).
     pub cpu_seconds: f64,
     /// Wall-clock seconds of the whole run (assembly, integration, output).

@@ -278,6 +278,24 @@ impl Stepper for VarAdams {
         self.name
     }
 
+    /// A projection moves y_n; the newest derivative in the history is
+    /// re-evaluated there and the older ones are kept (one f-evaluation
+    /// instead of a restart at order 1).
+    fn correct(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        y: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if y.len() != self.y.len() || self.hf.is_empty() {
+            let t = self.t;
+            return self.reset(p, t, y, ctx);
+        }
+        self.y.copy_from_slice(y);
+        p.rhs(self.t, y, &mut self.hf[0])?;
+        Ok(())
+    }
+
     fn reset(
         &mut self,
         p: &mut dyn OdeProblem,

@@ -392,6 +392,24 @@ impl Stepper for BdfNdf {
         self.name
     }
 
+    /// A projection moves y_n only; the backward differences ∇^j y_n are
+    /// kept, as CVODE keeps the Nordsieck columns beyond z_0 (the
+    /// correction is of the order of the local error). The fixed-step
+    /// start phase restarts instead.
+    fn correct(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        y: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if ctx.opts.fixed_step.is_some() || y.len() != self.y.len() {
+            let t = self.t;
+            return self.reset(p, t, y, ctx);
+        }
+        self.y.copy_from_slice(y);
+        Ok(())
+    }
+
     fn reset(
         &mut self,
         p: &mut dyn OdeProblem,
