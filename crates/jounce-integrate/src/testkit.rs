@@ -311,3 +311,97 @@ pub const PLEIADES_REF: [f64; 28] = [
     0.2344915448180937e1,
     -0.1947020434263292e1,
 ];
+
+// ---- stiff reference problems (Hairer-Wanner II, Section IV.1) ----
+
+/// Robertson's chemical kinetics (Robertson 1966; Hairer–Wanner II,
+/// Section IV.1, eq. (1.3)): y1' = −0.04 y1 + 1e4 y2 y3,
+/// y3' = 3e7 y2², y2' = −y1' − y3'; y(0) = (1, 0, 0). Exact Jacobian.
+pub struct Robertson;
+
+impl OdeProblem for Robertson {
+    fn dim(&self) -> usize {
+        3
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+        dy[2] = 3e7 * y[1] * y[1];
+        dy[1] = -dy[0] - dy[2];
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        j[(0, 0)] = -0.04;
+        j[(0, 1)] = 1e4 * y[2];
+        j[(0, 2)] = 1e4 * y[1];
+        j[(2, 0)] = 0.0;
+        j[(2, 1)] = 6e7 * y[1];
+        j[(2, 2)] = 0.0;
+        for c in 0..3 {
+            j[(1, c)] = -j[(0, c)] - j[(2, c)];
+        }
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+}
+
+/// Van der Pol, unscaled: y1' = y2, y2' = μ((1 − y1²) y2 − y1)
+/// (Hairer–Wanner II, Section IV.1, eq. (1.5) without the time scaling).
+/// With μ = 1000 and y(0) = (2, 0) the slow time is O(1): the solution
+/// follows y2 = y1/(1 − y1²) to the fold y1 = 1 at t = 1.5 − ln 2 ≈ 0.807
+/// and jumps in O(1/μ). Exact Jacobian.
+pub struct VanDerPol {
+    /// Stiffness parameter μ.
+    pub mu: f64,
+}
+
+impl OdeProblem for VanDerPol {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = self.mu * ((1.0 - y[0] * y[0]) * y[1] - y[0]);
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        j[(0, 0)] = 0.0;
+        j[(0, 1)] = 1.0;
+        j[(1, 0)] = self.mu * (-2.0 * y[0] * y[1] - 1.0);
+        j[(1, 1)] = self.mu * (1.0 - y[0] * y[0]);
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+}
+
+/// Van der Pol in the scaled form of Hairer–Wanner II, Section IV.1,
+/// eq. (1.5'): y1' = y2, ε y2' = (1 − y1²) y2 − y1 (ε = 1/μ², the form of
+/// the Test Set for IVP Solvers, problem VDPOL). Exact Jacobian.
+pub struct VanDerPolScaled {
+    /// ε.
+    pub eps: f64,
+}
+
+impl OdeProblem for VanDerPolScaled {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / self.eps;
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        j[(0, 0)] = 0.0;
+        j[(0, 1)] = 1.0;
+        j[(1, 0)] = (-2.0 * y[0] * y[1] - 1.0) / self.eps;
+        j[(1, 1)] = (1.0 - y[0] * y[0]) / self.eps;
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+}

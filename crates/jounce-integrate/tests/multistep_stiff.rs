@@ -5,66 +5,8 @@
 //! so each reference is computed twice at rtol = 1e-11 (bdf and ndf, two
 //! different formulas); the two must agree to ~1e-8 before they are used.
 
-use jounce_integrate::nalgebra::DMatrix;
-use jounce_integrate::testkit::Discard;
+use jounce_integrate::testkit::{Discard, Robertson, VanDerPol};
 use jounce_integrate::*;
-
-/// Robertson (1966); Hairer–Wanner II, Section IV.1, eq. (1.3).
-struct Robertson;
-impl OdeProblem for Robertson {
-    fn dim(&self) -> usize {
-        3
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-        dy[2] = 3e7 * y[1] * y[1];
-        dy[1] = -dy[0] - dy[2];
-        Ok(())
-    }
-    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        j[(0, 0)] = -0.04;
-        j[(0, 1)] = 1e4 * y[2];
-        j[(0, 2)] = 1e4 * y[1];
-        j[(2, 0)] = 0.0;
-        j[(2, 1)] = 6e7 * y[1];
-        j[(2, 2)] = 0.0;
-        for c in 0..3 {
-            j[(1, c)] = -j[(0, c)] - j[(2, c)];
-        }
-        Ok(())
-    }
-    fn has_exact_jacobian(&self) -> bool {
-        true
-    }
-}
-
-/// Van der Pol, unscaled: y1' = y2, y2' = μ((1 − y1²) y2 − y1), μ = 1000,
-/// y(0) = (2, 0) (Hairer–Wanner II, Section IV.1, eq. (1.5) without the
-/// time scaling). Slow time is O(1) in this form: the solution follows
-/// y2 = y1/(1 − y1²) to the fold y1 = 1 at t = 1.5 − ln 2 ≈ 0.807 and jumps
-/// in O(1/μ); [0, 2] holds two such jumps, hence hundreds of steps.
-struct VanDerPol;
-const MU: f64 = 1000.0;
-impl OdeProblem for VanDerPol {
-    fn dim(&self) -> usize {
-        2
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = y[1];
-        dy[1] = MU * ((1.0 - y[0] * y[0]) * y[1] - y[0]);
-        Ok(())
-    }
-    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        j[(0, 0)] = 0.0;
-        j[(0, 1)] = 1.0;
-        j[(1, 0)] = MU * (-2.0 * y[0] * y[1] - 1.0);
-        j[(1, 1)] = MU * (1.0 - y[0] * y[0]);
-        Ok(())
-    }
-    fn has_exact_jacobian(&self) -> bool {
-        true
-    }
-}
 
 fn run(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64, rtol: f64, atol: f64) -> Solved {
     let opts = SolverOptions::default().with_tol(rtol, atol);
@@ -151,7 +93,7 @@ fn robertson_to_t_40_and_1e5() {
 fn van_der_pol_mu_1000_on_0_2() {
     check(
         "vdp mu=1e3",
-        &mut VanDerPol,
+        &mut VanDerPol { mu: 1000.0 },
         &[2.0, 0.0],
         2.0,
         1e-14,

@@ -2,40 +2,8 @@
 //! structured error (stiffness detected, or the step budget exhausted),
 //! never run on indefinitely.
 
+use jounce_integrate::testkit::{Robertson, VanDerPol};
 use jounce_integrate::*;
-
-/// Van der Pol oscillator y₁' = y₂, y₂' = μ((1 − y₁²) y₂ − y₁) with
-/// μ = 1000 (HNW II, Section IV.1, eq. (1.5') unscaled): stiff away from
-/// the fast transitions.
-struct VanDerPol {
-    mu: f64,
-}
-
-impl OdeProblem for VanDerPol {
-    fn dim(&self) -> usize {
-        2
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = y[1];
-        dy[1] = self.mu * ((1.0 - y[0] * y[0]) * y[1] - y[0]);
-        Ok(())
-    }
-}
-
-/// Robertson's chemical kinetics (HNW II, Section IV.1, eq. (1.3)).
-struct Robertson;
-
-impl OdeProblem for Robertson {
-    fn dim(&self) -> usize {
-        3
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-        dy[2] = 3e7 * y[1] * y[1];
-        dy[1] = -dy[0] - dy[2];
-        Ok(())
-    }
-}
 
 fn attempt(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64) -> SolveFailure {
     attempt_with(name, p, y0, t1, false)

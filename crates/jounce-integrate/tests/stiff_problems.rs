@@ -2,65 +2,10 @@
 //! Test Set for IVP Solvers, release 2.4, problems ROBER and VDPOL): every
 //! stiff method against radau5 at rtol 1e-12 and against published values.
 
-use nalgebra::DMatrix;
 
 use jounce_integrate::testkit::Discard;
+use jounce_integrate::testkit::{Robertson, VanDerPolScaled};
 use jounce_integrate::*;
-
-/// Robertson's chemical kinetics (HW II, IV.1, eq. (1.3)).
-struct Robertson;
-impl OdeProblem for Robertson {
-    fn dim(&self) -> usize {
-        3
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
-        dy[2] = 3e7 * y[1] * y[1];
-        dy[1] = -dy[0] - dy[2];
-        Ok(())
-    }
-    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        j[(0, 0)] = -0.04;
-        j[(0, 1)] = 1e4 * y[2];
-        j[(0, 2)] = 1e4 * y[1];
-        j[(2, 0)] = 0.0;
-        j[(2, 1)] = 6e7 * y[1];
-        j[(2, 2)] = 0.0;
-        for c in 0..3 {
-            j[(1, c)] = -j[(0, c)] - j[(2, c)];
-        }
-        Ok(())
-    }
-    fn has_exact_jacobian(&self) -> bool {
-        true
-    }
-}
-
-/// Van der Pol in the scaled form of HW II, IV.1, eq. (1.5'):
-/// y1' = y2, ε y2' = (1 − y1²) y2 − y1, ε = 1e-6.
-struct VanDerPol {
-    eps: f64,
-}
-impl OdeProblem for VanDerPol {
-    fn dim(&self) -> usize {
-        2
-    }
-    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = y[1];
-        dy[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / self.eps;
-        Ok(())
-    }
-    fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        j[(0, 0)] = 0.0;
-        j[(0, 1)] = 1.0;
-        j[(1, 0)] = (-2.0 * y[0] * y[1] - 1.0) / self.eps;
-        j[(1, 1)] = (1.0 - y[0] * y[0]) / self.eps;
-        Ok(())
-    }
-    fn has_exact_jacobian(&self) -> bool {
-        true
-    }
-}
 
 fn run(name: &str, p: &mut dyn OdeProblem, y0: &[f64], t1: f64, rtol: f64, atol: f64) -> Solved {
     let opts = SolverOptions::default().with_tol(rtol, atol);
@@ -155,7 +100,7 @@ fn van_der_pol_eps_1e6_by_every_stiff_method() {
     let y0 = [2.0, 0.0];
     let reference = run(
         "radau5",
-        &mut VanDerPol { eps: 1e-6 },
+        &mut VanDerPolScaled { eps: 1e-6 },
         &y0,
         2.0,
         1e-12,
@@ -179,7 +124,14 @@ fn van_der_pol_eps_1e6_by_every_stiff_method() {
         ("sdirk2_l", 1e-6, 5e-4),
         ("backward_euler", 1e-6, 3e-2),
     ] {
-        let r = run(name, &mut VanDerPol { eps: 1e-6 }, &y0, 2.0, rtol, rtol);
+        let r = run(
+            name,
+            &mut VanDerPolScaled { eps: 1e-6 },
+            &y0,
+            2.0,
+            rtol,
+            rtol,
+        );
         let e = rel_err(&r.y, &reference.y, 1e-6);
         println!("{name}: rel err {e:.2e}, {:?}", r.stats);
         assert!(e < tol, "{name}: relative error {e} ({:?})", r.y);
