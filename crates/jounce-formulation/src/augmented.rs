@@ -38,10 +38,11 @@ use crate::kkt::{diagnose, Kkt};
 
 /// The index-1 augmented (Lagrange multiplier) formulation.
 pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
-    sys: &'a S,
+    pub(crate) sys: &'a S,
     alpha: f64,
     beta: f64,
-    kkt: Kkt,
+    /// KKT matrix and its factorisation (shared with [`crate::Projection`]).
+    pub(crate) kkt: Kkt,
     dacc: AccelerationJacobian,
     breakpoints: Vec<f64>,
 }
@@ -86,6 +87,21 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
     /// The system formulated.
     pub fn system(&self) -> &'a S {
         self.sys
+    }
+
+    /// y0 = [q0; v0] after checking the KKT matrix; errors name `name`
+    /// (the formulation the user chose, which may wrap this one).
+    pub(crate) fn initial_state_as(
+        &mut self,
+        name: &str,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError> {
+        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
+        let mut y = q0.to_vec();
+        y.extend_from_slice(v0);
+        Ok(y)
     }
 }
 
@@ -184,11 +200,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Augmented<'_, S> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
-        let name = self.name();
-        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
-        let mut y = q0.to_vec();
-        y.extend_from_slice(v0);
-        Ok(y)
+        self.initial_state_as("augmented", t0, q0, v0)
     }
 
     fn physical_state(

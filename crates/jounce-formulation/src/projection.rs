@@ -21,28 +21,25 @@
 //! The Jacobian of the right-hand side is that of [`crate::Augmented`]
 //! without Baumgarte terms, exact from the differentiated KKT system.
 
-use jounce_integrate::{EvalError, OdeProblem, StepFix};
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
 use jounce_mechanics::MechanicalSystem;
 use nalgebra::DMatrix;
 
-use crate::acceleration_jacobian::AccelerationJacobian;
-use crate::augmented::check_kkt;
+use crate::augmented::Augmented;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
-use crate::kkt::{worst_row, Kkt};
+use crate::kkt::worst_row;
 
 /// Maximum Gauss–Newton iterations of one position projection.
 const MAX_ITER: usize = 10;
 
 /// Augmented index-1 formulation with mass-weighted projection of
-/// positions and velocities after each accepted step.
+/// positions and velocities after each accepted step: an [`Augmented`]
+/// (without Baumgarte terms) plus the projection in `after_step`.
 pub struct Projection<'a, S: MechanicalSystem + ?Sized> {
-    sys: &'a S,
+    aug: Augmented<'a, S>,
     tol: f64,
-    kkt: Kkt,
-    dacc: AccelerationJacobian,
     mv: Vec<f64>,
-    breakpoints: Vec<f64>,
     n_projections: u64,
 }
 
@@ -59,14 +56,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
                 detail: format!("projection_tol must be finite and > 0, got {tol}"),
             });
         }
-        let (n, m) = (sys.nq(), sys.nc());
         Ok(Self {
-            sys,
+            aug: Augmented::new(sys),
             tol,
-            kkt: Kkt::new(n, m),
-            dacc: AccelerationJacobian::new(n, m),
-            mv: vec![0.0; n],
-            breakpoints: sys.breakpoints(),
+            mv: vec![0.0; sys.nq()],
             n_projections: 0,
         })
     }
@@ -78,17 +71,17 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
 
     /// Project (q, v) in place; returns whether anything changed.
     fn project(&mut self, t: f64, q: &mut [f64], v: &mut [f64]) -> Result<bool, EvalError> {
-        let (n, m) = (self.kkt.n, self.kkt.m);
-        let sys = self.sys;
+        let (n, m) = (self.aug.kkt.n, self.aug.kkt.m);
+        let sys = self.aug.sys;
         let mut changed = false;
-        sys.constraints(t, q, &mut self.kkt.phi);
-        let mut res = inf_norm(&self.kkt.phi);
+        sys.constraints(t, q, &mut self.aug.kkt.phi);
+        let mut res = inf_norm(&self.aug.kkt.phi);
         if res > self.tol {
             changed = true;
             let mut it = 0;
             while res > 0.01 * self.tol {
                 if it == MAX_ITER {
-                    let (r, label) = worst_row(sys, &self.kkt.phi);
+                    let (r, label) = worst_row(sys, &self.aug.kkt.phi);
                     return Err(EvalError::NoConvergence {
                         what: "position projection onto Φ(q) = 0".into(),
                         t,
@@ -97,17 +90,17 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
                         ),
                     });
                 }
-                self.kkt.factor(sys, t, q)?;
-                self.kkt.sol[..n].iter_mut().for_each(|x| *x = 0.0);
+                self.aug.kkt.factor(sys, t, q)?;
+                self.aug.kkt.sol[..n].iter_mut().for_each(|x| *x = 0.0);
                 for i in 0..m {
-                    self.kkt.sol[n + i] = -self.kkt.phi[i];
+                    self.aug.kkt.sol[n + i] = -self.aug.kkt.phi[i];
                 }
-                self.kkt.solve();
+                self.aug.kkt.solve();
                 for j in 0..n {
-                    q[j] += self.kkt.sol[j];
+                    q[j] += self.aug.kkt.sol[j];
                 }
-                sys.constraints(t, q, &mut self.kkt.phi);
-                let new = inf_norm(&self.kkt.phi);
+                sys.constraints(t, q, &mut self.aug.kkt.phi);
+                let new = inf_norm(&self.aug.kkt.phi);
                 it += 1;
                 if new >= res && new <= self.tol {
                     // stagnation at rounding level: good enough
@@ -117,33 +110,33 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
             }
         }
         // velocities
-        sys.constraint_jacobian(t, q, &mut self.kkt.jac);
-        sys.constraint_time_derivative(t, q, &mut self.kkt.phi_t);
+        sys.constraint_jacobian(t, q, &mut self.aug.kkt.jac);
+        sys.constraint_time_derivative(t, q, &mut self.aug.kkt.phi_t);
         let mut vres: f64 = 0.0;
         for i in 0..m {
-            let mut d = self.kkt.phi_t[i];
+            let mut d = self.aug.kkt.phi_t[i];
             for j in 0..n {
-                d += self.kkt.jac[(i, j)] * v[j];
+                d += self.aug.kkt.jac[(i, j)] * v[j];
             }
             vres = vres.max(d.abs());
         }
         if changed || vres > self.tol {
             changed = true;
-            sys.mass_matrix(q, &mut self.kkt.mass);
-            self.kkt.factor_loaded(sys, t)?;
+            sys.mass_matrix(q, &mut self.aug.kkt.mass);
+            self.aug.kkt.factor_loaded(sys, t)?;
             for i in 0..n {
                 let mut s = 0.0;
                 for j in 0..n {
-                    s += self.kkt.mass[(i, j)] * v[j];
+                    s += self.aug.kkt.mass[(i, j)] * v[j];
                 }
                 self.mv[i] = s;
             }
-            self.kkt.sol[..n].copy_from_slice(&self.mv);
+            self.aug.kkt.sol[..n].copy_from_slice(&self.mv);
             for i in 0..m {
-                self.kkt.sol[n + i] = -self.kkt.phi_t[i];
+                self.aug.kkt.sol[n + i] = -self.aug.kkt.phi_t[i];
             }
-            self.kkt.solve();
-            v.copy_from_slice(&self.kkt.sol[..n]);
+            self.aug.kkt.solve();
+            v.copy_from_slice(&self.aug.kkt.sol[..n]);
         }
         Ok(changed)
     }
@@ -155,34 +148,24 @@ fn inf_norm(x: &[f64]) -> f64 {
 
 impl<S: MechanicalSystem + ?Sized> OdeProblem for Projection<'_, S> {
     fn dim(&self) -> usize {
-        2 * self.kkt.n
+        self.aug.dim()
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        let n = self.kkt.n;
-        let (q, v) = y.split_at(n);
-        self.kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
-        dy[..n].copy_from_slice(v);
-        dy[n..].copy_from_slice(&self.kkt.sol[..n]);
-        Ok(())
+        self.aug.rhs(t, y, dy)
     }
 
     /// J = [[0, I], [∂a/∂q, ∂a/∂v]] from the differentiated KKT system.
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        let n = self.kkt.n;
-        let (q, v) = y.split_at(n);
-        self.dacc
-            .compute(self.sys, &mut self.kkt, t, q, v, 0.0, 0.0)?;
-        self.dacc.first_order(jac);
-        Ok(())
+        self.aug.jacobian(t, y, jac)
     }
 
     fn has_exact_jacobian(&self) -> bool {
-        self.sys.has_exact_second_derivatives()
+        self.aug.has_exact_jacobian()
     }
 
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
-        let n = self.kkt.n;
+        let n = self.aug.kkt.n;
         let (q, v) = y.split_at_mut(n);
         if self.project(t, q, v)? {
             self.n_projections += 1;
@@ -193,7 +176,13 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Projection<'_, S> {
     }
 
     fn breakpoints(&self) -> &[f64] {
-        &self.breakpoints
+        self.aug.breakpoints()
+    }
+
+    /// The structural methods integrate the augmented second-order form;
+    /// the projection still follows every accepted step.
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        self.aug.as_second_order()
     }
 }
 
@@ -208,11 +197,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Projection<'_, S> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
-        let name = self.name();
-        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
-        let mut y = q0.to_vec();
-        y.extend_from_slice(v0);
-        Ok(y)
+        self.aug.initial_state_as("projection", t0, q0, v0)
     }
 
     fn physical_state(
@@ -223,11 +208,6 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Projection<'_, S> {
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        let n = self.kkt.n;
-        q.copy_from_slice(&y[..n]);
-        v.copy_from_slice(&y[n..]);
-        self.kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
-        lambda.copy_from_slice(&self.kkt.sol[n..]);
-        Ok(())
+        self.aug.physical_state(t, y, q, v, lambda)
     }
 }

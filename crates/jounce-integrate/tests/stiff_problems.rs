@@ -2,7 +2,6 @@
 //! Test Set for IVP Solvers, release 2.4, problems ROBER and VDPOL): every
 //! stiff method against radau5 at rtol 1e-12 and against published values.
 
-
 use jounce_integrate::testkit::Discard;
 use jounce_integrate::testkit::{Robertson, VanDerPolScaled};
 use jounce_integrate::*;
