@@ -484,6 +484,25 @@ impl Stepper for StructuralStepper {
         self.scheme.name
     }
 
+    /// A projection moves q and v; the algorithmic acceleration `a` and
+    /// the tangent are kept. Re-initialising `a` from the equations of
+    /// motion would break generalized-α, whose `a` is not q'' but a
+    /// shifted average (Chung & Hulbert 1993), and cost its second order.
+    fn correct(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        y: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if y.len() != self.y.len() || y.len() != 2 * self.n {
+            let t = self.t;
+            return self.reset(p, t, y, ctx);
+        }
+        self.y.copy_from_slice(y);
+        self.dy[..self.n].copy_from_slice(&y[self.n..]);
+        Ok(())
+    }
+
     fn reset(
         &mut self,
         p: &mut dyn OdeProblem,
