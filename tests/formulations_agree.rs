@@ -47,6 +47,12 @@ fn assert_agree(text: &str, tag: &str) {
     for f in ["partitioning", "projection", "penalty"] {
         let (n2, vals) = final_state(text, f, tag);
         assert_eq!(names, n2);
+        let worst = reference
+            .iter()
+            .zip(&vals)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        println!("{tag}: {f} vs augmented: max position difference {worst:.2e}");
         for ((name, a), b) in names.iter().zip(&reference).zip(&vals) {
             assert!(
                 (a - b).abs() < 1e-6,
