@@ -108,6 +108,29 @@ impl StepController {
     }
 }
 
+/// Consecutive error-test failures after which a step is given up.
+pub const MAX_ERROR_TEST_FAILURES: u32 = 50;
+
+/// Record a step rejected by the error test: count it in `stats`, extend
+/// the run of consecutive rejections `in_a_row`, and give up with
+/// [`IntegrateError::ErrorTestFailures`] (at time `t`) once the run exceeds
+/// [`MAX_ERROR_TEST_FAILURES`].
+///
+/// # Errors
+/// [`IntegrateError::ErrorTestFailures`] as above.
+pub fn record_rejection(
+    stats: &mut Stats,
+    in_a_row: &mut u32,
+    t: f64,
+) -> Result<(), IntegrateError> {
+    stats.n_reject += 1;
+    *in_a_row += 1;
+    if *in_a_row > MAX_ERROR_TEST_FAILURES {
+        return Err(IntegrateError::ErrorTestFailures { t, n: *in_a_row });
+    }
+    Ok(())
+}
+
 /// The step to attempt from `t` towards `t_stop` (an output, breakpoint or
 /// end time) when the controller proposes `h_ctrl`: lands exactly on
 /// `t_stop` when the proposal reaches it (within 1e-9 h, so that rounding
@@ -127,8 +150,27 @@ pub fn step_towards(h_ctrl: f64, t: f64, t_stop: f64, adaptive: bool) -> (f64, b
     }
 }
 
+use crate::error::IntegrateError;
+use crate::stats::Stats;
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rejections_are_counted_and_a_long_run_gives_up() {
+        let mut stats = crate::Stats::default();
+        let mut run = 0;
+        for _ in 0..super::MAX_ERROR_TEST_FAILURES {
+            super::record_rejection(&mut stats, &mut run, 2.5).unwrap();
+        }
+        assert_eq!(stats.n_reject, 50);
+        let e = super::record_rejection(&mut stats, &mut run, 2.5).unwrap_err();
+        assert_eq!(
+            e,
+            crate::IntegrateError::ErrorTestFailures { t: 2.5, n: 51 }
+        );
+        assert_eq!(stats.n_reject, 51);
+    }
+
     #[test]
     fn steps_land_on_the_stop_time_without_slivers() {
         // reaches t_stop: take exactly the rest

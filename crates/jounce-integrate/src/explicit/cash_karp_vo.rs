@@ -34,7 +34,7 @@
 //! exactly so they can be checked; fixed-step runs use the fifth-order
 //! solution. Dense output is the cubic Hermite interpolant.
 
-use crate::controller::{step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
@@ -390,15 +390,8 @@ impl Stepper for CashKarpVo {
                     return Ok(());
                 }
                 Outcome::Reject { factor } => {
-                    ctx.stats.n_reject += 1;
-                    rejected_in_a_row += 1;
                     self.h = h * factor;
-                    if rejected_in_a_row > 50 {
-                        return Err(IntegrateError::ErrorTestFailures {
-                            t: self.t,
-                            n: rejected_in_a_row,
-                        });
-                    }
+                    record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
                 }
             }
         }

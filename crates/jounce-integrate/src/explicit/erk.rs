@@ -1,7 +1,7 @@
 //! The one explicit Runge-Kutta driver: any [`ButcherTableau`], fixed step
 //! or embedded error control, FSAL, dense output, stiffness detection.
 
-use crate::controller::{step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
@@ -343,15 +343,8 @@ impl Stepper for ExplicitRk {
                 };
                 return Ok(());
             }
-            ctx.stats.n_reject += 1;
-            rejected_in_a_row += 1;
             self.h = h * fac.min(1.0);
-            if rejected_in_a_row > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected_in_a_row,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
         }
     }
 

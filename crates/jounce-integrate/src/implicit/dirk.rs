@@ -19,7 +19,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::{step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::dirk_tableau::{DirkKind, DirkTableau};
@@ -456,18 +456,11 @@ impl Stepper for Dirk {
                 };
                 return Ok(());
             }
-            ctx.stats.n_reject += 1;
-            rejected_in_a_row += 1;
             self.h = h * fac.min(0.9);
             if !self.jac_fresh {
                 self.refresh_jacobian(p)?;
             }
-            if rejected_in_a_row > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected_in_a_row,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
         }
     }
 

@@ -23,7 +23,7 @@
 
 use nalgebra::{Complex, DMatrix, DVector, Dyn, Matrix3, LU};
 
-use crate::controller::step_towards;
+use crate::controller::{record_rejection, step_towards};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
@@ -680,14 +680,7 @@ impl Stepper for Radau5 {
                 self.need_jac = self.theta > THET;
                 return Ok(());
             }
-            ctx.stats.n_reject += 1;
-            rejected_in_a_row += 1;
-            if rejected_in_a_row > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected_in_a_row,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
             self.reject = true;
             self.h = if self.first { 0.1 * h } else { hnew };
             if !self.caljac {

@@ -6,7 +6,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::{step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::rosenbrock_tableau::RosenbrockTableau;
@@ -282,15 +282,8 @@ impl Stepper for Rosenbrock {
             } else {
                 0.25
             };
-            ctx.stats.n_reject += 1;
-            rejected_in_a_row += 1;
             self.h = h * fac.min(0.9);
-            if rejected_in_a_row > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected_in_a_row,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
         }
     }
 

@@ -41,7 +41,7 @@
 //! Dense output: y(t) = y_{n+1} + ∫_{t_{n+1}}^{t} P(s) ds, P the corrector's
 //! interpolation polynomial through the final derivative values.
 
-use crate::controller::{ErrorPer, StepController};
+use crate::controller::{record_rejection, ErrorPer, StepController};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::coeffs::milne_factor;
@@ -404,14 +404,7 @@ impl Stepper for VarAdams {
                     let r = self.pec(p, h, k, k, m);
                     if nonfinite(&r)? {
                         self.h = 0.25 * h;
-                        ctx.stats.n_reject += 1;
-                        rejected += 1;
-                        if rejected > 50 {
-                            return Err(IntegrateError::ErrorTestFailures {
-                                t: self.t,
-                                n: rejected,
-                            });
-                        }
+                        record_rejection(ctx.stats, &mut rejected, self.t)?;
                         continue;
                     }
                     let err = self.err_norm(false, rtol, atol, milne_factor(k));
@@ -443,14 +436,7 @@ impl Stepper for VarAdams {
                     let r = self.pec(p, h, k, k + 1, 1);
                     if nonfinite(&r)? {
                         self.h = 0.25 * h;
-                        ctx.stats.n_reject += 1;
-                        rejected += 1;
-                        if rejected > 50 {
-                            return Err(IntegrateError::ErrorTestFailures {
-                                t: self.t,
-                                n: rejected,
-                            });
-                        }
+                        record_rejection(ctx.stats, &mut rejected, self.t)?;
                         continue;
                     }
                     // E_k = ‖y^C_{k+1} − y^C_k‖ with the same f^P
@@ -526,14 +512,7 @@ impl Stepper for VarAdams {
                     }
                 }
             }
-            ctx.stats.n_reject += 1;
-            rejected += 1;
-            if rejected > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected, self.t)?;
         }
     }
 

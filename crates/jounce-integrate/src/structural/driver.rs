@@ -36,7 +36,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::{step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -452,15 +452,8 @@ impl StructuralStepper {
                 };
                 return Ok(());
             }
-            ctx.stats.n_reject += 1;
-            rejected += 1;
             self.h = h * fac.min(1.0);
-            if rejected > 50 {
-                return Err(IntegrateError::ErrorTestFailures {
-                    t: self.t,
-                    n: rejected,
-                });
-            }
+            record_rejection(ctx.stats, &mut rejected, self.t)?;
         }
     }
 
