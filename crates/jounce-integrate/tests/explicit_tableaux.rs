@@ -216,24 +216,6 @@ fn every_tableau_satisfies_its_order_conditions_exactly_to_its_order() {
     }
 }
 
-/// R(z) = 1 + Σ_{j≥1} z^j bᵀ A^(j−1) 1 (HNW II, eq. IV.2.8 expanded).
-fn stability_function(tab: &ButcherTableau, z: Complex<f64>) -> Complex<f64> {
-    let a = full_a(tab);
-    let s = tab.stages();
-    let mut v = vec![1.0; s]; // A^(j−1) 1
-    let mut r = Complex::new(1.0, 0.0);
-    let mut zj = Complex::new(1.0, 0.0);
-    for _ in 0..s {
-        zj *= z;
-        let btv: f64 = tab.b.iter().zip(&v).map(|(b, x)| b * x).sum();
-        r += zj * btv;
-        v = (0..s)
-            .map(|i| (0..s).map(|j| a[i][j] * v[j]).sum())
-            .collect();
-    }
-    r
-}
-
 #[test]
 fn one_step_on_the_linear_test_equation_is_the_stability_function() {
     let zs = [
@@ -262,7 +244,7 @@ fn one_step_on_the_linear_test_equation_is_the_stability_function() {
                 &SolverOptions::default(),
             )
             .unwrap();
-            let r = stability_function(tab, z);
+            let r = tab.stability_function(z);
             assert!(
                 (y1[0] - r.re).abs() < 1e-13 * r.norm().max(1.0)
                     && (y1[1] - r.im).abs() < 1e-13 * r.norm().max(1.0),
@@ -284,7 +266,7 @@ fn one_step_on_the_linear_test_equation_is_the_stability_function() {
     }
     // RK4: R(z) = 1 + z + z²/2 + z³/6 + z⁴/24 exactly
     for z in zs {
-        let r = stability_function(explicit::tableau("rk4").unwrap(), z);
+        let r = explicit::tableau("rk4").unwrap().stability_function(z);
         let poly = 1.0 + z + z * z / 2.0 + z * z * z / 6.0 + z * z * z * z / 24.0;
         assert!((r - poly).norm() < 1e-14, "{r} vs {poly}");
     }

@@ -5,6 +5,8 @@
 //! solution is formed ([`DenseOutput`]). The one driver in `erk.rs` reads
 //! these; no method has stepping code of its own.
 
+use nalgebra::Complex;
+
 /// How a tableau estimates the local error of a step of size h.
 #[derive(Debug, Clone, Copy)]
 pub enum ErrorEstimate {
@@ -106,6 +108,33 @@ impl ButcherTableau {
                 (b_hat3.to_vec(), 3),
             ],
         }
+    }
+
+    /// Linear stability function R(z) of the propagated solution: one step
+    /// of size h on y' = λy maps y₀ to R(hλ) y₀, with
+    /// R(z) = 1 + Σ_{j=1..s} z^j bᵀ A^(j−1) 1 (an explicit method's A is
+    /// nilpotent; Hairer–Wanner II, eq. IV.2.8 expanded).
+    ///
+    /// On an undamped mode (λ = iω) the step multiplies the mode's energy by
+    /// |R(iωh)|², so 1 − |R(iωh)|² is the method's numerical dissipation
+    /// per step: the source of the energy drift of an explicit method on a
+    /// conservative model.
+    pub fn stability_function(&self, z: Complex<f64>) -> Complex<f64> {
+        let s = self.stages();
+        let mut v = vec![1.0; s]; // A^(j−1) 1
+        let mut next = vec![0.0; s];
+        let mut r = Complex::new(1.0, 0.0);
+        let mut zj = Complex::new(1.0, 0.0);
+        for _ in 0..s {
+            zj *= z;
+            let btv: f64 = self.b.iter().zip(&v).map(|(b, x)| b * x).sum();
+            r += zj * btv;
+            for (i, row) in self.a.iter().enumerate() {
+                next[i] = row.iter().zip(&v).map(|(a, x)| a * x).sum();
+            }
+            std::mem::swap(&mut v, &mut next);
+        }
+        r
     }
 
     /// Order q used by the step-size controller: h_new = h · fac · err^(−1/(q+1)).
