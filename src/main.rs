@@ -44,6 +44,10 @@ enum Command {
         /// End time [s].
         #[arg(long)]
         t_end: Option<f64>,
+        /// Step budget: the run stops with an error after this many steps
+        /// (accepted and rejected) [default: settings.integrator.max_steps].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        max_steps: Option<u64>,
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
             atol,
             step,
             t_end,
+            max_steps,
             quiet,
         } => {
             let mut m = match jounce_model::load_file(&model) {
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
                 atol,
                 step,
                 t_end,
+                max_steps,
             };
             if let Err(e) = apply_overrides(&mut m, &o) {
                 return fail(&e);

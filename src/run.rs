@@ -31,6 +31,8 @@ pub struct Overrides {
     pub step: Option<f64>,
     /// End time.
     pub t_end: Option<f64>,
+    /// Step budget (accepted and rejected steps).
+    pub max_steps: Option<u64>,
 }
 
 /// What `jounce run` needs.
@@ -83,6 +85,12 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     }
     if let Some(v) = o.t_end {
         s.t_end = v;
+    }
+    if let Some(n) = o.max_steps {
+        if n == 0 {
+            return Err(RunError::Setup("--max-steps must be at least 1".into()));
+        }
+        s.integrator.max_steps = n;
     }
     Ok(())
 }

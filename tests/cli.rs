@@ -193,3 +193,36 @@ fn methods_lists_the_registry() {
         assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
     }
 }
+
+#[test]
+fn step_budget_stops_the_run_with_the_time_and_keeps_the_rows() {
+    let dir = scratch("cli-budget");
+    let (code, _, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--max-steps",
+        "50",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("too many steps") && err.contains("50") && err.contains("t = "),
+        "{err}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "failed");
+    let reached = summary["t_reached"].as_f64().unwrap();
+    assert!(reached > 0.0 && reached < 5.0, "{reached}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // a zero budget is refused before anything runs
+    let (code, _, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "--max-steps",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("max-steps"), "{err}");
+}
