@@ -16,10 +16,18 @@
 //! O(1/α); Bayo recommends α ≈ 10⁷ (in the units of M), ω ≈ 10, ξ ≈ 1.
 //!
 //! The form is second order, M_p(t, q) q'' = f_p(t, q, v) with
-//! M_p = M + αΦ_qᵀΦ_q and f_p the right-hand side above, and offers itself
-//! as a [`SecondOrderProblem`] to structural methods (Newmark, HHT,
-//! generalized-α): the combination jalon-bayo ch. 7 recommends for real
-//! time (trapezoidal rule with the penalty formulation).
+//! M_p = M + αΦ_qᵀΦ_q and f_p the right-hand side above. It offers itself
+//! to structural methods (Newmark, HHT, generalized-α; the combination
+//! jalon-bayo ch. 7 recommends for real time) as a [`SecondOrderProblem`]
+//! in acceleration form, q'' = a(t, q, v) = M_p⁻¹ f_p with an identity
+//! mass matrix, not as M_p q'' = f_p: the residual M_p a − f_p is
+//! hopeless for Newton's method, since M_p varies by O(α h |v| |Φ_qq|)
+//! over one step and its pivot in the free directions is O(inertia/α)
+//! of its largest entry, so a predictor error of 1e-3 m/s² already lies
+//! outside the basin of convergence (measured on the four-bar at α = 1e7:
+//! Newton fails at t = 0 for every h ≥ 1e-4). Each residual of the
+//! acceleration form solves M_p exactly, as the first-order right-hand
+//! side does.
 //!
 //! **Exact tangent and Jacobian.** For r = M_p(q) a − f_p(t, q, v), with
 //! c = −γ + 2ξω(Φ_q v + Φ_t) + ω²Φ and w = Φ_q a + c,
@@ -316,46 +324,48 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Penalty<'_, S> {
         self.n
     }
 
-    /// M_p = M(q) + αΦ_q(t, q)ᵀΦ_q(t, q).
-    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        let (n, nc, a) = (self.n, self.m, self.alpha);
-        self.sys.mass_matrix(q, &mut self.mass);
-        self.sys.constraint_jacobian(t, q, &mut self.jac);
-        for i in 0..n {
-            for j in 0..n {
-                let mut s = 0.0;
-                for k in 0..nc {
-                    s += self.jac[(k, i)] * self.jac[(k, j)];
-                }
-                m[(i, j)] = self.mass[(i, j)] + a * s;
-            }
-        }
+    /// The identity: the structural methods see the acceleration form
+    /// q'' = a(t, q, v) = M_p⁻¹ f_p (module documentation).
+    fn mass_matrix(&mut self, _t: f64, _q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        m.fill_with_identity();
         Ok(())
     }
 
-    /// f_p = Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ).
+    /// a(t, q, v) = (M + αΦ_qᵀΦ_q)⁻¹ (Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ)).
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
-        self.sys.constraint_jacobian(t, q, &mut self.jac);
-        self.penalty_forces(t, q, v);
+        self.accelerations(t, q, v)?;
         f.copy_from_slice(&self.acc);
         Ok(())
     }
 
-    /// K = ∂r/∂q, C = ∂r/∂v of r = M_p(q) a − f_p(t, q, v), exact.
+    /// K = −∂a/∂q = M_p⁻¹ K_r, C = −∂a/∂v = M_p⁻¹ C_r with K_r, C_r the
+    /// tangents of r = M_p a − f_p at a = a(t, q, v) (independent of the
+    /// argument `a`).
     fn tangent(
         &mut self,
         t: f64,
         q: &[f64],
         v: &[f64],
-        a: &[f64],
+        _a: &[f64],
         k: &mut DMatrix<f64>,
         c: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
-        self.sys.constraint_jacobian(t, q, &mut self.jac);
-        self.penalty_forces(t, q, v);
-        self.tangent_loaded(t, q, v, a);
-        k.copy_from(&self.kt);
-        c.copy_from(&self.ct);
+        let n = self.n;
+        self.accelerations(t, q, v)?;
+        let acc = std::mem::take(&mut self.acc);
+        self.tangent_loaded(t, q, v, &acc);
+        self.acc = acc;
+        for j in 0..n {
+            for (src, dst) in [(&self.kt, &mut *k), (&self.ct, &mut *c)] {
+                for i in 0..n {
+                    self.col[i] = src[(i, j)];
+                }
+                self.lu.solve_in_place(&mut self.col, &mut self.work);
+                for i in 0..n {
+                    dst[(i, j)] = self.col[i];
+                }
+            }
+        }
         Ok(())
     }
 

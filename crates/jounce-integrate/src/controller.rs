@@ -133,7 +133,7 @@ pub fn record_rejection(
 
 /// The step to attempt from `t` towards `t_stop` (an output, breakpoint or
 /// end time) when the controller proposes `h_ctrl`: lands exactly on
-/// `t_stop` when the proposal reaches it (within 1e-9 h, so that rounding
+/// `t_stop` when the proposal reaches it (within 1e-9 h adaptive, 1e-3 h fixed, so that rounding
 /// leaves no sliver step), and with `adaptive`, halves the remaining
 /// interval when the proposal covers more than half of it, so that the
 /// next step is not a sliver either. Returns (h, trimmed): `trimmed` says
@@ -141,7 +141,11 @@ pub fn record_rejection(
 /// take as the new step size.
 pub fn step_towards(h_ctrl: f64, t: f64, t_stop: f64, adaptive: bool) -> (f64, bool) {
     let remaining = t_stop - t;
-    if h_ctrl >= remaining - 1e-9 * h_ctrl {
+    // fixed steps accumulate the rounding of t += h, about n ε t / h
+    // relative to h after n steps (1e-5 h after 3e5 steps of 1e-7 to
+    // t = 0.03): within 1e-3 h the rest is one step, not a step and a sliver
+    let slack = if adaptive { 1e-9 } else { 1e-3 };
+    if h_ctrl >= remaining - slack * h_ctrl {
         (remaining, true)
     } else if adaptive && h_ctrl > 0.5 * remaining {
         (0.5 * remaining, true)

@@ -20,6 +20,7 @@
 //! ```
 
 pub mod autodiff;
+pub mod constrained;
 pub mod controller;
 pub mod cputime;
 pub mod dense;
@@ -51,7 +52,8 @@ pub use error::{EvalError, IntegrateError};
 pub use explicit::ButcherTableau;
 pub use first_order_form::FirstOrderForm;
 pub use options::{MethodParams, OutputGrid, SolverOptions};
-pub use problem::{EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix};
+pub use constrained::{ConstrainedSecondOrderProblem, Unconstrained};
+pub use problem::{EventDirection, EventSpec, OdeProblem, ProblemForm, SecondOrderProblem, StepFix};
 pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
 pub use stats::Stats;
 pub use stepper::{StepContext, Stepper};

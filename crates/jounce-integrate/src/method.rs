@@ -7,6 +7,7 @@
 
 use crate::error::IntegrateError;
 use crate::options::SolverOptions;
+use crate::problem::ProblemForm;
 use crate::stepper::Stepper;
 
 /// Broad class of a method.
@@ -76,6 +77,24 @@ pub struct MethodInfo {
     pub source: &'static str,
     /// When to use it.
     pub advice: &'static str,
+}
+
+impl MethodInfo {
+    /// The problem forms this method integrates: the structural family the
+    /// second-order form and, for members whose equilibrium is enforced at
+    /// the step's end or inside it (θ = 1: newmark, hht, generalized_alpha,
+    /// midpoint_rule), the index-3 DAE; every other method the first-order
+    /// ODE.
+    pub fn accepts(&self) -> &'static [ProblemForm] {
+        match (self.family, self.name) {
+            (Family::Structural, "wilson" | "collocation") => &[ProblemForm::SecondOrder],
+            (Family::Structural, _) => &[
+                ProblemForm::SecondOrder,
+                ProblemForm::ConstrainedSecondOrder,
+            ],
+            _ => &[ProblemForm::FirstOrder],
+        }
+    }
 }
 
 /// A registered method: its facts and how to build its stepper from options.

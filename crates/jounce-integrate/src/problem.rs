@@ -6,6 +6,7 @@
 
 use nalgebra::DMatrix;
 
+use crate::constrained::ConstrainedSecondOrderProblem;
 use crate::error::EvalError;
 
 /// Direction of a zero crossing that an event function reports.
@@ -112,6 +113,52 @@ pub trait OdeProblem {
     /// one; structural methods (Newmark, HHT, generalized-α) need it.
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
         None
+    }
+
+    /// The constrained second-order structure M(q) q'' + Φ_qᵀλ = Q,
+    /// Φ(t, q) = 0, if the problem is an index-3 DAE; its state is then
+    /// y = [q; v; λ] and only methods that accept
+    /// [`ProblemForm::ConstrainedSecondOrder`] can integrate it (the
+    /// structural family). `rhs` of such a problem serves only for
+    /// initial-step estimates.
+    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
+        None
+    }
+
+    /// The forms of this problem that methods can integrate
+    /// ([`crate::method::MethodInfo::accepts`]).
+    fn forms(&mut self) -> Vec<ProblemForm> {
+        if self.as_constrained_second_order().is_some() {
+            return vec![ProblemForm::ConstrainedSecondOrder];
+        }
+        let mut f = vec![ProblemForm::FirstOrder];
+        if self.as_second_order().is_some() {
+            f.push(ProblemForm::SecondOrder);
+        }
+        f
+    }
+}
+
+/// A problem form a method can integrate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemForm {
+    /// y' = f(t, y) ([`OdeProblem`]).
+    FirstOrder,
+    /// M(q) q'' = f(t, q, q') ([`SecondOrderProblem`]).
+    SecondOrder,
+    /// M(q) q'' + Φ_qᵀλ = Q, Φ = 0, the index-3 DAE
+    /// ([`ConstrainedSecondOrderProblem`]).
+    ConstrainedSecondOrder,
+}
+
+impl ProblemForm {
+    /// Short name used in `jounce methods`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::FirstOrder => "ode",
+            Self::SecondOrder => "second-order",
+            Self::ConstrainedSecondOrder => "index-3",
+        }
     }
 }
 

@@ -155,6 +155,11 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
         self.inner.as_second_order()
     }
+    fn as_constrained_second_order(
+        &mut self,
+    ) -> Option<&mut dyn crate::constrained::ConstrainedSecondOrderProblem> {
+        self.inner.as_constrained_second_order()
+    }
 }
 
 fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {

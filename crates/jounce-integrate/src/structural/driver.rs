@@ -1,62 +1,111 @@
 //! The one structural driver: every member of the Newmark / HHT-α /
 //! generalized-α / midpoint / Wilson-θ / collocation family
-//! ([`StructuralScheme`]) on M(q) q'' = f(t, q, q').
+//! ([`StructuralScheme`]) on M(q) q'' = f(t, q, q') and, for the members
+//! with θ = 1, on the index-3 DAE M(q) q'' + Φ_qᵀλ = Q, Φ(t, q) = 0
+//! ([`ConstrainedSecondOrderProblem`]).
 //!
-//! As in jalon-bayo 7.1.5 the Newmark difference equations are introduced
-//! into the equations of motion and the positions q_{n+1} are the unknowns:
-//!
-//! ```text
-//! a_{n+1}(q_{n+1}) = (q_{n+1} − q_n − h v_n − h² (1/2 − β) a_n) / (β h²)      (jalon-bayo 7.30)
-//! v_{n+1}(q_{n+1}) = v_n + h [(1 − γ) a_n + γ a_{n+1}]                         (7.28)
-//! G(q_{n+1}) = β h² [M(q_b) a_b − f(t_b, q_b, v_b)] = 0
-//! ```
-//!
-//! with the balance point (t_b, q_b, v_b, a_b) of the scheme (see
-//! `scheme.rs`). G = 0 is solved by Newton–Raphson ([`crate::newton`]) with
-//! the tangent matrix
+//! **Unknowns.** The Newmark difference equations (jalon-bayo eqs. 7.28,
+//! 7.29) make q_{n+1} and v_{n+1} affine functions of one acceleration-like
+//! vector x:
 //!
 //! ```text
-//! S = ∂G/∂q_{n+1} = m1 M + g1 h C + b1 h² K      (= M + γ h C + β h² K for Newmark)
+//! q_{n+1} = q_n ⊕ (p_q + k_q x),    v_{n+1} = p_v + k_v x
 //! ```
 //!
-//! where K = ∂r/∂q and C = ∂r/∂v of r = M(q) a − f come from
-//! [`SecondOrderProblem::tangent`]. The tangent is kept over steps while
-//! Newton converges fast and re-evaluated when it does not.
+//! Newton iterates on x and λ, never on q: recovering an acceleration
+//! from positions, a = (q_{n+1} − q_n − h v_n − …)/(β h²), cancels
+//! catastrophically as h shrinks (a rounding of ε|q| in q becomes
+//! ε|q|/(βh²) in a and, through M, a residual that no Newton iteration
+//! can reduce), which is why a positions-as-unknowns iteration stalls
+//! below h ≈ 1e-5 and fails outright on the penalty form, whose M carries
+//! the factor α ≈ 1e7. The Newton stopping test measures the increment
+//! through what it does to q and v (k_q δx and k_v δx in the error
+//! weights of the run), so a converged iterate has positions *and*
+//! velocities at the tolerance.
 //!
-//! Fixed step with `opts.fixed_step` (Newton then converges to 1e-10
-//! relative, independent of the tolerances); otherwise the step is
-//! controlled by the local error estimate of
-//! [`StructuralScheme::error_coefficients`] (Zienkiewicz–Xie) in the
-//! weighted RMS norm and the shared [`StepController`].
+//! **Where equilibrium is enforced.** Two forms:
+//! - *balance point* (unconstrained problems, every member): with x =
+//!   a_{n+1}, the equation of motion at t_b = t_n + c h,
+//!   M(q_b)(m0 a_n + m1 x) = f(t_b, q_b, v_b), q_b = q_n ⊕ (c h v_n +
+//!   h²(b0 a_n + b1 x)), v_b = v_n + h(g0 a_n + g1 x) (see `scheme.rs`,
+//!   Chung & Hulbert 1993). Iteration matrix S = m1 M + g1 h C + b1 h² K.
+//! - *end point with averaged accelerations* (constrained problems,
+//!   θ = 1 members: Arnold & Brüls 2007, Multibody Syst. Dyn. 18:185–202,
+//!   eqs. 9–11; HHT-I3 of Negrut, Rampalli, Ottarsson & Sajdak 2007, J.
+//!   Comput. Nonlinear Dynam. 2:73–85, is the α_m = 0 member): with x =
+//!   q̈_{n+1}, the true acceleration, and the algorithmic acceleration
+//!   (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n,
 //!
-//! The state is y = [q; v]; dense output is the cubic Hermite interpolant
-//! with derivatives [v; a] at both ends. Force and mass evaluations are
-//! counted in `stats.n_rhs` (one per M(q) a − f residual), tangents in
-//! `stats.n_jac`.
+//!   ```text
+//!   M(q_{n+1}) q̈_{n+1} + Φ_q(q_{n+1})ᵀ λ_{n+1} = Q(t_{n+1}, q_{n+1}, v_{n+1})
+//!   Φ(t_{n+1}, q_{n+1}) / β' = 0,        β' = β h² (1 − α_f)/(1 − α_m)
+//!   ```
+//!
+//!   Iteration matrix, scaled so that its condition does not grow like
+//!   1/h² (Bottasso, Bauchau & Cardona 2007, SIAM J. Sci. Comput.
+//!   29:397–414: the constraint rows divided by β', the unknowns q̈ and
+//!   λ instead of q and β'λ):
+//!
+//!   ```text
+//!   S = [ M + γ' C + β' K   Φ_qᵀ ]      γ' = γ h (1 − α_f)/(1 − α_m)
+//!       [ Φ_q               0    ]
+//!   ```
+//!
+//!   with K, C the tangents of r = M a + Φ_qᵀλ − Q
+//!   ([`ConstrainedSecondOrderProblem::tangent`]). As h → 0, S tends to the
+//!   KKT matrix, regular whenever the system is. The positions meet
+//!   Φ = 0 to the Newton tolerance at every step; velocities are those of
+//!   the method (v drifts off Φ_q v = ν by O(h²), as in HHT-I3).
+//!
+//! **Local error** (adaptive steps): in positions the Zienkiewicz–Xie
+//! (1991) estimate e_q = (β − 1/6 + δ/2) h² Δa, Δa = a_{n+1} − a_n,
+//! δ = α_m − α_f (a_n ≈ q''(t_n + δh)); in velocities the first-order
+//! term (γ − 1/2 + δ) h Δa plus, for second-order members, the
+//! trapezoidal third-order term h³ q''''/12 from the second difference of
+//! the accelerations over the last two steps. Both are tested in the
+//! weighted RMS norm of the run; λ is not (it is an index-3 variable).
+//!
+//! **Fixed steps** land on t_0 + k h computed from the step count (no
+//! accumulated rounding, no sliver step at t_end), and Newton converges
+//! to round-off (increments below 1e-13 relative), so that fixed-step
+//! convergence continues to h = 1e-6 and below.
+//!
+//! State: y = [q; v] for unconstrained problems, y = [q; v; λ] for
+//! constrained ones. Dense output: the cubic Hermite interpolant with
+//! derivatives [v; q̈] (positions and velocities), linear in λ. Forces are
+//! counted in `stats.n_rhs`, tangents in `stats.n_jac`.
 
 use nalgebra::DMatrix;
 
+use crate::constrained::{fd_constrained_tangent, ConstrainedSecondOrderProblem, Unconstrained};
 use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
-use crate::jacobian::fd_tangent;
-use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
-use crate::norm::wrms_norm;
-use crate::problem::{OdeProblem, SecondOrderProblem};
+use crate::newton::CachedLu;
+use crate::problem::OdeProblem;
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::scheme::{Balance, StructuralScheme};
 
-/// Counts force evaluations (including those of a finite-difference tangent)
-/// and rejects non-finite forces.
+/// Counts force evaluations (including those of a finite-difference
+/// tangent) and rejects non-finite forces.
 struct Counted<'a> {
-    inner: &'a mut dyn SecondOrderProblem,
+    inner: &'a mut dyn ConstrainedSecondOrderProblem,
     n_forces: u64,
 }
 
-impl SecondOrderProblem for Counted<'_> {
-    fn ndof(&self) -> usize {
-        self.inner.ndof()
+impl ConstrainedSecondOrderProblem for Counted<'_> {
+    fn n_positions(&self) -> usize {
+        self.inner.n_positions()
+    }
+    fn n_velocities(&self) -> usize {
+        self.inner.n_velocities()
+    }
+    fn n_constraints(&self) -> usize {
+        self.inner.n_constraints()
+    }
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        self.inner.integrate_positions(q, delta, out)
     }
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
         self.inner.mass_matrix(t, q, m)
@@ -72,20 +121,38 @@ impl SecondOrderProblem for Counted<'_> {
         }
         Ok(())
     }
+    fn constraints(&mut self, t: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError> {
+        self.inner.constraints(t, q, phi)
+    }
+    fn constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.inner.constraint_jacobian(t, q, jac)
+    }
+    fn velocity_rhs(&mut self, t: f64, q: &[f64], nu: &mut [f64]) -> Result<(), EvalError> {
+        self.inner.velocity_rhs(t, q, nu)
+    }
+    fn gamma(&mut self, t: f64, q: &[f64], v: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        self.inner.gamma(t, q, v, g)
+    }
     fn tangent(
         &mut self,
         t: f64,
         q: &[f64],
         v: &[f64],
         a: &[f64],
+        lambda: &[f64],
         k: &mut DMatrix<f64>,
         c: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
         if self.inner.has_exact_tangent() {
-            self.inner.tangent(t, q, v, a, k, c)
+            self.inner.tangent(t, q, v, a, lambda, k, c)
         } else {
             // the difference quotients go through this counter
-            fd_tangent(self, t, q, v, a, k, c)
+            fd_constrained_tangent(self, t, q, v, a, lambda, k, c)
         }
     }
     fn has_exact_tangent(&self) -> bool {
@@ -93,100 +160,153 @@ impl SecondOrderProblem for Counted<'_> {
     }
 }
 
-/// Scratch vectors of the residual.
+/// Run `f` on the problem's constrained second-order form, or on its
+/// plain second-order form seen as one with m = 0.
+fn with_form<R>(
+    p: &mut dyn OdeProblem,
+    f: impl FnOnce(&mut dyn ConstrainedSecondOrderProblem) -> R,
+) -> Option<R> {
+    if p.as_constrained_second_order().is_some() {
+        return p.as_constrained_second_order().map(f);
+    }
+    let inner = p.as_second_order()?;
+    let mut u = Unconstrained { inner };
+    Some(f(&mut u))
+}
+
+/// Which equilibrium the step enforces (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Balance,
+    EndPoint,
+}
+
+/// The affine maps of one step from the unknown x to the end point and
+/// the evaluation point (vectors in `Work`, scalars here).
+#[derive(Clone, Copy, Debug, Default)]
+struct Affine {
+    /// q_{n+1} = q_n ⊕ (p1 + k1 x)
+    k1: f64,
+    /// v_{n+1} = pv1 + kv1 x
+    kv1: f64,
+    /// q_e = q_n ⊕ (pqe + kqe x)
+    kqe: f64,
+    /// v_e = pve + kve x
+    kve: f64,
+    /// a_e = pae + kae x
+    kae: f64,
+    /// a_{n+1} = s x + â
+    s: f64,
+    /// t_e = t_n + ce h
+    ce: f64,
+}
+
+/// Scratch vectors of one step (all len n_v unless noted).
 struct Work {
-    a1: Vec<f64>,
-    qb: Vec<f64>,
-    vb: Vec<f64>,
-    ab: Vec<f64>,
-    fb: Vec<f64>,
-    mb: DMatrix<f64>,
+    p1: Vec<f64>,
+    pv1: Vec<f64>,
+    pqe: Vec<f64>,
+    pve: Vec<f64>,
+    pae: Vec<f64>,
+    ahat: Vec<f64>,
+    delta: Vec<f64>,
+    /// q_e (len n_q)
+    qe: Vec<f64>,
+    ve: Vec<f64>,
+    ae: Vec<f64>,
+    fe: Vec<f64>,
+    /// Φ (len m)
+    phi: Vec<f64>,
+    me: DMatrix<f64>,
+    je: DMatrix<f64>,
+    /// residual / Newton increment (len n_v + m)
+    g: Vec<f64>,
 }
 
 impl Work {
-    fn new(n: usize) -> Self {
+    fn new(nq: usize, n: usize, m: usize) -> Self {
         Self {
-            a1: vec![0.0; n],
-            qb: vec![0.0; n],
-            vb: vec![0.0; n],
-            ab: vec![0.0; n],
-            fb: vec![0.0; n],
-            mb: DMatrix::zeros(n, n),
+            p1: vec![0.0; n],
+            pv1: vec![0.0; n],
+            pqe: vec![0.0; n],
+            pve: vec![0.0; n],
+            pae: vec![0.0; n],
+            ahat: vec![0.0; n],
+            delta: vec![0.0; n],
+            qe: vec![0.0; nq],
+            ve: vec![0.0; n],
+            ae: vec![0.0; n],
+            fe: vec![0.0; n],
+            phi: vec![0.0; m],
+            me: DMatrix::zeros(n, n),
+            je: DMatrix::zeros(m, n),
+            g: vec![0.0; n + m],
         }
     }
-}
-
-/// G(q1) = β h² [M(q_b) a_b − f(t_b, q_b, v_b)] at the candidate q1.
-fn residual(
-    sp: &mut Counted,
-    sch: &StructuralScheme,
-    bal: &Balance,
-    t: f64,
-    h: f64,
-    y: &[f64],
-    a: &[f64],
-    q1: &[f64],
-    w: &mut Work,
-    g: &mut [f64],
-) -> Result<(), EvalError> {
-    let n = a.len();
-    let (q, v) = y.split_at(n);
-    let bh2 = sch.beta * h * h;
-    for i in 0..n {
-        let a1 = (q1[i] - q[i] - h * v[i] - h * h * (0.5 - sch.beta) * a[i]) / bh2;
-        w.a1[i] = a1;
-        w.qb[i] = q[i] + bal.c * h * v[i] + h * h * (bal.b0 * a[i] + bal.b1 * a1);
-        w.vb[i] = v[i] + h * (bal.g0 * a[i] + bal.g1 * a1);
-        w.ab[i] = bal.m0 * a[i] + bal.m1 * a1;
-    }
-    let tb = t + bal.c * h;
-    sp.mass_matrix(tb, &w.qb, &mut w.mb)?;
-    sp.forces(tb, &w.qb, &w.vb, &mut w.fb)?;
-    for i in 0..n {
-        let mut s = -w.fb[i];
-        for j in 0..n {
-            s += w.mb[(i, j)] * w.ab[j];
-        }
-        g[i] = bh2 * s;
-    }
-    Ok(())
 }
 
 /// Stepper of the structural family over one [`StructuralScheme`].
 pub struct StructuralStepper {
     scheme: StructuralScheme,
     bal: Balance,
+    form: Form,
+    nq: usize,
     n: usize,
+    m: usize,
     t: f64,
     t_prev: f64,
     h: f64,
-    /// [q; v] at t
+    /// start and step count of a fixed-step run since the last reset
+    t_fixed0: f64,
+    k_fixed: u64,
+    /// [q; v] or [q; v; λ] at t
     y: Vec<f64>,
     y_prev: Vec<f64>,
-    /// [v; a] at t and t_prev (for dense output)
+    /// [v; q̈] at t and t_prev (dense output)
     dy: Vec<f64>,
     dy_prev: Vec<f64>,
-    /// algorithmic acceleration at t
+    /// algorithmic acceleration a_n
     a: Vec<f64>,
-    q1: Vec<f64>,
+    /// true acceleration q̈_n (end-point form)
+    qdd: Vec<f64>,
+    /// Δa and h of the last accepted step (velocity error estimate)
+    da_prev: Vec<f64>,
+    h_prev: f64,
+    /// Newton unknowns x (len n) and λ (len m)
+    x: Vec<f64>,
+    lam: Vec<f64>,
+    a1: Vec<f64>,
     y1: Vec<f64>,
-    g: Vec<f64>,
-    weights: Vec<f64>,
     err: Vec<f64>,
     work: Work,
     m_t: DMatrix<f64>,
     k_t: DMatrix<f64>,
     c_t: DMatrix<f64>,
+    j_t: DMatrix<f64>,
     s: DMatrix<f64>,
     lu: CachedLu,
-    /// K, C, M of `*_t` may be used
     tangent_valid: bool,
-    /// the tangent was evaluated at the current point
     tangent_fresh: bool,
-    /// step size of the factorised iteration matrix
     s_h: f64,
+    /// steps still to take with full Newton (tangent at every iterate)
+    full_newton: u32,
     controller: StepController,
 }
+
+/// Newton iterations per solve: adaptive (as radau5.f) and fixed steps.
+const MAX_ITER_ADAPTIVE: u32 = 7;
+const MAX_ITER_FIXED: u32 = 12;
+/// Stopping test η‖δ‖ ≤ tol in the error weights of the run (adaptive).
+const NEWTON_TOL_ADAPTIVE: f64 = 0.01;
+/// Fixed steps: weights 1/(1e-10 (1 + |y|)) and η‖δ‖ ≤ 1e-3, i.e. the
+/// remaining error below 1e-13 relative; increments below 1e-5 in these
+/// weights (1e-15 relative) are round-off and end the iteration.
+const FIXED_SCALE: f64 = 1e-10;
+const NEWTON_TOL_FIXED: f64 = 1e-3;
+const ROUND_OFF_FIXED: f64 = 1e-5;
+/// Steps taken with full Newton after modified Newton failed with a
+/// fresh tangent, before modified Newton is tried again.
+const FULL_NEWTON_STEPS: u32 = 20;
 
 impl StructuralStepper {
     /// A stepper for `scheme`.
@@ -194,29 +314,39 @@ impl StructuralStepper {
         Self {
             scheme,
             bal: scheme.balance(),
+            form: Form::Balance,
+            nq: usize::MAX,
             n: usize::MAX,
+            m: usize::MAX,
             t: 0.0,
             t_prev: 0.0,
             h: 0.0,
+            t_fixed0: 0.0,
+            k_fixed: 0,
             y: Vec::new(),
             y_prev: Vec::new(),
             dy: Vec::new(),
             dy_prev: Vec::new(),
             a: Vec::new(),
-            q1: Vec::new(),
+            qdd: Vec::new(),
+            da_prev: Vec::new(),
+            h_prev: 0.0,
+            x: Vec::new(),
+            lam: Vec::new(),
+            a1: Vec::new(),
             y1: Vec::new(),
-            g: Vec::new(),
-            weights: Vec::new(),
             err: Vec::new(),
-            work: Work::new(0),
+            work: Work::new(0, 0, 0),
             m_t: DMatrix::zeros(0, 0),
             k_t: DMatrix::zeros(0, 0),
             c_t: DMatrix::zeros(0, 0),
+            j_t: DMatrix::zeros(0, 0),
             s: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
             tangent_valid: false,
             tangent_fresh: false,
             s_h: 0.0,
+            full_newton: 0,
             controller: StepController::default(),
         }
     }
@@ -250,78 +380,301 @@ impl StructuralStepper {
                 ),
             });
         }
-        let n = self.a.len();
+        let n = self.n;
         self.a.copy_from_slice(a);
-        self.dy[n..].copy_from_slice(a);
+        if self.form == Form::Balance {
+            self.qdd.copy_from_slice(a);
+            self.dy[n..2 * n].copy_from_slice(a);
+        }
         self.tangent_valid = false;
         Ok(())
     }
 
-    /// The local error estimate [e_q; e_v] of the last attempted step
-    /// ([`StructuralScheme::error_coefficients`]), also in fixed-step runs.
+    /// The local error estimate [e_q; e_v] of the last attempted step,
+    /// also in fixed-step runs.
     pub fn error_estimate(&self) -> &[f64] {
         &self.err
     }
 
-    fn allocate(&mut self, n: usize) {
-        if self.n == n {
+    fn allocate(&mut self, nq: usize, n: usize, m: usize) {
+        if (self.nq, self.n, self.m) == (nq, n, m) {
             return;
         }
-        self.n = n;
-        self.y = vec![0.0; 2 * n];
-        self.y_prev = vec![0.0; 2 * n];
-        self.dy = vec![0.0; 2 * n];
-        self.dy_prev = vec![0.0; 2 * n];
+        (self.nq, self.n, self.m) = (nq, n, m);
+        let ny = nq + n + m;
+        self.y = vec![0.0; ny];
+        self.y_prev = vec![0.0; ny];
+        self.dy = vec![0.0; nq + n];
+        self.dy_prev = vec![0.0; nq + n];
         self.a = vec![0.0; n];
-        self.q1 = vec![0.0; n];
-        self.y1 = vec![0.0; 2 * n];
-        self.g = vec![0.0; n];
-        self.weights = vec![0.0; n];
+        self.qdd = vec![0.0; n];
+        self.da_prev = vec![0.0; n];
+        self.x = vec![0.0; n];
+        self.lam = vec![0.0; m];
+        self.a1 = vec![0.0; n];
+        self.y1 = vec![0.0; ny];
         self.err = vec![0.0; 2 * n];
-        self.work = Work::new(n);
+        self.work = Work::new(nq, n, m);
         self.m_t = DMatrix::zeros(n, n);
         self.k_t = DMatrix::zeros(n, n);
         self.c_t = DMatrix::zeros(n, n);
-        self.s = DMatrix::zeros(n, n);
+        self.j_t = DMatrix::zeros(m, n);
+        self.s = DMatrix::zeros(n + m, n + m);
         self.lu = CachedLu::new();
     }
 
     fn unsupported(&self) -> IntegrateError {
         IntegrateError::Unsupported {
             method: self.scheme.name.into(),
-            detail: "needs the second-order form M(q) q'' = f(t, q, q') \
-                     (OdeProblem::as_second_order returned None); wrap a \
-                     SecondOrderProblem in FirstOrderForm, or use a first-order method"
+            detail: "integrates second-order equations of motion; use it with one of the \
+                     formulations index3, augmented, projection or penalty, or use a \
+                     first-order method"
                 .into(),
         }
     }
 
-    /// K, C and M at the current point.
-    fn eval_tangent(&mut self, sp: &mut Counted, ctx: &mut StepContext) -> Result<(), EvalError> {
+    /// The affine maps of a step of size h from the current point.
+    fn affine(&mut self, h: f64) -> Affine {
         let n = self.n;
-        let (q, v) = self.y.split_at(n);
+        let sch = self.scheme;
+        let b = self.bal;
+        let v = &self.y[self.nq..self.nq + n];
+        let w = &mut self.work;
+        match self.form {
+            Form::Balance => {
+                for i in 0..n {
+                    let a = self.a[i];
+                    w.ahat[i] = 0.0;
+                    w.p1[i] = h * v[i] + h * h * (0.5 - sch.beta) * a;
+                    w.pv1[i] = v[i] + h * (1.0 - sch.gamma) * a;
+                    w.pqe[i] = b.c * h * v[i] + h * h * b.b0 * a;
+                    w.pve[i] = v[i] + h * b.g0 * a;
+                    w.pae[i] = b.m0 * a;
+                }
+                Affine {
+                    k1: sch.beta * h * h,
+                    kv1: sch.gamma * h,
+                    kqe: b.b1 * h * h,
+                    kve: b.g1 * h,
+                    kae: b.m1,
+                    s: 1.0,
+                    ce: b.c,
+                }
+            }
+            Form::EndPoint => {
+                let (am, af) = (sch.alpha_m, sch.alpha_f);
+                let s = (1.0 - af) / (1.0 - am);
+                for i in 0..n {
+                    let a = self.a[i];
+                    let ah = (af * self.qdd[i] - am * a) / (1.0 - am);
+                    w.ahat[i] = ah;
+                    w.p1[i] = h * v[i] + h * h * ((0.5 - sch.beta) * a + sch.beta * ah);
+                    w.pv1[i] = v[i] + h * ((1.0 - sch.gamma) * a + sch.gamma * ah);
+                    w.pqe[i] = w.p1[i];
+                    w.pve[i] = w.pv1[i];
+                    w.pae[i] = 0.0;
+                }
+                let k1 = sch.beta * h * h * s;
+                let kv1 = sch.gamma * h * s;
+                Affine {
+                    k1,
+                    kv1,
+                    kqe: k1,
+                    kve: kv1,
+                    kae: 1.0,
+                    s,
+                    ce: 1.0,
+                }
+            }
+        }
+    }
+
+    /// Residual [r; Φ/k1] at the unknowns (x, λ) into `work.g`.
+    fn residual(&mut self, sp: &mut Counted, af: &Affine, h: f64) -> Result<(), EvalError> {
+        let (n, m) = (self.n, self.m);
+        let q = &self.y[..self.nq];
+        let te = self.t + af.ce * h;
+        let w = &mut self.work;
+        for i in 0..n {
+            w.delta[i] = w.pqe[i] + af.kqe * self.x[i];
+            w.ve[i] = w.pve[i] + af.kve * self.x[i];
+            w.ae[i] = w.pae[i] + af.kae * self.x[i];
+        }
+        sp.integrate_positions(q, &w.delta, &mut w.qe);
+        sp.mass_matrix(te, &w.qe, &mut w.me)?;
+        sp.forces(te, &w.qe, &w.ve, &mut w.fe)?;
+        for i in 0..n {
+            let mut s = -w.fe[i];
+            for j in 0..n {
+                s += w.me[(i, j)] * w.ae[j];
+            }
+            w.g[i] = s;
+        }
+        if m > 0 {
+            // end-point form: q_e = q_{n+1}, t_e = t_{n+1}
+            sp.constraint_jacobian(te, &w.qe, &mut w.je)?;
+            sp.constraints(te, &w.qe, &mut w.phi)?;
+            for i in 0..n {
+                let mut s = 0.0;
+                for k in 0..m {
+                    s += w.je[(k, i)] * self.lam[k];
+                }
+                w.g[i] += s;
+            }
+            for k in 0..m {
+                w.g[n + k] = w.phi[k] / af.k1;
+            }
+        }
+        if w.g.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: format!("{} residual", self.scheme.name),
+                t: te,
+            });
+        }
+        Ok(())
+    }
+
+    /// K, C, M and Φ_q at the predicted evaluation point of this step
+    /// (x and λ as set by the predictor). Evaluating them at q_n instead
+    /// is not good enough where M varies fast: the penalty form's
+    /// M + αΦ_qᵀΦ_q changes by O(α h |v| |Φ_qq|) over a step (tens at
+    /// α = 1e7, h = 1e-5) while its pivot in the free directions is
+    /// O(inertia) (1e-2), so a tangent from q_n makes the free-direction
+    /// solve meaningless.
+    fn eval_tangent(
+        &mut self,
+        sp: &mut Counted,
+        af: &Affine,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), EvalError> {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let q = &self.y[..nq];
+        let te = self.t + af.ce * h;
+        let w = &mut self.work;
+        for i in 0..n {
+            w.delta[i] = w.pqe[i] + af.kqe * self.x[i];
+            w.ve[i] = w.pve[i] + af.kve * self.x[i];
+            w.ae[i] = w.pae[i] + af.kae * self.x[i];
+        }
+        sp.integrate_positions(q, &w.delta, &mut w.qe);
         ctx.stats.n_jac += 1;
-        sp.tangent(self.t, q, v, &self.a, &mut self.k_t, &mut self.c_t)?;
-        sp.mass_matrix(self.t, q, &mut self.m_t)?;
+        sp.tangent(te, &w.qe, &w.ve, &w.ae, &self.lam, &mut self.k_t, &mut self.c_t)?;
+        sp.mass_matrix(te, &w.qe, &mut self.m_t)?;
+        if m > 0 {
+            sp.constraint_jacobian(te, &w.qe, &mut self.j_t)?;
+        }
         self.tangent_valid = true;
         self.tangent_fresh = true;
         self.lu.invalidate();
         Ok(())
     }
 
-    /// S = m1 M + g1 h C + b1 h² K, factorised.
-    fn factor(&mut self, h: f64, ctx: &mut StepContext) -> Result<(), EvalError> {
-        let b = &self.bal;
-        let (cm, cc, ck) = (b.m1, b.g1 * h, b.b1 * h * h);
-        for j in 0..self.n {
-            for i in 0..self.n {
-                self.s[(i, j)] =
-                    cm * self.m_t[(i, j)] + cc * self.c_t[(i, j)] + ck * self.k_t[(i, j)];
+    /// S = [kae M + kve C + kqe K, Φ_qᵀ; Φ_q, 0], factorised.
+    fn factor(&mut self, af: &Affine, h: f64, ctx: &mut StepContext) -> Result<(), EvalError> {
+        let (n, m) = (self.n, self.m);
+        for j in 0..n {
+            for i in 0..n {
+                self.s[(i, j)] = af.kae * self.m_t[(i, j)]
+                    + af.kve * self.c_t[(i, j)]
+                    + af.kqe * self.k_t[(i, j)];
             }
         }
-        self.lu.factor(&self.s, self.t, ctx.stats)?;
+        for k in 0..m {
+            for j in 0..n {
+                self.s[(n + k, j)] = self.j_t[(k, j)];
+                self.s[(j, n + k)] = self.j_t[(k, j)];
+            }
+            for l in 0..m {
+                self.s[(n + k, n + l)] = 0.0;
+            }
+        }
+        self.lu.factor(&self.s, self.t, ctx.stats).map_err(|_| {
+            EvalError::Singular {
+                what: if m > 0 {
+                    "iteration matrix [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0]".into()
+                } else {
+                    "iteration matrix M + γhC + βh²K".into()
+                },
+                t: self.t,
+                detail: if m > 0 {
+                    "the constraints are redundant or the configuration is singular \
+                     (Φ_q loses rank), or M is singular on the null space of Φ_q"
+                        .into()
+                } else {
+                    "the mass matrix is singular".into()
+                },
+            }
+        })?;
         self.s_h = h;
         Ok(())
+    }
+
+    /// Newton on (x, λ); Ok(true) when converged.
+    fn newton(
+        &mut self,
+        sp: &mut Counted,
+        af: &Affine,
+        h: f64,
+        adaptive: bool,
+        ctx: &mut StepContext,
+    ) -> Result<bool, IntegrateError> {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let opts = ctx.opts;
+        let (rtol, atol, tol, max_iter) = if adaptive {
+            (opts.rtol, opts.atol, NEWTON_TOL_ADAPTIVE, MAX_ITER_ADAPTIVE)
+        } else {
+            (FIXED_SCALE, FIXED_SCALE, NEWTON_TOL_FIXED, MAX_ITER_FIXED)
+        };
+        let mut prev = f64::NAN;
+        let mut eta = 1.0f64;
+        for k in 1..=max_iter {
+            ctx.stats.n_newton_iter += 1;
+            if self.full_newton > 0 && k > 1 {
+                self.eval_tangent(sp, af, h, ctx)?;
+                self.factor(af, h, ctx)?;
+            }
+            self.residual(sp, af, h)?;
+            self.lu.solve_in_place(&mut self.work.g, ctx.stats);
+            let (mut sq, mut sv) = (0.0, 0.0);
+            for i in 0..n {
+                let d = self.work.g[i];
+                self.x[i] -= d;
+                let (qi, vi) = (self.y[i.min(nq - 1)], self.y[nq + i]);
+                sq += (af.k1 * d / (atol + rtol * qi.abs())).powi(2);
+                sv += (af.kv1 * d / (atol + rtol * vi.abs())).powi(2);
+            }
+            for l in 0..m {
+                self.lam[l] -= self.work.g[n + l];
+            }
+            let dn = (sq.max(sv) / n.max(1) as f64).sqrt();
+            if !dn.is_finite() {
+                ctx.stats.n_newton_fail += 1;
+                return Ok(false);
+            }
+            let round_off = !adaptive && dn <= ROUND_OFF_FIXED;
+            if k > 1 && prev > 0.0 && !round_off {
+                let rate = dn / prev;
+                if rate >= 1.0 {
+                    ctx.stats.n_newton_fail += 1;
+                    return Ok(false);
+                }
+                if rate.powi((max_iter - k) as i32) / (1.0 - rate) * dn > tol {
+                    ctx.stats.n_newton_fail += 1;
+                    return Ok(false);
+                }
+                eta = rate / (1.0 - rate);
+                if rate > 0.2 || k >= 5 {
+                    self.tangent_valid = false;
+                }
+            }
+            if round_off || eta * dn <= tol || dn <= 1e-3 * tol {
+                return Ok(true);
+            }
+            prev = dn;
+        }
+        ctx.stats.n_newton_fail += 1;
+        Ok(false)
     }
 
     fn step_inner(
@@ -332,113 +685,116 @@ impl StructuralStepper {
     ) -> Result<(), IntegrateError> {
         let opts = ctx.opts;
         let adaptive = opts.fixed_step.is_none();
-        let n = self.n;
+        let (nq, n, m) = (self.nq, self.n, self.m);
         let sch = self.scheme;
-        let bal = self.bal;
-        let (settings, rtol_n, atol_n) = if adaptive {
-            (NewtonSettings::default(), opts.rtol, opts.atol)
-        } else {
-            (
-                NewtonSettings {
-                    max_iter: 10,
-                    tol: 0.03,
-                },
-                1e-10,
-                1e-10,
-            )
-        };
         let mut rejected = 0u32;
+        let mut newton_retries = 0u32;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
+            let (h, trimmed) = if adaptive {
+                step_towards(h_ctrl, self.t, t_stop, true)
+            } else {
+                // t_0 + (k + 1) h from the count: no accumulated rounding,
+                // and the last step lands on t_stop without a sliver
+                let target = self.t_fixed0 + (self.k_fixed + 1) as f64 * self.h;
+                if target >= t_stop - 1e-6 * self.h {
+                    (t_stop - self.t, true)
+                } else {
+                    (target - self.t, false)
+                }
+            };
             if adaptive && h < opts.h_min {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
+            let af = self.affine(h);
+            // predictor: the current acceleration (x = a_n or q̈_n), λ_n
+            match self.form {
+                Form::Balance => self.x.copy_from_slice(&self.a),
+                Form::EndPoint => self.x.copy_from_slice(&self.qdd),
+            }
+            self.lam.copy_from_slice(&self.y[nq + n..nq + n + m]);
             if !self.tangent_valid {
-                self.eval_tangent(sp, ctx)?;
+                self.eval_tangent(sp, &af, h, ctx)?;
             }
             if !self.lu.is_factored() || self.s_h != h {
-                self.factor(h, ctx)?;
+                self.factor(&af, h, ctx)?;
             }
-            // predictor a_{n+1} = a_n
+            if !self.newton(sp, &af, h, adaptive, ctx)? {
+                if !self.tangent_fresh && newton_retries < 2 {
+                    newton_retries += 1;
+                    self.tangent_valid = false;
+                    continue;
+                }
+                if self.full_newton == 0 {
+                    // modified Newton does not contract with a fresh
+                    // tangent: the iteration matrix varies too fast over
+                    // the iterates (ill-conditioned forms such as penalty,
+                    // whose free-direction pivot is 1e-9 of its largest);
+                    // full Newton for the next steps
+                    self.full_newton = FULL_NEWTON_STEPS;
+                    self.tangent_valid = false;
+                    continue;
+                }
+                if adaptive && rejected < 20 {
+                    ctx.stats.n_reject += 1;
+                    rejected += 1;
+                    self.h = 0.25 * h;
+                    self.tangent_valid = false;
+                    continue;
+                }
+                return Err(IntegrateError::NewtonFailed {
+                    t: self.t,
+                    h,
+                    iters: MAX_ITER_FIXED,
+                });
+            }
+            // the end point from the converged unknowns
             {
-                let (q, v) = self.y.split_at(n);
+                let w = &mut self.work;
                 for i in 0..n {
-                    self.q1[i] = q[i] + h * v[i] + 0.5 * h * h * self.a[i];
-                    self.weights[i] = 1.0 / (atol_n + rtol_n * q[i].abs());
+                    self.a1[i] = af.s * self.x[i] + w.ahat[i];
+                    w.delta[i] = w.p1[i] + af.k1 * self.x[i];
                 }
-            }
-            let (t, y, a, work) = (self.t, &self.y, &self.a, &mut self.work);
-            let outcome = newton_solve(
-                |x, g| residual(sp, &sch, &bal, t, h, y, a, x, work, g),
-                &mut self.q1,
-                &mut self.lu,
-                &self.weights,
-                &settings,
-                &mut self.g,
-                ctx.stats,
-            )?;
-            match outcome {
-                NewtonOutcome::Converged { iters, rate } => {
-                    if rate > 0.2 || iters >= 5 {
-                        // slow: refresh the tangent at the next step
-                        self.tangent_valid = false;
-                    }
-                }
-                NewtonOutcome::Failed { iters, .. } => {
-                    if !self.tangent_fresh {
-                        self.tangent_valid = false;
-                        continue;
-                    }
-                    if adaptive && rejected < 20 {
-                        ctx.stats.n_reject += 1;
-                        rejected += 1;
-                        self.h = 0.25 * h;
-                        continue;
-                    }
-                    return Err(IntegrateError::NewtonFailed {
-                        t: self.t,
-                        h,
-                        iters,
-                    });
-                }
-            }
-            // the end point from the converged positions
-            let bh2 = sch.beta * h * h;
-            let da_max;
-            {
-                let (q, v) = self.y.split_at(n);
-                let (q1, v1) = self.y1.split_at_mut(n);
-                let mut dm = 0.0f64;
+                let (q, rest) = self.y.split_at(nq);
+                let (q1, rest1) = self.y1.split_at_mut(nq);
+                sp.integrate_positions(q, &w.delta, q1);
                 for i in 0..n {
-                    q1[i] = self.q1[i];
-                    let a1 =
-                        (self.q1[i] - q[i] - h * v[i] - h * h * (0.5 - sch.beta) * self.a[i]) / bh2;
-                    self.work.a1[i] = a1;
-                    v1[i] = v[i] + h * ((1.0 - sch.gamma) * self.a[i] + sch.gamma * a1);
-                    dm = dm.max((a1 - self.a[i]).abs());
+                    rest1[i] = w.pv1[i] + af.kv1 * self.x[i];
                 }
-                da_max = dm;
+                rest1[n..n + m].copy_from_slice(&self.lam);
+                let _ = rest;
             }
-            if !da_max.is_finite() {
+            // local error estimate
+            let (eq, ev) = sch.error_coefficients();
+            let second = self.h_prev > 0.0 && sch.order() == 2;
+            let mut finite = true;
+            for i in 0..n {
+                let da = self.a1[i] - self.a[i];
+                finite &= da.is_finite();
+                self.err[i] = eq * h * h * da;
+                let mut e_v = ev * h * da;
+                if second {
+                    // h³ q''''/12 with q'''' from the second difference of a
+                    let a2 = 2.0 * (da / h - self.da_prev[i] / self.h_prev) / (h + self.h_prev);
+                    e_v += h * h * h * a2 / 12.0;
+                }
+                self.err[n + i] = e_v;
+            }
+            if !finite || self.y1.iter().any(|x| !x.is_finite()) {
                 return Err(EvalError::NonFinite {
-                    what: format!("{} acceleration update", sch.name),
+                    what: format!("{} step", sch.name),
                     t: self.t + h,
                 }
                 .into());
             }
-            let (eq, ev) = sch.error_coefficients();
-            for i in 0..n {
-                let da = self.work.a1[i] - self.a[i];
-                self.err[i] = eq * h * h * da;
-                self.err[n + i] = ev * h * da;
-            }
+            self.full_newton = self.full_newton.saturating_sub(1);
             if !adaptive {
                 self.accept(h);
+                self.k_fixed += 1;
                 ctx.stats.n_accept += 1;
                 return Ok(());
             }
-            let err = wrms_norm(&self.err, &self.y, &self.y1, opts.rtol, opts.atol);
+            let err = self.error_norm(opts.rtol, opts.atol);
             let fac = self.controller.factor(err, h, sch.order());
             if self.controller.accept(err, h) {
                 self.controller.accepted(err, h);
@@ -457,18 +813,174 @@ impl StructuralStepper {
         }
     }
 
-    /// Make the candidate (y1, a1) the current point.
+    /// Weighted RMS of [e_q; e_v] against max(|y|, |y1|) of q and v.
+    fn error_norm(&self, rtol: f64, atol: f64) -> f64 {
+        let (nq, n) = (self.nq, self.n);
+        let mut s = 0.0;
+        for i in 0..n {
+            let qi = i.min(nq - 1);
+            let sq = atol + rtol * self.y[qi].abs().max(self.y1[qi].abs());
+            let sv = atol + rtol * self.y[nq + i].abs().max(self.y1[nq + i].abs());
+            s += (self.err[i] / sq).powi(2) + (self.err[n + i] / sv).powi(2);
+        }
+        (s / (2 * n).max(1) as f64).sqrt()
+    }
+
+    /// Make the candidate (y1, a1, x) the current point.
     fn accept(&mut self, h: f64) {
-        let n = self.n;
+        let (nq, n) = (self.nq, self.n);
+        for i in 0..n {
+            self.da_prev[i] = self.a1[i] - self.a[i];
+        }
+        self.h_prev = h;
         self.t_prev = self.t;
         self.t += h;
         std::mem::swap(&mut self.y_prev, &mut self.y);
         std::mem::swap(&mut self.dy_prev, &mut self.dy);
         self.y.copy_from_slice(&self.y1);
-        self.a.copy_from_slice(&self.work.a1);
-        self.dy[..n].copy_from_slice(&self.y[n..]);
-        self.dy[n..].copy_from_slice(&self.a);
+        self.a.copy_from_slice(&self.a1);
+        match self.form {
+            Form::Balance => self.qdd.copy_from_slice(&self.a1),
+            Form::EndPoint => self.qdd.copy_from_slice(&self.x),
+        }
+        self.dy[..nq.min(n)].copy_from_slice(&self.y[nq..nq + nq.min(n)]);
+        self.dy[nq..nq + n].copy_from_slice(&self.qdd);
         self.tangent_fresh = false;
+    }
+
+    /// Consistent q̈_0 (and λ_0) at (t, q, v): M q̈ = Q (m = 0) or the KKT
+    /// system [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ].
+    fn consistent_acceleration(
+        &mut self,
+        sp: &mut Counted,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        qdd: &mut [f64],
+        lam: &mut [f64],
+    ) -> Result<(), IntegrateError> {
+        let (n, m) = (self.n, self.m);
+        let w = &mut self.work;
+        sp.mass_matrix(t, q, &mut w.me)?;
+        sp.forces(t, q, v, &mut w.fe)?;
+        let mut kkt = DMatrix::zeros(n + m, n + m);
+        let mut rhs = nalgebra::DVector::zeros(n + m);
+        kkt.view_mut((0, 0), (n, n)).copy_from(&w.me);
+        rhs.rows_mut(0, n).copy_from_slice(&w.fe);
+        if m > 0 {
+            sp.constraint_jacobian(t, q, &mut w.je)?;
+            sp.gamma(t, q, v, &mut w.phi)?;
+            for k in 0..m {
+                for j in 0..n {
+                    kkt[(n + k, j)] = w.je[(k, j)];
+                    kkt[(j, n + k)] = w.je[(k, j)];
+                }
+                rhs[n + k] = w.phi[k];
+            }
+        }
+        if !kkt.lu().solve_mut(&mut rhs) {
+            return Err(EvalError::Singular {
+                what: if m > 0 {
+                    "KKT matrix [M Φ_qᵀ; Φ_q 0]".into()
+                } else {
+                    "mass matrix".into()
+                },
+                t,
+                detail: format!(
+                    "{}: consistent initial acceleration (redundant constraints, a singular \
+                     configuration, or a coordinate with neither inertia nor constraint)",
+                    self.scheme.name
+                ),
+            }
+            .into());
+        }
+        qdd.copy_from_slice(&rhs.as_slice()[..n]);
+        lam.copy_from_slice(&rhs.as_slice()[n..]);
+        Ok(())
+    }
+
+    fn reset_inner(
+        &mut self,
+        sp: &mut Counted,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let name = self.scheme.name;
+        let (nq, n, m) = (sp.n_positions(), sp.n_velocities(), sp.n_constraints());
+        if y0.len() != nq + n + m {
+            return Err(IntegrateError::Unsupported {
+                method: name.into(),
+                detail: format!(
+                    "state must have {nq} positions, {n} velocities and {m} multipliers \
+                     ({} values), got {}",
+                    nq + n + m,
+                    y0.len()
+                ),
+            });
+        }
+        self.form = if m > 0 {
+            if self.scheme.theta != 1.0 {
+                return Err(IntegrateError::Unsupported {
+                    method: name.into(),
+                    detail: format!(
+                        "theta = {} > 1 enforces equilibrium beyond the step's end and is not \
+                         defined for the index-3 equations; use newmark, hht or \
+                         generalized_alpha with index3",
+                        self.scheme.theta
+                    ),
+                });
+            }
+            Form::EndPoint
+        } else {
+            Form::Balance
+        };
+        self.allocate(nq, n, m);
+        self.t = t0;
+        self.t_prev = t0;
+        self.t_fixed0 = t0;
+        self.k_fixed = 0;
+        self.h_prev = 0.0;
+        self.y.copy_from_slice(y0);
+        let (q0, v0) = (y0[..nq].to_vec(), y0[nq..nq + n].to_vec());
+        let (mut qdd, mut lam) = (vec![0.0; n], vec![0.0; m]);
+        self.consistent_acceleration(sp, t0, &q0, &v0, &mut qdd, &mut lam)?;
+        self.qdd.copy_from_slice(&qdd);
+        self.y[nq + n..].copy_from_slice(&lam);
+        self.a.copy_from_slice(&qdd);
+        let shift = self.scheme.alpha_m - self.scheme.alpha_f;
+        let h_start = ctx.opts.fixed_step.or(ctx.opts.h0).unwrap_or(self.h);
+        if self.form == Form::EndPoint && shift != 0.0 && h_start > 0.0 {
+            // Arnold & Brüls (2007), Section 4: a_0 = q̈(t_0 + Δ h),
+            // Δ = α_m − α_f, keeps second order in λ; q⃛_0 by a central
+            // difference of the consistent accelerations along the flow
+            let eps = f64::EPSILON.cbrt() * (1.0 + t0.abs());
+            let (mut qp, mut vp) = (vec![0.0; nq], vec![0.0; n]);
+            let (mut ap, mut am) = (vec![0.0; n], vec![0.0; n]);
+            let mut d = vec![0.0; n];
+            for (sgn, out) in [(1.0, &mut ap), (-1.0, &mut am)] {
+                let e = sgn * eps;
+                for i in 0..n {
+                    d[i] = e * v0[i] + 0.5 * e * e * qdd[i];
+                    vp[i] = v0[i] + e * qdd[i];
+                }
+                sp.integrate_positions(&q0, &d, &mut qp);
+                self.consistent_acceleration(sp, t0 + e, &qp, &vp, out, &mut lam)?;
+            }
+            for i in 0..n {
+                self.a[i] = qdd[i] + shift * h_start * (ap[i] - am[i]) / (2.0 * eps);
+            }
+        }
+        self.dy[..nq.min(n)].copy_from_slice(&v0[..nq.min(n)]);
+        self.dy[nq..nq + n].copy_from_slice(&self.qdd);
+        self.y_prev.copy_from_slice(&self.y);
+        self.dy_prev.copy_from_slice(&self.dy);
+        self.tangent_valid = false;
+        self.tangent_fresh = false;
+        self.full_newton = 0;
+        self.lu.invalidate();
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        Ok(())
     }
 }
 
@@ -487,12 +999,13 @@ impl Stepper for StructuralStepper {
         y: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        if y.len() != self.y.len() || y.len() != 2 * self.n {
+        if y.len() != self.y.len() {
             let t = self.t;
             return self.reset(p, t, y, ctx);
         }
         self.y.copy_from_slice(y);
-        self.dy[..self.n].copy_from_slice(&y[self.n..]);
+        let k = self.nq.min(self.n);
+        self.dy[..k].copy_from_slice(&y[self.nq..self.nq + k]);
         Ok(())
     }
 
@@ -504,51 +1017,6 @@ impl Stepper for StructuralStepper {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         let name = self.scheme.name;
-        let Some(inner) = p.as_second_order() else {
-            return Err(self.unsupported());
-        };
-        let n = inner.ndof();
-        if y0.len() != 2 * n {
-            return Err(IntegrateError::Unsupported {
-                method: name.into(),
-                detail: format!(
-                    "state y = [q; v] must have 2 × {n} components for {n} degrees of freedom, got {}",
-                    y0.len()
-                ),
-            });
-        }
-        self.allocate(n);
-        let mut sp = Counted { inner, n_forces: 0 };
-        self.t = t0;
-        self.t_prev = t0;
-        self.y.copy_from_slice(y0);
-        // consistent initial acceleration: M(q0) a0 = f(t0, q0, v0)
-        let init = {
-            let (q, v) = self.y.split_at(n);
-            sp.mass_matrix(t0, q, &mut self.work.mb)
-                .and_then(|_| sp.forces(t0, q, v, &mut self.work.fb))
-        };
-        ctx.stats.n_rhs += sp.n_forces;
-        init?;
-        let lu = self.work.mb.clone().lu();
-        let mut a0 = nalgebra::DVector::from_column_slice(&self.work.fb);
-        if !lu.solve_mut(&mut a0) {
-            return Err(EvalError::Singular {
-                what: "mass matrix".into(),
-                t: t0,
-                detail: format!("{name}: initial acceleration M(q0) a0 = f"),
-            }
-            .into());
-        }
-        self.a.copy_from_slice(a0.as_slice());
-        self.dy[..n].copy_from_slice(&y0[n..]);
-        self.dy[n..].copy_from_slice(&self.a);
-        self.y_prev.copy_from_slice(y0);
-        self.dy_prev.copy_from_slice(&self.dy);
-        self.tangent_valid = false;
-        self.tangent_fresh = false;
-        self.lu.invalidate();
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) || !h.is_finite() {
                 return Err(IntegrateError::BadMethod(format!(
@@ -568,14 +1036,25 @@ impl Stepper for StructuralStepper {
                     self.scheme.theta
                 ),
             });
-        } else if self.h == 0.0 {
+        }
+        let unsupported = self.unsupported();
+        let r = with_form(p, |inner| {
+            let mut sp = Counted { inner, n_forces: 0 };
+            let r = self.reset_inner(&mut sp, t0, y0, ctx);
+            ctx.stats.n_rhs += sp.n_forces;
+            r
+        });
+        r.unwrap_or(Err(unsupported))?;
+        if ctx.opts.fixed_step.is_none() && self.h == 0.0 {
+            let mut f0 = self.dy.clone();
+            f0.resize(y0.len(), 0.0);
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
                 None => initial_step(
                     p,
                     t0,
                     y0,
-                    &self.dy,
+                    &f0,
                     self.scheme.order(),
                     ctx.opts.rtol,
                     ctx.opts.atol,
@@ -593,13 +1072,14 @@ impl Stepper for StructuralStepper {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let Some(inner) = p.as_second_order() else {
-            return Err(self.unsupported());
-        };
-        let mut sp = Counted { inner, n_forces: 0 };
-        let r = self.step_inner(&mut sp, t_stop, ctx);
-        ctx.stats.n_rhs += sp.n_forces;
-        r
+        let unsupported = self.unsupported();
+        let r = with_form(p, |inner| {
+            let mut sp = Counted { inner, n_forces: 0 };
+            let r = self.step_inner(&mut sp, t_stop, ctx);
+            ctx.stats.n_rhs += sp.n_forces;
+            r
+        });
+        r.unwrap_or(Err(unsupported))
     }
 
     fn t(&self) -> f64 {
@@ -615,15 +1095,25 @@ impl Stepper for StructuralStepper {
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
+        let nd = self.nq + self.n;
         hermite_cubic(
             self.t_prev,
-            &self.y_prev,
+            &self.y_prev[..nd],
             &self.dy_prev,
             self.t,
-            &self.y,
+            &self.y[..nd],
             &self.dy,
             t,
-            out,
+            &mut out[..nd],
         );
+        let span = self.t - self.t_prev;
+        let th = if span > 0.0 {
+            (t - self.t_prev) / span
+        } else {
+            1.0
+        };
+        for i in nd..self.y.len() {
+            out[i] = (1.0 - th) * self.y_prev[i] + th * self.y[i];
+        }
     }
 }

@@ -1,0 +1,241 @@
+//! The constrained second-order problem: the equations of motion of a
+//! mechanical system integrated as the index-3 DAE they are,
+//!
+//! ```text
+//! M(q) q'' + Φ_q(t, q)ᵀ λ = Q(t, q, q')          (n_v equations)
+//!                Φ(t, q)   = 0                   (m equations)
+//! ```
+//!
+//! (jalon-bayo ch. 7, eq. 7.1; Arnold & Brüls 2007, Multibody Syst. Dyn.
+//! 18:185–202, eq. 1). Drivers solve for the accelerations and the
+//! multipliers λ together, so no KKT matrix is refactored at every
+//! right-hand side and the position constraints hold to the Newton
+//! tolerance at every step.
+//!
+//! Owns the contract only; nothing here knows about bodies. Positions and
+//! velocities may differ in size (n_q ≥ n_v: unit quaternions in spatial
+//! bodies): the position update goes through
+//! [`ConstrainedSecondOrderProblem::integrate_positions`], the only place
+//! where q and a velocity-sized increment meet. A problem with m = 0 is an
+//! ordinary second-order system (see [`Unconstrained`]).
+
+use nalgebra::DMatrix;
+
+use crate::error::EvalError;
+use crate::problem::SecondOrderProblem;
+
+/// M(q) q'' + Φ_qᵀλ = Q(t, q, q'), Φ(t, q) = 0 (module documentation).
+///
+/// Evaluations take `&mut self` so that implementations keep their own
+/// scratch space (the model/data split: immutable model data in the
+/// system, mutable workspace in the problem); they must not allocate.
+pub trait ConstrainedSecondOrderProblem {
+    /// Number of position coordinates n_q = dim(q).
+    fn n_positions(&self) -> usize;
+
+    /// Number of velocity coordinates n_v = dim(v) = dim(q'') (n_v ≤ n_q).
+    fn n_velocities(&self) -> usize;
+
+    /// Number of constraint equations m = dim(Φ) = dim(λ).
+    fn n_constraints(&self) -> usize;
+
+    /// q ⊕ Δ: the position reached from q by the velocity-sized increment
+    /// Δ (len n_v) into `out` (len n_q). Default: q + Δ (n_q = n_v).
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for i in 0..out.len() {
+            out[i] = q[i] + delta[i];
+        }
+    }
+
+    /// Mass matrix M(t, q) (n_v × n_v), symmetric, positive definite on
+    /// the null space of Φ_q (it may be singular: point masses).
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError>;
+
+    /// Applied generalized forces Q(t, q, v) (len n_v), including
+    /// velocity-dependent terms.
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Constraint equations Φ(t, q) (len m).
+    fn constraints(&mut self, t: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Constraint Jacobian Φ_q (m × n_v), with respect to the velocity
+    /// coordinates (Φ' = Φ_q v + Φ_t).
+    fn constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError>;
+
+    /// ν = −Φ_t (len m), the right-hand side of the velocity constraints
+    /// Φ_q v = ν.
+    fn velocity_rhs(&mut self, t: f64, q: &[f64], nu: &mut [f64]) -> Result<(), EvalError>;
+
+    /// γ (len m), the right-hand side of the acceleration constraints
+    /// Φ_q q'' = γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt.
+    fn gamma(&mut self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Tangent matrices of the dynamic residual
+    /// r(q, v, a, λ) = M(q) a + Φ_q(q)ᵀ λ − Q(t, q, v):
+    /// K = ∂r/∂q (n_v × n_v, the mass-matrix and constraint-force
+    /// derivatives included) and C = ∂r/∂v.
+    ///
+    /// Default: forward differences of the residual (allocates; problems on
+    /// hot paths override it).
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        fd_constrained_tangent(self, t, q, v, a, lambda, k, c)
+    }
+
+    /// Whether [`ConstrainedSecondOrderProblem::tangent`] is exact.
+    fn has_exact_tangent(&self) -> bool {
+        false
+    }
+}
+
+/// r = M(q) a + Φ_q(q)ᵀ λ − Q(t, q, v) into `r`, with caller scratch.
+#[allow(clippy::too_many_arguments)]
+pub fn dynamic_residual<P: ConstrainedSecondOrderProblem + ?Sized>(
+    p: &mut P,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    mass: &mut DMatrix<f64>,
+    jac: &mut DMatrix<f64>,
+    r: &mut [f64],
+) -> Result<(), EvalError> {
+    let n = p.n_velocities();
+    let m = p.n_constraints();
+    p.mass_matrix(t, q, mass)?;
+    p.forces(t, q, v, r)?;
+    for i in 0..n {
+        let mut s = -r[i];
+        for j in 0..n {
+            s += mass[(i, j)] * a[j];
+        }
+        r[i] = s;
+    }
+    if m > 0 {
+        p.constraint_jacobian(t, q, jac)?;
+        for i in 0..n {
+            let mut s = 0.0;
+            for k in 0..m {
+                s += jac[(k, i)] * lambda[k];
+            }
+            r[i] += s;
+        }
+    }
+    Ok(())
+}
+
+/// Forward-difference K = ∂r/∂q, C = ∂r/∂v of the dynamic residual, with
+/// increments √ε · max(|x|, 1) along the velocity-sized directions
+/// (positions moved through [`ConstrainedSecondOrderProblem::integrate_positions`]).
+#[allow(clippy::too_many_arguments)]
+pub fn fd_constrained_tangent<P: ConstrainedSecondOrderProblem + ?Sized>(
+    p: &mut P,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+    lambda: &[f64],
+    k: &mut DMatrix<f64>,
+    c: &mut DMatrix<f64>,
+) -> Result<(), EvalError> {
+    let (nq, n, m) = (p.n_positions(), p.n_velocities(), p.n_constraints());
+    let mut mass = DMatrix::zeros(n, n);
+    let mut jac = DMatrix::zeros(m, n);
+    let (mut r0, mut r1) = (vec![0.0; n], vec![0.0; n]);
+    dynamic_residual(p, t, q, v, a, lambda, &mut mass, &mut jac, &mut r0)?;
+    let mut delta = vec![0.0; n];
+    let mut qp = vec![0.0; nq];
+    let sq = f64::EPSILON.sqrt();
+    for j in 0..n {
+        let h = sq * q.get(j).map_or(1.0, |x| x.abs().max(1.0));
+        delta[j] = h;
+        p.integrate_positions(q, &delta, &mut qp);
+        delta[j] = 0.0;
+        dynamic_residual(p, t, &qp, v, a, lambda, &mut mass, &mut jac, &mut r1)?;
+        for i in 0..n {
+            k[(i, j)] = (r1[i] - r0[i]) / h;
+        }
+    }
+    let mut vp = v.to_vec();
+    for j in 0..n {
+        let h = sq * v[j].abs().max(1.0);
+        vp[j] = v[j] + h;
+        dynamic_residual(p, t, q, &vp, a, lambda, &mut mass, &mut jac, &mut r1)?;
+        vp[j] = v[j];
+        for i in 0..n {
+            c[(i, j)] = (r1[i] - r0[i]) / h;
+        }
+    }
+    Ok(())
+}
+
+/// An ordinary second-order problem M(q) q'' = f(t, q, q') seen as a
+/// constrained one with m = 0, so that one structural driver serves both.
+pub struct Unconstrained<'a> {
+    /// The wrapped problem.
+    pub inner: &'a mut dyn SecondOrderProblem,
+}
+
+impl ConstrainedSecondOrderProblem for Unconstrained<'_> {
+    fn n_positions(&self) -> usize {
+        self.inner.ndof()
+    }
+    fn n_velocities(&self) -> usize {
+        self.inner.ndof()
+    }
+    fn n_constraints(&self) -> usize {
+        0
+    }
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        self.inner.mass_matrix(t, q, m)
+    }
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        self.inner.forces(t, q, v, f)
+    }
+    fn constraints(&mut self, _: f64, _: &[f64], _: &mut [f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+    fn constraint_jacobian(
+        &mut self,
+        _: f64,
+        _: &[f64],
+        _: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        Ok(())
+    }
+    fn velocity_rhs(&mut self, _: f64, _: &[f64], _: &mut [f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+    fn gamma(&mut self, _: f64, _: &[f64], _: &[f64], _: &mut [f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        _lambda: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.inner.tangent(t, q, v, a, k, c)
+    }
+    fn has_exact_tangent(&self) -> bool {
+        self.inner.has_exact_tangent()
+    }
+}
