@@ -66,7 +66,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
     /// # Errors
     /// [`FormulationError::BadParameter`] for negative or non-finite values.
     pub fn with_baumgarte(mut self, alpha: f64, beta: f64) -> Result<Self, FormulationError> {
-        for (name, v) in [("baumgarte_alpha", alpha), ("baumgarte_beta", beta)] {
+        for (name, v) in [
+            ("[settings.baumgarte] alpha", alpha),
+            ("[settings.baumgarte] beta", beta),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(FormulationError::BadParameter {
                     formulation: "augmented".into(),

@@ -114,10 +114,13 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         };
         if !(alpha.is_finite() && alpha > 0.0) {
             return Err(bad(format!(
-                "penalty_factor must be finite and > 0, got {alpha}"
+                "[settings.penalty] factor must be finite and > 0, got {alpha}"
             )));
         }
-        for (name, v) in [("penalty_omega", omega), ("penalty_xi", xi)] {
+        for (name, v) in [
+            ("[settings.penalty] omega", omega),
+            ("[settings.penalty] xi", xi),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(bad(format!("{name} must be finite and ≥ 0, got {v}")));
             }
@@ -401,7 +404,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
                 formulation: "penalty".into(),
                 detail: format!(
                     "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {} \
-                     (if the masses are below 1e-13·α, lower penalty_factor)",
+                     (if the masses are below 1e-13·α, lower factor in [settings.penalty])",
                     self.alpha,
                     diagnose(self.sys, &self.mass, &self.jac, self.alpha)
                 ),

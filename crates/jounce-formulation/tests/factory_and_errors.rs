@@ -39,7 +39,7 @@ fn bad_settings_are_rejected_with_the_parameter_named() {
                 baumgarte_alpha: -1.0,
                 ..Default::default()
             },
-            "baumgarte_alpha",
+            "[settings.baumgarte] alpha",
         ),
         (
             "penalty",
@@ -47,7 +47,7 @@ fn bad_settings_are_rejected_with_the_parameter_named() {
                 penalty_factor: 0.0,
                 ..Default::default()
             },
-            "penalty_factor",
+            "[settings.penalty] factor",
         ),
         (
             "penalty",
@@ -55,7 +55,7 @@ fn bad_settings_are_rejected_with_the_parameter_named() {
                 penalty_xi: f64::NAN,
                 ..Default::default()
             },
-            "penalty_xi",
+            "[settings.penalty] xi",
         ),
         (
             "partitioning",

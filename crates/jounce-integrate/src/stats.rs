@@ -35,6 +35,14 @@ pub struct Stats {
     /// (Hairer's h·ρ test in dopri5.f / dop853.f): a sign that an implicit
     /// method would be cheaper.
     pub stiffness_detected_at: Option<f64>,
+    /// Sum over the accepted steps of the local error estimate's norm in
+    /// units of the tolerance (1 = at the tolerance), from adaptive methods
+    /// that report it (the structural family): with per-step error
+    /// control the global error grows with the number of steps, and this
+    /// sum is what it reaches, in units of the tolerance, when errors
+    /// neither grow nor decay along the solution (an a-posteriori check
+    /// that a run can compare with its request).
+    pub accumulated_error: f64,
     /// CPU seconds spent in the integration alone (not in output).
     pub cpu_seconds: f64,
 }

@@ -559,7 +559,15 @@ impl StructuralStepper {
         }
         sp.integrate_positions(q, &w.delta, &mut w.qe);
         ctx.stats.n_jac += 1;
-        sp.tangent(te, &w.qe, &w.ve, &w.ae, &self.lam, &mut self.k_t, &mut self.c_t)?;
+        sp.tangent(
+            te,
+            &w.qe,
+            &w.ve,
+            &w.ae,
+            &self.lam,
+            &mut self.k_t,
+            &mut self.c_t,
+        )?;
         sp.mass_matrix(te, &w.qe, &mut self.m_t)?;
         if m > 0 {
             sp.constraint_jacobian(te, &w.qe, &mut self.j_t)?;
@@ -589,8 +597,9 @@ impl StructuralStepper {
                 self.s[(n + k, n + l)] = 0.0;
             }
         }
-        self.lu.factor(&self.s, self.t, ctx.stats).map_err(|_| {
-            EvalError::Singular {
+        self.lu
+            .factor(&self.s, self.t, ctx.stats)
+            .map_err(|_| EvalError::Singular {
                 what: if m > 0 {
                     "iteration matrix [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0]".into()
                 } else {
@@ -604,8 +613,7 @@ impl StructuralStepper {
                 } else {
                     "the mass matrix is singular".into()
                 },
-            }
-        })?;
+            })?;
         self.s_h = h;
         Ok(())
     }
@@ -799,6 +807,7 @@ impl StructuralStepper {
             if self.controller.accept(err, h) {
                 self.controller.accepted(err, h);
                 ctx.stats.n_accept += 1;
+                ctx.stats.accumulated_error += err;
                 self.accept(h);
                 let fac = if rejected > 0 { fac.min(1.0) } else { fac };
                 self.h = if trimmed && fac >= 1.0 {
