@@ -47,13 +47,15 @@ pub mod testkit;
 pub use nalgebra;
 
 pub use autodiff::{AdScalar, AutoDiff, AutoDiffRhs};
+pub use constrained::{ConstrainedSecondOrderProblem, Unconstrained};
 pub use controller::{ControllerKind, ErrorPer, StepController};
 pub use error::{EvalError, IntegrateError};
 pub use explicit::ButcherTableau;
 pub use first_order_form::FirstOrderForm;
 pub use options::{MethodParams, OutputGrid, SolverOptions};
-pub use constrained::{ConstrainedSecondOrderProblem, Unconstrained};
-pub use problem::{EventDirection, EventSpec, OdeProblem, ProblemForm, SecondOrderProblem, StepFix};
+pub use problem::{
+    EventDirection, EventSpec, OdeProblem, ProblemForm, SecondOrderProblem, StepFix,
+};
 pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
 pub use stats::Stats;
 pub use stepper::{StepContext, Stepper};

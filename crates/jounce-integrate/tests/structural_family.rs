@@ -424,7 +424,10 @@ fn first_order_problems_are_rejected_with_a_clear_message() {
     // in the user's words, not the trait's (no "as_second_order")
     let msg = err.to_string();
     assert!(msg.contains("second-order equations of motion"), "{msg}");
-    assert!(msg.contains("index3") && !msg.contains("as_second_order"), "{msg}");
+    assert!(
+        msg.contains("index3") && !msg.contains("as_second_order"),
+        "{msg}"
+    );
     // unknown and out-of-range parameters
     assert!(method::build(
         "newmark",

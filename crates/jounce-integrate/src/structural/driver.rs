@@ -269,7 +269,8 @@ pub struct StructuralStepper {
     a: Vec<f64>,
     /// true acceleration q̈_n (end-point form)
     qdd: Vec<f64>,
-    /// Δa and h of the last accepted step (velocity error estimate)
+    /// Δa (balance form) or Δq̈ (end-point form) and h of the last
+    /// accepted step (velocity error estimate)
     da_prev: Vec<f64>,
     h_prev: f64,
     /// Newton unknowns x (len n) and λ (len m)
@@ -772,9 +773,22 @@ impl StructuralStepper {
                 rest1[n..n + m].copy_from_slice(&self.lam);
                 let _ = rest;
             }
+            if self.form == Form::EndPoint && sch.alpha_m == sch.alpha_f {
+                self.project_end_point(sp, self.t + h)?;
+            }
             // local error estimate
             let (eq, ev) = sch.error_coefficients();
-            let second = self.h_prev > 0.0 && sch.order() == 2;
+            // the third-order velocity term only for ODEs: on the index-3
+            // equations q̈ carries the multipliers' alternating error
+            // component, which does not vanish with h, and its differences
+            // would drive the step to zero (velocities are index-2
+            // variables there; HHT-I3 tests positions only)
+            // On the index-3 equations only positions are tested, as in
+            // HHT-I3 (Negrut et al. 2007): a and q̈ carry the multipliers'
+            // error components, which do not vanish with h, and under step
+            // changes their second differences (tried with both) drive the
+            // step to underflow (measured on a Cartesian pendulum).
+            let second = self.h_prev > 0.0 && sch.order() == 2 && self.form == Form::Balance;
             let mut finite = true;
             for i in 0..n {
                 let da = self.a1[i] - self.a[i];
@@ -782,8 +796,13 @@ impl StructuralStepper {
                 self.err[i] = eq * h * h * da;
                 let mut e_v = ev * h * da;
                 if second {
-                    // h³ q''''/12 with q'''' from the second difference of a
-                    let a2 = 2.0 * (da / h - self.da_prev[i] / self.h_prev) / (h + self.h_prev);
+                    // h³ q''''/12 with q'''' from the second difference of
+                    // the accelerations over the last two steps
+                    let d = match self.form {
+                        Form::Balance => da,
+                        Form::EndPoint => self.x[i] - self.qdd[i],
+                    };
+                    let a2 = 2.0 * (d / h - self.da_prev[i] / self.h_prev) / (h + self.h_prev);
                     e_v += h * h * h * a2 / 12.0;
                 }
                 self.err[n + i] = e_v;
@@ -822,6 +841,61 @@ impl StructuralStepper {
         }
     }
 
+    /// Velocity and acceleration projection at the end of a step of the
+    /// undamped members (ρ∞ = 1: newmark, midpoint_rule) on the index-3
+    /// equations: v_{n+1} mass-orthogonally onto Φ_q v = ν,
+    ///
+    /// ```text
+    /// [M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v],
+    /// ```
+    ///
+    /// then q̈_{n+1} and λ_{n+1} from the KKT system at (q_{n+1}, v_{n+1})
+    /// (Bayo & Ledesma 1996, Nonlinear Dyn. 9:113–130; jalon-bayo 7.4).
+    /// Without it the trapezoidal rule's multipliers drift and grow
+    /// linearly (Cardona & Géradin 1989; on a Cartesian pendulum at
+    /// h = 1e-2, λ = −1260 against 4.6 at t = 4, and Newton fails at
+    /// t = 4.11); the damped members (hht, generalized_alpha) need none.
+    fn project_end_point(&mut self, sp: &mut Counted, t1: f64) -> Result<(), IntegrateError> {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let q1 = self.y1[..nq].to_vec();
+        let mut v1 = self.y1[nq..nq + n].to_vec();
+        let w = &mut self.work;
+        sp.mass_matrix(t1, &q1, &mut w.me)?;
+        sp.constraint_jacobian(t1, &q1, &mut w.je)?;
+        sp.velocity_rhs(t1, &q1, &mut w.phi)?;
+        let mut kkt = DMatrix::zeros(n + m, n + m);
+        kkt.view_mut((0, 0), (n, n)).copy_from(&w.me);
+        let mut rhs = nalgebra::DVector::zeros(n + m);
+        for k in 0..m {
+            let mut s = w.phi[k];
+            for j in 0..n {
+                kkt[(n + k, j)] = w.je[(k, j)];
+                kkt[(j, n + k)] = w.je[(k, j)];
+                s -= w.je[(k, j)] * v1[j];
+            }
+            rhs[n + k] = s;
+        }
+        if !kkt.lu().solve_mut(&mut rhs) {
+            return Err(EvalError::Singular {
+                what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
+                t: t1,
+                detail: format!("{}: velocity projection", self.scheme.name),
+            }
+            .into());
+        }
+        for j in 0..n {
+            v1[j] += rhs[j];
+        }
+        let (mut qdd, mut lam) = (vec![0.0; n], vec![0.0; m]);
+        self.consistent_acceleration(sp, t1, &q1, &v1, &mut qdd, &mut lam)?;
+        self.y1[nq..nq + n].copy_from_slice(&v1);
+        self.y1[nq + n..].copy_from_slice(&lam);
+        self.x.copy_from_slice(&qdd);
+        self.a1.copy_from_slice(&qdd);
+        self.lam.copy_from_slice(&lam);
+        Ok(())
+    }
+
     /// Weighted RMS of [e_q; e_v] against max(|y|, |y1|) of q and v.
     fn error_norm(&self, rtol: f64, atol: f64) -> f64 {
         let (nq, n) = (self.nq, self.n);
@@ -839,7 +913,10 @@ impl StructuralStepper {
     fn accept(&mut self, h: f64) {
         let (nq, n) = (self.nq, self.n);
         for i in 0..n {
-            self.da_prev[i] = self.a1[i] - self.a[i];
+            self.da_prev[i] = match self.form {
+                Form::Balance => self.a1[i] - self.a[i],
+                Form::EndPoint => self.x[i] - self.qdd[i],
+            };
         }
         self.h_prev = h;
         self.t_prev = self.t;
