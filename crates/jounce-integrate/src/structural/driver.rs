@@ -296,7 +296,7 @@ pub struct StructuralStepper {
 
 /// Newton iterations per solve: adaptive (as radau5.f) and fixed steps.
 const MAX_ITER_ADAPTIVE: u32 = 7;
-const MAX_ITER_FIXED: u32 = 12;
+const MAX_ITER_FIXED: u32 = 25;
 /// Stopping test η‖δ‖ ≤ tol in the error weights of the run (adaptive).
 const NEWTON_TOL_ADAPTIVE: f64 = 0.01;
 /// Fixed steps: weights 1/(1e-10 (1 + |y|)) and η‖δ‖ ≤ 1e-3, i.e. the
@@ -637,6 +637,13 @@ impl StructuralStepper {
         };
         let mut prev = f64::NAN;
         let mut eta = 1.0f64;
+        // round-off floor of the increments in x: the constraint rows are
+        // Φ/k1 (k1 = β'), so the rounding ε|q| of Φ becomes ε|q|/k1 in x,
+        // which grows like 1/h² and no iteration can reduce; the dynamic
+        // rows add ε|x|
+        let q_max = self.y[..nq].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let x_max = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let floor = 10.0 * f64::EPSILON * (x_max + if m > 0 { q_max / af.k1 } else { 0.0 });
         for k in 1..=max_iter {
             ctx.stats.n_newton_iter += 1;
             if self.full_newton > 0 && k > 1 {
@@ -645,9 +652,10 @@ impl StructuralStepper {
             }
             self.residual(sp, af, h)?;
             self.lu.solve_in_place(&mut self.work.g, ctx.stats);
-            let (mut sq, mut sv) = (0.0, 0.0);
+            let (mut sq, mut sv, mut dx_max) = (0.0, 0.0, 0.0f64);
             for i in 0..n {
                 let d = self.work.g[i];
+                dx_max = dx_max.max(d.abs());
                 self.x[i] -= d;
                 let (qi, vi) = (self.y[i.min(nq - 1)], self.y[nq + i]);
                 sq += (af.k1 * d / (atol + rtol * qi.abs())).powi(2);
@@ -661,18 +669,31 @@ impl StructuralStepper {
                 ctx.stats.n_newton_fail += 1;
                 return Ok(false);
             }
-            let round_off = !adaptive && dn <= ROUND_OFF_FIXED;
+            let round_off = dx_max <= floor || (!adaptive && dn <= ROUND_OFF_FIXED);
             if k > 1 && prev > 0.0 && !round_off {
                 let rate = dn / prev;
-                if rate >= 1.0 {
+                if rate >= 0.5 && dx_max <= 100.0 * floor {
+                    // stalled within a hundred times the round-off floor
+                    return Ok(true);
+                }
+                // adaptive: give up early (a smaller step is cheap); fixed
+                // step: the step cannot shrink, so let full Newton work
+                // through a large first correction (a stiff spring loading
+                // within the step) as long as it does not diverge
+                let diverging = if adaptive {
+                    rate >= 1.0
+                } else {
+                    rate >= 2.0 || (rate >= 1.0 && k >= 4)
+                };
+                if diverging {
                     ctx.stats.n_newton_fail += 1;
                     return Ok(false);
                 }
-                if rate.powi((max_iter - k) as i32) / (1.0 - rate) * dn > tol {
+                if adaptive && rate.powi((max_iter - k) as i32) / (1.0 - rate) * dn > tol {
                     ctx.stats.n_newton_fail += 1;
                     return Ok(false);
                 }
-                eta = rate / (1.0 - rate);
+                eta = rate.min(0.99) / (1.0 - rate.min(0.99));
                 if rate > 0.2 || k >= 5 {
                     self.tangent_valid = false;
                 }
