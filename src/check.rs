@@ -1,10 +1,11 @@
-//! `jounce check`: validate, build and assemble a model, and describe it.
+//! `jounce check`: validate, build and assemble a model, and describe it;
+//! refuse run settings whose integrator cannot run the formulation.
 
 use jounce_mechanics::MechanicalSystem;
 use jounce_model::{BodyRef, JointKind, Model};
 
 use crate::error::RunError;
-use crate::setup::{assemble_model, build_system, formulation_name};
+use crate::setup::{assemble_model, build_system, check_pairing, formulation_name};
 
 fn body_name(model: &Model, b: BodyRef) -> String {
     match b {
@@ -18,6 +19,8 @@ fn body_name(model: &Model, b: BodyRef) -> String {
 /// # Errors
 /// [`RunError`] naming the file and element at fault.
 pub fn check_model(model: &Model) -> Result<String, RunError> {
+    // the run settings as `jounce run` would refuse them
+    check_pairing(model)?;
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
     let mut s = String::new();

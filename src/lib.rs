@@ -4,7 +4,8 @@
 //! library for the `jounce` command and for tests:
 //! - [`run::run_model`]: a whole run, writing `timeseries.csv` and `summary.json`;
 //! - [`check::check_model`]: validation, assembly, DOF and redundancy;
-//! - [`methods_table`]: the integrator registry as a table.
+//! - [`methods_table`]: the integrator registry as a table;
+//! - [`study`]: the seed studies of studies.md as tables.
 
 pub mod check;
 pub mod error;
@@ -12,5 +13,6 @@ pub mod methods_table;
 pub mod observer;
 pub mod run;
 pub mod setup;
+pub mod study;
 
 pub use error::RunError;

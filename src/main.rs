@@ -29,7 +29,8 @@ enum Command {
         /// Integrator (see `jounce methods`), overriding the model file.
         #[arg(long)]
         method: Option<String>,
-        /// Formulation: augmented, partitioning, projection, penalty.
+        /// Formulation: augmented, partitioning, projection, penalty, index3
+        /// (index3 runs only with newmark, hht, generalized_alpha, midpoint_rule).
         #[arg(long)]
         formulation: Option<String>,
         /// Relative tolerance.
@@ -62,6 +63,24 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+    },
+    /// Run a seed study of studies.md from its shipped models and print its
+    /// table (now: s1, jalon-bayo Table 7.4).
+    Study {
+        /// Study name: s1.
+        name: String,
+        /// Folder of the study models.
+        #[arg(long, default_value = "examples/studies")]
+        models: PathBuf,
+        /// Output directory of the runs.
+        #[arg(short, long, default_value = "out/study")]
+        out: PathBuf,
+        /// End time [s] (default: the study's).
+        #[arg(long)]
+        t_end: Option<f64>,
+        /// Skip the Adams comparison runs (minutes on the stiff cases).
+        #[arg(long)]
+        no_adams: bool,
     },
 }
 
@@ -134,6 +153,31 @@ fn main() -> ExitCode {
             match jounce::check::check_model(&m) {
                 Ok(text) => {
                     print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Study {
+            name,
+            models,
+            out,
+            t_end,
+            no_adams,
+        } => {
+            if !name.eq_ignore_ascii_case("s1") {
+                return fail(&RunError::Setup(format!(
+                    "unknown study '{name}'; available: s1"
+                )));
+            }
+            let opts = jounce::study::S1Options {
+                t_end,
+                skip_adams: no_adams,
+                ..Default::default()
+            };
+            match jounce::study::s1(&models, &out.join("s1"), &opts) {
+                Ok(cases) => {
+                    print!("{}", jounce::study::s1_table(&cases, &opts));
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

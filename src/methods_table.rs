@@ -1,6 +1,6 @@
 //! `jounce methods`: the integrator registry as a table.
 
-use jounce_integrate::method::{self, Family};
+use jounce_integrate::method::{self, Family, MethodInfo};
 
 fn family_label(f: Family) -> &'static str {
     match f {
@@ -13,11 +13,18 @@ fn family_label(f: Family) -> &'static str {
     }
 }
 
+/// The problem forms a method integrates, by their labels
+/// ("ode", "second-order, index-3").
+fn forms_label(i: &MethodInfo) -> String {
+    let labels: Vec<&str> = i.accepts().iter().map(|f| f.label()).collect();
+    labels.join(", ")
+}
+
 /// The registry as a plain-text table (one method per line).
 pub fn methods_table() -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "{:<20} {:<12} {:>5} {:>8} {:<9} {:<14} {:<5} {:<8} {}\n",
+        "{:<20} {:<12} {:>5} {:>8} {:<9} {:<14} {:<5} {:<8} {:<21} {}\n",
         "name",
         "family",
         "order",
@@ -26,12 +33,13 @@ pub fn methods_table() -> String {
         "stability",
         "stiff",
         "adaptive",
+        "forms",
         "source"
     ));
     for m in method::all() {
         let i = &m.info;
         s.push_str(&format!(
-            "{:<20} {:<12} {:>5} {:>8} {:<9} {:<14} {:<5} {:<8} {}\n",
+            "{:<20} {:<12} {:>5} {:>8} {:<9} {:<14} {:<5} {:<8} {:<21} {}\n",
             i.name,
             family_label(i.family),
             i.order,
@@ -42,6 +50,7 @@ pub fn methods_table() -> String {
             i.stability.label(),
             if i.stiff { "yes" } else { "no" },
             if i.adaptive { "yes" } else { "no" },
+            forms_label(i),
             i.source
         ));
     }
@@ -64,6 +73,7 @@ pub fn methods_json() -> String {
                 "stability": i.stability.label(),
                 "stiff": i.stiff,
                 "adaptive": i.adaptive,
+                "forms": i.accepts().iter().map(|f| f.label()).collect::<Vec<_>>(),
                 "source": i.source,
                 "advice": i.advice,
             })

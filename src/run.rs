@@ -14,7 +14,7 @@ use jounce_model::{FormulationKind, Model};
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header, RunObserver};
-use crate::setup::{assemble_model, build_formulation, build_system};
+use crate::setup::{assemble_model, build_formulation, build_system, check_pairing};
 
 /// Settings given on the command line that override the model file's.
 #[derive(Clone, Debug, Default)]
@@ -152,6 +152,8 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     let opts = solver_options(model)?;
     let mut stepper = method::build(&model.settings.integrator.method, &opts)
         .map_err(|e| RunError::Setup(format!("{}: settings.integrator: {e}", model.source)))?;
+    // and one that cannot run the formulation (dopri5 on index3)
+    check_pairing(model)?;
 
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
@@ -265,7 +267,7 @@ fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
             ("penalty_omega", f.penalty_omega),
             ("penalty_xi", f.penalty_xi),
         ],
-        FormulationKind::Partitioning => vec![],
+        FormulationKind::Partitioning | FormulationKind::Index3 => vec![],
     };
     FormulationSummary {
         name: name.to_string(),

@@ -2,7 +2,8 @@
 //! assembled initial state and a formulation. Every error names the model
 //! file and the element.
 
-use jounce_formulation::{Formulation, FormulationSettings};
+use jounce_formulation::{provides, Formulation, FormulationSettings, NAMES};
+use jounce_integrate::method::{self, MethodInfo};
 use jounce_mechanics::{assemble, Assembly, PlanarSystem};
 use jounce_model::{ForceKind, FormulationKind, Model};
 
@@ -15,6 +16,7 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
         FormulationKind::Partitioning => "partitioning",
         FormulationKind::Projection => "projection",
         FormulationKind::Penalty => "penalty",
+        FormulationKind::Index3 => "index3",
     }
 }
 
@@ -28,13 +30,81 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "partitioning" => FormulationKind::Partitioning,
         "projection" => FormulationKind::Projection,
         "penalty" => FormulationKind::Penalty,
+        "index3" => FormulationKind::Index3,
         other => {
             return Err(RunError::Setup(format!(
                 "unknown formulation '{other}'; known: {}",
-                jounce_formulation::NAMES.join(", ")
+                NAMES.join(", ")
             )))
         }
     })
+}
+
+/// Why the method described by `info` cannot run `formulation`, or `None`
+/// when it can: it can when one of the forms the formulation offers
+/// ([`jounce_formulation::provides`]) is among those the method accepts
+/// ([`MethodInfo::accepts`]). The message names the formulations the
+/// method can run and the methods that can run the formulation.
+pub fn incompatibility(info: &MethodInfo, formulation: &str) -> Option<String> {
+    let fits = |accepts: &[jounce_integrate::ProblemForm], f: &str| {
+        provides(f).iter().any(|p| accepts.contains(p))
+    };
+    if fits(info.accepts(), formulation) {
+        return None;
+    }
+    let usable: Vec<&str> = NAMES
+        .iter()
+        .copied()
+        .filter(|f| fits(info.accepts(), f))
+        .collect();
+    let needs = if usable.is_empty() {
+        "it runs none of the formulations".to_string()
+    } else {
+        format!("it needs one of the formulations {}", usable.join(", "))
+    };
+    let methods: Vec<&str> = method::all()
+        .iter()
+        .filter(|m| fits(m.info.accepts(), formulation))
+        .map(|m| m.info.name)
+        .collect();
+    let hint = match methods.len() {
+        0 => String::new(),
+        1..=6 => format!(
+            " (formulation '{formulation}' runs with {})",
+            methods.join(", ")
+        ),
+        _ => {
+            let forms: Vec<&str> = provides(formulation).iter().map(|f| f.label()).collect();
+            format!(
+                " (formulation '{formulation}' offers the form {}; the forms column of \
+                 `jounce methods` shows which integrators accept it)",
+                forms.join(", ")
+            )
+        }
+    };
+    Some(format!(
+        "integrator '{}' cannot run formulation '{formulation}': {needs}{hint}",
+        info.name
+    ))
+}
+
+/// Refuse, before any work, a model whose integrator cannot run its
+/// formulation (see [`incompatibility`]).
+///
+/// # Errors
+/// [`RunError::Setup`] naming the model file: an unknown integrator, or
+/// the pairing and what would work instead.
+pub fn check_pairing(model: &Model) -> Result<(), RunError> {
+    let name = &model.settings.integrator.method;
+    let entry = method::find(name)
+        .map_err(|e| RunError::Setup(format!("{}: settings.integrator: {e}", model.source)))?;
+    match incompatibility(
+        &entry.info,
+        formulation_name(model.settings.formulation.kind),
+    ) {
+        None => Ok(()),
+        Some(msg) => Err(RunError::Setup(format!("{}: {msg}", model.source))),
+    }
 }
 
 /// The runtime system of a model.

@@ -226,3 +226,164 @@ fn step_budget_stops_the_run_with_the_time_and_keeps_the_rows() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("max-steps"), "{err}");
 }
+
+/// The index-3 formulation runs with a structural method: Φ = 0 holds to
+/// the Newton tolerance at every step (newmark at h = 1e-3 on the double
+/// pendulum: max |Φ| over the output measured 2.2e-16).
+#[test]
+fn index3_runs_with_newmark_and_keeps_the_constraints() {
+    let dir = scratch("cli-index3");
+    let (code, out, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--formulation",
+        "index3",
+        "--method",
+        "newmark",
+        "--step",
+        "1e-3",
+        "--t-end",
+        "0.5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("index3 with newmark"), "{out}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "completed");
+    assert_eq!(summary["formulation"]["name"], "index3");
+    assert_eq!(summary["t_reached"].as_f64().unwrap(), 0.5);
+    assert_eq!(summary["work"]["steps_accepted"].as_u64().unwrap(), 500);
+    let v = summary["accuracy"]["max_position_violation"]
+        .as_f64()
+        .unwrap();
+    assert!(v < 1e-8, "max position violation {v:e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An integrator that cannot run the formulation is refused before any
+/// work, by `run` and by `check`, naming what would work.
+#[test]
+fn incompatible_integrator_and_formulation_are_refused_before_integrating() {
+    let dir = scratch("cli-index3-dopri5");
+    let (code, _, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--formulation",
+        "index3",
+        "--method",
+        "dopri5",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "integrator 'dopri5' cannot run formulation 'index3': it needs one of the \
+             formulations augmented, partitioning, projection, penalty"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("newmark, hht, generalized_alpha, midpoint_rule"),
+        "{err}"
+    );
+    assert!(err.contains("double_pendulum.toml"), "{err}");
+    // refused before integrating: nothing was written
+    assert!(!dir.join("summary.json").exists());
+    assert!(!dir.join("timeseries.csv").exists());
+
+    // wilson takes the second-order form, not the index-3 one
+    let (code, _, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--formulation",
+        "index3",
+        "--method",
+        "wilson",
+        "--step",
+        "1e-3",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "integrator 'wilson' cannot run formulation 'index3': it needs one of the \
+             formulations augmented, projection, penalty"
+        ),
+        "{err}"
+    );
+
+    // the same pairing in a model's settings: `check` refuses it too
+    let text = std::fs::read_to_string(repo("examples/double_pendulum.toml")).unwrap();
+    let text = text
+        .replace("[settings]\n", "[settings]\nformulation = \"index3\"\n")
+        .replace("method = \"dopri5\"", "method = \"rk4\"");
+    assert!(text.contains("formulation = \"index3\"") && text.contains("method = \"rk4\""));
+    let model = dir.join("index3_rk4.toml");
+    std::fs::write(&model, text).unwrap();
+    let (code, out, err) = jounce(&["check", model.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "integrator 'rk4' cannot run formulation 'index3': it needs one of the \
+             formulations augmented, partitioning, projection, penalty"
+        ) && err.contains("index3_rk4.toml"),
+        "{err}"
+    );
+    // and with a structural method the same model checks out
+    let text = std::fs::read_to_string(&model)
+        .unwrap()
+        .replace("method = \"rk4\"", "method = \"generalized_alpha\"");
+    std::fs::write(&model, text).unwrap();
+    let (code, out, err) = jounce(&["check", model.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("index3 formulation, generalized_alpha integrator"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `jounce methods` says which problem forms each integrator accepts.
+#[test]
+fn methods_lists_the_forms_each_integrator_accepts() {
+    let (code, out, _) = jounce(&["methods"]);
+    assert_eq!(code, 0);
+    let header = out.lines().next().unwrap();
+    assert!(header.split_whitespace().any(|h| h == "forms"), "{header}");
+    let row = |m: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(m))
+            .unwrap_or_else(|| panic!("no row for {m}:\n{out}"))
+            .to_string()
+    };
+    assert!(row("dopri5").contains(" ode "), "{}", row("dopri5"));
+    for m in ["newmark", "hht", "generalized_alpha", "midpoint_rule"] {
+        assert!(row(m).contains(" second-order, index-3 "), "{}", row(m));
+    }
+    for m in ["wilson", "collocation"] {
+        let r = row(m);
+        assert!(
+            r.contains(" second-order ") && !r.contains("index-3"),
+            "{r}"
+        );
+    }
+    let (code, json, _) = jounce(&["methods", "--json"]);
+    assert_eq!(code, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let forms = |m: &str| {
+        rows.iter()
+            .find(|r| r["name"] == m)
+            .unwrap_or_else(|| panic!("no {m} in --json"))["forms"]
+            .clone()
+    };
+    assert_eq!(forms("dopri5"), serde_json::json!(["ode"]));
+    assert_eq!(
+        forms("newmark"),
+        serde_json::json!(["second-order", "index-3"])
+    );
+    assert!(rows.iter().all(|r| r["forms"].is_array()));
+}

@@ -1,23 +1,31 @@
-//! The four formulations agree on real planar models: the double pendulum
+//! The formulations agree on real planar models: the double pendulum
 //! example and a free slider-crank (the example without its motor), crank
-//! angle and body positions within 1e-6 at t = 2 s with DOPRI5 at rtol 1e-10.
+//! angle and body positions within 1e-6 at t = 2 s with DOPRI5 at rtol 1e-10
+//! (index3, which only the structural methods run: within 1e-5 with
+//! adaptive generalized-α at rtol 1e-10, see [`INDEX3_RUN`]).
 
 mod support;
 
 use jounce::run::run_model;
 use support::{repo, scratch, Series};
 
-/// Final row of a run of `text` with formulation `f`: column → value.
+/// Final row of a run of `text` with formulation `f` (dopri5 at rtol
+/// 1e-10, index3 with [`INDEX3_RUN`]): column → value.
 fn final_state(text: &str, f: &str, tag: &str) -> (Vec<String>, Vec<f64>) {
+    let (method, rtol, atol) = if f == "index3" {
+        INDEX3_RUN
+    } else {
+        ("dopri5", 1e-10, 1e-12)
+    };
     let text = text.replace(
         "[settings]",
         &format!("[settings.penalty]\nfactor = 1e8\nomega = 30.0\nxi = 1.0\n\n[settings]\nformulation = \"{f}\""),
     );
     let mut model = jounce_model::from_str(&text, tag).unwrap_or_else(|e| panic!("{e}"));
     model.settings.t_end = 2.0;
-    model.settings.integrator.method = "dopri5".into();
-    model.settings.integrator.rtol = 1e-10;
-    model.settings.integrator.atol = 1e-12;
+    model.settings.integrator.method = method.into();
+    model.settings.integrator.rtol = rtol;
+    model.settings.integrator.atol = atol;
     let out = scratch(&format!("agree-{tag}-{f}"));
     let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{f}: {e}"));
     assert_eq!(s.formulation.name, f);
@@ -42,9 +50,25 @@ fn final_state(text: &str, f: &str, tag: &str) -> (Vec<String>, Vec<f64>) {
     (names, vals)
 }
 
+/// index3 runs only with the structural methods (order 2): generalized-α,
+/// adaptive at rtol 1e-10, atol 1e-12. Its error against augmented +
+/// dopri5 falls about 4.7x per decade of rtol (order 2 under per-step
+/// error control: h ~ tol^(1/3), error ~ h^2), measured at t = 2 s:
+/// double pendulum 4.1e-5, 8.6e-6, 1.9e-6 and free slider-crank 2.2e-5,
+/// 4.7e-6, 9.8e-7 at rtol 1e-8, 1e-9, 1e-10 (hht at 1e-10: 2.1e-6,
+/// 1.2e-6). Tighter, rtol 1e-11, the driver's step underflows on the
+/// double pendulum (t = 1.22 s). Hence the bound [`INDEX3_TOL`].
+const INDEX3_RUN: (&str, f64, f64) = ("generalized_alpha", 1e-10, 1e-12);
+
+/// Position agreement of index3 with augmented: 5x the largest error
+/// measured at [`INDEX3_RUN`] (1.9e-6); the ODE formulations with dopri5
+/// agree to 1e-6.
+const INDEX3_TOL: f64 = 1e-5;
+
 fn assert_agree(text: &str, tag: &str) {
     let (names, reference) = final_state(text, "augmented", tag);
-    for f in ["partitioning", "projection", "penalty"] {
+    for f in ["partitioning", "projection", "penalty", "index3"] {
+        let tol = if f == "index3" { INDEX3_TOL } else { 1e-6 };
         let (n2, vals) = final_state(text, f, tag);
         assert_eq!(names, n2);
         let worst = reference
@@ -55,7 +79,7 @@ fn assert_agree(text: &str, tag: &str) {
         println!("{tag}: {f} vs augmented: max position difference {worst:.2e}");
         for ((name, a), b) in names.iter().zip(&reference).zip(&vals) {
             assert!(
-                (a - b).abs() < 1e-6,
+                (a - b).abs() < tol,
                 "{tag}: {f} differs from augmented in {name}: {b} vs {a}"
             );
         }
@@ -63,13 +87,13 @@ fn assert_agree(text: &str, tag: &str) {
 }
 
 #[test]
-fn four_formulations_agree_on_the_double_pendulum() {
+fn all_formulations_agree_on_the_double_pendulum() {
     let text = std::fs::read_to_string(repo("examples/double_pendulum.toml")).unwrap();
     assert_agree(&text, "double_pendulum");
 }
 
 #[test]
-fn four_formulations_agree_on_a_free_slider_crank() {
+fn all_formulations_agree_on_a_free_slider_crank() {
     let text = std::fs::read_to_string(repo("examples/slider_crank.toml")).unwrap();
     // drop the motor: the crank turns freely under gravity from 2 pi rad/s
     let start = text.find("[[drivers]]").unwrap();

@@ -28,6 +28,8 @@ pub enum FormulationError {
         detail: String,
     },
     /// Unknown formulation.
-    #[error("unknown formulation '{0}'; known: augmented, partitioning, projection, penalty")]
+    #[error(
+        "unknown formulation '{0}'; known: augmented, partitioning, projection, penalty, index3"
+    )]
     Unknown(String),
 }

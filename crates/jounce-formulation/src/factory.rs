@@ -1,16 +1,44 @@
 //! Formulations by name, with one settings struct for all of them.
 
+use jounce_integrate::ProblemForm;
 use jounce_mechanics::MechanicalSystem;
 
 use crate::augmented::Augmented;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::index3::Index3;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
 use crate::projection::Projection;
 
 /// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 4] = ["augmented", "partitioning", "projection", "penalty"];
+pub const NAMES: [&str; 5] = [
+    "augmented",
+    "partitioning",
+    "projection",
+    "penalty",
+    "index3",
+];
+
+/// The problem forms the formulation registered as `name` offers
+/// ([`jounce_integrate::OdeProblem::forms`]); a method can run it when
+/// one of these is among `MethodInfo::accepts`. Empty for an unknown name.
+///
+/// - augmented, projection, penalty: the first-order ODE y = [q; v] and
+///   the second-order form for structural methods;
+/// - partitioning: the first-order ODE in the independent coordinates
+///   only;
+/// - index3: the index-3 DAE only.
+pub fn provides(name: &str) -> &'static [ProblemForm] {
+    match name {
+        "augmented" | "projection" | "penalty" => {
+            &[ProblemForm::FirstOrder, ProblemForm::SecondOrder]
+        }
+        "partitioning" => &[ProblemForm::FirstOrder],
+        "index3" => &[ProblemForm::ConstrainedSecondOrder],
+        _ => &[],
+    }
+}
 
 /// Parameters of every formulation; each uses its own fields.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,6 +107,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             s.penalty_omega,
             s.penalty_xi,
         )?),
+        "index3" => Box::new(Index3::new(sys)),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })
 }

@@ -1,15 +1,17 @@
-//! All four formulations integrate the same mechanism to the same motion.
+//! All formulations integrate the same mechanism to the same motion.
 
 mod common;
 
-use common::{max_diff, run};
+use common::{max_diff, run, run_with};
 use jounce_formulation::examples::models;
 use jounce_formulation::{build, FormulationSettings, NAMES};
+use jounce_integrate::SolverOptions;
 use jounce_mechanics::MechanicalSystem;
 
-/// Run every formulation with dopri5 at rtol 1e-10 to t = 2 s and compare
-/// final positions (within 1e-6) and multipliers (relative 1e-4) with the
-/// augmented solution.
+/// Run every formulation with dopri5 at rtol 1e-10 (index3: generalized-α
+/// at h = 2e-4) to t = 2 s and compare final positions (within 1e-6;
+/// index3 2e-5) and multipliers (relative 1e-4) with the augmented
+/// solution.
 fn agree(sys: &dyn MechanicalSystem, q0: &[f64], v0: &[f64], what: &str) {
     // penalty positions are exact only to O(1/α): α = 1e8, ω = 30 keeps
     // them within 1e-6 (measured 3e-9 to 5e-7); at α = 1e9 rounding in
@@ -22,7 +24,23 @@ fn agree(sys: &dyn MechanicalSystem, q0: &[f64], v0: &[f64], what: &str) {
     let mut reference = None;
     for name in NAMES {
         let mut f = build(name, &settings, sys).unwrap();
-        let r = run(sys, f.as_mut(), q0, v0, 2.0, "dopri5", 1e-10, 1e-12);
+        let index3 = name == "index3";
+        let r = if index3 {
+            // the index-3 DAE runs only with the structural methods, of
+            // order 2: generalized-α at a fixed h = 2e-4 (10 000 steps)
+            // converges at order 2 in q and λ (errors 4x smaller at
+            // h = 1e-4 on the models that run it); adaptive steps at rtol
+            // 1e-10 leave a global error floor of ~2e-6 in q and up to
+            // 2e-3 in λ, and from rest on the zero-inertia pendulum the
+            // structural driver's Newton fails at t = 0 for h <= 1e-4
+            let opts = SolverOptions {
+                fixed_step: Some(2e-4),
+                ..SolverOptions::default()
+            };
+            run_with(sys, f.as_mut(), q0, v0, 2.0, "generalized_alpha", opts)
+        } else {
+            run(sys, f.as_mut(), q0, v0, 2.0, "dopri5", 1e-10, 1e-12)
+        };
         let (q_ref, l_ref): &(Vec<f64>, Vec<f64>) =
             reference.get_or_insert_with(|| (r.q.clone(), r.lambda.clone()));
         let dq = max_diff(&r.q, q_ref);
@@ -32,9 +50,12 @@ fn agree(sys: &dyn MechanicalSystem, q0: &[f64], v0: &[f64], what: &str) {
             "{what}: {name}: |Δq| = {dq:.2e}, |Δλ|/|λ| = {dl:.2e}, {:?}",
             r.stats.n_accept
         );
-        assert!(dq < 1e-6, "{what}: {name} differs by {dq:e}");
+        // index3 + generalized-α at h = 2e-4: measured |Δq| 6e-7 to 7.1e-6,
+        // |Δλ|/|λ| 4e-7 to 3.5e-5 (second-order truncation error)
+        let (q_tol, l_tol) = if index3 { (2e-5, 1e-4) } else { (1e-6, 1e-4) };
+        assert!(dq < q_tol, "{what}: {name} differs by {dq:e}");
         // penalty multipliers are O(1/α) approximations
-        assert!(dl < 1e-4, "{what}: {name} multipliers differ by {dl:e}");
+        assert!(dl < l_tol, "{what}: {name} multipliers differ by {dl:e}");
     }
 }
 

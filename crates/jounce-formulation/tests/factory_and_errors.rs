@@ -2,8 +2,10 @@
 //! errors for singular and inconsistent models.
 
 use jounce_formulation::examples::models;
-use jounce_formulation::{build, Augmented, FormulationError, FormulationSettings, NAMES};
-use jounce_integrate::{EvalError, OdeProblem};
+use jounce_formulation::{
+    build, provides, Augmented, FormulationError, FormulationSettings, NAMES,
+};
+use jounce_integrate::{EvalError, OdeProblem, ProblemForm};
 
 #[test]
 fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
@@ -14,7 +16,12 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
         assert_eq!(f.name(), name);
         assert_eq!(f.breakpoints(), &[0.25, 1.5]);
         let y0 = f.initial_state(0.0, &q0, &v0).unwrap();
-        let want = if name == "partitioning" { 2 } else { 18 };
+        // slider-crank: n = 9 coordinates, m = 8 constraints, 1 DOF
+        let want = match name {
+            "partitioning" => 2,
+            "index3" => 26,
+            _ => 18,
+        };
         assert_eq!((y0.len(), f.dim()), (want, want), "{name}");
         let mut dy = vec![0.0; want];
         f.rhs(0.0, &y0, &mut dy).unwrap();
@@ -27,6 +34,21 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
     assert!(e
         .to_string()
         .contains("augmented, partitioning, projection, penalty"));
+}
+
+/// `provides` (what `jounce` checks before a run) says what the built
+/// problems offer (`OdeProblem::forms`); only index3 is the index-3 DAE.
+#[test]
+fn provides_lists_the_forms_each_formulation_offers() {
+    let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    for name in NAMES {
+        let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
+        assert_eq!(f.forms(), provides(name).to_vec(), "{name}");
+        let dae = provides(name).contains(&ProblemForm::ConstrainedSecondOrder);
+        assert_eq!(dae, name == "index3", "{name}");
+        assert_eq!(f.as_constrained_second_order().is_some(), dae, "{name}");
+    }
+    assert!(provides("lagrange").is_empty());
 }
 
 #[test]

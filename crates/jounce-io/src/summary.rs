@@ -3,12 +3,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::IoError;
 
 /// Work counters of the integration (copied from the integrator's stats).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct WorkSummary {
     /// Accepted steps.
     pub steps_accepted: u64,
@@ -37,7 +37,7 @@ pub struct WorkSummary {
 }
 
 /// Accuracy figures of a run.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct AccuracySummary {
     /// Whether the model conserves energy (no dampers, drivers or
     /// time-dependent forces), i.e. whether the energy error is a measure
@@ -54,7 +54,7 @@ pub struct AccuracySummary {
 }
 
 /// The integrator as configured.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct IntegratorSummary {
     /// Method name.
     pub method: String,
@@ -81,7 +81,7 @@ pub struct IntegratorSummary {
 }
 
 /// The formulation as configured.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct FormulationSummary {
     /// Formulation name.
     pub name: String,
@@ -90,7 +90,7 @@ pub struct FormulationSummary {
 }
 
 /// Everything `summary.json` holds.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunSummary {
     /// jounce version.
     pub jounce_version: String,

@@ -6,7 +6,13 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, Settings};
 
-const FORMULATIONS: &[&str] = &["augmented", "partitioning", "projection", "penalty"];
+const FORMULATIONS: &[&str] = &[
+    "augmented",
+    "partitioning",
+    "projection",
+    "penalty",
+    "index3",
+];
 
 /// Parses `[settings]` (absent: defaults).
 pub(crate) fn parse<'a, 'i>(
@@ -43,6 +49,7 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::Partitioning,
             FormulationKind::Projection,
             FormulationKind::Penalty,
+            FormulationKind::Index3,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {

@@ -226,6 +226,9 @@ pub enum FormulationKind {
     Projection,
     /// Penalty (stiff spring-dampers on the constraints).
     Penalty,
+    /// The index-3 DAE itself, y = [q; v; λ], for the structural methods
+    /// that accept it (newmark, hht, generalized_alpha, midpoint_rule).
+    Index3,
 }
 
 /// Formulation settings.

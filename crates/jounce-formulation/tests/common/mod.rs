@@ -28,10 +28,25 @@ pub fn run<S: MechanicalSystem + ?Sized>(
     rtol: f64,
     atol: f64,
 ) -> Run {
+    let opts = SolverOptions::default().with_tol(rtol, atol);
+    run_with(sys, f, q0, v0, t1, method_name, opts)
+}
+
+/// [`run`] with the given solver options (fixed steps, h0, ...); the
+/// output grid is replaced by every step.
+pub fn run_with<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    f: &mut dyn Formulation,
+    q0: &[f64],
+    v0: &[f64],
+    t1: f64,
+    method_name: &str,
+    opts: SolverOptions,
+) -> Run {
     let y0 = f.initial_state(0.0, q0, v0).expect("initial state");
     let opts = SolverOptions {
         output: OutputGrid::Steps,
-        ..SolverOptions::default().with_tol(rtol, atol)
+        ..opts
     };
     let mut st = method::build(method_name, &opts).unwrap();
     let mut rec = Recorder::default();

@@ -1,0 +1,417 @@
+//! The index-3 formulation: the equations of motion integrated as the
+//! differential-algebraic system they are,
+//!
+//! ```text
+//! M(q) q'' + Φ_q(t, q)ᵀ λ = Q(t, q, q')
+//!                Φ(t, q)   = 0
+//! ```
+//!
+//! with positions, velocities and Lagrange multipliers as unknowns of the
+//! integrator (jalon-bayo 7.1.5; Arnold & Brüls 2007, Multibody Syst. Dyn.
+//! 18:185–202; the HHT-I3 method of Negrut, Rampalli, Ottarsson & Sajdak
+//! 2007, J. Comput. Nonlinear Dynam. 2:73–85). Nothing is eliminated or
+//! stabilised: the structural driver of `jounce-integrate` solves for the
+//! accelerations and multipliers of each step together by Newton's method,
+//! so the position constraints Φ = 0 hold to the Newton tolerance at every
+//! step and do not drift.
+//!
+//! **State.** y = [q; v; λ] (len 2n + m, n = [`MechanicalSystem::nq`],
+//! m = [`MechanicalSystem::nc`]). λ has the sign of the other
+//! formulations, M q'' = Q − Φ_qᵀλ, so the multipliers of a run compare
+//! directly with those of [`crate::Augmented`].
+//!
+//! **Methods.** Only methods that accept the index-3 form
+//! ([`jounce_integrate::ProblemForm::ConstrainedSecondOrder`] in
+//! `MethodInfo::accepts`: newmark, hht, generalized_alpha, midpoint_rule)
+//! can integrate it: [`OdeProblem::as_constrained_second_order`] returns
+//! this problem and [`OdeProblem::as_second_order`] nothing. Its
+//! [`OdeProblem::rhs`], [v; q̈; 0] with q̈ from the KKT system
+//! `[M Φ_qᵀ; Φ_q 0][q̈; λ] = [Q; γ]` (no Baumgarte terms), serves only for
+//! initial-step estimates; an ODE method run on it would hold λ constant
+//! and let Φ drift, which is why `jounce` refuses such pairings.
+//!
+//! **Tangent.** Of the residual r = M(q) a + Φ_q(q)ᵀλ − Q(t, q, v):
+//! K = ∂r/∂q = ∂(M a)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q and C = ∂r/∂v = −∂Q/∂v,
+//! straight from the system's derivatives; reported exact when the
+//! system's second derivatives are
+//! ([`MechanicalSystem::has_exact_second_derivatives`]).
+
+use jounce_integrate::constrained::ConstrainedSecondOrderProblem;
+use jounce_integrate::{EvalError, OdeProblem};
+use jounce_mechanics::MechanicalSystem;
+use nalgebra::DMatrix;
+
+use crate::augmented::check_kkt;
+use crate::error::FormulationError;
+use crate::formulation::Formulation;
+use crate::kkt::Kkt;
+
+/// The index-3 DAE formulation (module documentation).
+pub struct Index3<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    n: usize,
+    m: usize,
+    /// KKT system of the initial-step right-hand side and of λ0.
+    kkt: Kkt,
+    /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(Φ_qᵀλ)/∂q, ∂(M a)/∂q.
+    fq: DMatrix<f64>,
+    fv: DMatrix<f64>,
+    cfj: DMatrix<f64>,
+    dm: DMatrix<f64>,
+    breakpoints: Vec<f64>,
+}
+
+impl<'a, S: MechanicalSystem + ?Sized> Index3<'a, S> {
+    /// The index-3 form of `sys`; every buffer is allocated here.
+    pub fn new(sys: &'a S) -> Self {
+        let (n, m) = (sys.nq(), sys.nc());
+        Self {
+            sys,
+            n,
+            m,
+            kkt: Kkt::new(n, m),
+            fq: DMatrix::zeros(n, n),
+            fv: DMatrix::zeros(n, n),
+            cfj: DMatrix::zeros(n, n),
+            dm: DMatrix::zeros(n, n),
+            breakpoints: sys.breakpoints(),
+        }
+    }
+
+    /// The system formulated.
+    pub fn system(&self) -> &'a S {
+        self.sys
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Index3<'_, S> {
+    fn n_positions(&self) -> usize {
+        self.n
+    }
+
+    fn n_velocities(&self) -> usize {
+        self.n
+    }
+
+    fn n_constraints(&self) -> usize {
+        self.m
+    }
+
+    fn mass_matrix(&mut self, _t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        self.sys.mass_matrix(q, m);
+        Ok(())
+    }
+
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        self.sys.generalized_forces(t, q, v, f);
+        Ok(())
+    }
+
+    fn constraints(&mut self, t: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError> {
+        self.sys.constraints(t, q, phi);
+        Ok(())
+    }
+
+    fn constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.sys.constraint_jacobian(t, q, jac);
+        Ok(())
+    }
+
+    /// ν = −Φ_t.
+    fn velocity_rhs(&mut self, t: f64, q: &[f64], nu: &mut [f64]) -> Result<(), EvalError> {
+        self.sys.constraint_time_derivative(t, q, nu);
+        for x in nu.iter_mut() {
+            *x = -*x;
+        }
+        Ok(())
+    }
+
+    fn gamma(&mut self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) -> Result<(), EvalError> {
+        self.sys.gamma(t, q, v, gamma);
+        Ok(())
+    }
+
+    /// K = ∂(M a)/∂q − ∂Q/∂q + ∂(Φ_qᵀλ)/∂q, C = −∂Q/∂v.
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let sys = self.sys;
+        sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
+        sys.mass_matrix_derivative(q, a, &mut self.dm);
+        sys.constraint_force_jacobian(t, q, lambda, &mut self.cfj);
+        let n = self.n;
+        for j in 0..n {
+            for i in 0..n {
+                k[(i, j)] = self.dm[(i, j)] - self.fq[(i, j)] + self.cfj[(i, j)];
+                c[(i, j)] = -self.fv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_tangent(&self) -> bool {
+        self.sys.has_exact_second_derivatives()
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> OdeProblem for Index3<'_, S> {
+    fn dim(&self) -> usize {
+        2 * self.n + self.m
+    }
+
+    /// [v; q̈; 0] with q̈ from the KKT system (no Baumgarte terms): for
+    /// initial-step estimates only (module documentation).
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let n = self.n;
+        let (q, rest) = y.split_at(n);
+        let v = &rest[..n];
+        self.kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
+        dy[..n].copy_from_slice(v);
+        dy[n..2 * n].copy_from_slice(&self.kkt.sol[..n]);
+        dy[2 * n..].fill(0.0);
+        Ok(())
+    }
+
+    fn breakpoints(&self) -> &[f64] {
+        &self.breakpoints
+    }
+
+    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
+        Some(self)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Formulation for Index3<'_, S> {
+    fn name(&self) -> &'static str {
+        "index3"
+    }
+
+    /// y0 = [q0; v0; λ0], λ0 from the KKT system at (t0, q0, v0).
+    fn initial_state(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError> {
+        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, "index3")?;
+        self.kkt
+            .accelerations(self.sys, t0, q0, v0, 0.0, 0.0)
+            .map_err(|e| FormulationError::SingularMass {
+                formulation: "index3".into(),
+                detail: e.to_string(),
+            })?;
+        let mut y = Vec::with_capacity(self.dim());
+        y.extend_from_slice(q0);
+        y.extend_from_slice(v0);
+        y.extend_from_slice(&self.kkt.sol[self.n..]);
+        Ok(y)
+    }
+
+    /// q, v and λ are components of y.
+    fn physical_state(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.n;
+        q.copy_from_slice(&y[..n]);
+        v.copy_from_slice(&y[n..2 * n]);
+        lambda.copy_from_slice(&y[2 * n..]);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use jounce_integrate::constrained::dynamic_residual;
+
+    use super::*;
+    use crate::examples::{models, ToySystem};
+    use crate::Augmented;
+
+    /// The example mechanisms, one with damped springs so that C ≠ 0.
+    fn cases() -> Vec<(&'static str, models::Model)> {
+        let mut damped =
+            models::double_pendulum(1.0, 0.7, 1.0, 0.5, -0.4, 0.8, 1.0, -2.0, 30.0, 10.0);
+        damped.0.springs[0].c = 0.8;
+        damped.0.springs[1].c = 1.3;
+        vec![
+            ("pendulum", models::pendulum(2.0, 1.5, 0.4, 0.7)),
+            ("damped double pendulum", damped),
+            (
+                "slider-crank",
+                models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0),
+            ),
+            (
+                "driven double pendulum",
+                models::driven_double_pendulum(1.0, 1.0, 1.0, 1.0, 0.2, 0.3, 0.4, 3.0),
+            ),
+        ]
+    }
+
+    /// r(q, v) = M a + Φ_qᵀλ − Q at fixed a, λ.
+    fn residual(
+        p: &mut Index3<'_, ToySystem>,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+    ) -> Vec<f64> {
+        let (n, m) = (p.n, p.m);
+        let (mut mass, mut jac) = (DMatrix::zeros(n, n), DMatrix::zeros(m, n));
+        let mut r = vec![0.0; n];
+        dynamic_residual(p, t, q, v, a, lambda, &mut mass, &mut jac, &mut r).unwrap();
+        r
+    }
+
+    /// K and C agree with central differences of the residual r at an
+    /// arbitrary (not consistent) point: a and λ are not the motion's, so
+    /// every term of K is exercised. The largest difference, relative to
+    /// max(1, |K|, |C|), must stay below 1e-9 (measured 6e-12 to 3.3e-11;
+    /// central differences with h = 1e-5 have truncation error ~h² ≈ 1e-10
+    /// times the third derivative and rounding ~ε/h ≈ 1e-11; a sign error
+    /// in any term gives 0.1 to 2). The examples have a constant M, so the
+    /// ∂(M a)/∂q term is zero here.
+    #[test]
+    fn exact_tangent_matches_central_differences_of_the_residual() {
+        for (what, (sys, q0, v0)) in cases() {
+            let mut p = Index3::new(&sys);
+            assert!(p.has_exact_tangent(), "{what}");
+            let (n, m) = (p.n, p.m);
+            let t = 0.37;
+            let q: Vec<f64> = q0
+                .iter()
+                .enumerate()
+                .map(|(i, x)| x + 0.01 * i as f64)
+                .collect();
+            let v: Vec<f64> = v0
+                .iter()
+                .enumerate()
+                .map(|(i, x)| x - 0.3 + 0.2 * i as f64)
+                .collect();
+            let a: Vec<f64> = (0..n).map(|i| 1.5 - 0.4 * i as f64).collect();
+            let lambda: Vec<f64> = (0..m).map(|i| 2.0 + 3.0 * i as f64).collect();
+            let (mut k, mut c) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+            p.tangent(t, &q, &v, &a, &lambda, &mut k, &mut c).unwrap();
+            let h = 1e-5;
+            let mut worst: f64 = 0.0;
+            let scale = k.iter().chain(c.iter()).fold(1.0f64, |s, x| s.max(x.abs()));
+            for j in 0..n {
+                let (mut qp, mut qm) = (q.clone(), q.clone());
+                qp[j] += h;
+                qm[j] -= h;
+                let (rp, rm) = (
+                    residual(&mut p, t, &qp, &v, &a, &lambda),
+                    residual(&mut p, t, &qm, &v, &a, &lambda),
+                );
+                let (mut vp, mut vm) = (v.clone(), v.clone());
+                vp[j] += h;
+                vm[j] -= h;
+                let (sp, sm) = (
+                    residual(&mut p, t, &q, &vp, &a, &lambda),
+                    residual(&mut p, t, &q, &vm, &a, &lambda),
+                );
+                for i in 0..n {
+                    let dk = ((rp[i] - rm[i]) / (2.0 * h) - k[(i, j)]).abs();
+                    let dc = ((sp[i] - sm[i]) / (2.0 * h) - c[(i, j)]).abs();
+                    worst = worst.max(dk.max(dc) / scale);
+                }
+            }
+            eprintln!("{what}: tangent vs central differences {worst:.1e}");
+            assert!(worst < 1e-9, "{what}: tangent differs by {worst:e}");
+            if what == "damped double pendulum" {
+                assert!(c.iter().any(|x| *x != 0.0), "C must be exercised");
+            }
+        }
+    }
+
+    /// y0 = [q0; v0; λ0] with λ0 the multipliers the augmented formulation
+    /// reports for the same state (the same KKT solve: equal to rounding);
+    /// physical_state reads them back unchanged, and rhs is [v; q̈; 0] with
+    /// q̈ the augmented accelerations.
+    #[test]
+    fn initial_multipliers_match_augmented() {
+        for (what, (sys, q0, v0)) in cases() {
+            let (n, m) = (sys.nq(), sys.nc());
+            let mut p = Index3::new(&sys);
+            let y0 = p.initial_state(0.0, &q0, &v0).unwrap();
+            assert_eq!((y0.len(), p.dim()), (2 * n + m, 2 * n + m), "{what}");
+            assert_eq!(&y0[..n], &q0[..], "{what}");
+            assert_eq!(&y0[n..2 * n], &v0[..], "{what}");
+            let mut aug = Augmented::new(&sys);
+            let ya = aug.initial_state(0.0, &q0, &v0).unwrap();
+            let (mut q, mut v, mut la) = (vec![0.0; n], vec![0.0; n], vec![0.0; m]);
+            aug.physical_state(0.0, &ya, &mut q, &mut v, &mut la)
+                .unwrap();
+            let scale = la.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+            let dl = la
+                .iter()
+                .zip(&y0[2 * n..])
+                .fold(0.0f64, |d, (a, b)| d.max((a - b).abs()))
+                / scale;
+            eprintln!("{what}: λ0 vs augmented {dl:.1e}");
+            assert!(dl < 1e-12, "{what}: λ0 differs by {dl:e}");
+            assert!(la.iter().any(|x| x.abs() > 0.1), "{what}: λ0 is trivial");
+            let mut l3 = vec![0.0; m];
+            p.physical_state(0.0, &y0, &mut q, &mut v, &mut l3).unwrap();
+            assert_eq!((&q[..], &v[..], &l3[..]), (&q0[..], &v0[..], &y0[2 * n..]));
+            let (mut dy, mut dya) = (vec![1.0; 2 * n + m], vec![0.0; 2 * n]);
+            p.rhs(0.0, &y0, &mut dy).unwrap();
+            aug.rhs(0.0, &ya, &mut dya).unwrap();
+            assert_eq!(&dy[..2 * n], &dya[..], "{what}");
+            assert!(dy[2 * n..].iter().all(|x| *x == 0.0), "{what}");
+        }
+    }
+
+    /// Only the index-3 form is offered, and a singular KKT matrix is
+    /// refused at the start naming the element, as by augmented.
+    #[test]
+    fn offers_only_the_index3_form_and_names_singular_starts() {
+        let (sys, q0, v0) = models::pendulum(1.0, 1.0, 0.2, 0.0);
+        let mut p = Index3::new(&sys);
+        assert_eq!(
+            p.forms(),
+            vec![jounce_integrate::ProblemForm::ConstrainedSecondOrder]
+        );
+        assert!(p.as_second_order().is_none());
+        assert_eq!(p.as_constrained_second_order().unwrap().n_constraints(), 2);
+        assert!(p.initial_state(0.0, &q0, &v0).is_ok());
+        // ν = −Φ_t, nonzero for a driver
+        let (sys, q0, _) = models::driven_double_pendulum(1.0, 1.0, 1.0, 1.0, 0.2, 0.3, 0.4, 3.0);
+        let mut p = Index3::new(&sys);
+        let (mut nu, mut phi_t) = (vec![0.0; sys.nc()], vec![0.0; sys.nc()]);
+        p.velocity_rhs(0.3, &q0, &mut nu).unwrap();
+        sys.constraint_time_derivative(0.3, &q0, &mut phi_t);
+        assert!(phi_t.iter().any(|x| *x != 0.0));
+        assert!(nu.iter().zip(&phi_t).all(|(a, b)| *a == -*b));
+
+        let (sys, q0, v0) = models::redundant_pendulum();
+        let e = Index3::new(&sys).initial_state(0.0, &q0, &v0).unwrap_err();
+        assert!(matches!(e, FormulationError::SingularJacobian(_)), "{e:?}");
+        assert!(e.to_string().contains("joint 'pivot"), "{e}");
+
+        let (sys, q0, v0) = models::spinning_point_mass();
+        let e = Index3::new(&sys).initial_state(0.0, &q0, &v0).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("index3") && msg.contains("bead.theta"),
+            "{msg}"
+        );
+    }
+}
