@@ -193,6 +193,17 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     if let Some(d) = accumulated_error_warning(&opts, &stats) {
         diagnostics.push(d);
     }
+    let conservative = crate::setup::is_conservative(model);
+    let de = obs.extremes.max_relative_energy_error;
+    if conservative && de > ENERGY_WARNING {
+        diagnostics.push(format!(
+            "accuracy warning: the model conserves energy, but the run changed it by up to {:.1} % \
+             of E(0): the solution is not to be trusted at this step or tolerance (numerical \
+             damping of the method, projections, or too large a step for the fastest mode); \
+             try a smaller step or tolerance, or an energy-conserving method",
+            100.0 * de
+        ));
+    }
     let i = &model.settings.integrator;
     let summary = RunSummary {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -322,6 +333,9 @@ pub fn summary_text(s: &RunSummary) -> String {
     ));
     out
 }
+
+/// Relative energy change of a conservative model above which a run warns.
+pub const ENERGY_WARNING: f64 = 1e-2;
 
 /// Accumulated local error, in units of the tolerance, above which a run
 /// warns that its global error may miss the requested tolerance by 100x:

@@ -719,6 +719,7 @@ impl StructuralStepper {
         let sch = self.scheme;
         let mut rejected = 0u32;
         let mut newton_retries = 0u32;
+        let mut hold_positions = false;
         loop {
             let h_ctrl = self.h.min(opts.h_max);
             let (h, trimmed) = if adaptive {
@@ -737,10 +738,19 @@ impl StructuralStepper {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let af = self.affine(h);
-            // predictor: the current acceleration (x = a_n or q̈_n), λ_n
-            match self.form {
-                Form::Balance => self.x.copy_from_slice(&self.a),
-                Form::EndPoint => self.x.copy_from_slice(&self.qdd),
+            // predictor: the current acceleration (x = a_n or q̈_n), λ_n;
+            // after a failure at a fixed step, q_{n+1} = q_n instead (a
+            // stiff undamped mode far beyond the step, ωh ≫ 1, flips the
+            // acceleration at every step, so a_n is the worst guess)
+            if hold_positions {
+                for i in 0..n {
+                    self.x[i] = -self.work.p1[i] / af.k1;
+                }
+            } else {
+                match self.form {
+                    Form::Balance => self.x.copy_from_slice(&self.a),
+                    Form::EndPoint => self.x.copy_from_slice(&self.qdd),
+                }
             }
             self.lam.copy_from_slice(&self.y[nq + n..nq + n + m]);
             if !self.tangent_valid {
@@ -769,6 +779,11 @@ impl StructuralStepper {
                     ctx.stats.n_reject += 1;
                     rejected += 1;
                     self.h = 0.25 * h;
+                    self.tangent_valid = false;
+                    continue;
+                }
+                if !adaptive && !hold_positions {
+                    hold_positions = true;
                     self.tangent_valid = false;
                     continue;
                 }
