@@ -245,6 +245,29 @@ impl Work {
     }
 }
 
+/// Solve [M Φ_qᵀ; Φ_q 0] [x; μ] = [f; g] (M alone when Φ_q has no rows);
+/// `None` when the matrix is singular.
+fn kkt_solve(
+    mass: &DMatrix<f64>,
+    jac: &DMatrix<f64>,
+    f: &[f64],
+    g: &[f64],
+) -> Option<nalgebra::DVector<f64>> {
+    let (n, m) = (f.len(), g.len());
+    let mut kkt = DMatrix::zeros(n + m, n + m);
+    let mut rhs = nalgebra::DVector::zeros(n + m);
+    kkt.view_mut((0, 0), (n, n)).copy_from(mass);
+    rhs.rows_mut(0, n).copy_from_slice(f);
+    for k in 0..m {
+        for j in 0..n {
+            kkt[(n + k, j)] = jac[(k, j)];
+            kkt[(j, n + k)] = jac[(k, j)];
+        }
+        rhs[n + k] = g[k];
+    }
+    kkt.lu().solve_mut(&mut rhs).then_some(rhs)
+}
+
 /// Stepper of the structural family over one [`StructuralScheme`].
 pub struct StructuralStepper {
     scheme: StructuralScheme,
@@ -899,26 +922,17 @@ impl StructuralStepper {
         sp.mass_matrix(t1, &q1, &mut w.me)?;
         sp.constraint_jacobian(t1, &q1, &mut w.je)?;
         sp.velocity_rhs(t1, &q1, &mut w.phi)?;
-        let mut kkt = DMatrix::zeros(n + m, n + m);
-        kkt.view_mut((0, 0), (n, n)).copy_from(&w.me);
-        let mut rhs = nalgebra::DVector::zeros(n + m);
         for k in 0..m {
-            let mut s = w.phi[k];
             for j in 0..n {
-                kkt[(n + k, j)] = w.je[(k, j)];
-                kkt[(j, n + k)] = w.je[(k, j)];
-                s -= w.je[(k, j)] * v1[j];
+                w.phi[k] -= w.je[(k, j)] * v1[j];
             }
-            rhs[n + k] = s;
         }
-        if !kkt.lu().solve_mut(&mut rhs) {
-            return Err(EvalError::Singular {
-                what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
-                t: t1,
-                detail: format!("{}: velocity projection", self.scheme.name),
-            }
-            .into());
-        }
+        w.fe.fill(0.0);
+        let rhs = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
+            what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
+            t: t1,
+            detail: format!("{}: velocity projection", self.scheme.name),
+        })?;
         for j in 0..n {
             v1[j] += rhs[j];
         }
@@ -985,37 +999,23 @@ impl StructuralStepper {
         let w = &mut self.work;
         sp.mass_matrix(t, q, &mut w.me)?;
         sp.forces(t, q, v, &mut w.fe)?;
-        let mut kkt = DMatrix::zeros(n + m, n + m);
-        let mut rhs = nalgebra::DVector::zeros(n + m);
-        kkt.view_mut((0, 0), (n, n)).copy_from(&w.me);
-        rhs.rows_mut(0, n).copy_from_slice(&w.fe);
         if m > 0 {
             sp.constraint_jacobian(t, q, &mut w.je)?;
             sp.gamma(t, q, v, &mut w.phi)?;
-            for k in 0..m {
-                for j in 0..n {
-                    kkt[(n + k, j)] = w.je[(k, j)];
-                    kkt[(j, n + k)] = w.je[(k, j)];
-                }
-                rhs[n + k] = w.phi[k];
-            }
         }
-        if !kkt.lu().solve_mut(&mut rhs) {
-            return Err(EvalError::Singular {
-                what: if m > 0 {
-                    "KKT matrix [M Φ_qᵀ; Φ_q 0]".into()
-                } else {
-                    "mass matrix".into()
-                },
-                t,
-                detail: format!(
-                    "{}: consistent initial acceleration (redundant constraints, a singular \
-                     configuration, or a coordinate with neither inertia nor constraint)",
-                    self.scheme.name
-                ),
-            }
-            .into());
-        }
+        let rhs = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
+            what: if m > 0 {
+                "KKT matrix [M Φ_qᵀ; Φ_q 0]".into()
+            } else {
+                "mass matrix".into()
+            },
+            t,
+            detail: format!(
+                "{}: consistent acceleration (redundant constraints, a singular \
+                 configuration, or a coordinate with neither inertia nor constraint)",
+                self.scheme.name
+            ),
+        })?;
         qdd.copy_from_slice(&rhs.as_slice()[..n]);
         lam.copy_from_slice(&rhs.as_slice()[n..]);
         Ok(())
