@@ -216,3 +216,24 @@ fn fixed_steps_end_exactly_at_t_end_without_a_sliver() {
     // error ~ h²: 9x the h = 1e-3 error, not more
     assert!(e_partial < 12.0 * e_round, "{e_partial:e} vs {e_round:e}");
 }
+
+#[test]
+fn index3_keeps_the_four_bar_on_its_constraints_over_1e5_steps() {
+    for m in ["generalized_alpha", "newmark"] {
+        let (s, _) = run_example(
+            "examples/four_bar.toml",
+            Overrides {
+                method: Some(m.into()),
+                formulation: Some("index3".into()),
+                step: Some(3e-5),
+                ..Default::default()
+            },
+            "drift",
+        );
+        assert_eq!(s.status, "completed", "{m}: {:?}", s.error);
+        assert_eq!(s.work.steps_accepted, 100_000, "{m}");
+        let phi = s.accuracy.max_position_violation;
+        eprintln!("{m}: max |Phi| over 1e5 steps {phi:e}");
+        assert!(phi <= 1e-9, "{m}: |Phi| = {phi:e}");
+    }
+}
