@@ -915,34 +915,58 @@ impl StructuralStepper {
     /// h = 1e-2, λ = −1260 against 4.6 at t = 4, and Newton fails at
     /// t = 4.11); the damped members (hht, generalized_alpha) need none.
     fn project_end_point(&mut self, sp: &mut Counted, t1: f64) -> Result<(), IntegrateError> {
-        let (nq, n, m) = (self.nq, self.n, self.m);
-        let q1 = self.y1[..nq].to_vec();
-        let mut v1 = self.y1[nq..nq + n].to_vec();
+        let (nq, n) = (self.nq, self.n);
+        // reuse the step's scratch (no allocation per step): q1 in qe,
+        // v1 in ve, q̈ in ae, λ in lam
+        let mut q1 = std::mem::take(&mut self.work.qe);
+        let mut v1 = std::mem::take(&mut self.work.ve);
+        let mut qdd = std::mem::take(&mut self.work.ae);
+        let mut lam = std::mem::take(&mut self.lam);
+        q1.copy_from_slice(&self.y1[..nq]);
+        v1.copy_from_slice(&self.y1[nq..nq + n]);
+        let r = self
+            .project_velocity(sp, t1, &q1, &mut v1)
+            .and_then(|_| self.consistent_acceleration(sp, t1, &q1, &v1, &mut qdd, &mut lam));
+        if r.is_ok() {
+            self.y1[nq..nq + n].copy_from_slice(&v1);
+            self.y1[nq + n..].copy_from_slice(&lam);
+            self.x.copy_from_slice(&qdd);
+            self.a1.copy_from_slice(&qdd);
+        }
+        self.work.qe = q1;
+        self.work.ve = v1;
+        self.work.ae = qdd;
+        self.lam = lam;
+        r
+    }
+
+    /// v ← v + Δv with [M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v] at (t1, q1).
+    fn project_velocity(
+        &mut self,
+        sp: &mut Counted,
+        t1: f64,
+        q1: &[f64],
+        v1: &mut [f64],
+    ) -> Result<(), IntegrateError> {
+        let (n, m) = (self.n, self.m);
         let w = &mut self.work;
-        sp.mass_matrix(t1, &q1, &mut w.me)?;
-        sp.constraint_jacobian(t1, &q1, &mut w.je)?;
-        sp.velocity_rhs(t1, &q1, &mut w.phi)?;
+        sp.mass_matrix(t1, q1, &mut w.me)?;
+        sp.constraint_jacobian(t1, q1, &mut w.je)?;
+        sp.velocity_rhs(t1, q1, &mut w.phi)?;
         for k in 0..m {
             for j in 0..n {
                 w.phi[k] -= w.je[(k, j)] * v1[j];
             }
         }
         w.fe.fill(0.0);
-        let rhs = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
+        let dv = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
             what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
             t: t1,
             detail: format!("{}: velocity projection", self.scheme.name),
         })?;
         for j in 0..n {
-            v1[j] += rhs[j];
+            v1[j] += dv[j];
         }
-        let (mut qdd, mut lam) = (vec![0.0; n], vec![0.0; m]);
-        self.consistent_acceleration(sp, t1, &q1, &v1, &mut qdd, &mut lam)?;
-        self.y1[nq..nq + n].copy_from_slice(&v1);
-        self.y1[nq + n..].copy_from_slice(&lam);
-        self.x.copy_from_slice(&qdd);
-        self.a1.copy_from_slice(&qdd);
-        self.lam.copy_from_slice(&lam);
         Ok(())
     }
 
