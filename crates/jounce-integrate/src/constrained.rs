@@ -95,9 +95,74 @@ pub trait ConstrainedSecondOrderProblem {
         fd_constrained_tangent(self, t, q, v, a, lambda, k, c)
     }
 
-    /// Whether [`ConstrainedSecondOrderProblem::tangent`] is exact.
+    /// Whether [`ConstrainedSecondOrderProblem::tangent`] (and the two
+    /// derivatives below) are exact.
     fn has_exact_tangent(&self) -> bool {
         false
+    }
+
+    /// ∂(Φ_qᵀ μ)/∂q (n_v × n_v) for a fixed μ (len m): the constraint-force
+    /// stiffness, needed on its own by the stabilised index-2 (GGL) form.
+    ///
+    /// Default: the difference of two tangents at μ and at 0 (the only
+    /// term of K that depends on the multipliers; allocates).
+    fn constraint_force_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        mu: &[f64],
+        out: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let (n, m) = (self.n_velocities(), self.n_constraints());
+        let (z, zm) = (vec![0.0; n], vec![0.0; m]);
+        let (mut k0, mut c) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+        self.tangent(t, q, &z, &z, &zm, &mut k0, &mut c)?;
+        self.tangent(t, q, &z, &z, mu, out, &mut c)?;
+        *out -= k0;
+        Ok(())
+    }
+
+    /// ∂(Φ_q v − ν)/∂q (m × n_v) for a fixed v: the derivative of the
+    /// velocity constraints with respect to the positions,
+    /// (Φ_q v)_q + Φ_qt, needed by the GGL form.
+    ///
+    /// Default: forward differences along
+    /// [`ConstrainedSecondOrderProblem::integrate_positions`] (allocates).
+    fn velocity_constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        out: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let (nq, n, m) = (
+            self.n_positions(),
+            self.n_velocities(),
+            self.n_constraints(),
+        );
+        let mut jac = DMatrix::zeros(m, n);
+        let (mut nu, mut g0, mut g1) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+        let mut eval = |p: &mut Self, x: &[f64], g: &mut [f64]| -> Result<(), EvalError> {
+            p.constraint_jacobian(t, x, &mut jac)?;
+            p.velocity_rhs(t, x, &mut nu)?;
+            for k in 0..m {
+                g[k] = (0..n).map(|j| jac[(k, j)] * v[j]).sum::<f64>() - nu[k];
+            }
+            Ok(())
+        };
+        eval(self, q, &mut g0)?;
+        let (mut delta, mut qp) = (vec![0.0; n], vec![0.0; nq]);
+        for j in 0..n {
+            let h = f64::EPSILON.sqrt() * q.get(j).map_or(1.0, |x| x.abs().max(1.0));
+            delta[j] = h;
+            self.integrate_positions(q, &delta, &mut qp);
+            delta[j] = 0.0;
+            eval(self, &qp, &mut g1)?;
+            for k in 0..m {
+                out[(k, j)] = (g1[k] - g0[k]) / h;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@
 use nalgebra::DMatrix;
 
 use crate::constrained::ConstrainedSecondOrderProblem;
+use crate::dae::DaeProblem;
 use crate::error::EvalError;
 
 /// Direction of a zero crossing that an event function reports.
@@ -125,11 +126,28 @@ pub trait OdeProblem {
         None
     }
 
+    /// The implicit DAE F(t, y, y') = 0 this problem is, if it is one; its
+    /// state is the integrator's y and `rhs` then serves only for
+    /// initial-step estimates. DAE methods (bdf, radau5) integrate it
+    /// ([`ProblemForm::Dae`]).
+    fn as_dae(&mut self) -> Option<&mut dyn DaeProblem> {
+        None
+    }
+
     /// The forms of this problem that methods can integrate
-    /// ([`crate::method::MethodInfo::accepts`]).
+    /// ([`crate::method::MethodInfo::accepts`]). A DAE (index-3 or GGL)
+    /// offers no first-order ODE: an ODE method would hold its multipliers
+    /// constant.
     fn forms(&mut self) -> Vec<ProblemForm> {
+        let mut dae = Vec::new();
         if self.as_constrained_second_order().is_some() {
-            return vec![ProblemForm::ConstrainedSecondOrder];
+            dae.push(ProblemForm::ConstrainedSecondOrder);
+        }
+        if self.as_dae().is_some() {
+            dae.push(ProblemForm::Dae);
+        }
+        if !dae.is_empty() {
+            return dae;
         }
         let mut f = vec![ProblemForm::FirstOrder];
         if self.as_second_order().is_some() {
@@ -149,6 +167,8 @@ pub enum ProblemForm {
     /// M(q) q'' + Φ_qᵀλ = Q, Φ = 0, the index-3 DAE
     /// ([`ConstrainedSecondOrderProblem`]).
     ConstrainedSecondOrder,
+    /// F(t, y, y') = 0 with an index description ([`DaeProblem`]).
+    Dae,
 }
 
 impl ProblemForm {
@@ -158,6 +178,7 @@ impl ProblemForm {
             Self::FirstOrder => "ode",
             Self::SecondOrder => "second-order",
             Self::ConstrainedSecondOrder => "index-3",
+            Self::Dae => "dae",
         }
     }
 }

@@ -160,6 +160,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     ) -> Option<&mut dyn crate::constrained::ConstrainedSecondOrderProblem> {
         self.inner.as_constrained_second_order()
     }
+    fn as_dae(&mut self) -> Option<&mut dyn crate::dae::DaeProblem> {
+        self.inner.as_dae()
+    }
 }
 
 fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {

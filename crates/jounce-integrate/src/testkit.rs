@@ -3,6 +3,8 @@
 
 use nalgebra::DMatrix;
 
+use crate::constrained::ConstrainedSecondOrderProblem;
+use crate::dae::{ConstrainedDae, DaeForm, DaeProblem};
 use crate::error::EvalError;
 use crate::method;
 use crate::options::SolverOptions;
@@ -403,5 +405,199 @@ impl OdeProblem for VanDerPolScaled {
     }
     fn has_exact_jacobian(&self) -> bool {
         true
+    }
+}
+
+/// A point mass m on a circle of radius L in Cartesian coordinates, the
+/// classic index-3 test problem (Hairer & Wanner, *Solving ODEs II*,
+/// VII.1, eq. 1.46): q = (x, y), M = m I, Q = (0, −m g) − d v,
+/// Φ = (x² + y² − L²)/2, so Φ_q = qᵀ and γ = −|v|².
+///
+/// With θ the angle from the downward vertical, the motion is
+/// θ'' = −(g/L) sin θ − (d/m) θ' ([`CartesianPendulum::angle_ode`]) and
+/// the multiplier λ = (qᵀQ + m|v|²)/L² ([`CartesianPendulum::state_from_angle`]),
+/// which gives reference solutions for q, v and λ.
+#[derive(Clone, Copy, Debug)]
+pub struct CartesianPendulum {
+    /// Mass m.
+    pub mass: f64,
+    /// Radius L.
+    pub length: f64,
+    /// Gravity g.
+    pub gravity: f64,
+    /// Linear damping d (force −d v).
+    pub damping: f64,
+}
+
+impl CartesianPendulum {
+    /// m = 1.3, L = 0.9, g = 9.81 and damping d.
+    pub fn damped(damping: f64) -> Self {
+        Self {
+            mass: 1.3,
+            length: 0.9,
+            gravity: 9.81,
+            damping,
+        }
+    }
+
+    /// [q; v; λ] (len 5) on the motion with angle θ and rate ω.
+    pub fn state_from_angle(&self, theta: f64, omega: f64) -> [f64; 5] {
+        let (l, m) = (self.length, self.mass);
+        let q = [l * theta.sin(), -l * theta.cos()];
+        let v = [l * omega * theta.cos(), l * omega * theta.sin()];
+        let f = [
+            -self.damping * v[0],
+            -m * self.gravity - self.damping * v[1],
+        ];
+        let lambda = (q[0] * f[0] + q[1] * f[1] + m * (v[0] * v[0] + v[1] * v[1])) / (l * l);
+        [q[0], q[1], v[0], v[1], lambda]
+    }
+
+    /// The angle ODE y = [θ, ω] of the same motion, for reference runs.
+    pub fn angle_ode(&self) -> PendulumAngle {
+        PendulumAngle(*self)
+    }
+
+    /// The reference [q; v; λ] at time t from (θ0, ω0), by dop853 on the
+    /// angle ODE at rtol = atol = 1e-13.
+    pub fn reference(&self, theta0: f64, omega0: f64, t: f64) -> [f64; 5] {
+        if t == 0.0 {
+            return self.state_from_angle(theta0, omega0);
+        }
+        let opts = SolverOptions::default().with_tol(1e-13, 1e-13);
+        let mut st = method::build("dop853", &opts).expect("dop853 is registered");
+        let r = solve(
+            &mut self.angle_ode(),
+            st.as_mut(),
+            0.0,
+            &[theta0, omega0],
+            t,
+            &opts,
+            &mut Discard,
+        )
+        .expect("the angle ODE integrates");
+        self.state_from_angle(r.y[0], r.y[1])
+    }
+}
+
+/// θ'' = −(g/L) sin θ − (d/m) θ' ([`CartesianPendulum::angle_ode`]).
+pub struct PendulumAngle(CartesianPendulum);
+
+impl OdeProblem for PendulumAngle {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let p = &self.0;
+        dy[0] = y[1];
+        dy[1] = -(p.gravity / p.length) * y[0].sin() - (p.damping / p.mass) * y[1];
+        Ok(())
+    }
+}
+
+impl ConstrainedSecondOrderProblem for CartesianPendulum {
+    fn n_positions(&self) -> usize {
+        2
+    }
+    fn n_velocities(&self) -> usize {
+        2
+    }
+    fn n_constraints(&self) -> usize {
+        1
+    }
+    fn mass_matrix(&mut self, _: f64, _: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        m.fill(0.0);
+        m[(0, 0)] = self.mass;
+        m[(1, 1)] = self.mass;
+        Ok(())
+    }
+    fn forces(&mut self, _: f64, _: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        f[0] = -self.damping * v[0];
+        f[1] = -self.mass * self.gravity - self.damping * v[1];
+        Ok(())
+    }
+    fn constraints(&mut self, _: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError> {
+        phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - self.length * self.length);
+        Ok(())
+    }
+    fn constraint_jacobian(
+        &mut self,
+        _: f64,
+        q: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        jac[(0, 0)] = q[0];
+        jac[(0, 1)] = q[1];
+        Ok(())
+    }
+    fn velocity_rhs(&mut self, _: f64, _: &[f64], nu: &mut [f64]) -> Result<(), EvalError> {
+        nu[0] = 0.0;
+        Ok(())
+    }
+    fn gamma(&mut self, _: f64, _: &[f64], v: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        g[0] = -(v[0] * v[0] + v[1] * v[1]);
+        Ok(())
+    }
+    /// K = λ I (from Φ_qᵀλ = λ q), C = d I.
+    fn tangent(
+        &mut self,
+        _: f64,
+        _: &[f64],
+        _: &[f64],
+        _: &[f64],
+        lambda: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        k.fill(0.0);
+        c.fill(0.0);
+        for i in 0..2 {
+            k[(i, i)] = lambda[0];
+            c[(i, i)] = self.damping;
+        }
+        Ok(())
+    }
+    fn has_exact_tangent(&self) -> bool {
+        true
+    }
+}
+
+/// The Cartesian pendulum as an [`OdeProblem`] that is a DAE in `form`
+/// (index 3: y = [q; v; λ]; GGL: y = [q; v; λ; μ]), the way a
+/// formulation offers one: [`OdeProblem::as_dae`] returns it and `rhs`
+/// ([v; a; 0]) serves only for initial-step estimates.
+pub struct DaePendulum {
+    /// The DAE.
+    pub dae: ConstrainedDae<CartesianPendulum>,
+}
+
+impl DaePendulum {
+    /// The pendulum with damping d as a DAE in `form`.
+    pub fn new(damping: f64, form: DaeForm) -> Self {
+        Self {
+            dae: ConstrainedDae::new(CartesianPendulum::damped(damping), form)
+                .expect("equal position and velocity sizes"),
+        }
+    }
+
+    /// A consistent y0 on the motion (θ0, ω0) (μ = 0 for GGL).
+    pub fn y0(&self, theta0: f64, omega0: f64) -> Vec<f64> {
+        let mut y = self.dae.problem.state_from_angle(theta0, omega0).to_vec();
+        if self.dae.form() == DaeForm::Ggl {
+            y.push(0.0);
+        }
+        y
+    }
+}
+
+impl OdeProblem for DaePendulum {
+    fn dim(&self) -> usize {
+        self.dae.dim()
+    }
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        self.dae.consistent_derivative(t, y, dy)
+    }
+    fn as_dae(&mut self) -> Option<&mut dyn DaeProblem> {
+        Some(&mut self.dae)
     }
 }

@@ -1,0 +1,168 @@
+//! Implicit differential-algebraic equations F(t, y, y') = 0 and the
+//! methods that integrate them as such: variable-order BDF in the manner
+//! of DASSL (Brenan, Campbell & Petzold, *Numerical Solution of
+//! Initial-Value Problems in DAEs*, SIAM 1996, ch. 3 and 5) and the
+//! three-stage Radau IIA method with index-aware error scaling
+//! (Hairer & Wanner, *Solving ODEs II*, Sections VI.1 and VII.8; radau5.f).
+//!
+//! Owns the contract ([`DaeProblem`]) and the adapter that turns any
+//! constrained second-order problem into one ([`ConstrainedDae`]: the
+//! index-3 form and the stabilised index-2 form of Gear, Gupta &
+//! Leimkuhler). Nothing here knows about bodies.
+//!
+//! **Index description.** Each component y_i has a differential index
+//! (1 for differential and index-1 algebraic components, 2 or 3 for the
+//! higher-index algebraic ones: for the index-3 equations of motion q has
+//! index 1, v index 2 and λ index 3, Hairer & Wanner VII.1) and a flag
+//! saying whether y_i' appears in F at all. Methods scale their error
+//! weights with it: DASSL-style BDF leaves the algebraic components
+//! (λ, μ) out of its error test; Radau IIA divides the tolerance of an
+//! index-k component by h^(k−1), which loosens it for h < 1 (radau5.f,
+//! NIND2/NIND3).
+
+pub mod bdf;
+pub mod constrained_dae;
+pub mod dispatch;
+pub mod radau;
+
+use nalgebra::DMatrix;
+
+use crate::error::EvalError;
+
+pub use constrained_dae::{ConstrainedDae, DaeForm};
+pub use dispatch::OdeOrDae;
+
+/// F(t, y, y') = 0 with n equations in n unknowns (module documentation).
+///
+/// Evaluations take `&mut self` so that implementations keep their own
+/// scratch space; `residual` must not allocate.
+pub trait DaeProblem {
+    /// Dimension n of y (and of F).
+    fn dim(&self) -> usize;
+
+    /// Residual F(t, y, y') into `r` (len n).
+    fn residual(&mut self, t: f64, y: &[f64], yp: &[f64], r: &mut [f64]) -> Result<(), EvalError>;
+
+    /// Iteration matrix G = ∂F/∂y + c ∂F/∂y' (n × n) at (t, y, y'), the
+    /// matrix of Newton's method when y' = c y + (terms known before the
+    /// step) (DASSL's "PD = dG/dY + CJ dG/dYPRIME", Brenan–Campbell–Petzold
+    /// eq. 5.2.4).
+    ///
+    /// Default: forward differences of the residual along y with y'
+    /// moved by c times the same increment ([`fd_iteration_matrix`];
+    /// allocates). Problems on hot paths override it.
+    fn iteration_matrix(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        c: f64,
+        g: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        fd_iteration_matrix(self, t, y, yp, c, g)
+    }
+
+    /// ∂F/∂y' alone (n × n): the "mass matrix" of a linearly implicit
+    /// problem, used by error estimates of Radau IIA. Default: the
+    /// difference of two iteration matrices (c = 1 and c = 0).
+    fn derivative_jacobian(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        out: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let n = self.dim();
+        let mut g0 = DMatrix::zeros(n, n);
+        self.iteration_matrix(t, y, yp, 0.0, &mut g0)?;
+        self.iteration_matrix(t, y, yp, 1.0, out)?;
+        *out -= g0;
+        Ok(())
+    }
+
+    /// Whether [`DaeProblem::iteration_matrix`] is exact.
+    fn has_exact_jacobian(&self) -> bool {
+        false
+    }
+
+    /// Differential index of each component (len n): 1, 2 or 3.
+    fn variable_index(&self) -> &[u8];
+
+    /// Whether y_i' appears in F (len n); false marks an algebraic
+    /// component (a multiplier), left out of BDF error tests.
+    fn is_differential(&self) -> &[bool];
+
+    /// A consistent y'(t0) for a consistent y(t0), into `yp`. The default
+    /// leaves `yp` as given (the caller's guess).
+    fn consistent_derivative(
+        &mut self,
+        _t: f64,
+        _y: &[f64],
+        _yp: &mut [f64],
+    ) -> Result<(), EvalError> {
+        Ok(())
+    }
+
+    /// Hook after every accepted step at (t, y): a problem may project y
+    /// onto its invariants here (returns whether y changed). Default:
+    /// nothing.
+    fn after_step(&mut self, _t: f64, _y: &mut [f64]) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+}
+
+/// Forward-difference G = ∂F/∂y + c ∂F/∂y': column j is
+/// (F(t, y + δe_j, y' + cδe_j) − F(t, y, y'))/δ with δ = √ε·max(|y_j|, 1)
+/// (Brenan–Campbell–Petzold 5.2.2). Allocates its two residual vectors.
+pub fn fd_iteration_matrix<P: DaeProblem + ?Sized>(
+    p: &mut P,
+    t: f64,
+    y: &[f64],
+    yp: &[f64],
+    c: f64,
+    g: &mut DMatrix<f64>,
+) -> Result<(), EvalError> {
+    let n = p.dim();
+    let (mut r0, mut r1) = (vec![0.0; n], vec![0.0; n]);
+    p.residual(t, y, yp, &mut r0)?;
+    let (mut ys, mut yps) = (y.to_vec(), yp.to_vec());
+    let sq = f64::EPSILON.sqrt();
+    for j in 0..n {
+        let d = sq * y[j].abs().max(1.0);
+        ys[j] = y[j] + d;
+        yps[j] = yp[j] + c * d;
+        p.residual(t, &ys, &yps, &mut r1)?;
+        ys[j] = y[j];
+        yps[j] = yp[j];
+        for i in 0..n {
+            g[(i, j)] = (r1[i] - r0[i]) / d;
+        }
+    }
+    Ok(())
+}
+
+/// Error weights of a DAE method: w_i = 1/(atol + rtol·|y_i|) scaled by
+/// the component's index (module documentation). With `exclude_algebraic`
+/// (BDF) an algebraic component gets weight 0; otherwise an index-k
+/// component's weight is multiplied by h^(k−1) (radau5.f: SCAL divided by
+/// h^(k−1), h < 1 loosens it). Writes `w` (len n).
+pub fn dae_weights<P: DaeProblem + ?Sized>(
+    p: &P,
+    y: &[f64],
+    rtol: f64,
+    atol: f64,
+    h: f64,
+    exclude_algebraic: bool,
+    w: &mut [f64],
+) {
+    let (idx, diff) = (p.variable_index(), p.is_differential());
+    let hs = h.abs();
+    for i in 0..w.len() {
+        let base = 1.0 / (atol + rtol * y[i].abs());
+        w[i] = if exclude_algebraic && !diff[i] {
+            0.0
+        } else {
+            base * hs.powi(i32::from(idx[i].max(1)) - 1)
+        };
+    }
+}

@@ -1,0 +1,1 @@
+//! Radau IIA (order 5) on F(t, y, y') = 0 (to be written).
