@@ -83,8 +83,9 @@ impl MethodInfo {
     /// The problem forms this method integrates: the structural family the
     /// second-order form and, for members whose equilibrium is enforced at
     /// the step's end or inside it (θ = 1: newmark, hht, generalized_alpha,
-    /// midpoint_rule), the index-3 DAE; every other method the first-order
-    /// ODE.
+    /// midpoint_rule), the index-3 DAE; bdf and radau5 the first-order ODE
+    /// and the implicit DAE F(t, y, y') = 0 (index-3 or GGL); every other
+    /// method the first-order ODE.
     pub fn accepts(&self) -> &'static [ProblemForm] {
         match (self.family, self.name) {
             (Family::Structural, "wilson" | "collocation") => &[ProblemForm::SecondOrder],
@@ -92,6 +93,7 @@ impl MethodInfo {
                 ProblemForm::SecondOrder,
                 ProblemForm::ConstrainedSecondOrder,
             ],
+            (_, "bdf" | "radau5") => &[ProblemForm::FirstOrder, ProblemForm::Dae],
             _ => &[ProblemForm::FirstOrder],
         }
     }

@@ -29,8 +29,10 @@ use nalgebra::DMatrix;
 
 use crate::error::EvalError;
 
+pub use bdf::DaeBdf;
 pub use constrained_dae::{ConstrainedDae, DaeForm};
 pub use dispatch::OdeOrDae;
+pub use radau::DaeRadau5;
 
 /// F(t, y, y') = 0 with n equations in n unknowns (module documentation).
 ///

@@ -79,7 +79,11 @@ fn build_esdirk43(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError>
 
 fn build_radau5(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
     check_params("radau5", o, &[])?;
-    Ok(Box::new(Radau5::new()))
+    // the ODE form or, on an implicit DAE, with index-aware error scaling
+    Ok(Box::new(crate::dae::OdeOrDae::new(
+        Box::new(Radau5::new()),
+        Box::new(crate::dae::DaeRadau5::new()),
+    )))
 }
 
 fn build_ode23s(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {

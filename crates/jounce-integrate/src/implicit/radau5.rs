@@ -159,14 +159,88 @@ impl Default for RadauCoeffs {
     }
 }
 
-/// radau5.f defaults.
-const NIT: u32 = 7;
-const SAFE: f64 = 0.9;
-const THET: f64 = 0.001;
-const FACL: f64 = 5.0;
-const FACR: f64 = 0.125;
-const QUOT1: f64 = 1.0;
-const QUOT2: f64 = 1.2;
+/// radau5.f defaults (shared with the DAE stepper, [`crate::dae::DaeRadau5`]).
+pub(crate) const NIT: u32 = 7;
+pub(crate) const SAFE: f64 = 0.9;
+pub(crate) const THET: f64 = 0.001;
+pub(crate) const FACL: f64 = 5.0;
+pub(crate) const FACR: f64 = 0.125;
+pub(crate) const QUOT1: f64 = 1.0;
+pub(crate) const QUOT2: f64 = 1.2;
+
+/// radau5.f's transformed tolerances and Newton stopping criterion:
+/// rtol' = 0.1 rtol^(2/3), atol' = rtol' · atol/rtol (the embedded
+/// estimate is of order 3), FNEWT = max(10 ε/rtol', min(0.03, √rtol')).
+/// Returns (rtol', atol', FNEWT).
+pub(crate) fn transformed_tolerances(rtol: f64, atol: f64) -> (f64, f64, f64) {
+    let quot = atol / rtol;
+    let rtol_t = 0.1 * rtol.powf(2.0 / 3.0);
+    let fnewt = (10.0 * f64::EPSILON / rtol_t).max(0.03f64.min(rtol_t.sqrt()));
+    (rtol_t, rtol_t * quot, fnewt)
+}
+
+/// Coefficients [κ0, κ1, κ2, κ3] of one component of the collocation
+/// polynomial of a step with stage increments `z` ending at `y_new`
+/// (radau5.f, CONTR5), evaluated by [`collocation_value`].
+pub(crate) fn collocation_coefficients(c: &[f64; 3], y_new: f64, z: [f64; 3]) -> [f64; 4] {
+    let (c1, c2) = (c[0], c[1]);
+    let (c1m1, c2m1, c1mc2) = (c1 - 1.0, c2 - 1.0, c1 - c2);
+    let [z1, z2, z3] = z;
+    let k1 = (z2 - z3) / c2m1;
+    let ak = (z1 - z2) / c1mc2;
+    let acont3 = (ak - z1 / c1) / c2;
+    let k2 = (ak - k1) / c1m1;
+    [y_new, k1, k2, k2 - acont3]
+}
+
+/// The collocation polynomial u(s) = κ0 + s(κ1 + (s − c2 + 1)(κ2 +
+/// (s − c1 + 1)κ3)) at s = (t − t_{n+1})/h (radau5.f, CONTR5). With
+/// κ0 = 0 and s = c_i h_new/h it gives the extrapolated starting stage
+/// increments of the next step.
+pub(crate) fn collocation_value(c: &[f64; 3], k: [f64; 4], s: f64) -> f64 {
+    let (c1m1, c2m1) = (c[0] - 1.0, c[1] - 1.0);
+    k[0] + s * (k[1] + (s - c2m1) * (k[2] + (s - c1m1) * k[3]))
+}
+
+/// radau5.f's next step size after a step of size `h` with error norm
+/// `err` and `newt` Newton iterations: h/quot with the safety factor
+/// fac = min(SAFE, SAFE (1 + 2 NIT)/(newt + 2 NIT)), and, for an accepted
+/// step that follows an accepted one (`prev` = its (h, err)),
+/// Gustafsson's predictive controller (HW II, IV.8, eq. (8.25)).
+pub(crate) fn proposed_step(err: f64, h: f64, newt: u32, prev: Option<(f64, f64)>) -> f64 {
+    let fac = SAFE.min(SAFE * (1 + 2 * NIT) as f64 / (newt + 2 * NIT) as f64);
+    let mut quot = FACR.max(FACL.min(err.powf(0.25) / fac));
+    if let Some((h_acc, err_acc)) = prev {
+        let facgus = (h_acc / h) * (err * err / err_acc).powf(0.25) / SAFE;
+        quot = quot.max(FACR.max(FACL.min(facgus)));
+    }
+    h / quot
+}
+
+/// radau5.f's verdict after Newton iteration `newt` (1 < newt < nit) with
+/// contraction rate θ and scaled increment norm `dyno`: `Ok(FACCON)` with
+/// FACCON = θ/(1 − θ) to go on, or `Err(factor)` by which to reduce h when
+/// θ ≥ 0.99 or the error predicted after the remaining iterations,
+/// θ^(nit−1−newt)/(1 − θ) · dyno, exceeds FNEWT (HW II, IV.8, eqs.
+/// (8.10)–(8.12)).
+pub(crate) fn newton_verdict(
+    theta: f64,
+    dyno: f64,
+    newt: u32,
+    nit: u32,
+    fnewt: f64,
+) -> Result<f64, f64> {
+    if theta >= 0.99 {
+        return Err(0.5);
+    }
+    let faccon = theta / (1.0 - theta);
+    let dyth = faccon * dyno * theta.powi((nit - 1 - newt) as i32) / fnewt;
+    if dyth >= 1.0 {
+        let qnewt = dyth.clamp(1e-4, 20.0);
+        return Err(0.8 * qnewt.powf(-1.0 / (4.0 + (nit - 1 - newt) as f64)));
+    }
+    Ok(faccon)
+}
 
 /// Why a Newton iteration ended.
 enum NewtonEnd {
@@ -305,14 +379,11 @@ impl Radau5 {
             }
             return;
         }
-        let [c1, c2, _] = self.co.c;
-        let (c1m1, c2m1) = (c1 - 1.0, c2 - 1.0);
         let c3q = h / self.h_old;
-        let cq = [c1 * c3q, c2 * c3q, c3q];
         for m in 0..n {
-            let (ak1, ak2, ak3) = (self.cont[1][m], self.cont[2][m], self.cont[3][m]);
+            let k = [0.0, self.cont[1][m], self.cont[2][m], self.cont[3][m]];
             for i in 0..3 {
-                self.z[i][m] = cq[i] * (ak1 + (cq[i] - c2m1) * (ak2 + (cq[i] - c1m1) * ak3));
+                self.z[i][m] = collocation_value(&self.co.c, k, self.co.c[i] * c3q);
             }
             let ti = &self.co.ti;
             for k in 0..3 {
@@ -393,19 +464,12 @@ impl Radau5 {
                     (thq * thqold).sqrt()
                 };
                 thqold = thq;
-                if self.theta < 0.99 {
-                    self.faccon = self.theta / (1.0 - self.theta);
-                    let dyth =
-                        self.faccon * dyno * self.theta.powi((nit - 1 - newt) as i32) / self.fnewt;
-                    if dyth >= 1.0 {
-                        let qnewt = dyth.clamp(1e-4, 20.0);
-                        let hhfac = 0.8 * qnewt.powf(-1.0 / (4.0 + (nit - 1 - newt) as f64));
+                match newton_verdict(self.theta, dyno, newt, nit, self.fnewt) {
+                    Ok(faccon) => self.faccon = faccon,
+                    Err(hhfac) => {
                         ctx.stats.n_newton_fail += 1;
                         return Ok(NewtonEnd::Failed(hhfac));
                     }
-                } else {
-                    ctx.stats.n_newton_fail += 1;
-                    return Ok(NewtonEnd::Failed(0.5));
                 }
             }
             dynold = dyno.max(f64::EPSILON);
@@ -461,20 +525,16 @@ impl Radau5 {
     /// Make the attempted step the current point and build the dense output.
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         let n = self.y.len();
-        let [c1, c2, _] = self.co.c;
-        let (c1m1, c2m1, c1mc2) = (c1 - 1.0, c2 - 1.0, c1 - c2);
         self.t_prev = self.t;
         self.h_old = h;
         self.t += h;
         for m in 0..n {
             self.y[m] += self.z[2][m];
-            let (z1, z2, z3) = (self.z[0][m], self.z[1][m], self.z[2][m]);
-            self.cont[0][m] = self.y[m];
-            self.cont[1][m] = (z2 - z3) / c2m1;
-            let ak = (z1 - z2) / c1mc2;
-            let acont3 = (ak - z1 / c1) / c2;
-            self.cont[2][m] = (ak - self.cont[1][m]) / c1m1;
-            self.cont[3][m] = self.cont[2][m] - acont3;
+            let z = [self.z[0][m], self.z[1][m], self.z[2][m]];
+            let k = collocation_coefficients(&self.co.c, self.y[m], z);
+            for (c, kj) in self.cont.iter_mut().zip(k) {
+                c[m] = kj;
+            }
         }
         p.rhs(self.t, &self.y, &mut self.f0)?;
         self.first = false;
@@ -517,10 +577,7 @@ impl Stepper for Radau5 {
             )));
         }
         // radau5.f: transformed tolerances and Newton stopping criterion
-        let quot = opts.atol / opts.rtol;
-        self.rtol = 0.1 * opts.rtol.powf(2.0 / 3.0);
-        self.atol = self.rtol * quot;
-        self.fnewt = (10.0 * f64::EPSILON / self.rtol).max(0.03f64.min(self.rtol.sqrt()));
+        (self.rtol, self.atol, self.fnewt) = transformed_tolerances(opts.rtol, opts.atol);
         self.y = y0.to_vec();
         self.t = t0;
         self.t_prev = t0;
@@ -643,19 +700,12 @@ impl Stepper for Radau5 {
                 return Ok(());
             }
             let err = self.error_estimate(p, h, ctx)?;
-            // radau5.f: safety factor depending on the Newton iterations
-            let fac = SAFE.min(SAFE * (1 + 2 * NIT) as f64 / (newt + 2 * NIT) as f64);
-            let mut quot = FACR.max(FACL.min(err.powf(0.25) / fac));
-            let mut hnew = h / quot;
+            // radau5.f: safety factor depending on the Newton iterations,
+            // Gustafsson's predictive controller after an accepted step
+            let prev = (err < 1.0 && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
+            let mut hnew = proposed_step(err, h, newt, prev);
             if err < 1.0 {
                 self.n_acc += 1;
-                if self.n_acc > 1 {
-                    // Gustafsson's predictive controller
-                    let facgus = (self.h_acc / h) * (err * err / self.err_acc).powf(0.25) / SAFE;
-                    let facgus = FACR.max(FACL.min(facgus));
-                    quot = quot.max(facgus);
-                    hnew = h / quot;
-                }
                 self.h_acc = h;
                 self.err_acc = err.max(1e-2);
                 ctx.stats.n_accept += 1;
@@ -711,11 +761,14 @@ impl Stepper for Radau5 {
             return;
         }
         let s = (t - self.t) / h;
-        let (c1m1, c2m1) = (self.co.c[0] - 1.0, self.co.c[1] - 1.0);
         for (m, o) in out.iter_mut().enumerate() {
-            *o = self.cont[0][m]
-                + s * (self.cont[1][m]
-                    + (s - c2m1) * (self.cont[2][m] + (s - c1m1) * self.cont[3][m]));
+            let k = [
+                self.cont[0][m],
+                self.cont[1][m],
+                self.cont[2][m],
+                self.cont[3][m],
+            ];
+            *o = collocation_value(&self.co.c, k, s);
         }
     }
 }

@@ -114,7 +114,11 @@ fn build_adams_vo(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError>
 fn build_bdf(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
     check_params("bdf", o, &["max_order"])?;
     let k = int_param("bdf", o, "max_order", 5, 1, 5)?;
-    Ok(Box::new(BdfNdf::new("bdf", BDF_KAPPA, k)))
+    // the ODE form (ode15s-style) or, on an implicit DAE, DASSL-style
+    Ok(Box::new(crate::dae::OdeOrDae::new(
+        Box::new(BdfNdf::new("bdf", BDF_KAPPA, k)),
+        Box::new(crate::dae::DaeBdf::new(k)),
+    )))
 }
 
 fn build_ndf(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
