@@ -29,8 +29,9 @@ enum Command {
         /// Integrator (see `jounce methods`), overriding the model file.
         #[arg(long)]
         method: Option<String>,
-        /// Formulation: augmented, partitioning, projection, penalty, index3
-        /// (index3 runs only with newmark, hht, generalized_alpha, midpoint_rule).
+        /// Formulation: augmented, partitioning, projection, penalty, index3,
+        /// ggl, state_space (index3 runs only with newmark, hht, generalized_alpha,
+        /// midpoint_rule, bdf, radau5; ggl only with bdf, radau5).
         #[arg(long)]
         formulation: Option<String>,
         /// Relative tolerance.

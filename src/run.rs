@@ -278,7 +278,10 @@ fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
             ("penalty_omega", f.penalty_omega),
             ("penalty_xi", f.penalty_xi),
         ],
-        FormulationKind::Partitioning | FormulationKind::Index3 => vec![],
+        FormulationKind::Partitioning
+        | FormulationKind::StateSpace
+        | FormulationKind::Index3
+        | FormulationKind::Ggl => vec![],
     };
     FormulationSummary {
         name: name.to_string(),

@@ -17,6 +17,8 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
         FormulationKind::Projection => "projection",
         FormulationKind::Penalty => "penalty",
         FormulationKind::Index3 => "index3",
+        FormulationKind::Ggl => "ggl",
+        FormulationKind::StateSpace => "state_space",
     }
 }
 
@@ -31,6 +33,8 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "projection" => FormulationKind::Projection,
         "penalty" => FormulationKind::Penalty,
         "index3" => FormulationKind::Index3,
+        "ggl" => FormulationKind::Ggl,
+        "state_space" => FormulationKind::StateSpace,
         other => {
             return Err(RunError::Setup(format!(
                 "unknown formulation '{other}'; known: {}",

@@ -4,20 +4,23 @@ use jounce_integrate::ProblemForm;
 use jounce_mechanics::MechanicalSystem;
 
 use crate::augmented::Augmented;
+use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
-use crate::index3::Index3;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
 use crate::projection::Projection;
+use crate::state_space::StateSpace;
 
 /// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 7] = [
     "augmented",
     "partitioning",
     "projection",
     "penalty",
     "index3",
+    "ggl",
+    "state_space",
 ];
 
 /// The problem forms the formulation registered as `name` offers
@@ -28,14 +31,20 @@ pub const NAMES: [&str; 5] = [
 ///   the second-order form for structural methods;
 /// - partitioning: the first-order ODE in the independent coordinates
 ///   only;
-/// - index3: the index-3 DAE only.
+/// - state_space: the same, made for implicit methods (a partition the
+///   constraints are linear in, warm starts from the accepted step, no
+///   re-partitioning inside a step);
+/// - index3: the index-3 DAE, as the constrained second-order problem of
+///   the structural family and as the implicit DAE of bdf and radau5;
+/// - ggl: the stabilised index-2 DAE only.
 pub fn provides(name: &str) -> &'static [ProblemForm] {
     match name {
         "augmented" | "projection" | "penalty" => {
             &[ProblemForm::FirstOrder, ProblemForm::SecondOrder]
         }
-        "partitioning" => &[ProblemForm::FirstOrder],
-        "index3" => &[ProblemForm::ConstrainedSecondOrder],
+        "partitioning" | "state_space" => &[ProblemForm::FirstOrder],
+        "index3" => &[ProblemForm::ConstrainedSecondOrder, ProblemForm::Dae],
+        "ggl" => &[ProblemForm::Dae],
         _ => &[],
     }
 }
@@ -53,10 +62,11 @@ pub struct FormulationSettings {
     pub penalty_omega: f64,
     /// Damping ratio ξ of the penalty constraint dynamics.
     pub penalty_xi: f64,
-    /// `partitioning`: re-partition when κ₁(Φ_q,d) exceeds this multiple
-    /// of the best block's.
+    /// `partitioning` and `state_space`: re-partition when κ₁(Φ_q,d)
+    /// exceeds this multiple of the best block's.
     pub partition_ratio: f64,
-    /// `partitioning`: re-partition when κ₁(Φ_q,d) exceeds this.
+    /// `partitioning` and `state_space`: re-partition when κ₁(Φ_q,d)
+    /// exceeds this.
     pub partition_condition_max: f64,
     /// `projection`: project when ‖Φ‖∞ or ‖Φ'‖∞ exceeds this.
     pub projection_tol: f64,
@@ -101,13 +111,19 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             s.partition_condition_max,
         )?),
         "projection" => Box::new(Projection::new(sys, s.projection_tol)?),
+        "state_space" => Box::new(StateSpace::new(
+            sys,
+            s.partition_ratio,
+            s.partition_condition_max,
+        )?),
         "penalty" => Box::new(Penalty::new(
             sys,
             s.penalty_factor,
             s.penalty_omega,
             s.penalty_xi,
         )?),
-        "index3" => Box::new(Index3::new(sys)),
+        "index3" => Box::new(DaeFormulation::index3(sys)),
+        "ggl" => Box::new(DaeFormulation::ggl(sys)),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })
 }

@@ -11,14 +11,17 @@
 //! | [`Partitioning`] | [q_i; v_i] | exact (Newton) | yes, if KKT regular |
 //! | [`Projection`] | [q; v] | projected after each step | yes, if KKT regular |
 //! | [`Penalty`] | [q; v] | penalty, O(1/α) | yes, if M + αΦ_qᵀΦ_q regular |
-//! | [`Index3`] | [q; v; λ] | exact at every step (Newton of the integrator) | yes, if KKT regular |
+//! | `index3` ([`DaeFormulation::index3`]) | [q; v; λ] | exact at every step (Newton of the integrator) | yes, if KKT regular |
+//! | `ggl` ([`DaeFormulation::ggl`]) | [q; v; λ; μ] | positions and velocities exact at every step | yes, if KKT regular |
 //!
 //! The first four are ODEs y' = f(t, y) that any method integrates (the
-//! [q; v] ones also offer a second-order form for structural methods);
-//! [`Index3`] is the index-3 DAE itself, which only the structural methods
-//! that accept [`jounce_integrate::ProblemForm::ConstrainedSecondOrder`]
-//! integrate (newmark, hht, generalized_alpha, midpoint_rule). [`provides`]
-//! lists the forms of each formulation by name.
+//! [q; v] ones also offer a second-order form for structural methods).
+//! `index3` is the index-3 DAE itself, which the structural methods that
+//! accept [`jounce_integrate::ProblemForm::ConstrainedSecondOrder`]
+//! (newmark, hht, generalized_alpha, midpoint_rule) and the DAE methods
+//! (bdf, radau5: [`jounce_integrate::ProblemForm::Dae`]) integrate; `ggl`,
+//! the stabilised index-2 form of Gear, Gupta & Leimkuhler, only the DAE
+//! methods. [`provides`] lists the forms of each formulation by name.
 //!
 //! **Jacobians.** Every formulation overrides
 //! [`jounce_integrate::OdeProblem::jacobian`] with the Jacobian of its own
@@ -27,8 +30,8 @@
 //! factorisation the right-hand side already uses: the KKT-based forms
 //! differentiate the KKT system, the penalty form its residual, the
 //! partitioning form chains through q_d(q_i) and v_d(q_i, v_i). Penalty
-//! and augmented also give exact structural tangents (K, C), index3 the
-//! tangents of its dynamic residual. They are
+//! and augmented also give exact structural tangents (K, C), index3 and
+//! ggl the blocks of their DAE iteration matrices. They are
 //! reported exact (`has_exact_jacobian`, `has_exact_tangent`) when the
 //! system's second derivatives are
 //! ([`jounce_mechanics::MechanicalSystem::has_exact_second_derivatives`],
@@ -40,22 +43,24 @@
 
 mod acceleration_jacobian;
 pub mod augmented;
+pub mod dae_formulation;
 pub mod error;
 pub mod examples;
 pub mod factory;
 pub mod formulation;
-pub mod index3;
 mod kkt;
 pub mod lu;
 pub mod partitioning;
 pub mod penalty;
 pub mod projection;
+pub mod state_space;
 
 pub use augmented::Augmented;
+pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
 pub use factory::{build, provides, FormulationSettings, NAMES};
 pub use formulation::Formulation;
-pub use index3::Index3;
 pub use partitioning::Partitioning;
 pub use penalty::Penalty;
 pub use projection::Projection;
+pub use state_space::StateSpace;

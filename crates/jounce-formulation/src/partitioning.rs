@@ -40,8 +40,16 @@
 //!
 //! Because the meaning of y changes at a re-partitioning, the partition in
 //! force is recorded with its start time; [`Formulation::physical_state`]
-//! reads y with the partition in force at t (at a switch time, the new
-//! one) and warm-starts from its previous call, so call it in time order.
+//! reads y with the partition in force at t and warm-starts from its
+//! previous call, so call it in time order. An output time that rounds to
+//! a switch time (t = 0.52 against a switch at 0.5200000000000001) may
+//! carry y in either meaning: there both partitions are tried and the one
+//! whose q lies next to the configuration at the switch is kept.
+//!
+//! The building blocks (recovery from a chosen warm start, the
+//! sensitivities ∂q/∂q_i, the chained Jacobian, the condition test that
+//! re-partitions, `physical_state`) are shared with [`crate::StateSpace`],
+//! the variant made for implicit integrators.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
 use jounce_mechanics::MechanicalSystem;
@@ -57,30 +65,47 @@ use crate::lu::FullPivLu;
 /// Maximum Newton iterations for the dependent coordinates.
 const MAX_NEWTON: usize = 25;
 
+/// Where the Newton iteration for the dependent coordinates starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// The q of the last recovery.
+    Last,
+    /// The q of the last accepted step.
+    Accepted,
+    /// The q of the last `physical_state`.
+    Phys,
+    /// The guess the caller has put into `qtmp`.
+    Prepared,
+}
+
 /// Coordinate-partitioning formulation.
 pub struct Partitioning<'a, S: MechanicalSystem + ?Sized> {
-    sys: &'a S,
-    n: usize,
-    m: usize,
+    pub(crate) sys: &'a S,
+    pub(crate) n: usize,
+    pub(crate) m: usize,
     ratio: f64,
     cond_max: f64,
     /// Dependent coordinates (sorted), len m.
-    dep: Vec<usize>,
+    pub(crate) dep: Vec<usize>,
     /// Independent coordinates (sorted), len n − m.
-    ind: Vec<usize>,
-    cand: Vec<usize>,
+    pub(crate) ind: Vec<usize>,
+    /// Candidate dependent coordinates (sorted), len m.
+    pub(crate) cand: Vec<usize>,
     /// Full q, v of the last recovery (warm start).
-    q: Vec<f64>,
+    pub(crate) q: Vec<f64>,
     v: Vec<f64>,
     /// Full q at the last accepted step (fallback warm start).
-    q_acc: Vec<f64>,
+    pub(crate) q_acc: Vec<f64>,
     /// Warm start of `physical_state`.
     q_phys: Vec<f64>,
-    qtmp: Vec<f64>,
+    /// Newton iterate of the recovery.
+    pub(crate) qtmp: Vec<f64>,
     phi: Vec<f64>,
     phi_t: Vec<f64>,
-    jac: DMatrix<f64>,
+    /// Φ_q at the last recovered q.
+    pub(crate) jac: DMatrix<f64>,
     lu_q: FullPivLu,
+    /// Factored Φ_q,d at the last recovered q.
     lu_d: FullPivLu,
     rm: Vec<f64>,
     wm: Vec<f64>,
@@ -88,13 +113,15 @@ pub struct Partitioning<'a, S: MechanicalSystem + ?Sized> {
     kkt: Kkt,
     dacc: AccelerationJacobian,
     /// ∂q/∂q_i (n × p), ∂v/∂q_i (n × p).
-    bmat: DMatrix<f64>,
+    pub(crate) bmat: DMatrix<f64>,
     vmat: DMatrix<f64>,
     /// ∂(Φ_q v)/∂q + Φ_qt (m × n) and Φ_qt scratch.
     hv: DMatrix<f64>,
     pqt: DMatrix<f64>,
     mark: Vec<bool>,
     history: Vec<(f64, Vec<usize>)>,
+    /// q at the start of each partition of `history`.
+    switch_q: Vec<Vec<f64>>,
     breakpoints: Vec<f64>,
 }
 
@@ -145,6 +172,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             pqt: DMatrix::zeros(m, n),
             mark: vec![false; n],
             history: Vec::new(),
+            switch_q: Vec::new(),
             breakpoints: sys.breakpoints(),
         })
     }
@@ -287,18 +315,34 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         })
     }
 
-    /// Recover full q, v (into `q`, `v`) from y = [q_i; v_i], warm-starting
-    /// from `start` (then from the last accepted q).
+    /// Recover full q, v (into `q`, `v`; `q_phys`, `v` when `from_phys`)
+    /// from y = [q_i; v_i], warm-starting from the last evaluation (the
+    /// last `physical_state` when `from_phys`), then from the last
+    /// accepted q.
     fn recover(&mut self, t: f64, y: &[f64], from_phys: bool) -> Result<(), EvalError> {
+        let first = if from_phys { Start::Phys } else { Start::Last };
+        self.recover_from(t, y, &[first, Start::Accepted], from_phys)
+    }
+
+    /// [`Partitioning::recover`] trying the warm starts `starts` in order
+    /// until Newton converges. On success `jac` and `lu_d` hold Φ_q and
+    /// the factored Φ_q,d at q.
+    pub(crate) fn recover_from(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        starts: &[Start],
+        from_phys: bool,
+    ) -> Result<(), EvalError> {
         let p = self.ind.len();
         let mut result = Ok(());
-        for attempt in 0..2 {
-            let src = match (attempt, from_phys) {
-                (0, true) => &self.q_phys,
-                (0, false) => &self.q,
-                _ => &self.q_acc,
-            };
-            self.qtmp.copy_from_slice(src);
+        for &start in starts {
+            match start {
+                Start::Last => self.qtmp.copy_from_slice(&self.q),
+                Start::Accepted => self.qtmp.copy_from_slice(&self.q_acc),
+                Start::Phys => self.qtmp.copy_from_slice(&self.q_phys),
+                Start::Prepared => {}
+            }
             for k in 0..p {
                 self.qtmp[self.ind[k]] = y[k];
             }
@@ -333,29 +377,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         Ok(())
     }
 
-    /// Index into the history of the partition in force at time t (at a
-    /// switch time, the new one).
-    fn partition_index(&self, t: f64) -> Option<usize> {
-        if self.history.is_empty() {
-            return None;
-        }
-        Some(
-            self.history
-                .iter()
-                .rposition(|(ts, _)| *ts <= t)
-                .unwrap_or(0),
-        )
-    }
-}
-
-impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
-    fn dim(&self) -> usize {
-        2 * self.ind.len()
-    }
-
-    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+    /// y' = [v_i; a_i] at the last recovery (its q, v at time t).
+    pub(crate) fn derivative(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        dy: &mut [f64],
+    ) -> Result<(), EvalError> {
         let p = self.ind.len();
-        self.recover(t, y, false)?;
         self.kkt
             .accelerations(self.sys, t, &self.q, &self.v, 0.0, 0.0)?;
         dy[..p].copy_from_slice(&y[p..]);
@@ -365,20 +394,13 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
         Ok(())
     }
 
-    /// J of y' = [v_i; a_i] by the chain rule through q_d(q_i) and
-    /// v_d(q_i, v_i) (see the module documentation).
-    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        let p = self.ind.len();
-        let (n, m) = (self.n, self.m);
-        // q, v; `jac` and `lu_d` hold Φ_q and the factored Φ_q,d at q
-        self.recover(t, y, false)?;
-        let sys = self.sys;
-        sys.constraint_hessian_product(t, &self.q, &self.v, &mut self.hv);
-        sys.constraint_time_jacobian(t, &self.q, &mut self.pqt);
-        self.hv += &self.pqt;
+    /// B = ∂q/∂q_i (n × p) into `bmat` from `jac` and `lu_d` (Φ_q and the
+    /// factored Φ_q,d at a recovered q): the identity on the independent
+    /// rows, −Φ_q,d⁻¹Φ_q,i on the dependent ones.
+    pub(crate) fn sensitivities(&mut self) {
+        let m = self.m;
         self.bmat.fill(0.0);
-        self.vmat.fill(0.0);
-        for k in 0..p {
+        for k in 0..self.ind.len() {
             let c = self.ind[k];
             for i in 0..m {
                 self.rm[i] = -self.jac[(i, c)];
@@ -389,6 +411,23 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
                 self.bmat[(d, k)] = self.rm[kk];
             }
         }
+    }
+
+    /// The state-space Jacobian at the last recovery (its q, v, `jac` and
+    /// `lu_d`, at time t) into `jac`.
+    pub(crate) fn chain_jacobian(
+        &mut self,
+        t: f64,
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let p = self.ind.len();
+        let (n, m) = (self.n, self.m);
+        let sys = self.sys;
+        self.sensitivities();
+        sys.constraint_hessian_product(t, &self.q, &self.v, &mut self.hv);
+        sys.constraint_time_jacobian(t, &self.q, &mut self.pqt);
+        self.hv += &self.pqt;
+        self.vmat.fill(0.0);
         for k in 0..p {
             for i in 0..m {
                 let mut s = 0.0;
@@ -422,6 +461,206 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
         Ok(())
     }
 
+    /// Index into the history of the partition in force at time t (at a
+    /// switch time, the new one).
+    fn partition_index(&self, t: f64) -> Option<usize> {
+        if self.history.is_empty() {
+            return None;
+        }
+        Some(
+            self.history
+                .iter()
+                .rposition(|(ts, _)| *ts <= t)
+                .unwrap_or(0),
+        )
+    }
+
+    /// κ₁ of the current Φ_q,d at the last recovery (from `jac`); leaves
+    /// `lu_d` factored at it.
+    pub(crate) fn condition(&mut self) -> f64 {
+        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
+        self.lu_d.cond1(norm, &mut self.em, &mut self.wm)
+    }
+
+    /// After an accepted step whose recovery is in `q`, `v`, `jac`: adopt
+    /// the candidate partition in `cand` when κ₁ of the current block,
+    /// `k_cur`, exceeds `ratio` times the candidate's or `cond_max` (and
+    /// the candidate's is lower); y is then rewritten in the new
+    /// coordinates. On a switch `lu_d` holds the new Φ_q,d factored.
+    pub(crate) fn switch_if_degenerate(&mut self, t: f64, y: &mut [f64], k_cur: f64) -> StepFix {
+        if self.cand == self.dep {
+            return StepFix::Unchanged;
+        }
+        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.cand);
+        let k_best = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
+        if !(k_best < k_cur && (k_cur > self.ratio * k_best || k_cur > self.cond_max)) {
+            return StepFix::Unchanged;
+        }
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        self.history.push((t, self.dep.clone()));
+        self.switch_q.push(self.q.clone());
+        let p = self.ind.len();
+        for k in 0..p {
+            y[k] = self.q[self.ind[k]];
+            y[p + k] = self.v[self.ind[k]];
+        }
+        StepFix::Modified
+    }
+
+    /// Refuse an initial state the formulation cannot integrate (see
+    /// `check_kkt`; no independent coordinates); on success `jac` holds
+    /// Φ_q at (t0, q0).
+    pub(crate) fn check_initial(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+        name: &str,
+    ) -> Result<(), FormulationError> {
+        let (n, m) = (self.n, self.m);
+        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
+        if m >= n {
+            return Err(FormulationError::BadParameter {
+                formulation: name.into(),
+                detail: format!(
+                    "the system has {n} coordinates and {m} constraint equations: \
+                     no independent coordinates to integrate (use 'augmented')"
+                ),
+            });
+        }
+        self.sys.constraint_jacobian(t0, q0, &mut self.jac);
+        Ok(())
+    }
+
+    /// Start at (t0, q0, v0) with the partition in `cand` (found with
+    /// numerical rank `rank` of Φ_q): y0 = [q_i; v_i].
+    pub(crate) fn start(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+        rank: usize,
+    ) -> Result<Vec<f64>, FormulationError> {
+        if rank < self.m {
+            // check_kkt has already refused a rank-deficient Φ_q; be safe
+            return Err(FormulationError::SingularJacobian(format!(
+                "at t = {t0}: constraint Jacobian is rank deficient"
+            )));
+        }
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        self.history.clear();
+        self.history.push((t0, self.dep.clone()));
+        self.switch_q.clear();
+        self.switch_q.push(q0.to_vec());
+        self.q.copy_from_slice(q0);
+        self.v.copy_from_slice(v0);
+        self.q_acc.copy_from_slice(q0);
+        self.q_phys.copy_from_slice(q0);
+        let p = self.ind.len();
+        let mut y = vec![0.0; 2 * p];
+        for k in 0..p {
+            y[k] = q0[self.ind[k]];
+            y[p + k] = v0[self.ind[k]];
+        }
+        Ok(y)
+    }
+
+    /// Make partition k of the history the current one.
+    fn use_partition(&mut self, k: usize) {
+        let (dep, hist) = (&mut self.dep, &self.history);
+        dep.copy_from_slice(&hist[k].1);
+        self.complement();
+    }
+
+    /// [`Formulation::physical_state`]: q, v, λ at (t, y), y read with the
+    /// partition in force at t. Next to a switch time (within rounding
+    /// of the output times), y may be in either meaning: both partitions
+    /// are tried, warm-started from the q at the switch, and the one whose
+    /// q lies nearer to it is kept.
+    pub(crate) fn physical(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        // the partition in force for the integration, restored below
+        self.cand.copy_from_slice(&self.dep);
+        let r = self.recover_in_history(t, y).and_then(|_| {
+            self.kkt
+                .accelerations(self.sys, t, &self.q_phys, &self.v, 0.0, 0.0)
+        });
+        self.dep.copy_from_slice(&self.cand);
+        self.complement();
+        r?;
+        q.copy_from_slice(&self.q_phys);
+        v.copy_from_slice(&self.v);
+        lambda.copy_from_slice(&self.kkt.sol[self.n..]);
+        Ok(())
+    }
+
+    /// Recover into `q_phys`, `v` with the partition of the history in
+    /// force at t (see [`Partitioning::physical`]).
+    fn recover_in_history(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
+        let Some(k) = self.partition_index(t) else {
+            return self.recover(t, y, true);
+        };
+        let near = |ts: f64| (t - ts).abs() <= 1e-9 * ts.abs().max(1.0);
+        let len = self.history.len();
+        // (the other partition, the switch between the two)
+        let other = if k + 1 < len && near(self.history[k + 1].0) {
+            Some((k + 1, k + 1))
+        } else if k >= 1 && near(self.history[k].0) {
+            Some((k - 1, k))
+        } else {
+            None
+        };
+        let Some((j, sw)) = other else {
+            self.use_partition(k);
+            return self.recover(t, y, true);
+        };
+        let mut best = (f64::INFINITY, k);
+        for c in [k, j] {
+            self.use_partition(c);
+            self.q_phys.copy_from_slice(&self.switch_q[sw]);
+            if self.recover(t, y, true).is_ok() {
+                let d = self
+                    .q_phys
+                    .iter()
+                    .zip(&self.switch_q[sw])
+                    .fold(0.0f64, |a, (x, z)| a.max((x - z).abs()));
+                if d < best.0 {
+                    best = (d, c);
+                }
+            }
+        }
+        self.use_partition(best.1);
+        self.q_phys.copy_from_slice(&self.switch_q[sw]);
+        self.recover(t, y, true)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
+    fn dim(&self) -> usize {
+        2 * self.ind.len()
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        self.recover(t, y, false)?;
+        self.derivative(t, y, dy)
+    }
+
+    /// J of y' = [v_i; a_i] by the chain rule through q_d(q_i) and
+    /// v_d(q_i, v_i) (see the module documentation).
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        // q, v; `jac` and `lu_d` hold Φ_q and the factored Φ_q,d at q
+        self.recover(t, y, false)?;
+        self.chain_jacobian(t, jac)
+    }
+
     fn has_exact_jacobian(&self) -> bool {
         self.sys.has_exact_second_derivatives()
     }
@@ -429,26 +668,11 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Partitioning<'_, S> {
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
         self.recover(t, y, false)?;
         self.q_acc.copy_from_slice(&self.q);
-        // `jac` and `lu_d` hold Φ_q and Φ_q,d at q
-        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
-        let k_cur = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
-        if self.best_partition() < self.m || self.cand == self.dep {
+        let k_cur = self.condition();
+        if self.best_partition() < self.m {
             return Ok(StepFix::Unchanged);
         }
-        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.cand);
-        let k_best = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
-        if !(k_best < k_cur && (k_cur > self.ratio * k_best || k_cur > self.cond_max)) {
-            return Ok(StepFix::Unchanged);
-        }
-        self.dep.copy_from_slice(&self.cand);
-        self.complement();
-        self.history.push((t, self.dep.clone()));
-        let p = self.ind.len();
-        for k in 0..p {
-            y[k] = self.q[self.ind[k]];
-            y[p + k] = self.v[self.ind[k]];
-        }
-        Ok(StepFix::Modified)
+        Ok(self.switch_if_degenerate(t, y, k_cur))
     }
 
     fn breakpoints(&self) -> &[f64] {
@@ -467,40 +691,9 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
-        let (n, m) = (self.n, self.m);
-        let name = self.name();
-        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
-        if m >= n {
-            return Err(FormulationError::BadParameter {
-                formulation: "partitioning".into(),
-                detail: format!(
-                    "the system has {n} coordinates and {m} constraint equations: \
-                     no independent coordinates to integrate (use 'augmented')"
-                ),
-            });
-        }
-        self.sys.constraint_jacobian(t0, q0, &mut self.jac);
-        if self.best_partition() < m {
-            // check_kkt has already refused a rank-deficient Φ_q; be safe
-            return Err(FormulationError::SingularJacobian(format!(
-                "at t = {t0}: constraint Jacobian is rank deficient"
-            )));
-        }
-        self.dep.copy_from_slice(&self.cand);
-        self.complement();
-        self.history.clear();
-        self.history.push((t0, self.dep.clone()));
-        self.q.copy_from_slice(q0);
-        self.v.copy_from_slice(v0);
-        self.q_acc.copy_from_slice(q0);
-        self.q_phys.copy_from_slice(q0);
-        let p = self.ind.len();
-        let mut y = vec![0.0; 2 * p];
-        for k in 0..p {
-            y[k] = q0[self.ind[k]];
-            y[p + k] = v0[self.ind[k]];
-        }
-        Ok(y)
+        self.check_initial(t0, q0, v0, self.name())?;
+        let rank = self.best_partition();
+        self.start(t0, q0, v0, rank)
     }
 
     fn physical_state(
@@ -511,23 +704,6 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Partitioning<'_, S> {
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        // interpret y with the partition in force at t
-        self.cand.copy_from_slice(&self.dep);
-        if let Some(k) = self.partition_index(t) {
-            let (dep, hist) = (&mut self.dep, &self.history);
-            dep.copy_from_slice(&hist[k].1);
-            self.complement();
-        }
-        let r = self.recover(t, y, true).and_then(|_| {
-            self.kkt
-                .accelerations(self.sys, t, &self.q_phys, &self.v, 0.0, 0.0)
-        });
-        self.dep.copy_from_slice(&self.cand);
-        self.complement();
-        r?;
-        q.copy_from_slice(&self.q_phys);
-        v.copy_from_slice(&self.v);
-        lambda.copy_from_slice(&self.kkt.sol[self.n..]);
-        Ok(())
+        self.physical(t, y, q, v, lambda)
     }
 }

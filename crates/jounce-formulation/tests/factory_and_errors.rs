@@ -18,8 +18,9 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
         let y0 = f.initial_state(0.0, &q0, &v0).unwrap();
         // slider-crank: n = 9 coordinates, m = 8 constraints, 1 DOF
         let want = match name {
-            "partitioning" => 2,
+            "partitioning" | "state_space" => 2,
             "index3" => 26,
+            "ggl" => 34,
             _ => 18,
         };
         assert_eq!((y0.len(), f.dim()), (want, want), "{name}");
@@ -37,7 +38,9 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
 }
 
 /// `provides` (what `jounce` checks before a run) says what the built
-/// problems offer (`OdeProblem::forms`); only index3 is the index-3 DAE.
+/// problems offer (`OdeProblem::forms`); only index3 is the index-3 DAE of
+/// the structural family, index3 and ggl the implicit DAEs of bdf and
+/// radau5.
 #[test]
 fn provides_lists_the_forms_each_formulation_offers() {
     let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
@@ -47,6 +50,9 @@ fn provides_lists_the_forms_each_formulation_offers() {
         let dae = provides(name).contains(&ProblemForm::ConstrainedSecondOrder);
         assert_eq!(dae, name == "index3", "{name}");
         assert_eq!(f.as_constrained_second_order().is_some(), dae, "{name}");
+        let implicit = provides(name).contains(&ProblemForm::Dae);
+        assert_eq!(implicit, name == "index3" || name == "ggl", "{name}");
+        assert_eq!(f.as_dae().is_some(), implicit, "{name}");
     }
     assert!(provides("lagrange").is_empty());
 }

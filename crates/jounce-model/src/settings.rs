@@ -12,6 +12,8 @@ const FORMULATIONS: &[&str] = &[
     "projection",
     "penalty",
     "index3",
+    "ggl",
+    "state_space",
 ];
 
 /// Parses `[settings]` (absent: defaults).
@@ -50,6 +52,8 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::Projection,
             FormulationKind::Penalty,
             FormulationKind::Index3,
+            FormulationKind::Ggl,
+            FormulationKind::StateSpace,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {

@@ -227,8 +227,15 @@ pub enum FormulationKind {
     /// Penalty (stiff spring-dampers on the constraints).
     Penalty,
     /// The index-3 DAE itself, y = [q; v; λ], for the structural methods
-    /// that accept it (newmark, hht, generalized_alpha, midpoint_rule).
+    /// that accept it (newmark, hht, generalized_alpha, midpoint_rule) and
+    /// the DAE methods (bdf, radau5).
     Index3,
+    /// The stabilised index-2 DAE of Gear, Gupta & Leimkuhler,
+    /// y = [q; v; λ; μ], for the DAE methods (bdf, radau5).
+    Ggl,
+    /// Implicit integration of the independent coordinates (Haug, Negrut
+    /// & Iancu): partitioning made for implicit methods.
+    StateSpace,
 }
 
 /// Formulation settings.

@@ -11,6 +11,15 @@
 //! The local error estimate of an embedded pair, e = h Σ (b_i − b̂_i) k_i,
 //! is filtered as (I − hγJ)⁻¹ e so that it stays bounded for stiff
 //! components (Hosea & Shampine 1996, Section 3; the filter of radau5.f, HW II, IV.8, "Error estimation").
+//! At a fixed step size, where h cannot be reduced, a stage whose modified
+//! Newton iteration fails even with the Jacobian just evaluated at the
+//! step's start is solved once more by full Newton, with the Jacobian
+//! re-evaluated at every iterate (from the stage's predictor): in a step
+//! across which J changes much (a four-bar linkage whose crank
+//! acceleration falls from 130 to 0 rad/s² in 0.4 rad), the Jacobian at
+//! y_n no longer contracts at the later stages. The structural driver
+//! does the same.
+//!
 //! A tableau without an embedded pair is made adaptive by step doubling:
 //! one step of h and two of h/2, e = (y_{h/2,h/2} − y_h)/(2^p − 1), the
 //! two half steps being propagated (Richardson's estimate, HNW I, II.4,
@@ -57,6 +66,9 @@ pub struct Dirk {
     y_save: Vec<f64>,
     f_save: Vec<f64>,
     jac: DMatrix<f64>,
+    /// Full Newton of a stage: its predictor and the Jacobian at an iterate.
+    pred: Vec<f64>,
+    stage_jac: DMatrix<f64>,
     iter_mat: DMatrix<f64>,
     lu: CachedLu,
     /// hγ of the current factorisation (NaN: none).
@@ -93,6 +105,8 @@ impl Dirk {
             y_save: Vec::new(),
             f_save: Vec::new(),
             jac: DMatrix::zeros(0, 0),
+            pred: Vec::new(),
+            stage_jac: DMatrix::zeros(0, 0),
             iter_mat: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
             lu_hg: f64::NAN,
@@ -189,6 +203,7 @@ impl Dirk {
             for m in 0..n {
                 self.stage[m] = self.base[m] + hg * kprev[m];
             }
+            self.pred.copy_from_slice(&self.stage);
             let ti = self.t + self.tab.c[st] * h;
             let base = &self.base;
             let kbuf = &mut self.ynew;
@@ -206,10 +221,29 @@ impl Dirk {
                 &settings,
                 &mut self.g,
                 ctx.stats,
-            )?;
-            match out {
-                NewtonOutcome::Converged { rate, .. } => self.max_rate = self.max_rate.max(rate),
-                NewtonOutcome::Failed { iters, .. } => return Ok(Attempt::NewtonFailed { iters }),
+            );
+            // h is fixed: before giving up, full Newton on this stage (also
+            // when f failed at a diverging iterate)
+            let last_resort = ctx.opts.fixed_step.is_some() && self.jac_fresh;
+            let (iters, eval_error) = match out {
+                Ok(NewtonOutcome::Converged { rate, .. }) => {
+                    self.max_rate = self.max_rate.max(rate);
+                    (None, None)
+                }
+                Ok(NewtonOutcome::Failed { iters, .. }) if last_resort => (Some(iters), None),
+                Ok(NewtonOutcome::Failed { iters, .. }) => {
+                    return Ok(Attempt::NewtonFailed { iters })
+                }
+                Err(e) if last_resort => (Some(0), Some(e)),
+                Err(e) => return Err(e.into()),
+            };
+            if let Some(iters) = iters {
+                match (self.full_newton_stage(p, ti, hg, ctx), eval_error) {
+                    (Ok(true), _) => {}
+                    (Ok(false), None) => return Ok(Attempt::NewtonFailed { iters }),
+                    (Ok(false), Some(e)) => return Err(e.into()),
+                    (Err(e), first) => return Err(first.map_or(e, IntegrateError::from)),
+                }
             }
             for m in 0..n {
                 self.k[st][m] = (self.stage[m] - self.base[m]) / hg;
@@ -233,6 +267,61 @@ impl Dirk {
             self.lu.solve_in_place(&mut self.err, ctx.stats);
         }
         Ok(Attempt::Done)
+    }
+
+    /// Solve the current stage, G(Y) = Y − `base` − hγ f(ti, Y) = 0, by full
+    /// Newton from its predictor `pred`: the Jacobian is evaluated and
+    /// I − hγJ factorised at every iterate. Returns whether it converged
+    /// (Y in `stage`); the factors are then kept for the later stages, and
+    /// the next step evaluates a new Jacobian.
+    fn full_newton_stage(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ti: f64,
+        hg: f64,
+        ctx: &mut StepContext,
+    ) -> Result<bool, IntegrateError> {
+        /// Iterations of the full Newton fallback.
+        const MAX_FULL: u32 = 12;
+        let n = self.y.len();
+        let tol = (10.0 * f64::EPSILON / ctx.opts.rtol).max(0.03f64.min(ctx.opts.rtol.sqrt()));
+        self.stage.copy_from_slice(&self.pred);
+        self.lu_hg = f64::NAN;
+        let mut prev = f64::NAN;
+        for _ in 0..MAX_FULL {
+            ctx.stats.n_newton_iter += 1;
+            p.rhs(ti, &self.stage, &mut self.ynew)?;
+            p.jacobian(ti, &self.stage, &mut self.stage_jac)?;
+            for i in 0..n {
+                self.g[i] = self.stage[i] - self.base[i] - hg * self.ynew[i];
+                for j in 0..n {
+                    self.iter_mat[(i, j)] = -hg * self.stage_jac[(i, j)];
+                }
+                self.iter_mat[(i, i)] += 1.0;
+            }
+            self.lu.factor(&self.iter_mat, ti, ctx.stats)?;
+            self.lu.solve_in_place(&mut self.g, ctx.stats);
+            let mut s = 0.0;
+            for i in 0..n {
+                self.stage[i] -= self.g[i];
+                s += (self.g[i] * self.w[i]).powi(2);
+            }
+            let dnorm = (s / n.max(1) as f64).sqrt();
+            if !dnorm.is_finite() {
+                break;
+            }
+            // quadratic convergence: the next increment is far below this one
+            let rate = dnorm / prev;
+            if dnorm <= tol || (rate < 0.5 && rate / (1.0 - rate) * dnorm <= tol) {
+                self.lu_hg = hg;
+                self.max_rate = 1.0;
+                return Ok(true);
+            }
+            prev = dnorm;
+        }
+        ctx.stats.n_newton_fail += 1;
+        self.lu.invalidate();
+        Ok(false)
     }
 
     /// Step doubling: one step of h, then two of h/2 from the same point;
@@ -326,10 +415,12 @@ impl Stepper for Dirk {
                 &mut self.y_full,
                 &mut self.y_save,
                 &mut self.f_save,
+                &mut self.pred,
             ] {
                 *v = vec![0.0; n];
             }
             self.jac = DMatrix::zeros(n, n);
+            self.stage_jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
         self.y = y0.to_vec();
@@ -398,8 +489,12 @@ impl Stepper for Dirk {
             } else {
                 self.attempt(p, h, ctx)
             };
+            // at a fixed step, with a Jacobian from an earlier step: refresh
+            // it and retry
             let attempt = match attempt {
-                Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
+                Err(IntegrateError::Eval { .. })
+                    if (adaptive && rejected_in_a_row < 10) || (!adaptive && !self.jac_fresh) =>
+                {
                     Attempt::NewtonFailed { iters: 0 }
                 }
                 other => other?,
@@ -487,5 +582,49 @@ impl Stepper for Dirk {
             t,
             out,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::DMatrix;
+
+    use crate::error::EvalError;
+    use crate::problem::OdeProblem;
+    use crate::testkit::run_fixed;
+    use crate::SolverOptions;
+
+    /// y' = 10 − y³: at y = 0 the Jacobian vanishes, at the root of a step
+    /// of h = 1 it is −11, so modified Newton with J(y_n) diverges.
+    struct Cubic;
+
+    impl OdeProblem for Cubic {
+        fn dim(&self) -> usize {
+            1
+        }
+        fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+            dy[0] = 10.0 - y[0].powi(3);
+            Ok(())
+        }
+        fn jacobian(&mut self, _t: f64, y: &[f64], j: &mut DMatrix<f64>) -> Result<(), EvalError> {
+            j[(0, 0)] = -3.0 * y[0] * y[0];
+            Ok(())
+        }
+        fn has_exact_jacobian(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_fixed_step_falls_back_to_full_newton_when_modified_newton_diverges() {
+        let opts = SolverOptions::default().with_tol(1e-8, 1e-10);
+        // one backward-Euler step: Y + Y³ = 10
+        let y = run_fixed("backward_euler", &mut Cubic, 0.0, &[0.0], 1.0, 1.0, &opts).unwrap();
+        assert!((y[0] + y[0].powi(3) - 10.0).abs() < 1e-7, "{y:?}");
+        // L-stable methods approach the equilibrium 10^(1/3)
+        for name in ["backward_euler", "sdirk2", "esdirk43"] {
+            let y = run_fixed(name, &mut Cubic, 0.0, &[0.0], 5.0, 1.0, &opts).unwrap();
+            assert!((y[0] - 10f64.cbrt()).abs() < 1e-2, "{name}: {y:?}");
+        }
     }
 }
