@@ -2,9 +2,9 @@
 //! coordinates): fixed-step order of hht and generalized-α on `index3` in
 //! positions, velocities and multipliers; order k of bdf at fixed order
 //! k = 1..5 on `index3` and `ggl`; and what adaptive runs of the DAE-level
-//! methods deliver against the requested tolerance. Reference: augmented
-//! + dop853 at rtol 1e-12 (q, v and λ agree across formulations, see
-//! `formulations_agree.rs`).
+//! methods deliver against the requested tolerance. Reference: the
+//! augmented formulation with dop853 at rtol 1e-12 (q, v and λ agree
+//! across formulations, see `formulations_agree.rs`).
 
 mod support;
 
