@@ -101,9 +101,8 @@
 //! code ([`crate::multistep::BdfNdf`]) with the same order-selection
 //! principles.
 
-use nalgebra::DMatrix;
-
 use crate::controller::{record_rejection, step_towards};
+use crate::dae::dense_lu::DenseLu;
 use crate::dae::{dae_weights, DaeProblem};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -145,8 +144,8 @@ const MAX_SINGULAR: u32 = 3;
 
 /// LU with partial pivoting of R G C, in place (module documentation).
 struct ScaledLu {
-    a: DMatrix<f64>,
-    piv: Vec<usize>,
+    /// G on entry (`lu.lu`), then the factors of R G C.
+    lu: DenseLu<f64>,
     rs: Vec<f64>,
     cs: Vec<f64>,
     factored: bool,
@@ -154,29 +153,31 @@ struct ScaledLu {
 
 impl ScaledLu {
     fn new(n: usize) -> Self {
+        let mut lu = DenseLu::new();
+        lu.resize(n);
         Self {
-            a: DMatrix::zeros(n, n),
-            piv: vec![0; n],
+            lu,
             rs: vec![1.0; n],
             cs: vec![1.0; n],
             factored: false,
         }
     }
 
-    /// Scale `self.a` (holding G) by C = diag(h^{−(index−1)}) and the row
+    /// Scale the matrix (holding G) by C = diag(h^{−(index−1)}) and the row
     /// equilibration R, and factorise it; false when singular.
     fn factor(&mut self, h: f64, index: &[u8]) -> bool {
-        let n = self.piv.len();
+        let n = self.rs.len();
         self.factored = false;
         let hs = h.abs();
         for j in 0..n {
             self.cs[j] = hs.powi(1 - i32::from(index[j].max(1)));
         }
         self.rs.fill(0.0);
+        let a = &mut self.lu.lu;
         for j in 0..n {
             for i in 0..n {
-                let v = self.a[(i, j)] * self.cs[j];
-                self.a[(i, j)] = v;
+                let v = a[(i, j)] * self.cs[j];
+                a[(i, j)] = v;
                 self.rs[i] = self.rs[i].max(v.abs());
             }
         }
@@ -188,75 +189,22 @@ impl ScaledLu {
         }
         for j in 0..n {
             for i in 0..n {
-                self.a[(i, j)] *= self.rs[i];
+                a[(i, j)] *= self.rs[i];
             }
         }
         // rows have largest entry 1: a pivot at rounding level is singular
-        let tiny = 16.0 * n as f64 * f64::EPSILON;
-        for k in 0..n {
-            let mut p = k;
-            let mut best = self.a[(k, k)].abs();
-            for i in k + 1..n {
-                let v = self.a[(i, k)].abs();
-                if v > best {
-                    best = v;
-                    p = i;
-                }
-            }
-            if !(best > tiny) {
-                return false;
-            }
-            self.piv[k] = p;
-            if p != k {
-                self.a.swap_rows(k, p);
-            }
-            let d = self.a[(k, k)];
-            for i in k + 1..n {
-                self.a[(i, k)] /= d;
-            }
-            for j in k + 1..n {
-                let akj = self.a[(k, j)];
-                if akj != 0.0 {
-                    for i in k + 1..n {
-                        let l = self.a[(i, k)];
-                        self.a[(i, j)] -= l * akj;
-                    }
-                }
-            }
-        }
-        self.factored = true;
-        true
+        self.factored = self.lu.factor_above(16.0 * n as f64 * f64::EPSILON);
+        self.factored
     }
 
     /// b ← G⁻¹ b.
     fn solve(&self, b: &mut [f64]) {
-        let n = b.len();
-        for i in 0..n {
-            b[i] *= self.rs[i];
+        for (x, r) in b.iter_mut().zip(&self.rs) {
+            *x *= r;
         }
-        for k in 0..n {
-            let p = self.piv[k];
-            if p != k {
-                b.swap(k, p);
-            }
-        }
-        for j in 0..n {
-            let bj = b[j];
-            if bj != 0.0 {
-                for i in j + 1..n {
-                    b[i] -= self.a[(i, j)] * bj;
-                }
-            }
-        }
-        for j in (0..n).rev() {
-            b[j] /= self.a[(j, j)];
-            let bj = b[j];
-            for i in 0..j {
-                b[i] -= self.a[(i, j)] * bj;
-            }
-        }
-        for j in 0..n {
-            b[j] *= self.cs[j];
+        self.lu.solve(b);
+        for (x, c) in b.iter_mut().zip(&self.cs) {
+            *x *= c;
         }
     }
 }
@@ -535,7 +483,7 @@ impl DaeBdf {
         stats.n_jac += 1;
         let c = self.cj;
         if dae.has_exact_jacobian() {
-            return dae.iteration_matrix(t, &self.ypred, &self.yppred, c, &mut self.lu.a);
+            return dae.iteration_matrix(t, &self.ypred, &self.yppred, c, &mut self.lu.lu.lu);
         }
         // forward differences through the counter; self.res holds F at the
         // prediction (DASSL's DDAJAC: δ = √ε max(|y|, |h y'|, 1))
@@ -550,7 +498,7 @@ impl DaeBdf {
             self.fd_y[j] = self.ypred[j];
             self.fd_yp[j] = self.yppred[j];
             for i in 0..self.n {
-                self.lu.a[(i, j)] = (self.fd_r[i] - self.res[i]) / d;
+                self.lu.lu.lu[(i, j)] = (self.fd_r[i] - self.res[i]) / d;
             }
         }
         Ok(())

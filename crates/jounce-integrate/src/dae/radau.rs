@@ -73,6 +73,7 @@
 use nalgebra::{Complex, ComplexField, DMatrix, Matrix3};
 
 use crate::controller::{record_rejection, step_towards};
+use crate::dae::dense_lu::DenseLu;
 use crate::dae::{dae_weights, fd_iteration_matrix, DaeProblem};
 use crate::error::{EvalError, IntegrateError};
 use crate::implicit::radau5::{
@@ -98,84 +99,6 @@ const GROWTH_LIMIT: f64 = 1e3;
 /// Evaluation failures (and singular matrices) in a row after which an
 /// adaptive step gives up instead of halving h again.
 const MAX_EVAL_RETRIES: u32 = 10;
-
-/// An LU factorisation with partial pivoting in preallocated storage:
-/// refactorising allocates nothing (unlike [`nalgebra::LU::new`], which
-/// takes its matrix by value).
-struct DenseLu<T> {
-    /// The matrix to factorise, then its factors (unit L below the diagonal).
-    lu: DMatrix<T>,
-    piv: Vec<usize>,
-}
-
-impl<T: ComplexField<RealField = f64> + Copy> DenseLu<T> {
-    fn new() -> Self {
-        Self {
-            lu: DMatrix::from_element(0, 0, T::zero()),
-            piv: Vec::new(),
-        }
-    }
-
-    fn resize(&mut self, n: usize) {
-        self.lu = DMatrix::from_element(n, n, T::zero());
-        self.piv = vec![0; n];
-    }
-
-    /// Factorise `lu` in place; false when a pivot is zero or not finite.
-    fn factor(&mut self) -> bool {
-        let n = self.piv.len();
-        let a = &mut self.lu;
-        for k in 0..n {
-            let (mut p, mut best) = (k, a[(k, k)].modulus());
-            for i in k + 1..n {
-                let v = a[(i, k)].modulus();
-                if v > best {
-                    (p, best) = (i, v);
-                }
-            }
-            if !(best > 0.0 && best.is_finite()) {
-                return false;
-            }
-            self.piv[k] = p;
-            if p != k {
-                a.swap_rows(k, p);
-            }
-            let d = a[(k, k)];
-            for i in k + 1..n {
-                a[(i, k)] /= d;
-            }
-            for j in k + 1..n {
-                let u = a[(k, j)];
-                for i in k + 1..n {
-                    let l = a[(i, k)];
-                    a[(i, j)] -= l * u;
-                }
-            }
-        }
-        true
-    }
-
-    /// Solve A x = b in place with the factors.
-    fn solve(&self, b: &mut [T]) {
-        let (n, a) = (self.piv.len(), &self.lu);
-        for k in 0..n {
-            b.swap(k, self.piv[k]);
-        }
-        for j in 0..n {
-            let bj = b[j];
-            for i in j + 1..n {
-                b[i] -= a[(i, j)] * bj;
-            }
-        }
-        for j in (0..n).rev() {
-            b[j] /= a[(j, j)];
-            let bj = b[j];
-            for i in 0..j {
-                b[i] -= a[(i, j)] * bj;
-            }
-        }
-    }
-}
 
 /// The DAE with its residuals counted (for difference-quotient Jacobians).
 struct Counted<'a> {
