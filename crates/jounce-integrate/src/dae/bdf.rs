@@ -103,7 +103,7 @@
 
 use crate::controller::{record_rejection, step_towards};
 use crate::dae::dense_lu::DenseLu;
-use crate::dae::{dae_weights, DaeProblem};
+use crate::dae::{counted_residual, dae_weights, DaeProblem};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::options::SolverOptions;
@@ -494,7 +494,7 @@ impl DaeBdf {
             let d = sq * self.ypred[j].abs().max((h * self.yppred[j]).abs()).max(1.0);
             self.fd_y[j] = self.ypred[j] + d;
             self.fd_yp[j] = self.yppred[j] + c * d;
-            eval_residual(dae, t, &self.fd_y, &self.fd_yp, &mut self.fd_r, stats)?;
+            counted_residual(dae, t, &self.fd_y, &self.fd_yp, &mut self.fd_r, stats)?;
             self.fd_y[j] = self.ypred[j];
             self.fd_yp[j] = self.yppred[j];
             for i in 0..self.n {
@@ -522,7 +522,7 @@ impl DaeBdf {
             self.ynew.copy_from_slice(&self.ypred);
             self.ypnew.copy_from_slice(&self.yppred);
             self.e.fill(0.0);
-            match eval_residual(dae, t_new, &self.ynew, &self.ypnew, &mut self.res, stats) {
+            match counted_residual(dae, t_new, &self.ynew, &self.ypnew, &mut self.res, stats) {
                 Ok(()) => {}
                 Err(err @ EvalError::NonFinite { .. }) => {
                     stats.n_newton_fail += 1;
@@ -596,7 +596,7 @@ impl DaeBdf {
                 if m >= max_iter {
                     break false;
                 }
-                match eval_residual(dae, t_new, &self.ynew, &self.ypnew, &mut self.res, stats) {
+                match counted_residual(dae, t_new, &self.ynew, &self.ypnew, &mut self.res, stats) {
                     Ok(()) => {}
                     Err(err @ EvalError::NonFinite { .. }) => {
                         eval = Some(err);
@@ -1010,26 +1010,6 @@ impl DaeBdf {
     }
 }
 
-/// F(t, y, y') into r, counted; a non-finite value is an error.
-fn eval_residual(
-    dae: &mut dyn DaeProblem,
-    t: f64,
-    y: &[f64],
-    yp: &[f64],
-    r: &mut [f64],
-    stats: &mut Stats,
-) -> Result<(), EvalError> {
-    stats.n_rhs += 1;
-    dae.residual(t, y, yp, r)?;
-    if r.iter().any(|x| !x.is_finite()) {
-        return Err(EvalError::NonFinite {
-            what: "DAE residual F(t, y, y')".into(),
-            t,
-        });
-    }
-    Ok(())
-}
-
 fn singular(t: f64) -> EvalError {
     EvalError::Singular {
         what: "DAE iteration matrix dF/dy + c dF/dy'".into(),
@@ -1118,7 +1098,7 @@ impl Stepper for DaeBdf {
             self.y.copy_from_slice(y0);
             // the previous derivative is the guess of problems that keep it
             dae.consistent_derivative(t0, y0, &mut self.yp)?;
-            eval_residual(dae, t0, y0, &self.yp, &mut self.res, ctx.stats)?;
+            counted_residual(dae, t0, y0, &self.yp, &mut self.res, ctx.stats)?;
             for ph in self.phi.iter_mut().skip(1) {
                 ph.fill(0.0);
             }

@@ -144,6 +144,27 @@ pub fn fd_iteration_matrix<P: DaeProblem + ?Sized>(
     Ok(())
 }
 
+/// F(t, y, y') into `r`, counted in `stats.n_rhs`; a non-finite value is
+/// an [`EvalError::NonFinite`] (the steppers' one way to evaluate F).
+pub(crate) fn counted_residual(
+    dae: &mut dyn DaeProblem,
+    t: f64,
+    y: &[f64],
+    yp: &[f64],
+    r: &mut [f64],
+    stats: &mut crate::stats::Stats,
+) -> Result<(), EvalError> {
+    stats.n_rhs += 1;
+    dae.residual(t, y, yp, r)?;
+    if r.iter().any(|x| !x.is_finite()) {
+        return Err(EvalError::NonFinite {
+            what: "DAE residual F(t, y, y')".into(),
+            t,
+        });
+    }
+    Ok(())
+}
+
 /// Error weights of a DAE method: w_i = 1/(atol + rtol·|y_i|) scaled by
 /// the component's index (module documentation). With `exclude_algebraic`
 /// (BDF) an algebraic component gets weight 0; otherwise an index-k

@@ -74,7 +74,7 @@ use nalgebra::{Complex, ComplexField, DMatrix, Matrix3};
 
 use crate::controller::{record_rejection, step_towards};
 use crate::dae::dense_lu::DenseLu;
-use crate::dae::{dae_weights, fd_iteration_matrix, DaeProblem};
+use crate::dae::{counted_residual, dae_weights, fd_iteration_matrix, DaeProblem};
 use crate::error::{EvalError, IntegrateError};
 use crate::implicit::radau5::{
     collocation_coefficients, collocation_value, newton_verdict, proposed_step,
@@ -120,27 +120,6 @@ impl DaeProblem for Counted<'_> {
     fn is_differential(&self) -> &[bool] {
         self.inner.is_differential()
     }
-}
-
-/// F(t, y, y') into `r`, counted in `n_rhs`; a non-finite value is an
-/// [`EvalError::NonFinite`].
-fn residual(
-    dae: &mut dyn DaeProblem,
-    t: f64,
-    y: &[f64],
-    yp: &[f64],
-    r: &mut [f64],
-    stats: &mut Stats,
-) -> Result<(), EvalError> {
-    stats.n_rhs += 1;
-    dae.residual(t, y, yp, r)?;
-    if r.iter().any(|v| !v.is_finite()) {
-        return Err(EvalError::NonFinite {
-            what: "DAE residual F(t, y, y')".into(),
-            t,
-        });
-    }
-    Ok(())
 }
 
 fn not_a_dae() -> IntegrateError {
@@ -398,7 +377,7 @@ impl DaeRadau5 {
                 }
                 self.stage_derivative(i, h);
                 let ti = self.t + self.co.c[i] * h;
-                residual(dae, ti, &self.ys, &self.yps, &mut self.res[i], stats)?;
+                counted_residual(dae, ti, &self.ys, &self.yps, &mut self.res[i], stats)?;
             }
             stats.n_newton_iter += 1;
             let tinv = &self.co.ti;
@@ -481,7 +460,7 @@ impl DaeRadau5 {
         for m in 0..self.y.len() {
             self.ys[m] = self.y[m] + if shifted { self.tmp[m] } else { 0.0 };
         }
-        residual(dae, self.t, &self.ys, &self.yps, &mut self.tmp, stats)?;
+        counted_residual(dae, self.t, &self.ys, &self.yps, &mut self.tmp, stats)?;
         self.tmp.iter_mut().for_each(|v| *v = -*v);
         stats.n_solve += 1;
         self.e1.solve(&mut self.tmp);
