@@ -562,6 +562,34 @@ impl ConstrainedSecondOrderProblem for CartesianPendulum {
     }
 }
 
+/// The Cartesian pendulum as the index-3 problem of the structural family
+/// (y = [q; v; λ], [`OdeProblem::as_constrained_second_order`]); `rhs`,
+/// [v; a; 0] with λ = (qᵀQ + m|v|²)/|q|², serves only for initial-step
+/// estimates.
+impl OdeProblem for CartesianPendulum {
+    fn dim(&self) -> usize {
+        5
+    }
+    fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let (q, v) = (&y[..2], &y[2..4]);
+        let f = [
+            -self.damping * v[0],
+            -self.mass * self.gravity - self.damping * v[1],
+        ];
+        let lambda = (q[0] * f[0] + q[1] * f[1] + self.mass * (v[0] * v[0] + v[1] * v[1]))
+            / (q[0] * q[0] + q[1] * q[1]);
+        dy[..2].copy_from_slice(v);
+        for i in 0..2 {
+            dy[2 + i] = (f[i] - q[i] * lambda) / self.mass;
+        }
+        dy[4] = 0.0;
+        Ok(())
+    }
+    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
+        Some(self)
+    }
+}
+
 /// The Cartesian pendulum as an [`OdeProblem`] that is a DAE in `form`
 /// (index 3: y = [q; v; λ]; GGL: y = [q; v; λ; μ]), the way a
 /// formulation offers one: [`OdeProblem::as_dae`] returns it and `rhs`

@@ -5,115 +5,22 @@
 //! positions on the constraint to the Newton tolerance at every step,
 //! adaptive runs within their tolerance.
 
-use jounce_integrate::{
-    method, solve, ConstrainedSecondOrderProblem, EvalError, OdeProblem, Recorder, SolverOptions,
-};
-use nalgebra::DMatrix;
+use jounce_integrate::testkit::CartesianPendulum;
+use jounce_integrate::{method, solve, Recorder, SolverOptions};
 
 const G: f64 = 9.81;
 const L: f64 = 1.3;
 const MASS: f64 = 0.7;
 
-/// A point mass on a rigid massless rod of length L pinned at the origin:
-/// q = (x, y), Φ = (x² + y² − L²)/2, Φ_q = (x, y), γ = −(vx² + vy²);
-/// M q'' = (0, −m g) − Φ_qᵀλ, so λ = tension / L.
-struct Pendulum;
-
-impl ConstrainedSecondOrderProblem for Pendulum {
-    fn n_positions(&self) -> usize {
-        2
-    }
-    fn n_velocities(&self) -> usize {
-        2
-    }
-    fn n_constraints(&self) -> usize {
-        1
-    }
-    fn mass_matrix(&mut self, _: f64, _: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        m.fill_with_identity();
-        *m *= MASS;
-        Ok(())
-    }
-    fn forces(&mut self, _: f64, _: &[f64], _: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
-        f[0] = 0.0;
-        f[1] = -MASS * G;
-        Ok(())
-    }
-    fn constraints(&mut self, _: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError> {
-        phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - L * L);
-        Ok(())
-    }
-    fn constraint_jacobian(
-        &mut self,
-        _: f64,
-        q: &[f64],
-        j: &mut DMatrix<f64>,
-    ) -> Result<(), EvalError> {
-        j[(0, 0)] = q[0];
-        j[(0, 1)] = q[1];
-        Ok(())
-    }
-    fn velocity_rhs(&mut self, _: f64, _: &[f64], nu: &mut [f64]) -> Result<(), EvalError> {
-        nu[0] = 0.0;
-        Ok(())
-    }
-    fn gamma(&mut self, _: f64, _: &[f64], v: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
-        g[0] = -(v[0] * v[0] + v[1] * v[1]);
-        Ok(())
-    }
-    /// K = ∂(Φ_qᵀλ)/∂q = λ I, C = 0.
-    fn tangent(
-        &mut self,
-        _: f64,
-        _: &[f64],
-        _: &[f64],
-        _: &[f64],
-        lambda: &[f64],
-        k: &mut DMatrix<f64>,
-        c: &mut DMatrix<f64>,
-    ) -> Result<(), EvalError> {
-        k.fill_with_identity();
-        *k *= lambda[0];
-        c.fill(0.0);
-        Ok(())
-    }
-    fn has_exact_tangent(&self) -> bool {
-        true
-    }
-}
-
-impl OdeProblem for Pendulum {
-    fn dim(&self) -> usize {
-        5
-    }
-    /// [v; q''; 0] with q'' from the KKT system (initial-step estimates only).
-    fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        let (x, yy, vx, vy) = (y[0], y[1], y[2], y[3]);
-        // m a = Q − q λ, q·a = −|v|² → λ = m (q·g_vec + |v|²)/|q|²
-        let lam = MASS * (-G * yy + vx * vx + vy * vy) / (x * x + yy * yy);
-        dy[0] = vx;
-        dy[1] = vy;
-        dy[2] = -x * lam / MASS;
-        dy[3] = -G - yy * lam / MASS;
-        dy[4] = 0.0;
-        Ok(())
-    }
-    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
-        Some(self)
-    }
-}
-
-/// θ'' = −(g/L) sin θ with θ from the downward vertical.
-struct Angle;
-
-impl OdeProblem for Angle {
-    fn dim(&self) -> usize {
-        2
-    }
-    fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        dy[0] = y[1];
-        dy[1] = -(G / L) * y[0].sin();
-        Ok(())
+/// A point mass on a rigid massless rod of length L pinned at the origin
+/// (the testkit's Cartesian pendulum, undamped): q = (x, y),
+/// Φ = (x² + y² − L²)/2, M q'' = (0, −m g) − Φ_qᵀλ, so λ = tension / L.
+fn pendulum() -> CartesianPendulum {
+    CartesianPendulum {
+        mass: MASS,
+        length: L,
+        gravity: G,
+        damping: 0.0,
     }
 }
 
@@ -122,34 +29,7 @@ const OMEGA0: f64 = 0.4;
 
 /// Exact (q, v, λ) at t from a dop853 run of the angle ODE at 1e-13.
 fn exact(t: f64) -> [f64; 5] {
-    if t == 0.0 {
-        return state(THETA0, OMEGA0);
-    }
-    let opts = SolverOptions::default().with_tol(1e-13, 1e-13);
-    let mut st = method::build("dop853", &opts).unwrap();
-    let r = solve(
-        &mut Angle,
-        st.as_mut(),
-        0.0,
-        &[THETA0, OMEGA0],
-        t,
-        &opts,
-        &mut jounce_integrate::Discard,
-    )
-    .unwrap();
-    state(r.y[0], r.y[1])
-}
-
-/// (q, v, λ) of the angle θ and rate ω.
-fn state(th: f64, om: f64) -> [f64; 5] {
-    let lam = MASS * (G * th.cos() + L * om * om) / L;
-    [
-        L * th.sin(),
-        -L * th.cos(),
-        L * th.cos() * om,
-        L * th.sin() * om,
-        lam,
-    ]
+    pendulum().reference(THETA0, OMEGA0, t)
 }
 
 fn y0() -> Vec<f64> {
@@ -162,7 +42,7 @@ fn run(name: &str, opts: &SolverOptions, t_end: f64) -> (Vec<f64>, Recorder, u64
     let mut st = method::build(name, opts).unwrap();
     let mut rec = Recorder::default();
     let r = solve(
-        &mut Pendulum,
+        &mut pendulum(),
         st.as_mut(),
         0.0,
         &y0(),
@@ -236,7 +116,7 @@ fn adaptive_index3_errors_are_bounded_by_the_accumulated_estimate() {
             let opts = SolverOptions::default().with_tol(tol, tol);
             let mut st = method::build(name, &opts).unwrap();
             let r = solve(
-                &mut Pendulum,
+                &mut pendulum(),
                 st.as_mut(),
                 0.0,
                 &y0(),
@@ -271,7 +151,7 @@ fn wilson_is_refused_on_the_index3_form() {
     let opts = SolverOptions::default().with_fixed_step(1e-2);
     let mut st = method::build("wilson", &opts).unwrap();
     let err = solve(
-        &mut Pendulum,
+        &mut pendulum(),
         st.as_mut(),
         0.0,
         &y0(),
