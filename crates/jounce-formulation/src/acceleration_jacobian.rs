@@ -108,7 +108,8 @@ impl AccelerationJacobian {
             for i in 0..m {
                 let mut r = self.gq[(i, k)] - self.ha[(i, k)];
                 if stabilised {
-                    r -= a2 * (self.hv[(i, k)] + self.pqt[(i, k)]) + b2 * kkt.jac[(i, k)];
+                    r -= a2 * (self.hv[(i, k)] + self.pqt[(i, k)])
+                        + b2 * kkt.data.constraint_jacobian[(i, k)];
                 }
                 self.col[n + i] = r;
             }
@@ -120,7 +121,7 @@ impl AccelerationJacobian {
                 self.col[i] = self.fv[(i, k)];
             }
             for i in 0..m {
-                self.col[n + i] = self.gv[(i, k)] - a2 * kkt.jac[(i, k)];
+                self.col[n + i] = self.gv[(i, k)] - a2 * kkt.data.constraint_jacobian[(i, k)];
             }
             kkt.solve_other(&mut self.col, &mut self.work);
             for i in 0..n {

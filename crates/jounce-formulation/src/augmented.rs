@@ -54,7 +54,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
             sys,
             alpha: 0.0,
             beta: 0.0,
-            kkt: Kkt::new(sys.nq(), sys.nc()),
+            kkt: Kkt::new(sys),
             dacc: AccelerationJacobian::new(sys.nq(), sys.nc()),
             breakpoints: sys.breakpoints(),
         }
@@ -255,7 +255,12 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
         });
     }
     if kkt.factor(sys, t0, q0).is_err() {
-        let detail = diagnose(sys, &kkt.mass, &kkt.jac, 0.0);
+        let detail = diagnose(
+            sys,
+            &kkt.data.mass_matrix,
+            &kkt.data.constraint_jacobian,
+            0.0,
+        );
         return Err(if detail.contains("constraint Jacobian has rank") {
             FormulationError::SingularJacobian(format!("at t = {t0}: {detail}"))
         } else {

@@ -104,7 +104,7 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
             m,
             dae: ConstrainedDae::new(ConstrainedEquations::new(sys), form)
                 .expect("planar systems have as many positions as velocities"),
-            kkt: Kkt::new(n, m),
+            kkt: Kkt::new(sys),
             breakpoints: sys.breakpoints(),
         }
     }

@@ -28,8 +28,20 @@ pub enum FormulationError {
         detail: String,
     },
     /// Unknown formulation.
-    #[error(
-        "unknown formulation '{0}'; known: augmented, partitioning, projection, penalty, index3"
-    )]
+    #[error("unknown formulation '{0}'; known: {known}", known = crate::factory::NAMES.join(", "))]
     Unknown(String),
+    /// The system's positions and velocities differ in number (n_q ≠ n_v,
+    /// e.g. unit quaternions), which the formulation cannot integrate yet.
+    #[error(
+        "formulation '{formulation}' needs as many position coordinates as velocities, \
+         but this system has n_q = {nq} positions and n_v = {nv} velocities"
+    )]
+    PositionsNotVelocities {
+        /// Formulation name.
+        formulation: String,
+        /// Number of positions n_q.
+        nq: usize,
+        /// Number of velocities n_v.
+        nv: usize,
+    },
 }

@@ -94,13 +94,23 @@ impl Default for FormulationSettings {
 ///
 /// # Errors
 /// [`FormulationError::Unknown`] for an unknown name,
-/// [`FormulationError::BadParameter`] for settings out of range.
+/// [`FormulationError::BadParameter`] for settings out of range,
+/// [`FormulationError::PositionsNotVelocities`] for a system whose
+/// positions and velocities differ in number (every formulation here
+/// integrates q' = v).
 pub fn build<'a, S: MechanicalSystem + ?Sized>(
     kind: &str,
     settings: &FormulationSettings,
     sys: &'a S,
 ) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
     let s = settings;
+    if NAMES.contains(&kind) && sys.nq() != sys.nv() {
+        return Err(FormulationError::PositionsNotVelocities {
+            formulation: kind.to_string(),
+            nq: sys.nq(),
+            nv: sys.nv(),
+        });
+    }
     Ok(match kind {
         "augmented" => {
             Box::new(Augmented::new(sys).with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?)

@@ -15,7 +15,7 @@
 //! factored by LU with full pivoting and never through M⁻¹.
 
 use jounce_integrate::EvalError;
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, Quantities, SystemData};
 use nalgebra::DMatrix;
 
 use crate::lu::FullPivLu;
@@ -23,17 +23,14 @@ use crate::lu::FullPivLu;
 /// Pivots below this fraction of the largest one count as zero.
 pub(crate) const PIVOT_TOL: f64 = 1e-13;
 
-/// KKT matrix, its factors and evaluation buffers for one system.
+/// KKT matrix, its factors and the system's workspace ([`SystemData`]:
+/// M, Q, Φ, Φ_q, Φ', γ of the last evaluation).
 #[derive(Clone, Debug)]
 pub(crate) struct Kkt {
     pub n: usize,
     pub m: usize,
-    pub mass: DMatrix<f64>,
-    pub jac: DMatrix<f64>,
-    pub phi: Vec<f64>,
-    pub phi_t: Vec<f64>,
-    pub gamma: Vec<f64>,
-    pub force: Vec<f64>,
+    /// The system's quantities at the last evaluated state.
+    pub data: SystemData,
     lu: FullPivLu,
     /// Right-hand side on entry to [`Kkt::solve`], [a; λ] on exit.
     pub sol: Vec<f64>,
@@ -41,16 +38,14 @@ pub(crate) struct Kkt {
 }
 
 impl Kkt {
-    pub fn new(n: usize, m: usize) -> Self {
+    /// Storage for `sys` (n = n_v velocities, m rows).
+    pub fn new<S: MechanicalSystem + ?Sized>(sys: &S) -> Self {
+        let data = sys.data();
+        let (n, m) = (data.nv, data.nc);
         Self {
             n,
             m,
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(m, n),
-            phi: vec![0.0; m],
-            phi_t: vec![0.0; m],
-            gamma: vec![0.0; m],
-            force: vec![0.0; n],
+            data,
             lu: FullPivLu::new(n + m, n + m),
             sol: vec![0.0; n + m],
             work: vec![0.0; n + m],
@@ -68,8 +63,13 @@ impl Kkt {
         t: f64,
         q: &[f64],
     ) -> Result<(), EvalError> {
-        sys.mass_matrix(q, &mut self.mass);
-        sys.constraint_jacobian(t, q, &mut self.jac);
+        sys.evaluate(
+            &mut self.data,
+            t,
+            q,
+            &[],
+            Quantities::MASS_MATRIX | Quantities::CONSTRAINT_JACOBIAN,
+        );
         self.factor_loaded(sys, t)
     }
 
@@ -83,12 +83,12 @@ impl Kkt {
         self.lu.clear();
         for i in 0..n {
             for j in 0..n {
-                self.lu.set(i, j, self.mass[(i, j)]);
+                self.lu.set(i, j, self.data.mass_matrix[(i, j)]);
             }
         }
         for i in 0..m {
             for j in 0..n {
-                let v = self.jac[(i, j)];
+                let v = self.data.constraint_jacobian[(i, j)];
                 self.lu.set(n + i, j, v);
                 self.lu.set(j, n + i, v);
             }
@@ -98,7 +98,12 @@ impl Kkt {
             return Err(EvalError::Singular {
                 what: "augmented (KKT) matrix [M Φ_qᵀ; Φ_q 0]".into(),
                 t,
-                detail: diagnose(sys, &self.mass, &self.jac, 0.0),
+                detail: diagnose(
+                    sys,
+                    &self.data.mass_matrix,
+                    &self.data.constraint_jacobian,
+                    0.0,
+                ),
             });
         }
         Ok(())
@@ -128,21 +133,19 @@ impl Kkt {
         alpha: f64,
         beta: f64,
     ) -> Result<(), EvalError> {
-        self.factor(sys, t, q)?;
-        let (n, m) = (self.n, self.m);
-        sys.generalized_forces(t, q, v, &mut self.force);
-        sys.gamma(t, q, v, &mut self.gamma);
-        self.sol[..n].copy_from_slice(&self.force);
-        self.sol[n..].copy_from_slice(&self.gamma);
+        let mut what = Quantities::EQUATIONS_OF_MOTION;
         if alpha != 0.0 || beta != 0.0 {
-            sys.constraint_time_derivative(t, q, &mut self.phi_t);
-            sys.constraints(t, q, &mut self.phi);
-            for i in 0..m {
-                let mut dphi = self.phi_t[i];
-                for j in 0..n {
-                    dphi += self.jac[(i, j)] * v[j];
-                }
-                self.sol[n + i] -= 2.0 * alpha * dphi + beta * beta * self.phi[i];
+            what |= Quantities::CONSTRAINTS | Quantities::VELOCITY_CONSTRAINTS;
+        }
+        sys.evaluate(&mut self.data, t, q, v, what);
+        self.factor_loaded(sys, t)?;
+        let n = self.n;
+        let d = &self.data;
+        self.sol[..n].copy_from_slice(&d.forces);
+        self.sol[n..].copy_from_slice(&d.gamma);
+        if alpha != 0.0 || beta != 0.0 {
+            for (i, s) in self.sol[n..].iter_mut().enumerate() {
+                *s -= 2.0 * alpha * d.velocity_constraints[i] + beta * beta * d.constraints[i];
             }
         }
         self.solve();

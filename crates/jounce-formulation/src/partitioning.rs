@@ -164,7 +164,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             rm: vec![0.0; m],
             wm: vec![0.0; m],
             em: vec![0.0; m],
-            kkt: Kkt::new(n, m),
+            kkt: Kkt::new(sys),
             dacc: AccelerationJacobian::new(n, m),
             bmat: DMatrix::zeros(n, n - m.min(n)),
             vmat: DMatrix::zeros(n, n - m.min(n)),

@@ -54,7 +54,7 @@
 //! [`FormulationError::SingularMass`] naming the coordinates.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, Quantities, SystemData};
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
@@ -71,12 +71,8 @@ pub struct Penalty<'a, S: MechanicalSystem + ?Sized> {
     xi: f64,
     n: usize,
     m: usize,
-    mass: DMatrix<f64>,
-    jac: DMatrix<f64>,
-    phi: Vec<f64>,
-    phi_t: Vec<f64>,
-    gamma: Vec<f64>,
-    force: Vec<f64>,
+    /// M, Q, Φ, Φ_q, Φ', γ at the last evaluated state.
+    data: SystemData,
     /// −γ + 2ξωΦ' + ω²Φ
     c: Vec<f64>,
     lu: FullPivLu,
@@ -133,12 +129,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             xi,
             n,
             m,
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(m, n),
-            phi: vec![0.0; m],
-            phi_t: vec![0.0; m],
-            gamma: vec![0.0; m],
-            force: vec![0.0; n],
+            data: sys.data(),
             c: vec![0.0; m],
             lu: FullPivLu::new(n, n),
             acc: vec![0.0; n],
@@ -167,45 +158,50 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
 
     /// Factor M + αΦ_qᵀΦ_q at (t, q); M and Φ_q stay in the buffers.
     fn factor(&mut self, t: f64, q: &[f64]) -> bool {
+        self.sys.evaluate(
+            &mut self.data,
+            t,
+            q,
+            &[],
+            Quantities::MASS_MATRIX | Quantities::CONSTRAINT_JACOBIAN,
+        );
+        self.factor_loaded()
+    }
+
+    /// Factor M + αΦ_qᵀΦ_q of the M and Φ_q in `data`.
+    fn factor_loaded(&mut self) -> bool {
         let (n, m, a) = (self.n, self.m, self.alpha);
-        self.sys.mass_matrix(q, &mut self.mass);
-        self.sys.constraint_jacobian(t, q, &mut self.jac);
+        let (mass, jac) = (&self.data.mass_matrix, &self.data.constraint_jacobian);
         for i in 0..n {
             for j in 0..n {
                 let mut s = 0.0;
                 for k in 0..m {
-                    s += self.jac[(k, i)] * self.jac[(k, j)];
+                    s += jac[(k, i)] * jac[(k, j)];
                 }
-                self.lu.set(i, j, self.mass[(i, j)] + a * s);
+                self.lu.set(i, j, mass[(i, j)] + a * s);
             }
         }
         self.lu.factor(PIVOT_TOL);
         self.lu.is_regular()
     }
 
-    /// f_p = Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ) into `acc` (M, Φ_q in the
-    /// buffers must be current) and −γ + 2ξωΦ' + ω²Φ into `c`.
-    fn penalty_forces(&mut self, t: f64, q: &[f64], v: &[f64]) {
+    /// f_p = Q − αΦ_qᵀ(−γ + 2ξωΦ' + ω²Φ) into `acc` and
+    /// −γ + 2ξωΦ' + ω²Φ into `c`, from the quantities in `data` (all of
+    /// [`Quantities::ALL`] current).
+    fn penalty_forces_loaded(&mut self) {
         let (n, m) = (self.n, self.m);
-        let sys = self.sys;
-        sys.generalized_forces(t, q, v, &mut self.force);
-        sys.gamma(t, q, v, &mut self.gamma);
-        sys.constraints(t, q, &mut self.phi);
-        sys.constraint_time_derivative(t, q, &mut self.phi_t);
+        let d = &self.data;
         let (w, z) = (self.omega, self.xi);
         for i in 0..m {
-            let mut dphi = self.phi_t[i];
-            for j in 0..n {
-                dphi += self.jac[(i, j)] * v[j];
-            }
-            self.c[i] = -self.gamma[i] + 2.0 * z * w * dphi + w * w * self.phi[i];
+            self.c[i] =
+                -d.gamma[i] + 2.0 * z * w * d.velocity_constraints[i] + w * w * d.constraints[i];
         }
         for j in 0..n {
             let mut s = 0.0;
             for i in 0..m {
-                s += self.jac[(i, j)] * self.c[i];
+                s += d.constraint_jacobian[(i, j)] * self.c[i];
             }
-            self.acc[j] = self.force[j] - self.alpha * s;
+            self.acc[j] = d.forces[j] - self.alpha * s;
         }
     }
 
@@ -230,8 +226,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         for i in 0..m {
             let mut s = self.c[i];
             for j in 0..n {
-                s += self.jac[(i, j)] * a[j];
-                let pq = self.jac[(i, j)];
+                s += self.data.constraint_jacobian[(i, j)] * a[j];
+                let pq = self.data.constraint_jacobian[(i, j)];
                 self.gq[(i, j)] =
                     -self.gq[(i, j)] + zw * (self.hv[(i, j)] + self.pqt[(i, j)]) + w2 * pq;
                 self.gv[(i, j)] = -self.gv[(i, j)] + zw * pq;
@@ -245,8 +241,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             for k in 0..n {
                 let (mut sk, mut sc) = (0.0, 0.0);
                 for i in 0..m {
-                    sk += self.jac[(i, r)] * self.ha[(i, k)];
-                    sc += self.jac[(i, r)] * self.gv[(i, k)];
+                    sk += self.data.constraint_jacobian[(i, r)] * self.ha[(i, k)];
+                    sc += self.data.constraint_jacobian[(i, r)] * self.gv[(i, k)];
                 }
                 self.kt[(r, k)] = self.dm[(r, k)] - self.fq[(r, k)] + al * (self.cfj[(r, k)] + sk);
                 self.ct[(r, k)] = -self.fv[(r, k)] + al * sc;
@@ -256,14 +252,20 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
 
     /// Accelerations into `acc` and −γ + 2ξωΦ' + ω²Φ into `c`.
     fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
-        if !self.factor(t, q) {
+        self.sys.evaluate(&mut self.data, t, q, v, Quantities::ALL);
+        if !self.factor_loaded() {
             return Err(EvalError::Singular {
                 what: "penalty matrix M + αΦ_qᵀΦ_q".into(),
                 t,
-                detail: diagnose(self.sys, &self.mass, &self.jac, self.alpha),
+                detail: diagnose(
+                    self.sys,
+                    &self.data.mass_matrix,
+                    &self.data.constraint_jacobian,
+                    self.alpha,
+                ),
             });
         }
-        self.penalty_forces(t, q, v);
+        self.penalty_forces_loaded();
         self.lu.solve_in_place(&mut self.acc, &mut self.work);
         Ok(())
     }
@@ -406,7 +408,12 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
                     "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {} \
                      (if the masses are below 1e-13·α, lower factor in [settings.penalty])",
                     self.alpha,
-                    diagnose(self.sys, &self.mass, &self.jac, self.alpha)
+                    diagnose(
+                        self.sys,
+                        &self.data.mass_matrix,
+                        &self.data.constraint_jacobian,
+                        self.alpha,
+                    )
                 ),
             });
         }
@@ -431,7 +438,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
         for i in 0..m {
             let mut s = self.c[i];
             for j in 0..n {
-                s += self.jac[(i, j)] * self.acc[j];
+                s += self.data.constraint_jacobian[(i, j)] * self.acc[j];
             }
             lambda[i] = self.alpha * s;
         }

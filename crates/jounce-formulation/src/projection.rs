@@ -22,7 +22,7 @@
 //! without Baumgarte terms, exact from the differentiated KKT system.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, Quantities};
 use nalgebra::DMatrix;
 
 use crate::augmented::Augmented;
@@ -74,14 +74,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
         let (n, m) = (self.aug.kkt.n, self.aug.kkt.m);
         let sys = self.aug.sys;
         let mut changed = false;
-        sys.constraints(t, q, &mut self.aug.kkt.phi);
-        let mut res = inf_norm(&self.aug.kkt.phi);
+        sys.constraints(t, q, &mut self.aug.kkt.data.constraints);
+        let mut res = inf_norm(&self.aug.kkt.data.constraints);
         if res > self.tol {
             changed = true;
             let mut it = 0;
             while res > 0.01 * self.tol {
                 if it == MAX_ITER {
-                    let (r, label) = worst_row(sys, &self.aug.kkt.phi);
+                    let (r, label) = worst_row(sys, &self.aug.kkt.data.constraints);
                     return Err(EvalError::NoConvergence {
                         what: "position projection onto Φ(q) = 0".into(),
                         t,
@@ -93,14 +93,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
                 self.aug.kkt.factor(sys, t, q)?;
                 self.aug.kkt.sol[..n].iter_mut().for_each(|x| *x = 0.0);
                 for i in 0..m {
-                    self.aug.kkt.sol[n + i] = -self.aug.kkt.phi[i];
+                    self.aug.kkt.sol[n + i] = -self.aug.kkt.data.constraints[i];
                 }
                 self.aug.kkt.solve();
                 for j in 0..n {
                     q[j] += self.aug.kkt.sol[j];
                 }
-                sys.constraints(t, q, &mut self.aug.kkt.phi);
-                let new = inf_norm(&self.aug.kkt.phi);
+                sys.constraints(t, q, &mut self.aug.kkt.data.constraints);
+                let new = inf_norm(&self.aug.kkt.data.constraints);
                 it += 1;
                 if new >= res && new <= self.tol {
                     // stagnation at rounding level: good enough
@@ -109,31 +109,30 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
                 res = new;
             }
         }
-        // velocities
-        sys.constraint_jacobian(t, q, &mut self.aug.kkt.jac);
-        sys.constraint_time_derivative(t, q, &mut self.aug.kkt.phi_t);
-        let mut vres: f64 = 0.0;
-        for i in 0..m {
-            let mut d = self.aug.kkt.phi_t[i];
-            for j in 0..n {
-                d += self.aug.kkt.jac[(i, j)] * v[j];
-            }
-            vres = vres.max(d.abs());
-        }
+        // velocities: M, Φ_q, Φ_t and Φ' = Φ_q v + Φ_t in one evaluation
+        sys.evaluate(
+            &mut self.aug.kkt.data,
+            t,
+            q,
+            v,
+            Quantities::MASS_MATRIX
+                | Quantities::CONSTRAINT_JACOBIAN
+                | Quantities::VELOCITY_CONSTRAINTS,
+        );
+        let vres = inf_norm(&self.aug.kkt.data.velocity_constraints);
         if changed || vres > self.tol {
             changed = true;
-            sys.mass_matrix(q, &mut self.aug.kkt.mass);
             self.aug.kkt.factor_loaded(sys, t)?;
             for i in 0..n {
                 let mut s = 0.0;
                 for j in 0..n {
-                    s += self.aug.kkt.mass[(i, j)] * v[j];
+                    s += self.aug.kkt.data.mass_matrix[(i, j)] * v[j];
                 }
                 self.mv[i] = s;
             }
             self.aug.kkt.sol[..n].copy_from_slice(&self.mv);
             for i in 0..m {
-                self.aug.kkt.sol[n + i] = -self.aug.kkt.phi_t[i];
+                self.aug.kkt.sol[n + i] = -self.aug.kkt.data.constraint_time_derivative[i];
             }
             self.aug.kkt.solve();
             v.copy_from_slice(&self.aug.kkt.sol[..n]);

@@ -185,3 +185,90 @@ fn wrong_initial_state_length_is_refused() {
         );
     }
 }
+
+/// A system whose positions outnumber its velocities (as unit quaternions
+/// will): every formulation integrates q' = v today, so the factory
+/// refuses it by name before anything is evaluated.
+#[test]
+fn positions_that_are_not_velocities_are_refused_by_name() {
+    use jounce_mechanics::MechanicalSystem;
+    use nalgebra::DMatrix;
+    struct ExtraPosition<S>(S);
+    impl<S: MechanicalSystem> MechanicalSystem for ExtraPosition<S> {
+        fn nq(&self) -> usize {
+            self.0.nq() + 1
+        }
+        fn nv(&self) -> usize {
+            self.0.nq()
+        }
+        fn nc(&self) -> usize {
+            self.0.nc()
+        }
+        fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>) {
+            self.0.mass_matrix(q, m)
+        }
+        fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+            self.0.generalized_forces(t, q, v, f)
+        }
+        fn force_jacobians(
+            &self,
+            t: f64,
+            q: &[f64],
+            v: &[f64],
+            dq: &mut DMatrix<f64>,
+            dv: &mut DMatrix<f64>,
+        ) {
+            self.0.force_jacobians(t, q, v, dq, dv)
+        }
+        fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
+            self.0.constraints(t, q, phi)
+        }
+        fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+            self.0.constraint_jacobian(t, q, jac)
+        }
+        fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
+            self.0.constraint_time_derivative(t, q, phi_t)
+        }
+        fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+            self.0.gamma(t, q, v, gamma)
+        }
+        fn constraint_force_jacobian(&self, t: f64, q: &[f64], l: &[f64], out: &mut DMatrix<f64>) {
+            self.0.constraint_force_jacobian(t, q, l, out)
+        }
+        fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+            self.0.kinetic_energy(q, v)
+        }
+        fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
+            self.0.potential_energy(t, q)
+        }
+        fn constraint_label(&self, row: usize) -> String {
+            self.0.constraint_label(row)
+        }
+        fn coordinate_label(&self, i: usize) -> String {
+            self.0.coordinate_label(i)
+        }
+    }
+    let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    let sys = ExtraPosition(sys);
+    let data = sys.data();
+    assert_eq!(
+        (data.nq, data.nv),
+        (10, 9),
+        "the workspace is sized by both"
+    );
+    assert_eq!(data.mass_matrix.shape(), (9, 9));
+    for name in NAMES {
+        let e = build(name, &FormulationSettings::default(), &sys)
+            .err()
+            .unwrap_or_else(|| panic!("{name} accepted n_q ≠ n_v"));
+        assert_eq!(
+            e,
+            FormulationError::PositionsNotVelocities {
+                formulation: name.into(),
+                nq: 10,
+                nv: 9
+            }
+        );
+        assert!(e.to_string().contains("n_q = 10 positions and n_v = 9"));
+    }
+}

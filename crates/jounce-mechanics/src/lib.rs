@@ -6,7 +6,11 @@
 //! layers above see only [`MechanicalSystem`].
 //!
 //! Principal items:
-//! * [`MechanicalSystem`] — the interface formulations code against.
+//! * [`MechanicalSystem`] — the interface formulations code against:
+//!   n_q positions and n_v velocities (different once spatial bodies carry
+//!   quaternions), evaluated into a caller-owned [`SystemData`] (the
+//!   model/data split) by [`MechanicalSystem::evaluate`], which fills a
+//!   set of [`Quantities`] in one pass over the elements.
 //! * [`PlanarSystem`] — planar body coordinates (x, y, θ per body), built by
 //!   [`PlanarSystem::from_model`]; derivatives by automatic differentiation.
 //! * Second derivatives for exact Jacobians of implicit integrators:
@@ -67,6 +71,7 @@
 
 pub mod assembly;
 pub(crate) mod constraints;
+pub mod data;
 pub mod distance;
 pub mod driver;
 pub mod error;
@@ -82,6 +87,7 @@ pub mod system;
 pub mod translational;
 
 pub use assembly::{assemble, Assembly, AssemblyError};
+pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
 pub use planar::PlanarSystem;
 pub use system::MechanicalSystem;

@@ -25,6 +25,7 @@ use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2SVec64, Dual2_64, Dual64, DualSVec64};
 
 use crate::constraints::{ConstraintElement, ConstraintKind};
+use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
 use crate::rigid::relative_pose;
@@ -642,6 +643,80 @@ impl MechanicalSystem for PlanarSystem {
                 }
             }
         }
+    }
+
+    /// One pass over the elements. Per constraint element: its coordinates
+    /// are gathered and its time function f(t), f', f'' evaluated once; Φ
+    /// and Φ_q come from one evaluation in vector duals, Φ' = Φ_q v + Φ_t
+    /// and γ from one evaluation in second-order duals along
+    /// (t + s, q + v s) (Φ_t of a driver from one more in first-order
+    /// duals). Per force element: one evaluation in f64. The constant M is
+    /// written once per [`SystemData`].
+    fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
+        if what.contains(Quantities::MASS_MATRIX) && !data.mass_matrix_filled {
+            self.mass_matrix(q, &mut data.mass_matrix);
+            data.mass_matrix_filled = true;
+        }
+        if what.contains(Quantities::FORCES) {
+            self.generalized_forces(t, q, v, &mut data.forces);
+        }
+        let want_jac = what.contains(Quantities::CONSTRAINT_JACOBIAN);
+        let want_phi = what.contains(Quantities::CONSTRAINTS);
+        let want_vel = what.contains(Quantities::VELOCITY_CONSTRAINTS);
+        let want_gamma = what.contains(Quantities::GAMMA);
+        if want_jac {
+            data.constraint_jacobian.fill(0.0);
+        }
+        if want_jac || want_phi || want_vel || want_gamma {
+            for el in &self.constraints {
+                let n = el.rows();
+                let rows = el.row..el.row + n;
+                let x0 = gather(el.bodies, q);
+                let f = el.driver_value(t);
+                if want_jac {
+                    let x: [DualSVec64<6>; 6] =
+                        std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+                    let mut out = [DualSVec64::<6>::from_re(0.0); 3];
+                    el.eval(&x, DualSVec64::<6>::from_re(f.0), &mut out);
+                    for r in 0..n {
+                        data.constraints[el.row + r] = out[r].re;
+                        let Some(g) = out[r].eps.0.as_ref() else {
+                            continue;
+                        };
+                        for k in 0..6 {
+                            if let Some(col) = column(el.bodies, k) {
+                                data.constraint_jacobian[(el.row + r, col)] += g[k];
+                            }
+                        }
+                    }
+                } else if want_phi {
+                    let mut out = [0.0; 3];
+                    el.eval(&x0, f.0, &mut out);
+                    data.constraints[rows.clone()].copy_from_slice(&out[..n]);
+                }
+                if want_vel || want_gamma {
+                    let v0 = gather(el.bodies, v);
+                    let x: [Dual2_64; 6] =
+                        std::array::from_fn(|k| Dual2_64::new(x0[k], v0[k], 0.0));
+                    let mut out = [Dual2_64::from_re(0.0); 3];
+                    el.eval(&x, Dual2_64::new(f.0, f.1, f.2), &mut out);
+                    for r in 0..n {
+                        data.velocity_constraints[el.row + r] = out[r].v1;
+                        data.gamma[el.row + r] = -out[r].v2;
+                    }
+                    if want_vel {
+                        if el.function().is_some() {
+                            let pt = element_phi_t(el, &x0, f);
+                            data.constraint_time_derivative[rows].copy_from_slice(&pt[..n]);
+                        } else {
+                            data.constraint_time_derivative[rows].fill(0.0);
+                        }
+                    }
+                }
+            }
+        }
+        data.t = t;
+        data.evaluated = what;
     }
 
     fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {

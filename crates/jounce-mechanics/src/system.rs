@@ -1,29 +1,105 @@
 //! The interface every mechanical system offers to the formulations.
 //!
 //! Formulations (and everything above them) see a system only through this
-//! trait: generalized coordinates q, velocities v = q', a mass matrix,
-//! applied forces, constraints and their derivatives. Whether the system is
-//! planar (x, y, θ per body) or spatial is not visible here.
+//! trait: positions q, velocities v, a mass matrix, applied forces,
+//! constraints and their derivatives. Whether the system is planar (x, y, θ
+//! per body) or spatial is not visible here.
+//!
+//! Positions and velocities may differ in number (n_q ≥ n_v): spatial
+//! bodies carry a unit quaternion (4 numbers) for 3 angular velocities,
+//! and q' = T(q) v ([`MechanicalSystem::position_derivative`]). Every
+//! velocity-level quantity (M, Q, the rows of Φ_q) has n_v columns, the
+//! convention of Chrono and Pinocchio: Φ_q is the Jacobian with respect to
+//! the velocities, Φ' = Φ_q v + Φ_t.
+//!
+//! The state-dependent results of an evaluation live in a caller-owned
+//! [`SystemData`] (the model/data split); [`MechanicalSystem::evaluate`]
+//! fills several quantities in one pass over the elements. The single
+//! quantity methods remain for one-off use (assembly, diagnostics, tests).
 
 use nalgebra::DMatrix;
+
+use crate::data::{Quantities, SystemData};
 
 /// A constrained mechanical system
 ///
 /// M(q) q'' = Q(t, q, q') − Φ_qᵀ λ,   Φ(t, q) = 0
 ///
-/// with n = [`MechanicalSystem::nq`] coordinates and m =
-/// [`MechanicalSystem::nc`] constraint equations (joints and drivers).
+/// with n_q = [`MechanicalSystem::nq`] positions, n_v =
+/// [`MechanicalSystem::nv`] velocities and m = [`MechanicalSystem::nc`]
+/// constraint equations (joints and drivers).
 ///
 /// Evaluations are pure functions of their arguments (`&self`); they write
-/// into caller-provided buffers and do not allocate.
+/// into caller-provided buffers (one [`SystemData`] per user) and do not
+/// allocate, unless a default method says otherwise.
 pub trait MechanicalSystem {
-    /// Number of generalized coordinates n = dim(q) = dim(v).
+    /// Number of position coordinates n_q = dim(q).
     fn nq(&self) -> usize;
+
+    /// Number of velocity coordinates n_v = dim(v); n_q unless the
+    /// positions carry redundant parameters (unit quaternions).
+    fn nv(&self) -> usize {
+        self.nq()
+    }
+
+    /// q' = T(q) v (len n_q), the kinematic map from velocities to the
+    /// rate of the positions. Default (n_q = n_v): q' = v.
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
+
+    /// Workspace sized for this system, for [`MechanicalSystem::evaluate`].
+    fn data(&self) -> SystemData {
+        SystemData::new(self.nq(), self.nv(), self.nc())
+    }
+
+    /// Evaluate every quantity in `what` at (t, q, v) into `data`, and set
+    /// `data.evaluated = what`, `data.t = t`. `v` is read only for forces,
+    /// velocity constraints and γ.
+    ///
+    /// Default: the single-quantity methods one after another (what they
+    /// share is recomputed); systems override it to evaluate each element
+    /// once ([`crate::PlanarSystem`] does).
+    fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
+        if what.contains(Quantities::MASS_MATRIX)
+            && !(data.mass_matrix_filled && self.mass_matrix_is_constant())
+        {
+            self.mass_matrix(q, &mut data.mass_matrix);
+            data.mass_matrix_filled = true;
+        }
+        if what.contains(Quantities::FORCES) {
+            self.generalized_forces(t, q, v, &mut data.forces);
+        }
+        if what.contains(Quantities::CONSTRAINTS) {
+            self.constraints(t, q, &mut data.constraints);
+        }
+        if what.contains(Quantities::CONSTRAINT_JACOBIAN)
+            || what.contains(Quantities::VELOCITY_CONSTRAINTS)
+        {
+            self.constraint_jacobian(t, q, &mut data.constraint_jacobian);
+        }
+        if what.contains(Quantities::VELOCITY_CONSTRAINTS) {
+            self.constraint_time_derivative(t, q, &mut data.constraint_time_derivative);
+            let jac = &data.constraint_jacobian;
+            for i in 0..data.nc {
+                let mut s = data.constraint_time_derivative[i];
+                for (j, vj) in v.iter().enumerate() {
+                    s += jac[(i, j)] * vj;
+                }
+                data.velocity_constraints[i] = s;
+            }
+        }
+        if what.contains(Quantities::GAMMA) {
+            self.gamma(t, q, v, &mut data.gamma);
+        }
+        data.t = t;
+        data.evaluated = what;
+    }
 
     /// Number of constraint equations m = dim(Φ) (joints and drivers).
     fn nc(&self) -> usize;
 
-    /// Mass matrix M(q) (n × n), symmetric, positive semi-definite.
+    /// Mass matrix M(q) (n_v × n_v), symmetric, positive semi-definite.
     fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>);
 
     /// Whether M does not depend on q (true in planar body coordinates,
@@ -49,7 +125,8 @@ pub trait MechanicalSystem {
     /// Constraint equations Φ(t, q) (len m).
     fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]);
 
-    /// Constraint Jacobian Φ_q (m × n).
+    /// Constraint Jacobian Φ_q (m × n_v), with respect to the velocities:
+    /// Φ' = Φ_q v + Φ_t.
     fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>);
 
     /// Φ_t = ∂Φ/∂t (len m); nonzero only for drivers.

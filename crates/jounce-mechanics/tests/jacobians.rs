@@ -732,3 +732,83 @@ fn finite_difference_defaults_agree_with_automatic_differentiation() {
     fdsys.mass_matrix_derivative(&q, &a, &mut dm);
     assert_eq!(dm.amax(), 0.0);
 }
+
+/// `evaluate` (one pass over the elements into a `SystemData`) gives what
+/// the single-quantity methods give, for the planar override and for the
+/// trait's default, on every element kind with moving drivers; subsets
+/// fill exactly what they ask for and the constant M is written once.
+#[test]
+fn evaluate_matches_the_single_quantity_methods() {
+    use jounce_mechanics::{Quantities, SystemData};
+    for (sys, moving) in [
+        (system(&kitchen_sink()), false),
+        (system(&moving_sink()), true),
+    ] {
+        let (q, v, _) = state(&sys);
+        let (n, m, t) = (sys.nq(), sys.nc(), 0.41);
+        assert_eq!(sys.nv(), n);
+        let mut mass = DMatrix::zeros(n, n);
+        let mut jac = DMatrix::zeros(m, n);
+        let (mut f, mut phi, mut pt, mut g) =
+            (vec![0.0; n], vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+        sys.mass_matrix(&q, &mut mass);
+        sys.generalized_forces(t, &q, &v, &mut f);
+        sys.constraints(t, &q, &mut phi);
+        sys.constraint_jacobian(t, &q, &mut jac);
+        sys.constraint_time_derivative(t, &q, &mut pt);
+        sys.gamma(t, &q, &v, &mut g);
+        let dphi: Vec<f64> = (0..m)
+            .map(|i| pt[i] + (0..n).map(|j| jac[(i, j)] * v[j]).sum::<f64>())
+            .collect();
+        let close = |a: &[f64], b: &[f64], what: &str| {
+            let scale = b.iter().fold(1.0_f64, |s, x| s.max(x.abs()));
+            let err = a
+                .iter()
+                .zip(b)
+                .fold(0.0_f64, |s, (x, y)| s.max((x - y).abs()));
+            assert!(err <= 1e-13 * scale, "{what}: differs by {err:e}");
+        };
+        let default = RequiredOnly(&sys);
+        for (label, planar) in [("planar", true), ("trait default", false)] {
+            let mut d: SystemData = sys.data();
+            assert_eq!((d.nq, d.nv, d.nc), (n, n, m));
+            let eval = |d: &mut SystemData, what| {
+                if planar {
+                    sys.evaluate(d, t, &q, &v, what)
+                } else {
+                    default.evaluate(d, t, &q, &v, what)
+                }
+            };
+            eval(&mut d, Quantities::ALL);
+            assert_eq!((d.evaluated, d.t), (Quantities::ALL, t));
+            close(d.mass_matrix.as_slice(), mass.as_slice(), label);
+            close(&d.forces, &f, label);
+            close(&d.constraints, &phi, label);
+            close(d.constraint_jacobian.as_slice(), jac.as_slice(), label);
+            close(&d.constraint_time_derivative, &pt, label);
+            close(&d.velocity_constraints, &dphi, label);
+            close(&d.gamma, &g, label);
+            assert_eq!(pt.iter().any(|x| x.abs() > 0.1), moving, "Φ_t exercised");
+            // a subset leaves the rest untouched
+            let mut d2 = sys.data();
+            d2.gamma.fill(f64::NAN);
+            eval(&mut d2, Quantities::CONSTRAINTS);
+            close(&d2.constraints, &phi, label);
+            assert!(
+                d2.gamma.iter().all(|x| x.is_nan()),
+                "{label}: γ was not asked for"
+            );
+            // M is written once per workspace when the system says it is
+            // constant (the planar one does; the wrapper does not, so it refills)
+            eval(&mut d2, Quantities::MASS_MATRIX);
+            d2.mass_matrix[(0, 0)] = -1.0;
+            eval(&mut d2, Quantities::EQUATIONS_OF_MOTION);
+            let kept = d2.mass_matrix[(0, 0)] == -1.0;
+            assert_eq!(
+                kept, planar,
+                "{label}: constant M written once, a varying one each call"
+            );
+            close(&d2.gamma, &g, label);
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! The mutable half of the model/data split: [`SystemData`], the
+//! workspace one evaluation of a [`crate::MechanicalSystem`] writes into,
+//! and [`Quantities`], the set of quantities that evaluation computes.
+//!
+//! A system (the model: bodies, elements, parameters) is immutable and
+//! shared; everything that depends on the state (t, q, v) lives in a
+//! `SystemData` the caller owns, as MuJoCo separates `mjModel` from
+//! `mjData` and Pinocchio `Model` from `Data`. One call of
+//! [`crate::MechanicalSystem::evaluate`] fills every requested quantity
+//! in one pass over the elements, so that what they share (gathering an
+//! element's coordinates, its time function f(t), f'(t), f''(t), its
+//! rotations) is computed once, and a value and its derivative come from
+//! the same evaluation (Φ with Φ_q, Φ' with γ, Q with ∂Q).
+//!
+//! Sizes: n_q positions, n_v velocities (equal in planar body coordinates;
+//! spatial bodies with unit quaternions have n_q = n_v + 1 per body), m
+//! constraint rows. Every matrix is stored once here and reused: the hot
+//! path allocates nothing.
+//!
+//! This module owns the storage only; what the quantities mean is stated
+//! on the fields and on [`crate::MechanicalSystem`].
+
+use nalgebra::DMatrix;
+
+/// A set of quantities for [`crate::MechanicalSystem::evaluate`], combined
+/// with `|`: e.g. `Quantities::MASS_MATRIX | Quantities::GAMMA`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Quantities(u8);
+
+impl Quantities {
+    /// Nothing.
+    pub const NONE: Quantities = Quantities(0);
+    /// Mass matrix M(q) (n_v × n_v).
+    pub const MASS_MATRIX: Quantities = Quantities(1);
+    /// Applied generalized forces Q(t, q, v) (len n_v).
+    pub const FORCES: Quantities = Quantities(1 << 1);
+    /// Constraint equations Φ(t, q) (len m).
+    pub const CONSTRAINTS: Quantities = Quantities(1 << 2);
+    /// Constraint Jacobian Φ_q (m × n_v).
+    pub const CONSTRAINT_JACOBIAN: Quantities = Quantities(1 << 3);
+    /// Φ_t and the velocity constraints Φ' = Φ_q v + Φ_t (len m each).
+    pub const VELOCITY_CONSTRAINTS: Quantities = Quantities(1 << 4);
+    /// Acceleration right-hand side γ (len m), Φ_q q'' = γ.
+    pub const GAMMA: Quantities = Quantities(1 << 5);
+    /// What the index-1 equations of motion need: M, Q, Φ_q and γ of
+    /// `[M Φ_qᵀ; Φ_q 0][q''; λ] = [Q; γ]`.
+    pub const EQUATIONS_OF_MOTION: Quantities = Quantities(1 | 1 << 1 | 1 << 3 | 1 << 5);
+    /// Every quantity above.
+    pub const ALL: Quantities = Quantities(0b11_1111);
+
+    /// Whether every quantity of `other` is in `self`.
+    #[must_use]
+    pub const fn contains(self, other: Quantities) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether the set is empty.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::ops::BitOr for Quantities {
+    type Output = Quantities;
+    fn bitor(self, rhs: Quantities) -> Quantities {
+        Quantities(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Quantities {
+    fn bitor_assign(&mut self, rhs: Quantities) {
+        self.0 |= rhs.0;
+    }
+}
+
+/// State-dependent quantities of one system at one (t, q, v), written by
+/// [`crate::MechanicalSystem::evaluate`] and read by the formulations.
+///
+/// Create it with [`crate::MechanicalSystem::data`] (sized for that
+/// system); evaluate into it as often as needed without allocating. A
+/// field is meaningful only when its quantity is in
+/// [`SystemData::evaluated`]; the others keep whatever an earlier call
+/// left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemData {
+    /// Number of position coordinates n_q = dim(q).
+    pub nq: usize,
+    /// Number of velocity coordinates n_v = dim(v).
+    pub nv: usize,
+    /// Number of constraint rows m = dim(Φ).
+    pub nc: usize,
+    /// Time of the last evaluation.
+    pub t: f64,
+    /// What the last evaluation computed.
+    pub evaluated: Quantities,
+    /// M(q), n_v × n_v.
+    pub mass_matrix: DMatrix<f64>,
+    /// Whether `mass_matrix` holds the (constant) M already, so that
+    /// systems with a configuration-independent M fill it only once.
+    pub mass_matrix_filled: bool,
+    /// Q(t, q, v), len n_v.
+    pub forces: Vec<f64>,
+    /// Φ(t, q), len m.
+    pub constraints: Vec<f64>,
+    /// Φ_q, m × n_v: the constraint Jacobian with respect to the
+    /// velocities, so that Φ' = Φ_q v + Φ_t.
+    pub constraint_jacobian: DMatrix<f64>,
+    /// Φ_t = ∂Φ/∂t, len m.
+    pub constraint_time_derivative: Vec<f64>,
+    /// Φ' = Φ_q v + Φ_t, len m.
+    pub velocity_constraints: Vec<f64>,
+    /// γ, len m, with Φ_q q'' = γ: γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt.
+    pub gamma: Vec<f64>,
+    /// Scratch owned by the system's own evaluation (its layout is the
+    /// system's business); empty unless the system asks for it.
+    pub scratch: Vec<f64>,
+}
+
+impl SystemData {
+    /// Zeroed storage for n_q positions, n_v velocities and m constraint
+    /// rows.
+    #[must_use]
+    pub fn new(nq: usize, nv: usize, nc: usize) -> SystemData {
+        SystemData {
+            nq,
+            nv,
+            nc,
+            t: f64::NAN,
+            evaluated: Quantities::NONE,
+            mass_matrix: DMatrix::zeros(nv, nv),
+            mass_matrix_filled: false,
+            forces: vec![0.0; nv],
+            constraints: vec![0.0; nc],
+            constraint_jacobian: DMatrix::zeros(nc, nv),
+            constraint_time_derivative: vec![0.0; nc],
+            velocity_constraints: vec![0.0; nc],
+            gamma: vec![0.0; nc],
+            scratch: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_combine_and_test_membership() {
+        let q = Quantities::MASS_MATRIX | Quantities::GAMMA;
+        assert!(q.contains(Quantities::GAMMA));
+        assert!(!q.contains(Quantities::FORCES));
+        assert!(Quantities::EQUATIONS_OF_MOTION.contains(q));
+        assert!(Quantities::ALL.contains(Quantities::EQUATIONS_OF_MOTION));
+        assert!(!Quantities::EQUATIONS_OF_MOTION.contains(Quantities::CONSTRAINTS));
+        assert!(Quantities::NONE.is_empty() && !q.is_empty());
+        let mut r = Quantities::NONE;
+        r |= Quantities::CONSTRAINTS;
+        assert_eq!(r, Quantities::CONSTRAINTS);
+    }
+
+    #[test]
+    fn storage_is_sized_by_positions_velocities_and_rows() {
+        let d = SystemData::new(7, 6, 5);
+        assert_eq!(d.mass_matrix.shape(), (6, 6));
+        assert_eq!(d.constraint_jacobian.shape(), (5, 6));
+        assert_eq!((d.forces.len(), d.gamma.len()), (6, 5));
+        assert!(d.evaluated.is_empty());
+    }
+}
