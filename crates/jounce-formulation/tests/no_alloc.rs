@@ -1,5 +1,6 @@
 //! The right-hand sides, exact Jacobians and tangents of all formulations
-//! (for index3 the parts of its DAE and its tangent) do not allocate (counted by a
+//! (for index3 the parts of its DAE and its tangent, for odae its
+//! invariants) do not allocate (counted by a
 //! global allocator; this binary has a single test so nothing else runs).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -7,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use jounce_formulation::examples::models;
 use jounce_formulation::{build, FormulationSettings, NAMES};
+use jounce_mechanics::MechanicalSystem;
 use nalgebra::DMatrix;
 
 struct Counting;
@@ -39,6 +41,8 @@ fn rhs_and_after_step_do_not_allocate() {
         let acc = vec![0.1; nq];
         // perturb so that projection and Newton have work to do
         y[0] += 1e-6;
+        let np = f.as_overdetermined().map_or(0, |o| o.n_invariants());
+        let (mut g, mut gy) = (vec![0.0; np], DMatrix::zeros(np, y.len()));
         let before = ALLOCS.load(Ordering::Relaxed);
         for k in 0..5 {
             f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
@@ -47,6 +51,21 @@ fn rhs_and_after_step_do_not_allocate() {
         f.rhs(0.05, &y, &mut dy).unwrap();
         let after_rhs = ALLOCS.load(Ordering::Relaxed);
         assert_eq!(after_rhs, before, "{name}: rhs or after_step allocated");
+        if let Some(od) = f.as_overdetermined() {
+            // odae: the BDF evaluates the invariants and their Jacobian at
+            // every step
+            assert_eq!(np, 2 * sys.nc(), "{name}");
+            let before = ALLOCS.load(Ordering::Relaxed);
+            od.invariants(0.05, &y, &mut g).unwrap();
+            od.invariant_jacobian(0.05, &y, &mut gy).unwrap();
+            let after = ALLOCS.load(Ordering::Relaxed);
+            assert_eq!(
+                after,
+                before,
+                "{name}: the invariants allocated {} times",
+                after - before
+            );
+        }
         if let Some(dae) = f.as_dae() {
             // index3, ggl: the DAE methods evaluate the residual and the
             // iteration matrix, both from the formulation's own buffers
