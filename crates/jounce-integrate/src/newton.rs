@@ -53,6 +53,20 @@ impl CachedLu {
         self.lu = None;
     }
 
+    /// Solve A X = B in place for the columns of `b` (`b` becomes X),
+    /// counted as one solve per column in `stats.n_solve`.
+    ///
+    /// # Panics
+    /// If no factorisation is available (a programming error in a method).
+    pub fn solve_columns_in_place(&mut self, b: &mut DMatrix<f64>, stats: &mut Stats) {
+        stats.n_solve += b.ncols() as u64;
+        let lu = self
+            .lu
+            .as_ref()
+            .expect("CachedLu::solve_columns_in_place before factor");
+        lu.solve_mut(b);
+    }
+
     /// Solve A x = b in place (`b` becomes x), counted in `stats.n_solve`.
     ///
     /// # Panics

@@ -36,7 +36,7 @@
 //! [`OdaeCorrector::prepare`], one n × p and one p × n product per
 //! iteration; nothing is allocated after [`OdaeCorrector::resize`].
 
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVectorView, DVectorViewMut};
 
 use crate::dae::dense_lu::DenseLu;
 use crate::error::EvalError;
@@ -129,25 +129,15 @@ impl OdaeCorrector {
             *d = (*d / smax).powi(2);
         }
         for j in 0..p {
-            let mut col = self.z.column_mut(j);
             for i in 0..n {
-                col[i] = self.d[i] * self.gy[(j, i)];
-            }
-            if let Some((lu, stats)) = lu.as_mut() {
-                lu.solve_in_place(col.as_mut_slice(), stats);
+                self.z[(i, j)] = self.d[i] * self.gy[(j, i)];
             }
         }
-        let mut qmax = 0.0f64;
-        for a in 0..p {
-            for b in 0..p {
-                let mut s = 0.0;
-                for i in 0..n {
-                    s += self.gy[(a, i)] * self.z[(i, b)];
-                }
-                self.q.lu[(a, b)] = s;
-                qmax = qmax.max(s.abs());
-            }
+        if let Some((lu, stats)) = lu.as_mut() {
+            lu.solve_columns_in_place(&mut self.z, stats);
         }
+        self.q.lu.gemm(1.0, &self.gy, &self.z, 0.0);
+        let qmax = self.q.lu.amax();
         qmax.is_finite() && self.q.factor_above(p as f64 * f64::EPSILON * qmax)
     }
 
@@ -156,20 +146,22 @@ impl OdaeCorrector {
     /// for the invariants `g` (len p) at the current iterate.
     pub fn correct(&mut self, dx: &mut [f64], g: &[f64]) {
         let (n, p) = (self.n, self.p);
-        for a in 0..p {
-            let mut s = -g[a];
-            for i in 0..n {
-                s += self.gy[(a, i)] * dx[i];
-            }
-            self.mu[a] = s;
+        for (m, gi) in self.mu.iter_mut().zip(g) {
+            *m = -gi;
         }
+        DVectorViewMut::from_slice(&mut self.mu, p).gemv(
+            1.0,
+            &self.gy,
+            &DVectorView::from_slice(dx, n),
+            1.0,
+        );
         self.q.solve(&mut self.mu);
-        for a in 0..p {
-            let m = self.mu[a];
-            for i in 0..n {
-                dx[i] -= self.z[(i, a)] * m;
-            }
-        }
+        DVectorViewMut::from_slice(dx, n).gemv(
+            -1.0,
+            &self.z,
+            &DVectorView::from_slice(&self.mu, p),
+            1.0,
+        );
     }
 }
 
