@@ -7,13 +7,14 @@ use crate::augmented::Augmented;
 use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::odae::Odae;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
 use crate::projection::Projection;
 use crate::state_space::StateSpace;
 
 /// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "augmented",
     "partitioning",
     "projection",
@@ -21,6 +22,7 @@ pub const NAMES: [&str; 7] = [
     "index3",
     "ggl",
     "state_space",
+    "odae",
 ];
 
 /// The problem forms the formulation registered as `name` offers
@@ -36,7 +38,11 @@ pub const NAMES: [&str; 7] = [
 ///   re-partitioning inside a step);
 /// - index3: the index-3 DAE, as the constrained second-order problem of
 ///   the structural family and as the implicit DAE of bdf and radau5;
-/// - ggl: the stabilised index-2 DAE only.
+/// - ggl: the stabilised index-2 DAE only;
+/// - odae: the overdetermined DAE only (augmented's ODE with the position
+///   and velocity constraints as invariants, for bdf and ndf): an ODE
+///   method would ignore the invariants and run augmented under another
+///   name.
 pub fn provides(name: &str) -> &'static [ProblemForm] {
     match name {
         "augmented" | "projection" | "penalty" => {
@@ -45,6 +51,7 @@ pub fn provides(name: &str) -> &'static [ProblemForm] {
         "partitioning" | "state_space" => &[ProblemForm::FirstOrder],
         "index3" => &[ProblemForm::ConstrainedSecondOrder, ProblemForm::Dae],
         "ggl" => &[ProblemForm::Dae],
+        "odae" => &[ProblemForm::Overdetermined],
         _ => &[],
     }
 }
@@ -134,6 +141,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         )?),
         "index3" => Box::new(DaeFormulation::index3(sys)),
         "ggl" => Box::new(DaeFormulation::ggl(sys)),
+        "odae" => Box::new(Odae::new(sys)),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })
 }

@@ -11,8 +11,7 @@ use crate::error::FormulationError;
 /// `SecondOrderProblem` where it has that structure); this trait adds the
 /// map between the integrator's state y and the physical state.
 pub trait Formulation: OdeProblem {
-    /// Registry name ("augmented", "partitioning", "projection", "penalty",
-    /// "index3").
+    /// Registry name ([`crate::NAMES`]).
     fn name(&self) -> &'static str;
 
     /// Integrator state y0 from a consistent (assembled) q0, v0 at t0.

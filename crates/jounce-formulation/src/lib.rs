@@ -13,6 +13,7 @@
 //! | [`Penalty`] | [q; v] | penalty, O(1/α) | yes, if M + αΦ_qᵀΦ_q regular |
 //! | `index3` ([`DaeFormulation::index3`]) | [q; v; λ] | exact at every step (Newton of the integrator) | yes, if KKT regular |
 //! | `ggl` ([`DaeFormulation::ggl`]) | [q; v; λ; μ] | positions and velocities exact at every step | yes, if KKT regular |
+//! | [`Odae`] | [q; v] | acceleration level in f, positions and velocities exact at every step (least squares) | yes, if KKT regular |
 //!
 //! The first four are ODEs y' = f(t, y) that any method integrates (the
 //! [q; v] ones also offer a second-order form for structural methods).
@@ -21,7 +22,11 @@
 //! (newmark, hht, generalized_alpha, midpoint_rule) and the DAE methods
 //! (bdf, radau5: [`jounce_integrate::ProblemForm::Dae`]) integrate; `ggl`,
 //! the stabilised index-2 form of Gear, Gupta & Leimkuhler, only the DAE
-//! methods. [`provides`] lists the forms of each formulation by name.
+//! methods. `odae` is augmented's ODE with Φ = 0 and Φ_q v + Φ_t = 0 as
+//! invariants, the overdetermined DAE of Führer & Leimkuhler, which the
+//! BDFs (bdf, ndf: [`jounce_integrate::ProblemForm::Overdetermined`])
+//! solve in the least-squares sense with the invariants met at every
+//! step. [`provides`] lists the forms of each formulation by name.
 //!
 //! **Jacobians.** Every formulation overrides
 //! [`jounce_integrate::OdeProblem::jacobian`] with the Jacobian of its own
@@ -50,6 +55,7 @@ pub mod factory;
 pub mod formulation;
 mod kkt;
 pub mod lu;
+pub mod odae;
 pub mod partitioning;
 pub mod penalty;
 pub mod projection;
@@ -60,6 +66,7 @@ pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
 pub use factory::{build, provides, FormulationSettings, NAMES};
 pub use formulation::Formulation;
+pub use odae::Odae;
 pub use partitioning::Partitioning;
 pub use penalty::Penalty;
 pub use projection::Projection;

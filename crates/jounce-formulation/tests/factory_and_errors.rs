@@ -40,7 +40,7 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
 /// `provides` (what `jounce` checks before a run) says what the built
 /// problems offer (`OdeProblem::forms`); only index3 is the index-3 DAE of
 /// the structural family, index3 and ggl the implicit DAEs of bdf and
-/// radau5.
+/// radau5, odae the overdetermined DAE of bdf and ndf.
 #[test]
 fn provides_lists_the_forms_each_formulation_offers() {
     let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
@@ -53,6 +53,9 @@ fn provides_lists_the_forms_each_formulation_offers() {
         let implicit = provides(name).contains(&ProblemForm::Dae);
         assert_eq!(implicit, name == "index3" || name == "ggl", "{name}");
         assert_eq!(f.as_dae().is_some(), implicit, "{name}");
+        let odae = provides(name).contains(&ProblemForm::Overdetermined);
+        assert_eq!(odae, name == "odae", "{name}");
+        assert_eq!(f.as_overdetermined().is_some(), odae, "{name}");
     }
     assert!(provides("lagrange").is_empty());
 }

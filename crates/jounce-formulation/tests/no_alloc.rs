@@ -1,9 +1,9 @@
 //! The right-hand sides, exact Jacobians and tangents of all formulations
-//! (for index3 the parts of its DAE and its tangent) do not allocate, on a
-//! hand-written system and on the planar systems of the shipped examples,
-//! and neither does `MechanicalSystem::evaluate` into a workspace (counted
-//! by a global allocator; this binary has a single test so nothing else
-//! runs).
+//! (for index3 the parts of its DAE and its tangent, for odae its
+//! invariants) do not allocate, on a hand-written system and on the planar
+//! systems of the shipped examples, and neither does
+//! `MechanicalSystem::evaluate` into a workspace (counted by a global
+//! allocator; this binary has a single test so nothing else runs).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,6 +73,8 @@ fn every_formulation<S: MechanicalSystem>(
         let acc = vec![0.1; nq];
         // perturb so that projection and Newton have work to do
         y[0] += 1e-6;
+        let np = f.as_overdetermined().map_or(0, |o| o.n_invariants());
+        let (mut g, mut gy) = (vec![0.0; np], DMatrix::zeros(np, y.len()));
         let before = ALLOCS.load(Ordering::Relaxed);
         for k in 0..5 {
             f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
@@ -81,6 +83,21 @@ fn every_formulation<S: MechanicalSystem>(
         f.rhs(0.05, &y, &mut dy).unwrap();
         let after_rhs = ALLOCS.load(Ordering::Relaxed);
         assert_eq!(after_rhs, before, "{name}: rhs or after_step allocated");
+        if let Some(od) = f.as_overdetermined() {
+            // odae: the BDF evaluates the invariants and their Jacobian at
+            // every step
+            assert_eq!(np, 2 * sys.nc(), "{name}");
+            let before = ALLOCS.load(Ordering::Relaxed);
+            od.invariants(0.05, &y, &mut g).unwrap();
+            od.invariant_jacobian(0.05, &y, &mut gy).unwrap();
+            let after = ALLOCS.load(Ordering::Relaxed);
+            assert_eq!(
+                after,
+                before,
+                "{name}: the invariants allocated {} times",
+                after - before
+            );
+        }
         if let Some(dae) = f.as_dae() {
             // index3, ggl: the DAE methods evaluate the residual and the
             // iteration matrix, both from the formulation's own buffers

@@ -38,6 +38,7 @@ pub mod multistep;
 pub mod newton;
 pub mod norm;
 pub mod options;
+pub mod overdetermined;
 pub mod problem;
 pub mod solve;
 pub mod stats;
@@ -56,7 +57,8 @@ pub use explicit::ButcherTableau;
 pub use first_order_form::FirstOrderForm;
 pub use options::{MethodParams, OutputGrid, SolverOptions};
 pub use problem::{
-    EventDirection, EventSpec, OdeProblem, ProblemForm, SecondOrderProblem, StepFix,
+    EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm, SecondOrderProblem,
+    StepFix,
 };
 pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
 pub use stats::Stats;

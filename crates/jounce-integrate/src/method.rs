@@ -84,8 +84,10 @@ impl MethodInfo {
     /// second-order form and, for members whose equilibrium is enforced at
     /// the step's end or inside it (θ = 1: newmark, hht, generalized_alpha,
     /// midpoint_rule), the index-3 DAE; bdf and radau5 the first-order ODE
-    /// and the implicit DAE F(t, y, y') = 0 (index-3 or GGL); every other
-    /// method the first-order ODE.
+    /// and the implicit DAE F(t, y, y') = 0 (index-3 or GGL); bdf and ndf
+    /// also the overdetermined DAE (an ODE with invariants, solved in the
+    /// least-squares sense, [`crate::overdetermined`]); every other method
+    /// the first-order ODE.
     pub fn accepts(&self) -> &'static [ProblemForm] {
         match (self.family, self.name) {
             (Family::Structural, "wilson" | "collocation") => &[ProblemForm::SecondOrder],
@@ -93,7 +95,13 @@ impl MethodInfo {
                 ProblemForm::SecondOrder,
                 ProblemForm::ConstrainedSecondOrder,
             ],
-            (_, "bdf" | "radau5") => &[ProblemForm::FirstOrder, ProblemForm::Dae],
+            (_, "bdf") => &[
+                ProblemForm::FirstOrder,
+                ProblemForm::Dae,
+                ProblemForm::Overdetermined,
+            ],
+            (_, "ndf") => &[ProblemForm::FirstOrder, ProblemForm::Overdetermined],
+            (_, "radau5") => &[ProblemForm::FirstOrder, ProblemForm::Dae],
             _ => &[ProblemForm::FirstOrder],
         }
     }

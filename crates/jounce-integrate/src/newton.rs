@@ -53,6 +53,20 @@ impl CachedLu {
         self.lu = None;
     }
 
+    /// Solve A X = B in place for the columns of `b` (`b` becomes X),
+    /// counted as one solve per column in `stats.n_solve`.
+    ///
+    /// # Panics
+    /// If no factorisation is available (a programming error in a method).
+    pub fn solve_columns_in_place(&mut self, b: &mut DMatrix<f64>, stats: &mut Stats) {
+        stats.n_solve += b.ncols() as u64;
+        let lu = self
+            .lu
+            .as_ref()
+            .expect("CachedLu::solve_columns_in_place before factor");
+        lu.solve_mut(b);
+    }
+
     /// Solve A x = b in place (`b` becomes x), counted in `stats.n_solve`.
     ///
     /// # Panics
@@ -124,12 +138,38 @@ pub enum NewtonOutcome {
 /// # Errors
 /// Propagates evaluation errors of `residual`.
 pub fn newton_solve(
-    mut residual: impl FnMut(&[f64], &mut [f64]) -> Result<(), EvalError>,
+    residual: impl FnMut(&[f64], &mut [f64]) -> Result<(), EvalError>,
     x: &mut [f64],
     lu: &mut CachedLu,
     weights: &[f64],
     settings: &NewtonSettings,
     g: &mut [f64],
+    stats: &mut Stats,
+) -> Result<NewtonOutcome, EvalError> {
+    newton_iterate(
+        residual,
+        |b, stats| lu.solve_in_place(b, stats),
+        x,
+        weights,
+        settings,
+        g,
+        stats,
+    )
+}
+
+/// The iteration of [`newton_solve`] with the linear solve left to the
+/// caller: `residual(x, buf)` fills `buf` (at least len(x); a caller may
+/// keep more rows there, e.g. the invariants of
+/// [`crate::overdetermined::newton_solve_overdetermined`]), `solve(buf)`
+/// turns its first len(x) entries into the increment Δ, and
+/// x ← x − Δ; convergence as [`newton_solve`].
+pub(crate) fn newton_iterate(
+    mut residual: impl FnMut(&[f64], &mut [f64]) -> Result<(), EvalError>,
+    mut solve: impl FnMut(&mut [f64], &mut Stats),
+    x: &mut [f64],
+    weights: &[f64],
+    settings: &NewtonSettings,
+    buf: &mut [f64],
     stats: &mut Stats,
 ) -> Result<NewtonOutcome, EvalError> {
     let n = x.len().max(1) as f64;
@@ -139,12 +179,12 @@ pub fn newton_solve(
     let mut rate = 0.0;
     for k in 1..=settings.max_iter {
         stats.n_newton_iter += 1;
-        residual(x, g)?;
-        lu.solve_in_place(g, stats);
+        residual(x, buf)?;
+        solve(buf, stats);
         let mut s = 0.0;
         for i in 0..x.len() {
-            x[i] -= g[i];
-            s += (g[i] * weights[i]).powi(2);
+            x[i] -= buf[i];
+            s += (buf[i] * weights[i]).powi(2);
         }
         let dnorm = (s / n).sqrt();
         if !dnorm.is_finite() {

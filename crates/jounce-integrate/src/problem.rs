@@ -134,10 +134,20 @@ pub trait OdeProblem {
         None
     }
 
+    /// The invariants g(t, y) = 0 this ODE keeps, if it is integrated as an
+    /// overdetermined DAE ([`OverdeterminedProblem`], [`ProblemForm::Overdetermined`]):
+    /// the ODE methods that accept that form (bdf, ndf) then meet the
+    /// invariants at every step, solving the discretised equations in the
+    /// least-squares sense; `rhs` stays the right-hand side.
+    fn as_overdetermined(&mut self) -> Option<&mut dyn OverdeterminedProblem> {
+        None
+    }
+
     /// The forms of this problem that methods can integrate
     /// ([`crate::method::MethodInfo::accepts`]). A DAE (index-3 or GGL)
     /// offers no first-order ODE: an ODE method would hold its multipliers
-    /// constant.
+    /// constant. An overdetermined DAE offers none either: a method that
+    /// ignores its invariants would let them drift.
     fn forms(&mut self) -> Vec<ProblemForm> {
         let mut dae = Vec::new();
         if self.as_constrained_second_order().is_some() {
@@ -145,6 +155,9 @@ pub trait OdeProblem {
         }
         if self.as_dae().is_some() {
             dae.push(ProblemForm::Dae);
+        }
+        if self.as_overdetermined().is_some() {
+            dae.push(ProblemForm::Overdetermined);
         }
         if !dae.is_empty() {
             return dae;
@@ -169,6 +182,9 @@ pub enum ProblemForm {
     ConstrainedSecondOrder,
     /// F(t, y, y') = 0 with an index description ([`DaeProblem`]).
     Dae,
+    /// y' = f(t, y) together with invariants g(t, y) = 0, the
+    /// overdetermined DAE of Führer & Leimkuhler ([`OverdeterminedProblem`]).
+    Overdetermined,
 }
 
 impl ProblemForm {
@@ -179,8 +195,52 @@ impl ProblemForm {
             Self::SecondOrder => "second-order",
             Self::ConstrainedSecondOrder => "index-3",
             Self::Dae => "dae",
+            Self::Overdetermined => "odae",
         }
     }
+}
+
+/// An ODE y' = f(t, y) (the [`OdeProblem`] itself) whose solutions keep p
+/// invariants g(t, y) = 0: taken together,
+///
+/// ```text
+/// y' = f(t, y),   0 = g(t, y)
+/// ```
+///
+/// is an overdetermined DAE (ODAE), n + p equations for n unknowns.
+///
+/// For a constrained mechanical system in the index-1 form (accelerations
+/// from the KKT system, so that Φ_q q'' = γ holds in f), g collects the
+/// position and velocity constraints Φ = 0, Φ_q v + Φ_t = 0: position,
+/// velocity and acceleration constraints together with the equations of
+/// motion (Führer & Leimkuhler, "Numerical solution of
+/// differential-algebraic equations for constrained mechanical motion",
+/// Numer. Math. 59 (1991) 55–69; Eich-Soellner & Führer, *Numerical
+/// Methods in Multibody Dynamics*, Teubner 1998, ch. 5). A BDF
+/// discretisation of it has no exact solution in general; it is solved in
+/// the least-squares sense with the invariants met exactly (termeer 1996,
+/// "Overdetermined DAE", sec. 4.6: the implicit integrator of
+/// Pro/MECHANICA MOTION), see [`crate::overdetermined`].
+pub trait OverdeterminedProblem {
+    /// Number p of invariants (rows of g).
+    fn n_invariants(&self) -> usize;
+
+    /// g(t, y) into `g` (len p); must not allocate.
+    ///
+    /// # Errors
+    /// [`EvalError`] when g cannot be evaluated at (t, y).
+    fn invariants(&mut self, t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError>;
+
+    /// G = ∂g/∂y (p × n) at (t, y); must not allocate.
+    ///
+    /// # Errors
+    /// [`EvalError`] when G cannot be evaluated at (t, y).
+    fn invariant_jacobian(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        gy: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError>;
 }
 
 /// Second-order system M(q) q'' = f(t, q, q') with n degrees of freedom,

@@ -163,6 +163,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     fn as_dae(&mut self) -> Option<&mut dyn crate::dae::DaeProblem> {
         self.inner.as_dae()
     }
+    fn as_overdetermined(&mut self) -> Option<&mut dyn crate::problem::OverdeterminedProblem> {
+        self.inner.as_overdetermined()
+    }
 }
 
 fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {

@@ -8,7 +8,7 @@ use crate::dae::{ConstrainedDae, DaeForm, DaeProblem};
 use crate::error::EvalError;
 use crate::method;
 use crate::options::SolverOptions;
-use crate::problem::{OdeProblem, SecondOrderProblem};
+use crate::problem::{OdeProblem, OverdeterminedProblem, SecondOrderProblem};
 use crate::solve::solve;
 use crate::FirstOrderForm;
 
@@ -627,5 +627,139 @@ impl OdeProblem for DaePendulum {
     }
     fn as_dae(&mut self) -> Option<&mut dyn DaeProblem> {
         Some(&mut self.dae)
+    }
+}
+
+/// The Cartesian pendulum as an ODE with invariants, the overdetermined
+/// DAE of Führer & Leimkuhler (1991): y = [q; v], y' = [v; a] with the
+/// acceleration a = (Q − q λ)/m, λ = (qᵀQ + m|v|²)/|q|², which meets the
+/// acceleration constraint Φ_q a = γ (the index-1 form), and the position
+/// and velocity constraints as invariants,
+/// g = [(|q|² − L²)/2; qᵀv], G = [[qᵀ, 0]; [vᵀ, qᵀ]].
+///
+/// With `keep_invariants` false it offers no invariants: the same ODE for
+/// the ODE methods, whose solutions drift off |q| = L.
+/// Exact Jacobians of f and g.
+#[derive(Clone, Copy, Debug)]
+pub struct OdaePendulum {
+    /// The pendulum.
+    pub pendulum: CartesianPendulum,
+    /// Offer g to the integrator ([`OdeProblem::as_overdetermined`]).
+    pub keep_invariants: bool,
+}
+
+impl OdaePendulum {
+    /// The pendulum with damping d, offering its invariants.
+    pub fn new(damping: f64) -> Self {
+        Self {
+            pendulum: CartesianPendulum::damped(damping),
+            keep_invariants: true,
+        }
+    }
+
+    /// The same ODE without invariants.
+    pub fn plain(damping: f64) -> Self {
+        Self {
+            keep_invariants: false,
+            ..Self::new(damping)
+        }
+    }
+
+    /// y = [q; v] on the motion with angle θ and rate ω.
+    pub fn y0(&self, theta0: f64, omega0: f64) -> [f64; 4] {
+        let s = self.pendulum.state_from_angle(theta0, omega0);
+        [s[0], s[1], s[2], s[3]]
+    }
+
+    /// The reference y at t ([`CartesianPendulum::reference`]).
+    pub fn reference(&self, theta0: f64, omega0: f64, t: f64) -> [f64; 4] {
+        let s = self.pendulum.reference(theta0, omega0, t);
+        [s[0], s[1], s[2], s[3]]
+    }
+
+    /// (λ, N, s) with λ = N/s, N = qᵀQ + m|v|², s = |q|².
+    fn multiplier(&self, y: &[f64]) -> (f64, f64, f64) {
+        let p = &self.pendulum;
+        let (x, yy, u, w) = (y[0], y[1], y[2], y[3]);
+        let n = -p.damping * (x * u + yy * w) - p.mass * p.gravity * yy + p.mass * (u * u + w * w);
+        let s = x * x + yy * yy;
+        (n / s, n, s)
+    }
+}
+
+impl OdeProblem for OdaePendulum {
+    fn dim(&self) -> usize {
+        4
+    }
+    fn rhs(&mut self, _: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let p = &self.pendulum;
+        let (lambda, _, _) = self.multiplier(y);
+        dy[0] = y[2];
+        dy[1] = y[3];
+        dy[2] = (-p.damping * y[2] - y[0] * lambda) / p.mass;
+        dy[3] = (-p.mass * p.gravity - p.damping * y[3] - y[1] * lambda) / p.mass;
+        Ok(())
+    }
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]], a_i = (Q_i − q_i λ)/m.
+    fn jacobian(&mut self, _: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let p = &self.pendulum;
+        let (m, d) = (p.mass, p.damping);
+        let (x, yy, u, w) = (y[0], y[1], y[2], y[3]);
+        let (lambda, n, s) = self.multiplier(y);
+        // ∂λ/∂(x, y, u, w)
+        let dl = [
+            -d * u / s - n * 2.0 * x / (s * s),
+            (-d * w - m * p.gravity) / s - n * 2.0 * yy / (s * s),
+            (-d * x + 2.0 * m * u) / s,
+            (-d * yy + 2.0 * m * w) / s,
+        ];
+        jac.fill(0.0);
+        jac[(0, 2)] = 1.0;
+        jac[(1, 3)] = 1.0;
+        for (i, qi) in [x, yy].into_iter().enumerate() {
+            for j in 0..4 {
+                jac[(2 + i, j)] = -qi * dl[j] / m;
+            }
+            jac[(2 + i, i)] -= lambda / m;
+            jac[(2 + i, 2 + i)] -= d / m;
+        }
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+    fn as_overdetermined(&mut self) -> Option<&mut dyn OverdeterminedProblem> {
+        if self.keep_invariants {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+impl OverdeterminedProblem for OdaePendulum {
+    fn n_invariants(&self) -> usize {
+        2
+    }
+    fn invariants(&mut self, _: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        let l = self.pendulum.length;
+        g[0] = 0.5 * (y[0] * y[0] + y[1] * y[1] - l * l);
+        g[1] = y[0] * y[2] + y[1] * y[3];
+        Ok(())
+    }
+    fn invariant_jacobian(
+        &mut self,
+        _: f64,
+        y: &[f64],
+        gy: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        gy.fill(0.0);
+        gy[(0, 0)] = y[0];
+        gy[(0, 1)] = y[1];
+        gy[(1, 0)] = y[2];
+        gy[(1, 1)] = y[3];
+        gy[(1, 2)] = y[0];
+        gy[(1, 3)] = y[1];
+        Ok(())
     }
 }

@@ -1,7 +1,9 @@
 //! One registered method, two implementations: the ODE stepper for
 //! first-order problems and the DAE stepper for problems that are an
 //! implicit DAE ([`crate::OdeProblem::as_dae`]). The choice is made at
-//! every [`Stepper::reset`], from the problem itself.
+//! every [`Stepper::reset`], from the problem itself. An overdetermined
+//! DAE ([`crate::OdeProblem::as_overdetermined`]) is an ODE with
+//! invariants: the ODE stepper takes it.
 
 use crate::error::IntegrateError;
 use crate::problem::OdeProblem;

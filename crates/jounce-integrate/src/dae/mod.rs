@@ -22,7 +22,7 @@
 
 pub mod bdf;
 pub mod constrained_dae;
-mod dense_lu;
+pub(crate) mod dense_lu;
 pub mod dispatch;
 pub mod radau;
 

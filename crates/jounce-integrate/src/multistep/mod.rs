@@ -20,6 +20,10 @@
 //! | `bdf` | BDF 1..5, variable step and order (ode15s form) | `max_order` 1..5 (default 5) |
 //! | `ndf` | NDF 1..5 (Klopfenstein–Shampine), as `bdf` | `max_order` 1..5 (default 5) |
 //!
+//! `bdf` and `ndf` also integrate overdetermined DAEs (an ODE with
+//! invariants, [`crate::OdeProblem::as_overdetermined`]), meeting the
+//! invariants at every step (`bdf.rs`, [`crate::overdetermined`]).
+//!
 //! `pece`, `bdf`, `ndf` also run at a fixed step (`fixed_step`), at the
 //! given order; `adams_vo` needs error control. `pece` and `adams_vo`
 //! honour [`crate::ErrorPer`]; `bdf` and `ndf` control the error per step
