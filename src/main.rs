@@ -30,8 +30,9 @@ enum Command {
         #[arg(long)]
         method: Option<String>,
         /// Formulation: augmented, partitioning, projection, penalty, index3,
-        /// ggl, state_space (index3 runs only with newmark, hht, generalized_alpha,
-        /// midpoint_rule, bdf, radau5; ggl only with bdf, radau5).
+        /// ggl, state_space, odae (index3 runs only with newmark, hht,
+        /// generalized_alpha, midpoint_rule, bdf, radau5; ggl only with bdf,
+        /// radau5; odae only with bdf, ndf).
         #[arg(long)]
         formulation: Option<String>,
         /// Relative tolerance.

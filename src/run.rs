@@ -281,7 +281,8 @@ fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
         FormulationKind::Partitioning
         | FormulationKind::StateSpace
         | FormulationKind::Index3
-        | FormulationKind::Ggl => vec![],
+        | FormulationKind::Ggl
+        | FormulationKind::Odae => vec![],
     };
     FormulationSummary {
         name: name.to_string(),

@@ -19,6 +19,7 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
         FormulationKind::Index3 => "index3",
         FormulationKind::Ggl => "ggl",
         FormulationKind::StateSpace => "state_space",
+        FormulationKind::Odae => "odae",
     }
 }
 
@@ -35,6 +36,7 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "index3" => FormulationKind::Index3,
         "ggl" => FormulationKind::Ggl,
         "state_space" => FormulationKind::StateSpace,
+        "odae" => FormulationKind::Odae,
         other => {
             return Err(RunError::Setup(format!(
                 "unknown formulation '{other}'; known: {}",

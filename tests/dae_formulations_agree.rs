@@ -1,4 +1,4 @@
-//! Every DAE-level formulation (index3, ggl, state_space) with every
+//! Every DAE-level formulation (index3, ggl, state_space, odae) with every
 //! integrator it accepts integrates the same mechanism to the same motion
 //! as augmented + dop853 at rtol 1e-12: double pendulum, free slider-crank,
 //! four-bar and the S2 chains (test 1a, stiff and damped, and 1c,
@@ -11,8 +11,8 @@
 //! Each run uses a tolerance (or fixed step) and is held to the position
 //! agreement that tolerance buys: the second-order structural methods at
 //! rtol 1e-10 to 1e-5 (their global error falls only like tol^(2/3), see
-//! `formulations_agree.rs`), the DAE methods and the adaptive state-space
-//! runs at rtol 1e-9 to 1e-6, fixed-step state-space runs to their
+//! `formulations_agree.rs`), the DAE methods, the BDFs on odae and the
+//! adaptive state-space runs at rtol 1e-9 to 1e-6, fixed-step state-space runs to their
 //! truncation error ([`state_space_cases`]). `cargo test --test dae_formulations_agree --
 //! --nocapture` prints the table.
 
@@ -33,6 +33,8 @@ const CASES: &[Case] = &[
     ("index3", "radau5", 1e-9, None, 1e-6),
     ("ggl", "bdf", 1e-9, None, 1e-6),
     ("ggl", "radau5", 1e-9, None, 1e-6),
+    ("odae", "bdf", 1e-9, None, 1e-6),
+    ("odae", "ndf", 1e-9, None, 1e-6),
 ];
 
 /// Final positions of a run of `text` (body .x, .y, .theta columns).

@@ -357,8 +357,10 @@ fn bad_invariants_are_errors() {
     }
     let y0 = OdaePendulum::new(0.0).y0(TH0, OM0);
     for fixed in [None, Some(0.01)] {
-        let mut o = SolverOptions::default();
-        o.fixed_step = fixed;
+        let o = SolverOptions {
+            fixed_step: fixed,
+            ..Default::default()
+        };
         let mut st = method::build("bdf", &o).unwrap();
         let e = solve(
             &mut Over(OdaePendulum::new(0.0), 5, false),

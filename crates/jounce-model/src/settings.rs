@@ -14,6 +14,7 @@ const FORMULATIONS: &[&str] = &[
     "index3",
     "ggl",
     "state_space",
+    "odae",
 ];
 
 /// Parses `[settings]` (absent: defaults).
@@ -54,6 +55,7 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::Index3,
             FormulationKind::Ggl,
             FormulationKind::StateSpace,
+            FormulationKind::Odae,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {

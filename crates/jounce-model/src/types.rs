@@ -236,6 +236,10 @@ pub enum FormulationKind {
     /// Implicit integration of the independent coordinates (Haug, Negrut
     /// & Iancu): partitioning made for implicit methods.
     StateSpace,
+    /// The overdetermined DAE of Führer & Leimkuhler: augmented's
+    /// y = [q; v] with the position and velocity constraints met at every
+    /// step in the least-squares sense, for the BDFs (bdf, ndf).
+    Odae,
 }
 
 /// Formulation settings.
