@@ -10,10 +10,14 @@
 //!
 //! Each run uses a tolerance (or fixed step) and is held to the position
 //! agreement that tolerance buys: the second-order structural methods at
-//! rtol 1e-10 to 1e-5 (their global error falls only like tol^(2/3), see
-//! `formulations_agree.rs`), the DAE methods, the BDFs on odae and the
-//! adaptive state-space runs at rtol 1e-9 to 1e-6, fixed-step state-space runs to their
-//! truncation error ([`state_space_cases`]). `cargo test --test dae_formulations_agree --
+//! rtol 2e-6 to 1e-5 (on index3 their error control is tolerance
+//! proportional, see `structural/driver.rs`, and the four-bar's positions
+//! came within 8.8e-6 of the reference at rtol 1e-5; under error per step
+//! they needed rtol 1e-10, their global error falling only like
+//! tol^(2/3)),
+//! the DAE methods, the BDFs on odae and the adaptive state-space runs at
+//! rtol 1e-9 to 1e-6, fixed-step state-space runs to their truncation error
+//! ([`state_space_cases`]). `cargo test --test dae_formulations_agree --
 //! --nocapture` prints the table.
 
 mod support;
@@ -25,10 +29,10 @@ use support::{repo, scratch, Series};
 type Case = (&'static str, &'static str, f64, Option<f64>, f64);
 
 const CASES: &[Case] = &[
-    ("index3", "newmark", 1e-10, None, 1e-5),
-    ("index3", "hht", 1e-10, None, 1e-5),
-    ("index3", "generalized_alpha", 1e-10, None, 1e-5),
-    ("index3", "midpoint_rule", 1e-10, None, 1e-5),
+    ("index3", "newmark", 2e-6, None, 1e-5),
+    ("index3", "hht", 2e-6, None, 1e-5),
+    ("index3", "generalized_alpha", 2e-6, None, 1e-5),
+    ("index3", "midpoint_rule", 2e-6, None, 1e-5),
     ("index3", "bdf", 1e-10, None, 1e-6),
     ("index3", "radau5", 1e-9, None, 1e-6),
     ("ggl", "bdf", 1e-9, None, 1e-6),

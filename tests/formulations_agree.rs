@@ -1,8 +1,8 @@
 //! The formulations agree on real planar models: the double pendulum
 //! example and a free slider-crank (the example without its motor), crank
 //! angle and body positions within 1e-6 at t = 2 s with DOPRI5 at rtol 1e-10
-//! (index3, which only the structural methods run: within 1e-5 with
-//! adaptive generalized-α at rtol 1e-10, see [`INDEX3_RUN`]).
+//! (index3, which only the structural methods run: within 5e-6 with
+//! adaptive generalized-α at rtol 1e-6, see [`INDEX3_RUN`]).
 
 mod support;
 
@@ -51,19 +51,18 @@ fn final_state(text: &str, f: &str, tag: &str) -> (Vec<String>, Vec<f64>) {
 }
 
 /// index3 runs only with the structural methods (order 2): generalized-α,
-/// adaptive at rtol 1e-10, atol 1e-12. Its error against augmented +
-/// dopri5 falls about 4.7x per decade of rtol (order 2 under per-step
-/// error control: h ~ tol^(1/3), error ~ h^2), measured at t = 2 s:
-/// double pendulum 4.1e-5, 8.6e-6, 1.9e-6 and free slider-crank 2.2e-5,
-/// 4.7e-6, 9.8e-7 at rtol 1e-8, 1e-9, 1e-10 (hht at 1e-10: 2.1e-6,
-/// 1.2e-6). Tighter, rtol 1e-11, the driver's step underflows on the
-/// double pendulum (t = 1.22 s). Hence the bound [`INDEX3_TOL`].
-const INDEX3_RUN: (&str, f64, f64) = ("generalized_alpha", 1e-10, 1e-12);
+/// adaptive at rtol 1e-6, atol 1e-8, whose error control on index3 is
+/// tolerance proportional (`structural/driver.rs`): measured at t = 2 s,
+/// 9.0e-7 on the double pendulum and 6.8e-7 on the free slider-crank
+/// (20 002 steps on the double pendulum). Under error per step it needed
+/// rtol 1e-10 for 1.9e-6 and 9.8e-7, its error falling only 4.7x per
+/// decade of rtol. Hence the bound [`INDEX3_TOL`].
+const INDEX3_RUN: (&str, f64, f64) = ("generalized_alpha", 1e-6, 1e-8);
 
-/// Position agreement of index3 with augmented: 5x the largest error
-/// measured at [`INDEX3_RUN`] (1.9e-6); the ODE formulations with dopri5
-/// agree to 1e-6.
-const INDEX3_TOL: f64 = 1e-5;
+/// Position agreement of index3 with augmented: about 5x the largest
+/// error measured at [`INDEX3_RUN`] (9.0e-7); the ODE formulations with
+/// dopri5 agree to 1e-6.
+const INDEX3_TOL: f64 = 5e-6;
 
 fn assert_agree(text: &str, tag: &str) {
     let (names, reference) = final_state(text, "augmented", tag);

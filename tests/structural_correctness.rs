@@ -110,9 +110,11 @@ fn adaptive_structural_runs_are_right_or_say_they_may_not_be() {
         }
     }
     eprintln!("{within} runs within the bound, {warned} outside it with a warning");
-    // measured: 50 of 96 within the bound, 46 outside it with a warning; a
-    // guard against warning instead of being accurate
-    assert!(within >= 45, "only {within} runs meet the bound outright");
+    // measured: 67 of 96 within the bound (all 24 on index3, whose error
+    // control is tolerance proportional), 29 outside it with a warning
+    // (50 and 46 with error per step on index3); a guard against warning
+    // instead of being accurate
+    assert!(within >= 62, "only {within} runs meet the bound outright");
 }
 
 /// Error at t = 0.1 of fixed-step `method` on the double pendulum with

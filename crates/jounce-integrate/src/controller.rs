@@ -8,7 +8,9 @@
 //! - Gil, Sanfelice, Nikravesh, eqs. 31–33 and the EPS/EPUS discussion (error per step / per unit step).
 
 /// Whether the tolerance bounds the error per step (EPS) or per unit step
-/// (EPUS, error divided by h).
+/// (EPUS, error divided by h). The structural methods on the index-3
+/// equations replace EPS by a tolerance-proportional per-step tolerance
+/// (`structural/driver.rs`, "Control law") and take EPUS when asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ErrorPer {
     /// Error per step: ‖e‖ ≤ tol.

@@ -102,11 +102,13 @@ fn index3_positions_stay_on_the_constraint_at_every_step() {
     }
 }
 
-/// Adaptive runs: per-step error control (positions only on the index-3
-/// equations, as HHT-I3) lets the global error grow with the number of
-/// steps; the run's accumulated local error (`Stats::accumulated_error`,
-/// the a-posteriori check behind `jounce run`'s accuracy warning) must
-/// bound it honestly, and tighter tolerances must give smaller errors.
+/// Adaptive runs: the run's accumulated local error
+/// (`Stats::accumulated_error`, the a-posteriori check behind `jounce
+/// run`'s accuracy warning) must bound the global error honestly, and
+/// tighter tolerances must give smaller errors. On the index-3 equations
+/// the control is tolerance proportional (`structural/driver.rs`):
+/// measured 0.2–0.3 tol in q and 1.0–1.2 in v at 1e-3, 1e-5, 1e-7 for
+/// hht, generalized-α and newmark (101–11 385 steps).
 #[test]
 fn adaptive_index3_errors_are_bounded_by_the_accumulated_estimate() {
     let e = exact(1.0);

@@ -21,7 +21,15 @@
 //! the factor α ≈ 1e7. The Newton stopping test measures the increment
 //! through what it does to q and v (k_q δx and k_v δx in the error
 //! weights of the run), so a converged iterate has positions *and*
-//! velocities at the tolerance.
+//! velocities at the tolerance. On the index-3 equations the constraint
+//! rows Φ/β' put their rounding ε|q|/β' into x, in the directions of the
+//! constraint forces: a floor that no iteration lowers. Once the whole
+//! increment is below it, only its part P_S δx tangent to the
+//! constraints (through the iteration matrix S itself, which annihilates
+//! exactly what the constraint rows contribute) is measured, and the
+//! iteration goes on until that part reaches its own floor ε|x| or the
+//! tolerance; stopping at the first floor left the tangential
+//! accelerations 6e-8 off at h = 5e-5 (the floor was 6e-6).
 //!
 //! **Where equilibrium is enforced.** Two forms:
 //! - *balance point* (unconstrained problems, every member): with x =
@@ -54,16 +62,99 @@
 //!   with K, C the tangents of r = M a + Φ_qᵀλ − Q
 //!   ([`ConstrainedSecondOrderProblem::tangent`]). As h → 0, S tends to the
 //!   KKT matrix, regular whenever the system is. The positions meet
-//!   Φ = 0 to the Newton tolerance at every step; velocities are those of
-//!   the method (v drifts off Φ_q v = ν by O(h²), as in HHT-I3).
+//!   Φ = 0 to the Newton tolerance at every step; at fixed steps the
+//!   velocities are those of the method (v drifts off Φ_q v = ν by
+//!   O(h²), as in HHT-I3), adaptive steps put them back on Φ_q v = ν
+//!   ("Local error" below).
 //!
 //! **Local error** (adaptive steps): in positions the Zienkiewicz–Xie
 //! (1991) estimate e_q = (β − 1/6 + δ/2) h² Δa, Δa = a_{n+1} − a_n,
 //! δ = α_m − α_f (a_n ≈ q''(t_n + δh)); in velocities the first-order
 //! term (γ − 1/2 + δ) h Δa plus, for second-order members, the
-//! trapezoidal third-order term h³ q''''/12 from the second difference of
-//! the accelerations over the last two steps. Both are tested in the
-//! weighted RMS norm of the run; λ is not (it is an index-3 variable).
+//! third-order term c_v h³ q'''' with q'''' from the second difference of
+//! the accelerations over the last two steps and c_v = 1/12 + δ(α_m −
+//! 1/2 − δ) ([`StructuralScheme::velocity_error_coefficient`]; 1/12, the
+//! trapezoidal rule's, for Newmark and the midpoint rule). Both are
+//! tested in the weighted RMS norm of the run; λ is not (it is an
+//! index-3 variable).
+//!
+//! On the index-3 equations (end-point form) three things differ, all
+//! measured on the double pendulum of `tests/dae_convergence.rs`:
+//! - *tangential parts*: e_q and e_v are replaced by P e_q and P e_v,
+//!   P = I − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ_q at the end point (the part
+//!   tangent to the constraints along the constraint forces' directions).
+//!   The local error of positions that meet Φ = 0 at both ends of the step
+//!   lies in the tangent space to first order, while the normal part of
+//!   Δa is the multipliers' answer to the velocities' O(h²) drift off
+//!   Φ_q v = ν: after a cut from h_old to h it is O(h_old²/h), so h² Δa
+//!   keeps a part O(h h_old²) that no smaller step removes.
+//! - *consistent accelerations* for q'''': the second difference is taken
+//!   of q̈_c(q, v), the solution of [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ] at
+//!   each accepted point (the projecting members' q̈ is that already), not
+//!   of a or of the step's q̈, whose multipliers carry an alternating
+//!   error component that grows like 1/h after step cuts (both were tried
+//!   and drove the step to underflow). The second difference of P q̈
+//!   (free of λ) was tried too: it underestimates the velocity error by
+//!   about 5 (v 17 tol instead of 3.6 under error per unit step).
+//! - *the velocity constraints*: the normal part of the velocity error is
+//!   known exactly, the correction Δv that puts v_{n+1} on Φ_q v = ν
+//!   ([M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v]). It is added to e_v and
+//!   tested against the tolerance itself, not against the control law's
+//!   smaller local tolerance (σ Δv under [`Control::Proportional`], h Δv
+//!   under error per unit step). Without it a fully driven mechanism (the
+//!   slider-crank with its crank driver, no degree of freedom left) has
+//!   P = 0, no error at all, and hht took 14 steps to t = 1 with
+//!   velocities 2779 tol off. newmark and the midpoint rule apply the
+//!   correction at every step anyway (below); adaptive hht and
+//!   generalized-α apply it too (velocities only; a, q̈ and λ stay the
+//!   method's), because the drift they would otherwise keep is a global
+//!   quantity that a smaller step does not remove: generalized-α at rtol
+//!   1e-6, atol 1e-8 on the double pendulum held a drift of 6e-7 while h
+//!   fell from 3e-4 to 1e-14 at t = 1.6, and on the slider-crank half its
+//!   steps were rejected (1232 of 2473 at 1e-6; none with the
+//!   correction, and 0.0 tol instead of 7.5 in v). Fixed steps keep
+//!   HHT-I3 as published, without it (second order in λ,
+//!   `tests/dae_convergence.rs`).
+//!
+//! **Control law.** With error per step (EPS) the tolerance bounds each
+//! step's local error, so a method of order p over N steps reaches a
+//! global error of about N tol, and since h ∝ tol^{1/(p+1)} the global
+//! error goes like tol^{p/(p+1)}: it is not proportional to the
+//! tolerance (Stetter 1980, "Tolerance proportionality in ODE codes";
+//! Hairer, Nørsett & Wanner I, Section II.4; Shampine, "Error estimation
+//! and control for ODEs", J. Sci. Comput. 25, 2005). On the index-3 equations this
+//! left hht and generalized-α 148–3065 tol off in q and 1220–36 596 tol in
+//! v on the double pendulum at rtol = atol = 1e-4–1e-8 (48–804 steps).
+//! There the driver therefore tests each step against the per-step
+//! tolerance c·rtol^{(p+1)/p} instead (c = 0.1, [`Control::Proportional`]):
+//! then h ∝ rtol^{1/p}, N h^{p+1} ∝ rtol, and the global error is
+//! proportional to the tolerance. Measured at t = 1 on the double
+//! pendulum at rtol = atol = 1e-4, 1e-6, 1e-8: hht 0.4–0.5 tol in q and
+//! 3.1–3.5 in v (791, 7933, 79 365 steps), generalized-α 0.4–0.5 and
+//! 3.3–3.5 (712, 7148, 71 522), newmark and the midpoint rule 0.3–0.4 and
+//! 3.1–3.2 (696, 6983, 69 865); on the four-bar 1.4–2.6 and 4.7–8.9, on
+//! the driven slider-crank 0.0 and 0.0 (130–13 214 steps). c = 1
+//! (rtol^{3/2} itself) gave 2 and 15 on the double pendulum
+//! and 12–30 and 40–105 on the four-bar (measured before adaptive hht and
+//! generalized-α corrected their velocities, which moves the c = 0.1
+//! figures by less than 10 %). Error per unit step (EPUS,
+//! HNW I, II.4: ‖e‖ ≤ tol h, h in the model's time unit) is the other
+//! tolerance-proportional law and is taken when
+//! [`crate::SolverOptions::error_per`] asks for it; it is not the default
+//! because it resolves a stiff transient to tol per unit of time: on the
+//! S2 test 1a chain (a 714 Hz mode with 11 % damping, stretched at t = 0)
+//! hht took 90 430 steps at rtol = atol = 1e-4 (errors 0.1 and 0.6 tol)
+//! against 6281 (0.1, 0.4) with the proportional law, and at rtol 1e-6,
+//! atol 1e-8 did not reach t = 0.012 in 1e6 steps against 115 337 steps to
+//! t = 1. The Newton
+//! tolerance is scaled with the law's local tolerance (the iteration error
+//! of a step is a local error too). The unconstrained (balance) form keeps
+//! [`crate::SolverOptions::error_per`] (error per step by default): there
+//! the second differences of hht's and generalized-α's algorithmic
+//! accelerations already reject a third to a half of the steps at tight
+//! tolerances (generalized-α on the configuration-dependent double
+//! pendulum of `structural_family.rs`: 998 of 3025 at 1e-8), a separate
+//! matter.
 //!
 //! **Fixed steps** land on t_0 + k h computed from the step count (no
 //! accumulated rounding, no sliver step at t_end), and Newton converges
@@ -78,7 +169,7 @@
 use nalgebra::DMatrix;
 
 use crate::constrained::{fd_constrained_tangent, ConstrainedSecondOrderProblem, Unconstrained};
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::{record_rejection, step_towards, ErrorPer, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -221,6 +312,8 @@ struct Work {
     je: DMatrix<f64>,
     /// residual / Newton increment (len n_v + m)
     g: Vec<f64>,
+    /// tangential part of the increment (len n_v + m)
+    gt: Vec<f64>,
 }
 
 impl Work {
@@ -241,6 +334,7 @@ impl Work {
             me: DMatrix::zeros(n, n),
             je: DMatrix::zeros(m, n),
             g: vec![0.0; n + m],
+            gt: vec![0.0; n + m],
         }
     }
 }
@@ -268,6 +362,41 @@ fn kkt_solve(
     kkt.lu().solve_mut(&mut rhs).then_some(rhs)
 }
 
+/// P v into `out`, P = I − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ_q: the component of v
+/// tangent to the constraints (Φ_q P v = 0) along the constraint forces'
+/// directions M⁻¹Φ_qᵀ, from [M Φ_qᵀ; Φ_q 0] [P v; μ] = [M v; 0];
+/// `false` when the matrix is singular.
+fn tangential(mass: &DMatrix<f64>, jac: &DMatrix<f64>, v: &[f64], out: &mut [f64]) -> bool {
+    let n = v.len();
+    let mv: Vec<f64> = (0..n)
+        .map(|i| (0..n).map(|j| mass[(i, j)] * v[j]).sum())
+        .collect();
+    let zero = vec![0.0; jac.nrows()];
+    match kkt_solve(mass, jac, &mv, &zero) {
+        Some(x) => {
+            out.copy_from_slice(&x.as_slice()[..n]);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The error control law of an adaptive run (module documentation,
+/// "Control law").
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Control {
+    /// ‖e‖ ≤ 1 in the weights of the run (error per step).
+    Step,
+    /// ‖e‖ ≤ h (error per unit step, h in the model's unit of time).
+    UnitStep,
+    /// ‖e‖ ≤ σ = c rtol^{1/p}: a per-step tolerance c rtol^{(p+1)/p}
+    /// that makes the global error proportional to rtol.
+    Proportional(f64),
+}
+
+/// c of [`Control::Proportional`] (module documentation, "Control law").
+const PROPORTIONAL_SCALE: f64 = 0.1;
+
 /// Stepper of the structural family over one [`StructuralScheme`].
 pub struct StructuralStepper {
     scheme: StructuralScheme,
@@ -292,9 +421,18 @@ pub struct StructuralStepper {
     a: Vec<f64>,
     /// true acceleration q̈_n (end-point form)
     qdd: Vec<f64>,
-    /// Δa (balance form) or Δq̈ (end-point form) and h of the last
+    /// Δa (balance form) or Δq̈_c (end-point form) and h of the last
     /// accepted step (velocity error estimate)
     da_prev: Vec<f64>,
+    /// end-point form: the consistent accelerations q̈_c(q, v) at t and
+    /// at the candidate end point (velocity error estimate)
+    qddc: Vec<f64>,
+    qddc1: Vec<f64>,
+    /// end-point form: the velocity correction onto Φ_q v = ν at the
+    /// candidate end point (applied by the projecting members)
+    dv: Vec<f64>,
+    /// the error control law (module documentation)
+    control: Control,
     h_prev: f64,
     /// Newton unknowns x (len n) and λ (len m)
     x: Vec<f64>,
@@ -354,6 +492,10 @@ impl StructuralStepper {
             a: Vec::new(),
             qdd: Vec::new(),
             da_prev: Vec::new(),
+            qddc: Vec::new(),
+            qddc1: Vec::new(),
+            dv: Vec::new(),
+            control: Control::Step,
             h_prev: 0.0,
             x: Vec::new(),
             lam: Vec::new(),
@@ -433,6 +575,9 @@ impl StructuralStepper {
         self.a = vec![0.0; n];
         self.qdd = vec![0.0; n];
         self.da_prev = vec![0.0; n];
+        self.qddc = vec![0.0; n];
+        self.qddc1 = vec![0.0; n];
+        self.dv = vec![0.0; n];
         self.x = vec![0.0; n];
         self.lam = vec![0.0; m];
         self.a1 = vec![0.0; n];
@@ -653,20 +798,37 @@ impl StructuralStepper {
     ) -> Result<bool, IntegrateError> {
         let (nq, n, m) = (self.nq, self.n, self.m);
         let opts = ctx.opts;
+        let ls = self.local_scale(h);
         let (rtol, atol, tol, max_iter) = if adaptive {
-            (opts.rtol, opts.atol, NEWTON_TOL_ADAPTIVE, MAX_ITER_ADAPTIVE)
+            (
+                opts.rtol * ls,
+                opts.atol * ls,
+                NEWTON_TOL_ADAPTIVE,
+                MAX_ITER_ADAPTIVE,
+            )
         } else {
             (FIXED_SCALE, FIXED_SCALE, NEWTON_TOL_FIXED, MAX_ITER_FIXED)
         };
         let mut prev = f64::NAN;
         let mut eta = 1.0f64;
-        // round-off floor of the increments in x: the constraint rows are
+        // round-off floors of the increments in x. The constraint rows are
         // Φ/k1 (k1 = β'), so the rounding ε|q| of Φ becomes ε|q|/k1 in x,
-        // which grows like 1/h² and no iteration can reduce; the dynamic
-        // rows add ε|x|
+        // which grows like 1/h² and no iteration can reduce (`floor`); it
+        // lies in the directions of the constraint forces, which move q by
+        // ε|q| only but v by (γ/β) ε|q|/h. Once the whole increment is below
+        // it, the part P_S δx tangent to the constraints is measured instead
+        // (module documentation), down to its own floor, the rounding of the
+        // dynamic rows (`floor_t`).
         let q_max = self.y[..nq].iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let x_max = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let floor = 10.0 * f64::EPSILON * (x_max + if m > 0 { q_max / af.k1 } else { 0.0 });
+        let lam_max = self.lam.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let floor_t = 10.0 * f64::EPSILON * (x_max + lam_max);
+        let floor = floor_t
+            + if m > 0 {
+                10.0 * f64::EPSILON * q_max / af.k1
+            } else {
+                0.0
+            };
         for k in 1..=max_iter {
             ctx.stats.n_newton_iter += 1;
             if self.full_newton > 0 && k > 1 {
@@ -675,27 +837,38 @@ impl StructuralStepper {
             }
             self.residual(sp, af, h)?;
             self.lu.solve_in_place(&mut self.work.g, ctx.stats);
-            let (mut sq, mut sv, mut dx_max) = (0.0, 0.0, 0.0f64);
+            self.tangential_increment(ctx);
+            let (mut sq, mut sv, mut sqt, mut svt) = (0.0, 0.0, 0.0, 0.0);
+            let (mut dx_max, mut dt_max) = (0.0f64, 0.0f64);
             for i in 0..n {
                 let d = self.work.g[i];
+                let dt = self.work.gt[i];
                 dx_max = dx_max.max(d.abs());
+                dt_max = dt_max.max(dt.abs());
                 self.x[i] -= d;
                 let (qi, vi) = (self.y[i.min(nq - 1)], self.y[nq + i]);
-                sq += (af.k1 * d / (atol + rtol * qi.abs())).powi(2);
-                sv += (af.kv1 * d / (atol + rtol * vi.abs())).powi(2);
+                let (wq, wv) = (atol + rtol * qi.abs(), atol + rtol * vi.abs());
+                sq += (af.k1 * d / wq).powi(2);
+                sv += (af.kv1 * d / wv).powi(2);
+                sqt += (af.k1 * dt / wq).powi(2);
+                svt += (af.kv1 * dt / wv).powi(2);
             }
             for l in 0..m {
                 self.lam[l] -= self.work.g[n + l];
             }
+            // once the whole increment is at the constraint rows' floor,
+            // only its tangential part can still converge: measure that
+            let at_floor = dx_max <= floor;
+            let (sq, sv) = if at_floor { (sqt, svt) } else { (sq, sv) };
             let dn = (sq.max(sv) / n.max(1) as f64).sqrt();
             if !dn.is_finite() {
                 ctx.stats.n_newton_fail += 1;
                 return Ok(false);
             }
-            let round_off = dx_max <= floor || (!adaptive && dn <= ROUND_OFF_FIXED);
+            let round_off = at_floor && (dt_max <= floor_t || (!adaptive && dn <= ROUND_OFF_FIXED));
             if k > 1 && prev > 0.0 && !round_off {
                 let rate = dn / prev;
-                if rate >= 0.5 && dx_max <= 100.0 * floor {
+                if rate >= 0.5 && dx_max <= 100.0 * floor && dt_max <= 100.0 * floor_t {
                     // stalled within a hundred times the round-off floor
                     return Ok(true);
                 }
@@ -835,44 +1008,7 @@ impl StructuralStepper {
             if self.form == Form::EndPoint && sch.alpha_m == sch.alpha_f {
                 self.project_end_point(sp, self.t + h)?;
             }
-            // local error estimate
-            let (eq, ev) = sch.error_coefficients();
-            // the third-order velocity term only for ODEs: on the index-3
-            // equations q̈ carries the multipliers' alternating error
-            // component, which does not vanish with h, and its differences
-            // would drive the step to zero (velocities are index-2
-            // variables there; HHT-I3 tests positions only)
-            // On the index-3 equations only positions are tested, as in
-            // HHT-I3 (Negrut et al. 2007): a and q̈ carry the multipliers'
-            // error components, which do not vanish with h, and under step
-            // changes their second differences (tried with both) drive the
-            // step to underflow (measured on a Cartesian pendulum).
-            let second = self.h_prev > 0.0 && sch.order() == 2 && self.form == Form::Balance;
-            let mut finite = true;
-            for i in 0..n {
-                let da = self.a1[i] - self.a[i];
-                finite &= da.is_finite();
-                self.err[i] = eq * h * h * da;
-                let mut e_v = ev * h * da;
-                if second {
-                    // h³ q''''/12 with q'''' from the second difference of
-                    // the accelerations over the last two steps
-                    let d = match self.form {
-                        Form::Balance => da,
-                        Form::EndPoint => self.x[i] - self.qdd[i],
-                    };
-                    let a2 = 2.0 * (d / h - self.da_prev[i] / self.h_prev) / (h + self.h_prev);
-                    e_v += h * h * h * a2 / 12.0;
-                }
-                self.err[n + i] = e_v;
-            }
-            if !finite || self.y1.iter().any(|x| !x.is_finite()) {
-                return Err(EvalError::NonFinite {
-                    what: format!("{} step", sch.name),
-                    t: self.t + h,
-                }
-                .into());
-            }
+            self.estimate(sp, h, adaptive)?;
             self.full_newton = self.full_newton.saturating_sub(1);
             if !adaptive {
                 self.accept(h);
@@ -880,10 +1016,16 @@ impl StructuralStepper {
                 ctx.stats.n_accept += 1;
                 return Ok(());
             }
+            // err: the local error in units of the tolerance; the
+            // controller sees it against the local tolerance of the law
             let err = self.error_norm(opts.rtol, opts.atol);
-            let fac = self.controller.factor(err, h, sch.order());
-            if self.controller.accept(err, h) {
-                self.controller.accepted(err, h);
+            let err_c = match self.control {
+                Control::Proportional(sigma) => err / sigma,
+                Control::Step | Control::UnitStep => err,
+            };
+            let fac = self.controller.factor(err_c, h, sch.order());
+            if self.controller.accept(err_c, h) {
+                self.controller.accepted(err_c, h);
                 ctx.stats.n_accept += 1;
                 ctx.stats.accumulated_error += err;
                 self.accept(h);
@@ -940,13 +1082,31 @@ impl StructuralStepper {
         r
     }
 
-    /// v ← v + Δv with [M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v] at (t1, q1).
+    /// v ← v + Δv with [M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v] at (t1, q1);
+    /// Δv is kept in `dv`.
     fn project_velocity(
         &mut self,
         sp: &mut Counted,
         t1: f64,
         q1: &[f64],
         v1: &mut [f64],
+    ) -> Result<(), IntegrateError> {
+        self.velocity_correction(sp, t1, q1, v1)?;
+        for j in 0..self.n {
+            v1[j] += self.dv[j];
+        }
+        Ok(())
+    }
+
+    /// `dv` ← Δv of [M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v] at (t1, q1):
+    /// the smallest correction in the kinetic metric that puts v on the
+    /// velocity constraints. Leaves M and Φ_q at q1 in `work`.
+    fn velocity_correction(
+        &mut self,
+        sp: &mut Counted,
+        t1: f64,
+        q1: &[f64],
+        v1: &[f64],
     ) -> Result<(), IntegrateError> {
         let (n, m) = (self.n, self.m);
         let w = &mut self.work;
@@ -964,8 +1124,127 @@ impl StructuralStepper {
             t: t1,
             detail: format!("{}: velocity projection", self.scheme.name),
         })?;
-        for j in 0..n {
-            v1[j] += dv[j];
+        self.dv.copy_from_slice(&dv.as_slice()[..n]);
+        Ok(())
+    }
+
+    /// `work.gt` ← P_S δx, δx = `work.g[..n]`: the part of a Newton
+    /// increment tangent to the constraints along the iteration matrix's
+    /// own constraint-force directions, S [P_S δx; μ] = [A δx; 0] with A the
+    /// dynamic block of S (P_S annihilates exactly what the constraint rows
+    /// put into δx, their rounding included). Unconstrained: δx.
+    fn tangential_increment(&mut self, ctx: &mut StepContext) {
+        let (n, m) = (self.n, self.m);
+        let w = &mut self.work;
+        if m == 0 {
+            w.gt[..n].copy_from_slice(&w.g[..n]);
+            return;
+        }
+        for i in 0..n {
+            let mut s = 0.0;
+            for j in 0..n {
+                s += self.s[(i, j)] * w.g[j];
+            }
+            w.gt[i] = s;
+        }
+        w.gt[n..].fill(0.0);
+        self.lu.solve_in_place(&mut w.gt, ctx.stats);
+    }
+
+    /// Scale of the tolerance of one step of size h: h (in units of time)
+    /// with error per unit step, 1 with error per step.
+    fn local_scale(&self, h: f64) -> f64 {
+        match self.control {
+            Control::Step => 1.0,
+            Control::UnitStep => h.abs(),
+            Control::Proportional(sigma) => sigma,
+        }
+    }
+
+    /// The local error estimate [e_q; e_v] of the step just solved, into
+    /// `err` (module documentation, "Local error").
+    fn estimate(&mut self, sp: &mut Counted, h: f64, adaptive: bool) -> Result<(), IntegrateError> {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let sch = self.scheme;
+        let t1 = self.t + h;
+        let singular = |what: &str| -> IntegrateError {
+            EvalError::Singular {
+                what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
+                t: t1,
+                detail: format!("{}: {what}", sch.name),
+            }
+            .into()
+        };
+        let projected = sch.alpha_m == sch.alpha_f;
+        if self.form == Form::EndPoint {
+            if projected {
+                // project_end_point left q̈ consistent at (q1, v1)
+                self.qddc1.copy_from_slice(&self.x);
+            } else {
+                // q̈_c from M, Φ_q, Q of the last Newton residual, at the
+                // converged end point to the Newton tolerance
+                let w = &mut self.work;
+                sp.gamma(t1, &w.qe, &w.ve, &mut w.phi)?;
+                let r = kkt_solve(&w.me, &w.je, &w.fe, &w.phi)
+                    .ok_or_else(|| singular("consistent acceleration of the error estimate"))?;
+                self.qddc1.copy_from_slice(&r.as_slice()[..n]);
+                // what v1 misses of Φ_q v = ν (newmark, midpoint_rule: the
+                // correction project_end_point applied)
+                let q1 = self.y1[..nq].to_vec();
+                let v1 = self.y1[nq..nq + n].to_vec();
+                self.velocity_correction(sp, t1, &q1, &v1)?;
+                if adaptive {
+                    // adaptive steps keep v on the velocity constraints
+                    // (module documentation, "the velocity constraints")
+                    for j in 0..n {
+                        self.y1[nq + j] += self.dv[j];
+                    }
+                }
+            }
+        }
+        let (eq, ev) = sch.error_coefficients();
+        let cv = sch.velocity_error_coefficient();
+        let second = self.h_prev > 0.0 && sch.order() == 2;
+        let mut finite = true;
+        for i in 0..n {
+            let da = self.a1[i] - self.a[i];
+            finite &= da.is_finite();
+            self.err[i] = eq * h * h * da;
+            let mut e_v = ev * h * da;
+            if second {
+                // c_v h³ q with q from the second difference of
+                // the accelerations over the last two steps
+                let d = match self.form {
+                    Form::Balance => da,
+                    Form::EndPoint => self.qddc1[i] - self.qddc[i],
+                };
+                let a2 = 2.0 * (d / h - self.da_prev[i] / self.h_prev) / (h + self.h_prev);
+                e_v += cv * h * h * h * a2;
+            }
+            self.err[n + i] = e_v;
+        }
+        if !finite || self.y1.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: format!("{} step", sch.name),
+                t: t1,
+            }
+            .into());
+        }
+        if self.form == Form::EndPoint && m > 0 {
+            // the parts tangent to the constraints, then the velocity
+            // constraint residual, against the tolerance itself (× the
+            // law's local scale, which the error test divides out)
+            let (me, je) = (&self.work.me, &self.work.je);
+            for part in 0..2 {
+                let e = self.err[part * n..(part + 1) * n].to_vec();
+                if !tangential(me, je, &e, &mut self.err[part * n..(part + 1) * n]) {
+                    return Err(singular("error estimate"));
+                }
+            }
+            let ls = self.local_scale(h);
+            for i in 0..n {
+                self.err[n + i] += ls * self.dv[i];
+            }
         }
         Ok(())
     }
@@ -989,8 +1268,11 @@ impl StructuralStepper {
         for i in 0..n {
             self.da_prev[i] = match self.form {
                 Form::Balance => self.a1[i] - self.a[i],
-                Form::EndPoint => self.x[i] - self.qdd[i],
+                Form::EndPoint => self.qddc1[i] - self.qddc[i],
             };
+        }
+        if self.form == Form::EndPoint {
+            self.qddc.copy_from_slice(&self.qddc1);
         }
         self.h_prev = h;
         self.t_prev = self.t;
@@ -1092,6 +1374,7 @@ impl StructuralStepper {
         let (mut qdd, mut lam) = (vec![0.0; n], vec![0.0; m]);
         self.consistent_acceleration(sp, t0, &q0, &v0, &mut qdd, &mut lam)?;
         self.qdd.copy_from_slice(&qdd);
+        self.qddc.copy_from_slice(&qdd);
         self.y[nq + n..].copy_from_slice(&lam);
         self.a.copy_from_slice(&qdd);
         let shift = self.scheme.alpha_m - self.scheme.alpha_f;
@@ -1125,7 +1408,25 @@ impl StructuralStepper {
         self.tangent_fresh = false;
         self.full_newton = 0;
         self.lu.invalidate();
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        // the index-3 form: tolerance-proportional unless error per unit
+        // step is asked for (module documentation, "Control law")
+        self.control = match (self.form, ctx.opts.error_per) {
+            (_, ErrorPer::UnitStep) => Control::UnitStep,
+            (Form::Balance, ErrorPer::Step) => Control::Step,
+            (Form::EndPoint, ErrorPer::Step) => Control::Proportional(
+                PROPORTIONAL_SCALE
+                    * ctx
+                        .opts
+                        .rtol
+                        .max(f64::EPSILON)
+                        .powf(1.0 / f64::from(self.scheme.order())),
+            ),
+        };
+        let per = match self.control {
+            Control::UnitStep => ErrorPer::UnitStep,
+            Control::Step | Control::Proportional(_) => ErrorPer::Step,
+        };
+        self.controller = StepController::new(ctx.opts.controller, per);
         Ok(())
     }
 }

@@ -299,6 +299,21 @@ impl StructuralScheme {
         let d = self.shift();
         (self.beta - 1.0 / 6.0 + 0.5 * d, self.gamma - 0.5 + d)
     }
+
+    /// Coefficient c_v of the velocity's local error c_v h³ q'''' of a
+    /// second-order member (γ = 1/2 − δ), from the asymptotic expansion
+    /// a_n = q̈ + δ h q''' + δ (α_m − 1/2) h² q'''' + O(h³) of the
+    /// accelerations that solve the averaging
+    /// (1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n (exact
+    /// for the index-3 end-point form, and for linear forces at the
+    /// balance point): v_{n+1} − v(t_n + h) = c_v h³ q'''' + O(h⁴) with
+    /// c_v = 1/12 + δ (α_m − 1/2 − δ). 1/12 for Newmark's trapezoidal
+    /// rule and the midpoint rule (δ = 0), 0.123 for hht (α = −0.1),
+    /// 0.090 for generalized-α (ρ∞ = 0.8).
+    pub fn velocity_error_coefficient(&self) -> f64 {
+        let d = self.shift();
+        1.0 / 12.0 + d * (self.alpha_m - 0.5 - d)
+    }
 }
 
 #[cfg(test)]
