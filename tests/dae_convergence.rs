@@ -235,21 +235,29 @@ fn bdf_of_fixed_order_k_converges_at_order_k() {
 
 /// Adaptive runs on the double pendulum at rtol = atol = 1e-4, 1e-6, 1e-8
 /// to t = 1 s: the final position and velocity errors in units of the
-/// tolerance, printed as a table (`-- --nocapture`). Issue 7 asks for
-/// "within 10x"; measured (q, v, in tolerances, worst of the three):
+/// tolerance, printed as a table with accepted and rejected steps and
+/// force/residual evaluations (`-- --nocapture`). Issue 7 asks for "within
+/// 10x", and every pairing below is held to it. Measured (q, v in
+/// tolerances, worst of the three; steps at 1e-4, 1e-6, 1e-8):
 ///
-/// - ggl + radau5: 1.0, 4.7 — holds; augmented + radau5 (the index-1
-///   baseline): 0.3, 2.4;
-/// - ggl + bdf: 3.1 in q (holds), 98 in v;
-/// - index3 + radau5: 22, 5556; index3 + bdf: 22, 308 (velocities are
-///   index-2 components whose tolerance radau5.f and DASSL scale by h);
-/// - index3 + hht, generalized-α: 0.5, 3.5 — the structural driver's
-///   tolerance-proportional control on index3 (`structural/driver.rs`,
-///   "Control law": 712–79 365 steps; under per-step control, 48–804
-///   steps, they were 3065 and 36 596).
+/// | pairing             | q   | v   | steps            | before (q, v; steps)        |
+/// |---------------------|-----|-----|------------------|-----------------------------|
+/// | index3 + hht        | 0.5 | 3.5 | 791 7933 79 365  | 3065, 36 596; 48 171 804    |
+/// | index3 + gen.-α     | 0.5 | 3.5 | 712 7148 71 522  | 2714, 31 967; 49 168 780    |
+/// | index3 + bdf        | 0.5 | 6.4 | 112 277 541      | 22, 308; 55 117 244         |
+/// | index3 + radau5     | 0.9 | 4.1 | 54 135 361       | 22, 5556; 32 44 91          |
+/// | ggl + bdf           | 0.0 | 0.7 | 155 389 891      | 3.1, 98; 80 171 336         |
+/// | ggl + radau5        | 1.0 | 6.5 | 26 54 112        | (unchanged)                 |
+/// | augmented + radau5  | 0.3 | 2.4 | 28 55 117        | (the index-1 baseline)      |
 ///
-/// The bounds below are the criterion's 10x where it holds, elsewhere the
-/// measurements with a margin of about 1.5x (they catch a regression).
+/// "Before" is error per step: a method of order p over N steps leaves a
+/// global error of about N tol ∝ tol^{p/(p+1)}, and radau5.f and DASSL
+/// relax the tolerance of the index-2 velocities of index3 by 1/h. Now
+/// the structural methods (`structural/driver.rs`, "Control law"), bdf
+/// and radau5 on index3 (`dae/bdf.rs`, `dae/radau.rs`) scale their
+/// per-step tolerance by σ = 0.1 rtol^{1/p}
+/// ([`jounce_integrate::controller::proportional_scale`]), which makes the
+/// global error proportional to rtol.
 #[test]
 fn adaptive_dae_runs_against_the_requested_tolerance() {
     let r = reference("double_pendulum", 1.0);
@@ -257,9 +265,9 @@ fn adaptive_dae_runs_against_the_requested_tolerance() {
         // (formulation, method, bound on q error / tol, bound on v error / tol)
         ("index3", "hht", 10.0, 10.0),
         ("index3", "generalized_alpha", 10.0, 10.0),
-        ("index3", "bdf", 40.0, 500.0),
-        ("index3", "radau5", 40.0, 1e4),
-        ("ggl", "bdf", 10.0, 200.0),
+        ("index3", "bdf", 10.0, 10.0),
+        ("index3", "radau5", 10.0, 10.0),
+        ("ggl", "bdf", 10.0, 10.0),
         ("ggl", "radau5", 10.0, 10.0),
         ("augmented", "radau5", 10.0, 10.0),
     ];

@@ -15,8 +15,11 @@
 //! came within 8.8e-6 of the reference at rtol 1e-5; under error per step
 //! they needed rtol 1e-10, their global error falling only like
 //! tol^(2/3)),
-//! the DAE methods, the BDFs on odae and the adaptive state-space runs at
-//! rtol 1e-9 to 1e-6, fixed-step state-space runs to their truncation error
+//! the DAE methods at rtol 1e-8 or 1e-9 to 1e-6 (bdf's and, on index3,
+//! radau5's error control is tolerance proportional as well; under error
+//! per step bdf needed rtol 1e-10 on index3), the BDFs on odae and the
+//! adaptive state-space runs at rtol 1e-9 to 1e-6,
+//! fixed-step state-space runs to their truncation error
 //! ([`state_space_cases`]). `cargo test --test dae_formulations_agree --
 //! --nocapture` prints the table.
 
@@ -33,9 +36,9 @@ const CASES: &[Case] = &[
     ("index3", "hht", 2e-6, None, 1e-5),
     ("index3", "generalized_alpha", 2e-6, None, 1e-5),
     ("index3", "midpoint_rule", 2e-6, None, 1e-5),
-    ("index3", "bdf", 1e-10, None, 1e-6),
-    ("index3", "radau5", 1e-9, None, 1e-6),
-    ("ggl", "bdf", 1e-9, None, 1e-6),
+    ("index3", "bdf", 1e-8, None, 1e-6),
+    ("index3", "radau5", 1e-8, None, 1e-6),
+    ("ggl", "bdf", 1e-8, None, 1e-6),
     ("ggl", "radau5", 1e-9, None, 1e-6),
     ("odae", "bdf", 1e-9, None, 1e-6),
     ("odae", "ndf", 1e-9, None, 1e-6),

@@ -18,7 +18,9 @@
 //! weights with it: DASSL-style BDF leaves the algebraic components
 //! (λ, μ) out of its error test; Radau IIA divides the tolerance of an
 //! index-k component by h^(k−1), which loosens it for h < 1 (radau5.f,
-//! NIND2/NIND3).
+//! NIND2/NIND3). Both then scale their tolerance so that the global error
+//! is proportional to it ([`crate::controller::proportional_scale`]; bdf
+//! always, radau5 when a differential component has index 2 or 3).
 
 pub mod bdf;
 pub mod constrained_dae;

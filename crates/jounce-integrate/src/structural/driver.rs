@@ -169,7 +169,9 @@
 use nalgebra::DMatrix;
 
 use crate::constrained::{fd_constrained_tangent, ConstrainedSecondOrderProblem, Unconstrained};
-use crate::controller::{record_rejection, step_towards, ErrorPer, StepController};
+use crate::controller::{
+    proportional_scale, record_rejection, step_towards, ErrorPer, StepController,
+};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -389,13 +391,11 @@ enum Control {
     Step,
     /// ‖e‖ ≤ h (error per unit step, h in the model's unit of time).
     UnitStep,
-    /// ‖e‖ ≤ σ = c rtol^{1/p}: a per-step tolerance c rtol^{(p+1)/p}
-    /// that makes the global error proportional to rtol.
+    /// ‖e‖ ≤ σ = c rtol^{1/p} ([`proportional_scale`]): a per-step
+    /// tolerance c rtol^{(p+1)/p} that makes the global error proportional
+    /// to rtol.
     Proportional(f64),
 }
-
-/// c of [`Control::Proportional`] (module documentation, "Control law").
-const PROPORTIONAL_SCALE: f64 = 0.1;
 
 /// Stepper of the structural family over one [`StructuralScheme`].
 pub struct StructuralStepper {
@@ -1413,14 +1413,9 @@ impl StructuralStepper {
         self.control = match (self.form, ctx.opts.error_per) {
             (_, ErrorPer::UnitStep) => Control::UnitStep,
             (Form::Balance, ErrorPer::Step) => Control::Step,
-            (Form::EndPoint, ErrorPer::Step) => Control::Proportional(
-                PROPORTIONAL_SCALE
-                    * ctx
-                        .opts
-                        .rtol
-                        .max(f64::EPSILON)
-                        .powf(1.0 / f64::from(self.scheme.order())),
-            ),
+            (Form::EndPoint, ErrorPer::Step) => {
+                Control::Proportional(proportional_scale(ctx.opts.rtol, self.scheme.order()))
+            }
         };
         let per = match self.control {
             Control::UnitStep => ErrorPer::UnitStep,
