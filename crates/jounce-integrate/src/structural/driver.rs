@@ -557,7 +557,8 @@ impl StructuralStepper {
     }
 
     /// The local error estimate [e_q; e_v] of the last attempted step,
-    /// also in fixed-step runs.
+    /// also in fixed-step runs (on the index-3 form there only its
+    /// Zienkiewicz–Xie and first-order terms, see `estimate`).
     pub fn error_estimate(&self) -> &[f64] {
         &self.err
     }
@@ -1162,7 +1163,9 @@ impl StructuralStepper {
     }
 
     /// The local error estimate [e_q; e_v] of the step just solved, into
-    /// `err` (module documentation, "Local error").
+    /// `err` (module documentation, "Local error"). At fixed steps on the
+    /// index-3 form only the Zienkiewicz–Xie and first-order terms (no
+    /// control uses it there, and the refinements cost KKT solves).
     fn estimate(&mut self, sp: &mut Counted, h: f64, adaptive: bool) -> Result<(), IntegrateError> {
         let (nq, n, m) = (self.nq, self.n, self.m);
         let sch = self.scheme;
@@ -1176,7 +1179,10 @@ impl StructuralStepper {
             .into()
         };
         let projected = sch.alpha_m == sch.alpha_f;
-        if self.form == Form::EndPoint {
+        // fixed steps on the index-3 form: the plain estimate (nothing
+        // controls with it; the refinements cost KKT solves every step)
+        let refined = self.form == Form::EndPoint && adaptive;
+        if refined {
             if projected {
                 // project_end_point left q̈ consistent at (q1, v1)
                 self.qddc1.copy_from_slice(&self.x);
@@ -1204,7 +1210,8 @@ impl StructuralStepper {
         }
         let (eq, ev) = sch.error_coefficients();
         let cv = sch.velocity_error_coefficient();
-        let second = self.h_prev > 0.0 && sch.order() == 2;
+        let second =
+            self.h_prev > 0.0 && sch.order() == 2 && (self.form == Form::Balance || refined);
         let mut finite = true;
         for i in 0..n {
             let da = self.a1[i] - self.a[i];
@@ -1230,7 +1237,7 @@ impl StructuralStepper {
             }
             .into());
         }
-        if self.form == Form::EndPoint && m > 0 {
+        if refined && m > 0 {
             // the parts tangent to the constraints, then the velocity
             // constraint residual, against the tolerance itself (× the
             // law's local scale, which the error test divides out)
