@@ -1,0 +1,218 @@
+//! Forward kinematics with forces, and the articulated-body algorithm
+//! (Featherstone, *Rigid Body Dynamics Algorithms*, 2008, Table 7.1), in
+//! planar spatial vectors at the world origin (no coordinate transforms
+//! between bodies), generic over the scalar.
+//!
+//! ```text
+//! pass 1 (root → leaves): v_i = v_p + S_i q'_i,  c_i = Ṡ_i q'_i,
+//!                         I^A_i = I_i,  p^A_i = v_i ×* I_i v_i − f^ext_i
+//! pass 2 (leaves → root): U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  u_i = τ_i − S_iᵀ p^A_i,
+//!                         I^A_p += I^A_i − U_i U_iᵀ / D_i,
+//!                         p^A_p += p^A_i + I^a_i c_i + U_i u_i / D_i
+//! pass 3 (root → leaves): a'_i = a_p + c_i,  q''_i = (u_i − U_iᵀ a'_i) / D_i,
+//!                         a_i = a'_i + S_i q''_i,        a_0 = −a_g = (0, −g)
+//! ```
+//!
+//! Individual bodies may have singular inertia (point masses, massless
+//! frames): only D_i, the inertia the joint sees through everything beyond
+//! it, must be positive. D_i ≤ 1e-12 of the articulated inertia's scale is
+//! reported naming the joint.
+
+use crate::kinematics::Scalar;
+
+use super::kinematics::node_motion;
+use super::planar_joint::PlanarJointSystem;
+use super::spatial::{
+    add, add_sym, body_inertia, cross_force, dot3, force_at_origin, max_abs_sym, mul_sym, scale,
+    sub_outer, Vec3,
+};
+use super::system::JointSpaceError;
+use super::work::TreeWork;
+
+impl PlanarJointSystem {
+    /// Pass 1: poses, velocities, S, c of every node from `w.q`, `w.v`.
+    pub(crate) fn kinematics_pass<D: Scalar>(&self, w: &mut TreeWork<D>) {
+        let z = D::from(0.0);
+        for (i, n) in self.tree.nodes.iter().enumerate() {
+            let (pp, pv) = match n.parent {
+                Some(p) => (w.motion[p].pose, w.motion[p].vel),
+                None => ([z; 3], [z; 3]),
+            };
+            w.motion[i] = node_motion(n, pp, pv, w.q[i], w.v[i]);
+        }
+    }
+
+    /// Generalized forces (f_x, f_y, n about the centre of mass) of every
+    /// force element at time `t` on each node's body, element by element
+    /// from the poses and velocities of pass 1.
+    pub(crate) fn force_pass<D: Scalar>(&self, t: f64, w: &mut TreeWork<D>) {
+        let z = D::from(0.0);
+        for f in w.body_force.iter_mut() {
+            *f = [z; 3];
+        }
+        for el in &self.forces {
+            let mut x = [z; 6];
+            let mut xv = [z; 6];
+            for (side, node) in el.bodies.iter().enumerate() {
+                if let Some(k) = node {
+                    x[3 * side..3 * side + 3].copy_from_slice(&w.motion[*k].pose);
+                    xv[3 * side..3 * side + 3].copy_from_slice(&w.motion[*k].vel);
+                }
+            }
+            let mut out = [z; 6];
+            el.eval(t, &x, &xv, &mut out);
+            for (side, node) in el.bodies.iter().enumerate() {
+                if let Some(k) = node {
+                    for j in 0..3 {
+                        w.body_force[*k][j] += out[3 * side + j];
+                    }
+                }
+            }
+        }
+    }
+
+    /// The external force at O on node `i`'s body (zero for a massless
+    /// frame).
+    #[inline]
+    pub(crate) fn external_force<D: Scalar>(&self, w: &TreeWork<D>, i: usize) -> Vec3<D> {
+        let r = [w.motion[i].pose[0], w.motion[i].pose[1]];
+        let f = w.body_force[i];
+        force_at_origin(r, [f[0], f[1]], f[2])
+    }
+
+    /// Spatial inertia at O of node `i`'s body.
+    #[inline]
+    pub(crate) fn node_inertia<D: Scalar>(&self, w: &TreeWork<D>, i: usize) -> [D; 6] {
+        let r = [w.motion[i].pose[0], w.motion[i].pose[1]];
+        body_inertia(self.mass[i], self.inertia[i], r)
+    }
+
+    /// a_0 = −a_g: gravity as a fictitious upward acceleration of ground.
+    #[inline]
+    pub(crate) fn root_acceleration<D: Scalar>(&self) -> Vec3<D> {
+        [
+            D::from(0.0),
+            D::from(-self.gravity[0]),
+            D::from(-self.gravity[1]),
+        ]
+    }
+
+    /// Articulated-body algorithm: `w.a` = q'' at (t, `w.q`, `w.v`).
+    ///
+    /// # Errors
+    /// [`JointSpaceError::ZeroArticulatedInertia`] naming the joint.
+    pub(crate) fn aba<D: Scalar>(
+        &self,
+        t: f64,
+        w: &mut TreeWork<D>,
+    ) -> Result<(), JointSpaceError> {
+        self.kinematics_pass(w);
+        self.force_pass(t, w);
+        let n = self.tree.nodes.len();
+        for i in 0..n {
+            let ii = self.node_inertia(w, i);
+            let v = w.motion[i].v;
+            let p = cross_force(v, mul_sym(&ii, v));
+            let fe = self.external_force(w, i);
+            w.inertia[i] = ii;
+            w.force[i] = [p[0] - fe[0], p[1] - fe[1], p[2] - fe[2]];
+        }
+        for i in (0..n).rev() {
+            let s = w.motion[i].s;
+            let u = mul_sym(&w.inertia[i], s);
+            let d = dot3(s, u);
+            if !(d.re() > 1e-12 * max_abs_sym(&w.inertia[i])) {
+                return Err(JointSpaceError::ZeroArticulatedInertia {
+                    joint: self.tree.nodes[i].label.clone(),
+                    value: d.re(),
+                });
+            }
+            let tau = -dot3(s, w.force[i]);
+            w.u[i] = u;
+            w.d[i] = d;
+            w.tau[i] = tau;
+            if let Some(p) = self.tree.nodes[i].parent {
+                let ia = sub_outer(&w.inertia[i], u, d);
+                let pa = add(
+                    add(w.force[i], mul_sym(&ia, w.motion[i].c)),
+                    scale(tau / d, u),
+                );
+                add_sym(&mut w.inertia[p], &ia);
+                w.force[p] = add(w.force[p], pa);
+            }
+        }
+        let root = self.root_acceleration::<D>();
+        for i in 0..n {
+            let ap = match self.tree.nodes[i].parent {
+                Some(p) => w.acc[p],
+                None => root,
+            };
+            let a1 = add(ap, w.motion[i].c);
+            let qdd = (w.tau[i] - dot3(w.u[i], a1)) / w.d[i];
+            w.a[i] = qdd;
+            w.acc[i] = add(a1, scale(qdd, w.motion[i].s));
+        }
+        Ok(())
+    }
+
+    /// Recursive Newton–Euler inverse dynamics: `w.a` (in: q'') becomes
+    /// τ = M q'' + C − Q at (t, `w.q`, `w.v`) (Featherstone Table 5.1 in
+    /// the fixed frame: a_i = a_p + S_i q''_i + c_i,
+    /// f_i = I_i a_i + v_i ×* I_i v_i − f^ext_i, τ_i = S_iᵀ f_i,
+    /// f_p += f_i).
+    pub(crate) fn rnea<D: Scalar>(&self, t: f64, w: &mut TreeWork<D>) {
+        self.kinematics_pass(w);
+        self.force_pass(t, w);
+        let n = self.tree.nodes.len();
+        let root = self.root_acceleration::<D>();
+        for i in 0..n {
+            let ap = match self.tree.nodes[i].parent {
+                Some(p) => w.acc[p],
+                None => root,
+            };
+            let m = &w.motion[i];
+            let acc = add(add(ap, m.c), scale(w.a[i], m.s));
+            w.acc[i] = acc;
+            let ii = self.node_inertia(w, i);
+            let v = w.motion[i].v;
+            let f = add(mul_sym(&ii, acc), cross_force(v, mul_sym(&ii, v)));
+            let fe = self.external_force(w, i);
+            w.force[i] = [f[0] - fe[0], f[1] - fe[1], f[2] - fe[2]];
+        }
+        for i in (0..n).rev() {
+            w.a[i] = dot3(w.motion[i].s, w.force[i]);
+            if let Some(p) = self.tree.nodes[i].parent {
+                w.force[p] = add(w.force[p], w.force[i]);
+            }
+        }
+    }
+
+    /// Composite-rigid-body algorithm (Featherstone Table 6.2 in the fixed
+    /// frame): I^c_i = I_i + Σ_children I^c_j; M_ii = S_iᵀ I^c_i S_i and
+    /// M_ij = M_ji = S_jᵀ I^c_i S_i for every ancestor j of i. Needs the
+    /// kinematics pass done. O(N·depth).
+    pub(crate) fn crba(&self, w: &mut TreeWork<f64>, m: &mut nalgebra::DMatrix<f64>) {
+        let n = self.tree.nodes.len();
+        for i in 0..n {
+            w.inertia[i] = self.node_inertia(w, i);
+        }
+        for i in (0..n).rev() {
+            if let Some(p) = self.tree.nodes[i].parent {
+                let ic = w.inertia[i];
+                add_sym(&mut w.inertia[p], &ic);
+            }
+        }
+        m.fill(0.0);
+        for i in 0..n {
+            let f = mul_sym(&w.inertia[i], w.motion[i].s);
+            m[(i, i)] = dot3(w.motion[i].s, f);
+            let mut j = self.tree.nodes[i].parent;
+            while let Some(k) = j {
+                let mij = dot3(w.motion[k].s, f);
+                m[(i, k)] = mij;
+                m[(k, i)] = mij;
+                j = self.tree.nodes[k].parent;
+            }
+        }
+    }
+}
