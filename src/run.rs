@@ -282,7 +282,8 @@ fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
         | FormulationKind::StateSpace
         | FormulationKind::Index3
         | FormulationKind::Ggl
-        | FormulationKind::Odae => vec![],
+        | FormulationKind::Odae
+        | FormulationKind::Joint => vec![],
     };
     FormulationSummary {
         name: name.to_string(),

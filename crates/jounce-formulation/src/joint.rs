@@ -1,0 +1,363 @@
+//! Joint-coordinate (relative, minimal) formulation.
+//!
+//! State y = [q; v] of the joint coordinates of the system's kinematic
+//! tree ([`jounce_mechanics::JointCoordinateSystem`], from
+//! [`MechanicalSystem::joint_coordinates`]). Right-hand side q' = v,
+//! v' = a with
+//!
+//! * a tree (no cut joints, no drivers): M(q) a = f(t, q, v) solved by the
+//!   articulated-body algorithm in O(N), without forming M (Featherstone,
+//!   *Rigid Body Dynamics Algorithms*, 2008, ch. 7);
+//! * closed loops and drivers (cut into m closure constraints Φ(t, q) = 0,
+//!   termeer 1996, relative coordinates; jalon-bayo ch. 2):
+//!
+//!   ```text
+//!   [ M(q)  Φ_qᵀ ] [ a ]   [ f(t, q, v) ]
+//!   [ Φ_q   0    ] [ λ ] = [ γ          ]
+//!   ```
+//!
+//!   with M by the composite-rigid-body algorithm and f = Q − C by
+//!   recursive Newton–Euler, factored densely with full pivoting (these
+//!   systems are small). As in `augmented` without Baumgarte terms, the
+//!   closure constraints hold at acceleration level and may drift.
+//!
+//! As a [`SecondOrderProblem`] (structural methods): for a tree,
+//! M(q) q'' = f(t, q, v) with M from CRBA and the exact tangents
+//! K = ∂(M a − f)/∂q, C = −∂f/∂v by recursive Newton–Euler in dual numbers;
+//! with closure constraints, I q'' = a(t, q, v), the KKT acceleration.
+//!
+//! **Jacobian.** For a tree, J = [[0, I], [∂a/∂q, ∂a/∂v]] with the columns
+//! of ∂a/∂q, ∂a/∂v from the articulated-body algorithm in dual numbers
+//! (exact); with closure constraints, forward differences.
+//!
+//! **Output.** [`Formulation::physical_state`] maps (q, v) to body
+//! coordinates by forward kinematics, so results, energies and the
+//! constraint violations of the original joints are those of a body
+//! coordinate run; the body multipliers are not computed (zeros).
+
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
+use jounce_mechanics::{JointCoordinateSystem, JointData, JointSpaceError, MechanicalSystem};
+use nalgebra::DMatrix;
+
+use crate::error::FormulationError;
+use crate::formulation::Formulation;
+use crate::lu::FullPivLu;
+
+/// Relative pivot tolerance of the closure KKT factorisation.
+const PIVOT_TOL: f64 = 1e-13;
+
+/// Relative violation of a tree joint by the initial body state above
+/// which the start is refused.
+const TREE_TOL: f64 = 1e-6;
+
+/// The joint-coordinate formulation.
+pub struct Joint {
+    js: Box<dyn JointCoordinateSystem>,
+    data: JointData,
+    /// Number of joint coordinates n (= rates).
+    n: usize,
+    /// Number of closure constraints m.
+    m: usize,
+    /// Body-coordinate sizes, for `physical_state`.
+    body_nc: usize,
+    mass: DMatrix<f64>,
+    f: Vec<f64>,
+    jac: DMatrix<f64>,
+    gamma: Vec<f64>,
+    lu: FullPivLu,
+    /// [a; λ] of the KKT system.
+    sol: Vec<f64>,
+    work: Vec<f64>,
+    da_dq: DMatrix<f64>,
+    da_dv: DMatrix<f64>,
+    breakpoints: Vec<f64>,
+}
+
+fn eval_error(t: f64, e: JointSpaceError) -> EvalError {
+    match e {
+        JointSpaceError::ZeroArticulatedInertia { joint, value } => EvalError::Singular {
+            what: "articulated inertia".into(),
+            t,
+            detail: format!("{joint} sees D = {value:e}; the bodies beyond it need mass or inertia in its direction"),
+        },
+        other => EvalError::Other(format!("at t = {t}: {other}")),
+    }
+}
+
+impl Joint {
+    /// The joint-coordinate form of `sys`.
+    ///
+    /// # Errors
+    /// [`FormulationError::BadParameter`] when the system has no joint
+    /// coordinates.
+    pub fn new<S: MechanicalSystem + ?Sized>(sys: &S) -> Result<Self, FormulationError> {
+        let js = sys
+            .joint_coordinates()
+            .ok_or_else(|| FormulationError::BadParameter {
+                formulation: "joint".into(),
+                detail: "this system has no joint-coordinate form (a kinematic tree of \
+                         revolute and translational joints)"
+                    .into(),
+            })?;
+        let (n, m) = (js.nv(), js.nc());
+        Ok(Self {
+            data: js.data(),
+            n,
+            m,
+            body_nc: sys.nc(),
+            mass: DMatrix::zeros(n, n),
+            f: vec![0.0; n],
+            jac: DMatrix::zeros(m, n),
+            gamma: vec![0.0; m],
+            lu: FullPivLu::new(n + m, n + m),
+            sol: vec![0.0; n + m],
+            work: vec![0.0; n + m],
+            da_dq: DMatrix::zeros(n, n),
+            da_dv: DMatrix::zeros(n, n),
+            breakpoints: js.breakpoints(),
+            js,
+        })
+    }
+
+    /// The joint-coordinate system integrated.
+    pub fn joint_system(&self) -> &dyn JointCoordinateSystem {
+        self.js.as_ref()
+    }
+
+    /// Number of closure constraints (cut joints and drivers).
+    pub fn closure_constraints(&self) -> usize {
+        self.m
+    }
+
+    /// Accelerations a into `self.sol[..n]` (and λ after it when there are
+    /// closure constraints).
+    fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        let n = self.n;
+        if self.m == 0 {
+            self.js
+                .forward_dynamics(&mut self.data, t, q, v, &mut self.sol[..n])
+                .map_err(|e| eval_error(t, e))?;
+        } else {
+            self.factor_kkt(t, q, v)?;
+            self.sol[..n].copy_from_slice(&self.f);
+            self.sol[n..].copy_from_slice(&self.gamma);
+            self.lu.solve_in_place(&mut self.sol, &mut self.work);
+        }
+        if self.sol[..n].iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "joint accelerations".into(),
+                t,
+            });
+        }
+        Ok(())
+    }
+
+    /// M, f, Φ_q, γ at (t, q, v) and the KKT factorisation.
+    fn factor_kkt(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        let (n, m) = (self.n, self.m);
+        let d = &mut self.data;
+        self.js.mass_matrix(d, q, &mut self.mass);
+        self.js.bias_forces(d, t, q, v, &mut self.f);
+        self.js.constraint_jacobian(d, t, q, &mut self.jac);
+        self.js.gamma(d, t, q, v, &mut self.gamma);
+        self.lu.clear();
+        for i in 0..n {
+            for j in 0..n {
+                self.lu.set(i, j, self.mass[(i, j)]);
+            }
+        }
+        for r in 0..m {
+            for j in 0..n {
+                let x = self.jac[(r, j)];
+                self.lu.set(n + r, j, x);
+                self.lu.set(j, n + r, x);
+            }
+        }
+        self.lu.factor(PIVOT_TOL);
+        if !self.lu.is_regular() {
+            let rows: Vec<String> = (0..m).map(|r| self.js.constraint_label(r)).collect();
+            return Err(EvalError::Singular {
+                what: "joint-coordinate KKT matrix".into(),
+                t,
+                detail: format!(
+                    "rank {} of {}: redundant or singular closure constraints among {}",
+                    self.lu.rank(),
+                    n + m,
+                    rows.join(", ")
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl OdeProblem for Joint {
+    fn dim(&self) -> usize {
+        2 * self.n
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let n = self.n;
+        let (q, v) = y.split_at(n);
+        self.accelerations(t, q, v)?;
+        dy[..n].copy_from_slice(v);
+        dy[n..].copy_from_slice(&self.sol[..n]);
+        Ok(())
+    }
+
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact for a tree (dual numbers
+    /// through the articulated-body algorithm); forward differences with
+    /// closure constraints.
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        if self.m > 0 {
+            return jounce_integrate::jacobian::fd_jacobian(self, t, y, jac);
+        }
+        let n = self.n;
+        let (q, v) = y.split_at(n);
+        self.js
+            .forward_dynamics_jacobians(&mut self.data, t, q, v, &mut self.da_dq, &mut self.da_dv)
+            .map_err(|e| eval_error(t, e))?;
+        jac.fill(0.0);
+        for i in 0..n {
+            jac[(i, n + i)] = 1.0;
+            for j in 0..n {
+                jac[(n + i, j)] = self.da_dq[(i, j)];
+                jac[(n + i, n + j)] = self.da_dv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        self.m == 0
+    }
+
+    fn breakpoints(&self) -> &[f64] {
+        &self.breakpoints
+    }
+
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        Some(self)
+    }
+}
+
+impl SecondOrderProblem for Joint {
+    fn ndof(&self) -> usize {
+        self.n
+    }
+
+    /// M(q) by the composite-rigid-body algorithm for a tree; the identity
+    /// with closure constraints (accelerations are solved for in `forces`).
+    fn mass_matrix(&mut self, _t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        if self.m == 0 {
+            self.js.mass_matrix(&mut self.data, q, m);
+        } else {
+            m.fill_with_identity();
+        }
+        Ok(())
+    }
+
+    /// f = Q − C by recursive Newton–Euler for a tree; the KKT
+    /// acceleration with closure constraints.
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        if self.m == 0 {
+            self.js.bias_forces(&mut self.data, t, q, v, f);
+        } else {
+            self.accelerations(t, q, v)?;
+            f.copy_from_slice(&self.sol[..self.n]);
+        }
+        if f.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "joint forces".into(),
+                t,
+            });
+        }
+        Ok(())
+    }
+
+    /// K = ∂(M(q) a − f)/∂q, C = −∂f/∂v: recursive Newton–Euler in dual
+    /// numbers for a tree; forward differences with closure constraints.
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        if self.m > 0 {
+            return jounce_integrate::jacobian::fd_tangent(self, t, q, v, a, k, c);
+        }
+        self.js
+            .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, k, c);
+        Ok(())
+    }
+
+    fn has_exact_tangent(&self) -> bool {
+        self.m == 0
+    }
+}
+
+impl Formulation for Joint {
+    fn name(&self) -> &'static str {
+        "joint"
+    }
+
+    /// The joint coordinates of the assembled body state (q0, v0); refuses
+    /// a state that violates a tree joint, a joint that sees no inertia and
+    /// a singular KKT matrix, naming the joint or the closure constraints.
+    fn initial_state(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError> {
+        let bad = |detail: String| FormulationError::BadParameter {
+            formulation: "joint".into(),
+            detail,
+        };
+        if q0.len() != self.js.body_nq() || v0.len() != self.js.body_nv() {
+            return Err(bad(format!(
+                "initial state has {} coordinates and {} velocities, the body system {}",
+                q0.len(),
+                v0.len(),
+                self.js.body_nq()
+            )));
+        }
+        let n = self.n;
+        let mut y = vec![0.0; 2 * n];
+        let (q, v) = y.split_at_mut(n);
+        self.js
+            .joint_state(&mut self.data, q0, v0, TREE_TOL, q, v)
+            .map_err(|e| bad(format!("initial state: {e}")))?;
+        let (q, v) = (q.to_vec(), v.to_vec());
+        match self.accelerations(t0, &q, &v) {
+            Ok(()) => Ok(y),
+            Err(EvalError::Singular { detail, .. }) if self.m == 0 => {
+                Err(FormulationError::SingularMass {
+                    formulation: "joint".into(),
+                    detail: format!("at t = {t0}: {detail}"),
+                })
+            }
+            Err(EvalError::Singular { detail, .. }) => Err(FormulationError::SingularJacobian(
+                format!("at t = {t0}: {detail}"),
+            )),
+            Err(e) => Err(bad(format!("initial state: {e}"))),
+        }
+    }
+
+    fn physical_state(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.n;
+        self.js.body_state(&mut self.data, &y[..n], &y[n..], q, v);
+        lambda[..self.body_nc].fill(0.0);
+        Ok(())
+    }
+}
