@@ -116,6 +116,30 @@ fn s1_in_joint_coordinates_equals_body_coordinates_and_the_closed_form() {
     }
 }
 
+/// Trees with gravity, translational joints, spring-dampers and
+/// rotational springs: the force elements applied through forward
+/// kinematics in joint coordinates give the body-coordinate motion (point
+/// forces and torques: `crates/jounce-mechanics/tests/joint_coordinates.rs`).
+#[test]
+fn trees_with_every_force_element_agree_with_the_body_coordinates() {
+    for (file, col, t_end) in [
+        ("examples/double_pendulum.toml", "link2.theta", 1.0),
+        (
+            "examples/studies/s5_stiff_double_pendulum.toml",
+            "link2.theta",
+            1.0,
+        ),
+        ("examples/studies/s2_test_1c.toml", "mass2.x", 1.0),
+    ] {
+        let (sj, joint) = run_example(file, tight("dop853", "joint", t_end), "treej");
+        let (_, aug) = run_example(file, tight("dop853", "augmented", t_end), "treea");
+        assert_eq!(sj.status, "completed", "{file}: {:?}", sj.error);
+        let d = (last(&joint, col) - last(&aug, col)).abs();
+        eprintln!("{file}: {col} at t = {t_end}: |joint − augmented| = {d:.2e}");
+        assert!(d <= 1e-8, "{file}: {col} differs by {d:e}");
+    }
+}
+
 #[test]
 fn closed_loops_agree_with_the_body_coordinates() {
     for (file, body, col) in [

@@ -17,8 +17,7 @@
 //!   ```
 //!
 //!   with M by the composite-rigid-body algorithm and f = Q − C by
-//!   recursive Newton–Euler, factored densely with full pivoting (these
-//!   systems are small). As in `augmented` without Baumgarte terms, the
+//!   recursive Newton–Euler, solved densely (these systems are small). As in `augmented` without Baumgarte terms, the
 //!   closure constraints hold at acceleration level and may drift.
 //!
 //! As a [`SecondOrderProblem`] (structural methods): for a tree,
@@ -26,9 +25,9 @@
 //! K = ∂(M a − f)/∂q, C = −∂f/∂v by recursive Newton–Euler in dual numbers;
 //! with closure constraints, I q'' = a(t, q, v), the KKT acceleration.
 //!
-//! **Jacobian.** For a tree, J = [[0, I], [∂a/∂q, ∂a/∂v]] with the columns
-//! of ∂a/∂q, ∂a/∂v from the articulated-body algorithm in dual numbers
-//! (exact); with closure constraints, forward differences.
+//! **Jacobian.** J = [[0, I], [∂a/∂q, ∂a/∂v]] with the columns of ∂a/∂q,
+//! ∂a/∂v from the articulated-body algorithm (tree) or the KKT solve
+//! (closed loops) run in dual numbers: exact.
 //!
 //! **Output.** [`Formulation::physical_state`] maps (q, v) to body
 //! coordinates by forward kinematics, so results, energies and the
@@ -41,10 +40,6 @@ use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
-use crate::lu::FullPivLu;
-
-/// Relative pivot tolerance of the closure KKT factorisation.
-const PIVOT_TOL: f64 = 1e-13;
 
 /// Relative violation of a tree joint by the initial body state above
 /// which the start is refused.
@@ -60,14 +55,8 @@ pub struct Joint {
     m: usize,
     /// Body-coordinate sizes, for `physical_state`.
     body_nc: usize,
-    mass: DMatrix<f64>,
-    f: Vec<f64>,
-    jac: DMatrix<f64>,
-    gamma: Vec<f64>,
-    lu: FullPivLu,
-    /// [a; λ] of the KKT system.
-    sol: Vec<f64>,
-    work: Vec<f64>,
+    /// Accelerations q''.
+    acc: Vec<f64>,
     da_dq: DMatrix<f64>,
     da_dv: DMatrix<f64>,
     breakpoints: Vec<f64>,
@@ -79,6 +68,11 @@ fn eval_error(t: f64, e: JointSpaceError) -> EvalError {
             what: "articulated inertia".into(),
             t,
             detail: format!("{joint} sees D = {value:e}; the bodies beyond it need mass or inertia in its direction"),
+        },
+        JointSpaceError::SingularClosure(rows) => EvalError::Singular {
+            what: "joint-coordinate KKT matrix".into(),
+            t,
+            detail: format!("redundant or singular closure constraints among {rows}"),
         },
         other => EvalError::Other(format!("at t = {t}: {other}")),
     }
@@ -105,13 +99,7 @@ impl Joint {
             n,
             m,
             body_nc: sys.nc(),
-            mass: DMatrix::zeros(n, n),
-            f: vec![0.0; n],
-            jac: DMatrix::zeros(m, n),
-            gamma: vec![0.0; m],
-            lu: FullPivLu::new(n + m, n + m),
-            sol: vec![0.0; n + m],
-            work: vec![0.0; n + m],
+            acc: vec![0.0; n],
             da_dq: DMatrix::zeros(n, n),
             da_dv: DMatrix::zeros(n, n),
             breakpoints: js.breakpoints(),
@@ -129,21 +117,12 @@ impl Joint {
         self.m
     }
 
-    /// Accelerations a into `self.sol[..n]` (and λ after it when there are
-    /// closure constraints).
+    /// Accelerations q'' into `self.acc`.
     fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
-        let n = self.n;
-        if self.m == 0 {
-            self.js
-                .forward_dynamics(&mut self.data, t, q, v, &mut self.sol[..n])
-                .map_err(|e| eval_error(t, e))?;
-        } else {
-            self.factor_kkt(t, q, v)?;
-            self.sol[..n].copy_from_slice(&self.f);
-            self.sol[n..].copy_from_slice(&self.gamma);
-            self.lu.solve_in_place(&mut self.sol, &mut self.work);
-        }
-        if self.sol[..n].iter().any(|x| !x.is_finite()) {
+        self.js
+            .forward_dynamics(&mut self.data, t, q, v, &mut self.acc)
+            .map_err(|e| eval_error(t, e))?;
+        if self.acc.iter().any(|x| !x.is_finite()) {
             return Err(EvalError::NonFinite {
                 what: "joint accelerations".into(),
                 t,
@@ -152,42 +131,11 @@ impl Joint {
         Ok(())
     }
 
-    /// M, f, Φ_q, γ at (t, q, v) and the KKT factorisation.
-    fn factor_kkt(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
-        let (n, m) = (self.n, self.m);
-        let d = &mut self.data;
-        self.js.mass_matrix(d, q, &mut self.mass);
-        self.js.bias_forces(d, t, q, v, &mut self.f);
-        self.js.constraint_jacobian(d, t, q, &mut self.jac);
-        self.js.gamma(d, t, q, v, &mut self.gamma);
-        self.lu.clear();
-        for i in 0..n {
-            for j in 0..n {
-                self.lu.set(i, j, self.mass[(i, j)]);
-            }
-        }
-        for r in 0..m {
-            for j in 0..n {
-                let x = self.jac[(r, j)];
-                self.lu.set(n + r, j, x);
-                self.lu.set(j, n + r, x);
-            }
-        }
-        self.lu.factor(PIVOT_TOL);
-        if !self.lu.is_regular() {
-            let rows: Vec<String> = (0..m).map(|r| self.js.constraint_label(r)).collect();
-            return Err(EvalError::Singular {
-                what: "joint-coordinate KKT matrix".into(),
-                t,
-                detail: format!(
-                    "rank {} of {}: redundant or singular closure constraints among {}",
-                    self.lu.rank(),
-                    n + m,
-                    rows.join(", ")
-                ),
-            });
-        }
-        Ok(())
+    /// ∂q''/∂q and ∂q''/∂v into `da_dq`, `da_dv` (exact).
+    fn acceleration_jacobians(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        self.js
+            .forward_dynamics_jacobians(&mut self.data, t, q, v, &mut self.da_dq, &mut self.da_dv)
+            .map_err(|e| eval_error(t, e))
     }
 }
 
@@ -201,22 +149,16 @@ impl OdeProblem for Joint {
         let (q, v) = y.split_at(n);
         self.accelerations(t, q, v)?;
         dy[..n].copy_from_slice(v);
-        dy[n..].copy_from_slice(&self.sol[..n]);
+        dy[n..].copy_from_slice(&self.acc);
         Ok(())
     }
 
-    /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact for a tree (dual numbers
-    /// through the articulated-body algorithm); forward differences with
-    /// closure constraints.
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact: dual numbers through the
+    /// articulated-body algorithm (tree) or the KKT system (closed loops).
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
-        if self.m > 0 {
-            return jounce_integrate::jacobian::fd_jacobian(self, t, y, jac);
-        }
         let n = self.n;
         let (q, v) = y.split_at(n);
-        self.js
-            .forward_dynamics_jacobians(&mut self.data, t, q, v, &mut self.da_dq, &mut self.da_dv)
-            .map_err(|e| eval_error(t, e))?;
+        self.acceleration_jacobians(t, q, v)?;
         jac.fill(0.0);
         for i in 0..n {
             jac[(i, n + i)] = 1.0;
@@ -229,7 +171,7 @@ impl OdeProblem for Joint {
     }
 
     fn has_exact_jacobian(&self) -> bool {
-        self.m == 0
+        true
     }
 
     fn breakpoints(&self) -> &[f64] {
@@ -264,7 +206,7 @@ impl SecondOrderProblem for Joint {
             self.js.bias_forces(&mut self.data, t, q, v, f);
         } else {
             self.accelerations(t, q, v)?;
-            f.copy_from_slice(&self.sol[..self.n]);
+            f.copy_from_slice(&self.acc);
         }
         if f.iter().any(|x| !x.is_finite()) {
             return Err(EvalError::NonFinite {
@@ -276,7 +218,8 @@ impl SecondOrderProblem for Joint {
     }
 
     /// K = ∂(M(q) a − f)/∂q, C = −∂f/∂v: recursive Newton–Euler in dual
-    /// numbers for a tree; forward differences with closure constraints.
+    /// numbers for a tree; with closure constraints, of r = a − q''(t, q, v),
+    /// K = −∂q''/∂q, C = −∂q''/∂v (dual numbers through the KKT system).
     fn tangent(
         &mut self,
         t: f64,
@@ -287,7 +230,14 @@ impl SecondOrderProblem for Joint {
         c: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
         if self.m > 0 {
-            return jounce_integrate::jacobian::fd_tangent(self, t, q, v, a, k, c);
+            self.acceleration_jacobians(t, q, v)?;
+            for i in 0..self.n {
+                for j in 0..self.n {
+                    k[(i, j)] = -self.da_dq[(i, j)];
+                    c[(i, j)] = -self.da_dv[(i, j)];
+                }
+            }
+            return Ok(());
         }
         self.js
             .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, k, c);
@@ -295,7 +245,7 @@ impl SecondOrderProblem for Joint {
     }
 
     fn has_exact_tangent(&self) -> bool {
-        self.m == 0
+        true
     }
 }
 
@@ -332,17 +282,20 @@ impl Formulation for Joint {
             .joint_state(&mut self.data, q0, v0, TREE_TOL, q, v)
             .map_err(|e| bad(format!("initial state: {e}")))?;
         let (q, v) = (q.to_vec(), v.to_vec());
-        match self.accelerations(t0, &q, &v) {
+        match self
+            .js
+            .forward_dynamics(&mut self.data, t0, &q, &v, &mut self.acc)
+        {
             Ok(()) => Ok(y),
-            Err(EvalError::Singular { detail, .. }) if self.m == 0 => {
+            Err(e @ JointSpaceError::ZeroArticulatedInertia { .. }) => {
                 Err(FormulationError::SingularMass {
                     formulation: "joint".into(),
-                    detail: format!("at t = {t0}: {detail}"),
+                    detail: format!("at t = {t0}: {e}"),
                 })
             }
-            Err(EvalError::Singular { detail, .. }) => Err(FormulationError::SingularJacobian(
-                format!("at t = {t0}: {detail}"),
-            )),
+            Err(e @ JointSpaceError::SingularClosure(_)) => Err(
+                FormulationError::SingularJacobian(format!("at t = {t0}: {e}")),
+            ),
             Err(e) => Err(bad(format!("initial state: {e}"))),
         }
     }

@@ -416,3 +416,104 @@ fn free_bodies_fall_freely() {
     .unwrap();
     assert_close(&a, &[0.0, -9.81, 0.0], 1e-12, "free fall");
 }
+
+/// With closure constraints (the four-bar's cut pin; the driven
+/// slider-crank's cut pin and motor) q'' comes from the KKT system in joint
+/// coordinates: it satisfies Φ_q q'' = γ and M q'' + Φ_qᵀλ = f, and its
+/// exact Jacobians match finite differences.
+#[test]
+fn closed_loop_dynamics_and_its_exact_jacobians() {
+    for (model, nv, nc) in [
+        (four_bar(1.0, [0.0, 0.6], [1.2, 0.9]), 3, 2),
+        (slider_crank(0.3, 1.0, 0.4, true), 3, 3),
+    ] {
+        let sys = system(&model);
+        let js = PlanarJointSystem::new(&sys);
+        assert_eq!((js.nv(), js.nc()), (nv, nc), "{}", model.name);
+        let mut data = js.data();
+        let (mut q, mut v) = (vec![0.0; nv], vec![0.0; nv]);
+        let xd = vec![0.0; sys.nq()];
+        js.joint_state(&mut data, &sys.initial_q(), &xd, 1e-9, &mut q, &mut v)
+            .unwrap();
+        // a consistent velocity: v in the null space of Φ_q
+        let mut jac = DMatrix::zeros(nc, nv);
+        js.constraint_jacobian(&mut data, 0.0, &q, &mut jac);
+        if nc == 2 {
+            // three coordinates, two rows: the null space is the cross
+            // product of the rows
+            let (r0, r1) = (jac.row(0), jac.row(1));
+            v = vec![
+                r0[1] * r1[2] - r0[2] * r1[1],
+                r0[2] * r1[0] - r0[0] * r1[2],
+                r0[0] * r1[1] - r0[1] * r1[0],
+            ];
+        }
+        let mut a = vec![0.0; nv];
+        js.forward_dynamics(&mut data, 0.1, &q, &v, &mut a).unwrap();
+        let mut gamma = vec![0.0; nc];
+        js.gamma(&mut data, 0.1, &q, &v, &mut gamma);
+        let r = &jac * DVector::from_column_slice(&a);
+        assert_close(r.as_slice(), &gamma, 1e-10, "Φ_q q'' = γ");
+        let (mut dq, mut dv) = (DMatrix::zeros(nv, nv), DMatrix::zeros(nv, nv));
+        js.forward_dynamics_jacobians(&mut data, 0.1, &q, &v, &mut dq, &mut dv)
+            .unwrap();
+        let fa = |qq: &[f64], vv: &[f64], out: &mut [f64]| {
+            js.forward_dynamics(&mut js.data(), 0.1, qq, vv, out)
+                .unwrap();
+        };
+        let fdq = fd_jacobian(|x, out| fa(x, &v, out), &q, nv);
+        let fdv = fd_jacobian(|x, out| fa(&q, x, out), &v, nv);
+        assert_matrix_close(&sys, &dq, &fdq, 1e-6, "closed loop ∂q''/∂q");
+        assert_matrix_close(&sys, &dv, &fdv, 1e-6, "closed loop ∂q''/∂v");
+    }
+}
+
+/// The joint-coordinate motion satisfies the body-coordinate equations of
+/// motion: on a random tree with gravity, a point force, a spring-damper
+/// and a rotational spring-actuator, the body accelerations ẍ of
+/// q'' (by central differences of forward kinematics along the motion)
+/// leave a residual M ẍ − Q(x, ẋ) that the joints can carry, Φ_xᵀ λ
+/// (least squares residual ~ 0), and meet Φ_x ẍ = γ.
+#[test]
+fn joint_motion_satisfies_the_body_equations_with_every_force_element() {
+    let mut seed = 21;
+    let model = random_tree(6, &mut seed);
+    let sys = system(&model);
+    let js = PlanarJointSystem::new(&sys);
+    let (nq, n) = (sys.nq(), js.nv());
+    let mut data = js.data();
+    let (q, v) = random_state(n, &mut seed);
+    let t = 0.4;
+    let mut a = vec![0.0; n];
+    js.forward_dynamics(&mut data, t, &q, &v, &mut a).unwrap();
+    let h = 1e-5;
+    let at = |s: f64, data: &mut jounce_mechanics::JointData| {
+        let qs: Vec<f64> = (0..n)
+            .map(|i| q[i] + v[i] * s + 0.5 * a[i] * s * s)
+            .collect();
+        let vs: Vec<f64> = (0..n).map(|i| v[i] + a[i] * s).collect();
+        let (mut x, mut xd) = (vec![0.0; nq], vec![0.0; nq]);
+        js.body_state(data, &qs, &vs, &mut x, &mut xd);
+        (x, xd)
+    };
+    let (x, xd) = at(0.0, &mut data);
+    let (_, xp) = at(h, &mut data);
+    let (_, xm) = at(-h, &mut data);
+    let xdd: Vec<f64> = (0..nq).map(|k| (xp[k] - xm[k]) / (2.0 * h)).collect();
+    let mut m = DMatrix::zeros(nq, nq);
+    sys.mass_matrix(&x, &mut m);
+    let mut qf = vec![0.0; nq];
+    sys.generalized_forces(t, &x, &xd, &mut qf);
+    let r = &m * DVector::from_column_slice(&xdd) - DVector::from_column_slice(&qf);
+    let mut jac = DMatrix::zeros(sys.nc(), nq);
+    sys.constraint_jacobian(t, &x, &mut jac);
+    // λ minimising |Φ_xᵀ λ − r|
+    let jt = jac.transpose();
+    let lambda = (&jac * &jt).lu().solve(&(&jac * &r)).unwrap();
+    let res = &jt * lambda - &r;
+    assert!(res.amax() < 1e-6 * (1.0 + r.amax()), "body residual {res}");
+    let mut gamma = vec![0.0; sys.nc()];
+    sys.gamma(t, &x, &xd, &mut gamma);
+    let c = &jac * DVector::from_column_slice(&xdd);
+    assert_close(c.as_slice(), &gamma, 1e-6, "Φ_x ẍ = γ");
+}

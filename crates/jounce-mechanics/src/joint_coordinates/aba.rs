@@ -189,9 +189,9 @@ impl PlanarJointSystem {
 
     /// Composite-rigid-body algorithm (Featherstone Table 6.2 in the fixed
     /// frame): I^c_i = I_i + Σ_children I^c_j; M_ii = S_iᵀ I^c_i S_i and
-    /// M_ij = M_ji = S_jᵀ I^c_i S_i for every ancestor j of i. Needs the
-    /// kinematics pass done. O(N·depth).
-    pub(crate) fn crba(&self, w: &mut TreeWork<f64>, m: &mut nalgebra::DMatrix<f64>) {
+    /// M_ij = M_ji = S_jᵀ I^c_i S_i for every ancestor j of i, into `m`
+    /// (row-major n × n). Needs the kinematics pass done. O(N·depth).
+    pub(crate) fn crba<D: Scalar>(&self, w: &mut TreeWork<D>, m: &mut [D]) {
         let n = self.tree.nodes.len();
         for i in 0..n {
             w.inertia[i] = self.node_inertia(w, i);
@@ -202,15 +202,15 @@ impl PlanarJointSystem {
                 add_sym(&mut w.inertia[p], &ic);
             }
         }
-        m.fill(0.0);
+        m.iter_mut().for_each(|x| *x = D::from(0.0));
         for i in 0..n {
             let f = mul_sym(&w.inertia[i], w.motion[i].s);
-            m[(i, i)] = dot3(w.motion[i].s, f);
+            m[i * n + i] = dot3(w.motion[i].s, f);
             let mut j = self.tree.nodes[i].parent;
             while let Some(k) = j {
                 let mij = dot3(w.motion[k].s, f);
-                m[(i, k)] = mij;
-                m[(k, i)] = mij;
+                m[i * n + k] = mij;
+                m[k * n + i] = mij;
                 j = self.tree.nodes[k].parent;
             }
         }

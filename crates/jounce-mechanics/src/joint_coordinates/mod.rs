@@ -17,6 +17,8 @@
 //! * [`kinematics`] — forward kinematics of one node and its inverse;
 //! * `aba` — the articulated-body, Newton–Euler and composite-rigid-body
 //!   recursions;
+//! * `closure_dynamics` — the KKT system in joint coordinates for closed
+//!   loops and drivers;
 //! * [`planar_joint`] — [`PlanarJointSystem`], the planar implementation;
 //! * `work` — the per-scalar buffers of the recursions.
 //!
@@ -26,6 +28,7 @@
 //! force is a multiplier.
 
 mod aba;
+mod closure_dynamics;
 pub mod kinematics;
 pub mod planar_joint;
 pub mod spatial;

@@ -104,8 +104,18 @@ impl PlanarJointSystem {
         self.tree.nodes.len()
     }
 
+    /// Number of closure constraint rows.
+    pub(crate) fn closure_rows(&self) -> usize {
+        self.nc
+    }
+
+    /// Name of closure row `r`.
+    pub(crate) fn closure_label(&self, r: usize) -> String {
+        JointCoordinateSystem::constraint_label(self, r)
+    }
+
     /// Node poses from joint positions `q` (positions only, O(N)).
-    fn pose_pass<D: Scalar>(&self, q: impl Fn(usize) -> D, poses: &mut [[D; 3]]) {
+    pub(crate) fn pose_pass<D: Scalar>(&self, q: impl Fn(usize) -> D, poses: &mut [[D; 3]]) {
         let z = D::from(0.0);
         for (i, n) in self.tree.nodes.iter().enumerate() {
             let pp = n.parent.map_or([z; 3], |p| poses[p]);
@@ -115,7 +125,7 @@ impl PlanarJointSystem {
 
     /// Φ of every cut element at node poses `poses` and time `t`, the
     /// driver values from `f` ((f, f', f'') → scalar).
-    fn closure_pass<D: Scalar>(
+    pub(crate) fn closure_pass<D: Scalar>(
         &self,
         t: f64,
         poses: &[[D; 3]],
@@ -159,7 +169,7 @@ impl JointCoordinateSystem for PlanarJointSystem {
 
     fn data(&self) -> JointData {
         JointData {
-            planar: PlanarJointWork::new(self.tree.nodes.len()),
+            planar: PlanarJointWork::new(self.tree.nodes.len(), self.nc),
         }
     }
 
@@ -267,7 +277,11 @@ impl JointCoordinateSystem for PlanarJointSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError> {
         if self.nc > 0 {
-            return Err(JointSpaceError::HasConstraints(self.nc));
+            let w = &mut data.planar.kkt;
+            Self::load(&mut w.tree, q, v);
+            self.kkt_dynamics(t, w)?;
+            a.copy_from_slice(&w.sol[..q.len()]);
+            return Ok(());
         }
         let w = &mut data.planar.re;
         Self::load(w, q, v);
@@ -285,21 +299,32 @@ impl JointCoordinateSystem for PlanarJointSystem {
         da_dq: &mut DMatrix<f64>,
         da_dv: &mut DMatrix<f64>,
     ) -> Result<(), JointSpaceError> {
-        if self.nc > 0 {
-            return Err(JointSpaceError::HasConstraints(self.nc));
-        }
         let n = q.len();
-        let w = &mut data.planar.dual;
         for (seed_q, out) in [(true, da_dq), (false, da_dv)] {
             for j in 0..n {
-                for i in 0..n {
-                    let e = if i == j { 1.0 } else { 0.0 };
-                    w.q[i] = Dual64::new(q[i], if seed_q { e } else { 0.0 });
-                    w.v[i] = Dual64::new(v[i], if seed_q { 0.0 } else { e });
-                }
-                self.aba(t, w)?;
-                for i in 0..n {
-                    out[(i, j)] = w.a[i].eps;
+                let seed = |i: usize, x: &[f64], on: bool| {
+                    Dual64::new(x[i], if on && i == j { 1.0 } else { 0.0 })
+                };
+                if self.nc > 0 {
+                    let w = &mut data.planar.kkt_dual;
+                    for i in 0..n {
+                        w.tree.q[i] = seed(i, q, seed_q);
+                        w.tree.v[i] = seed(i, v, !seed_q);
+                    }
+                    self.kkt_dynamics(t, w)?;
+                    for i in 0..n {
+                        out[(i, j)] = w.sol[i].eps;
+                    }
+                } else {
+                    let w = &mut data.planar.dual;
+                    for i in 0..n {
+                        w.q[i] = seed(i, q, seed_q);
+                        w.v[i] = seed(i, v, !seed_q);
+                    }
+                    self.aba(t, w)?;
+                    for i in 0..n {
+                        out[(i, j)] = w.a[i].eps;
+                    }
                 }
             }
         }
@@ -311,7 +336,8 @@ impl JointCoordinateSystem for PlanarJointSystem {
         w.q.copy_from_slice(q);
         w.v.iter_mut().for_each(|x| *x = 0.0);
         self.kinematics_pass(w);
-        self.crba(w, m);
+        // M is symmetric: its row-major and column-major storage agree
+        self.crba(w, m.as_mut_slice());
     }
 
     fn bias_forces(&self, data: &mut JointData, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {

@@ -56,10 +56,14 @@ pub enum JointSpaceError {
         /// ‖x(q) − x‖∞ for the body poses.
         residual: f64,
     },
-    /// Forward dynamics without constraints was asked of a system with
-    /// closure constraints.
-    #[error("the system has {0} closure constraints; use the mass matrix and constraints")]
-    HasConstraints(usize),
+    /// The KKT matrix of the closure constraints is singular: redundant cut
+    /// joints or drivers, a singular configuration, or a joint without
+    /// inertia.
+    #[error(
+        "the joint-coordinate KKT matrix is singular (redundant or singular closure \
+         constraints, or a joint without inertia) among: {0}"
+    )]
+    SingularClosure(String),
 }
 
 /// A mechanical system in joint coordinates.
@@ -128,12 +132,13 @@ pub trait JointCoordinateSystem {
         body_v: &mut [f64],
     );
 
-    /// q'' of a tree without closure constraints, M(q) q'' = f(t, q, v), by
-    /// the articulated-body algorithm (O(N)).
+    /// q'': for a tree (m = 0) of M(q) q'' = f(t, q, v) by the
+    /// articulated-body algorithm (O(N)); with closure constraints of the
+    /// KKT system [M Φ_qᵀ; Φ_q 0][q''; λ] = [f; γ].
     ///
     /// # Errors
     /// [`JointSpaceError::ZeroArticulatedInertia`] naming the joint,
-    /// [`JointSpaceError::HasConstraints`] if m > 0.
+    /// [`JointSpaceError::SingularClosure`] naming the closure constraints.
     fn forward_dynamics(
         &self,
         data: &mut JointData,

@@ -4,6 +4,7 @@
 
 use num_dual::{Dual2_64, Dual64};
 
+use super::closure_dynamics::KktWork;
 use super::kinematics::NodeMotion;
 use super::spatial::{Sym3, Vec3};
 use crate::kinematics::Scalar;
@@ -76,12 +77,18 @@ pub(crate) struct PlanarJointWork {
     pub pose_dual: Vec<[Dual64; 3]>,
     /// Node poses in second-order duals along q + v s (γ).
     pub pose_dual2: Vec<[Dual2_64; 3]>,
+    /// KKT dynamics with closure constraints, values.
+    pub kkt: KktWork<f64>,
+    /// KKT dynamics in first-order duals (exact Jacobians).
+    pub kkt_dual: KktWork<Dual64>,
 }
 
 impl PlanarJointWork {
-    /// Buffers for `n` nodes.
-    pub fn new(n: usize) -> Self {
+    /// Buffers for `n` nodes and `m` closure rows.
+    pub fn new(n: usize, m: usize) -> Self {
         Self {
+            kkt: KktWork::new(n, m),
+            kkt_dual: KktWork::new(n, m),
             re: TreeWork::new(n),
             dual: TreeWork::new(n),
             pose_dual: vec![[Dual64::from(0.0); 3]; n],
