@@ -32,13 +32,16 @@ use super::work::TreeWork;
 impl PlanarJointSystem {
     /// Pass 1: poses, velocities, S, c of every node from `w.q`, `w.v`.
     pub(crate) fn kinematics_pass<D: Scalar>(&self, w: &mut TreeWork<D>) {
-        let z = D::from(0.0);
+        let (z, one) = (D::from(0.0), D::from(1.0));
         for (i, n) in self.tree.nodes.iter().enumerate() {
-            let (pp, pv) = match n.parent {
-                Some(p) => (w.motion[p].pose, w.motion[p].vel),
-                None => ([z; 3], [z; 3]),
+            let (pp, psc, pv) = match n.parent {
+                Some(p) => {
+                    let m = &w.motion[p];
+                    (m.pose, m.sin_cos, m.vel)
+                }
+                None => ([z; 3], [z, one], [z; 3]),
             };
-            w.motion[i] = node_motion(n, pp, pv, w.q[i], w.v[i]);
+            w.motion[i] = node_motion(n, pp, psc, pv, w.q[i], w.v[i]);
         }
     }
 
@@ -109,15 +112,21 @@ impl PlanarJointSystem {
         self.kinematics_pass(w);
         self.force_pass(t, w);
         let n = self.tree.nodes.len();
+        let z = D::from(0.0);
         for i in 0..n {
+            w.inertia[i] = [z; 6];
+            w.force[i] = [z; 3];
+        }
+        // pass 2, each node's own inertia and bias force added to what its
+        // children (later in the order) have passed up
+        for i in (0..n).rev() {
             let ii = self.node_inertia(w, i);
+            add_sym(&mut w.inertia[i], &ii);
             let v = w.motion[i].v;
             let p = cross_force(v, mul_sym(&ii, v));
             let fe = self.external_force(w, i);
-            w.inertia[i] = ii;
-            w.force[i] = [p[0] - fe[0], p[1] - fe[1], p[2] - fe[2]];
-        }
-        for i in (0..n).rev() {
+            let pa = [p[0] - fe[0], p[1] - fe[1], p[2] - fe[2]];
+            w.force[i] = add(w.force[i], pa);
             let s = w.motion[i].s;
             let u = mul_sym(&w.inertia[i], s);
             let d = dot3(s, u);
@@ -127,15 +136,16 @@ impl PlanarJointSystem {
                     value: d.re(),
                 });
             }
+            let inv_d = D::from(1.0) / d;
             let tau = -dot3(s, w.force[i]);
             w.u[i] = u;
-            w.d[i] = d;
+            w.d[i] = inv_d;
             w.tau[i] = tau;
             if let Some(p) = self.tree.nodes[i].parent {
-                let ia = sub_outer(&w.inertia[i], u, d);
+                let ia = sub_outer(&w.inertia[i], u, inv_d);
                 let pa = add(
                     add(w.force[i], mul_sym(&ia, w.motion[i].c)),
-                    scale(tau / d, u),
+                    scale(tau * inv_d, u),
                 );
                 add_sym(&mut w.inertia[p], &ia);
                 w.force[p] = add(w.force[p], pa);
@@ -148,7 +158,7 @@ impl PlanarJointSystem {
                 None => root,
             };
             let a1 = add(ap, w.motion[i].c);
-            let qdd = (w.tau[i] - dot3(w.u[i], a1)) / w.d[i];
+            let qdd = (w.tau[i] - dot3(w.u[i], a1)) * w.d[i];
             w.a[i] = qdd;
             w.acc[i] = add(a1, scale(qdd, w.motion[i].s));
         }

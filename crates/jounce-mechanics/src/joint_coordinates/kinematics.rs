@@ -41,6 +41,14 @@ pub(crate) struct NodeMotion<D> {
     pub c: Vec3<D>,
     /// Spatial velocity at O.
     pub v: Vec3<D>,
+    /// (sin θ, cos θ) of the pose, reused by the children.
+    pub sin_cos: [D; 2],
+}
+
+/// A(θ) s from (sin θ, cos θ).
+#[inline]
+fn rot<D: Scalar>(sc: [D; 2], s: [f64; 2]) -> [D; 2] {
+    [sc[1] * s[0] - sc[0] * s[1], sc[0] * s[0] + sc[1] * s[1]]
 }
 
 /// ω × w for a planar angular velocity ω.
@@ -68,17 +76,18 @@ pub(crate) fn node_pose<D: Scalar>(n: &TreeNode, pp: [D; 3], q: D) -> [D; 3] {
     [p[0] - ac[0], p[1] - ac[1], theta]
 }
 
-/// Pose, velocity, S and c of node `n` from its parent's pose `pp` and
-/// velocity `pv`, coordinate q and rate qd.
+/// Pose, velocity, S and c of node `n` from its parent's pose `pp`,
+/// (sin θ_p, cos θ_p) `psc` and velocity `pv`, coordinate q and rate qd.
 #[inline]
 pub(crate) fn node_motion<D: Scalar>(
     n: &TreeNode,
     pp: [D; 3],
+    psc: [D; 2],
     pv: [D; 3],
     q: D,
     qd: D,
 ) -> NodeMotion<D> {
-    let ap = rotate(pp[2], n.sp);
+    let ap = rot(psc, n.sp);
     let sq = q * n.sign;
     let sqd = qd * n.sign;
     let zero = D::from(0.0);
@@ -92,7 +101,7 @@ pub(crate) fn node_motion<D: Scalar>(
             (p, pdot, pp[2] + sq, pv[2] + sqd, s, c)
         }
         TreeJointKind::Prismatic { axis } => {
-            let u = rotate(pp[2], axis);
+            let u = rot(psc, axis);
             let arm = [ap[0] + sq * u[0], ap[1] + sq * u[1]];
             let p = [pp[0] + arm[0], pp[1] + arm[1]];
             let w = omega_cross(pv[2], arm);
@@ -102,7 +111,13 @@ pub(crate) fn node_motion<D: Scalar>(
             (p, pdot, pp[2] + D::from(n.offset), pv[2], s, c)
         }
     };
-    let ac = rotate(theta, n.sc);
+    // a prismatic joint keeps the parent's angle up to a constant offset
+    let (sn, cs) = if matches!(n.kind, TreeJointKind::Prismatic { .. }) && n.offset == 0.0 {
+        (psc[0], psc[1])
+    } else {
+        theta.sin_cos()
+    };
+    let ac = rot([sn, cs], n.sc);
     let r = [p[0] - ac[0], p[1] - ac[1]];
     let w = omega_cross(omega, ac);
     let rdot = [pdot[0] - w[0], pdot[1] - w[1]];
@@ -112,6 +127,7 @@ pub(crate) fn node_motion<D: Scalar>(
         s,
         c,
         v: velocity_at_origin(r, rdot, omega),
+        sin_cos: [sn, cs],
     }
 }
 

@@ -83,10 +83,11 @@ pub fn add_sym<D: Scalar>(a: &mut Sym3<D>, b: &Sym3<D>) {
     }
 }
 
-/// A − u uᵀ / d (the rank-one update of the articulated-body algorithm).
+/// A − u uᵀ d⁻¹ (the rank-one update of the articulated-body algorithm),
+/// given `inv_d` = d⁻¹.
 #[inline]
-pub fn sub_outer<D: Scalar>(a: &Sym3<D>, u: Vec3<D>, d: D) -> Sym3<D> {
-    let w = [u[0] / d, u[1] / d, u[2] / d];
+pub fn sub_outer<D: Scalar>(a: &Sym3<D>, u: Vec3<D>, inv_d: D) -> Sym3<D> {
+    let w = [u[0] * inv_d, u[1] * inv_d, u[2] * inv_d];
     [
         a[0] - u[0] * w[0],
         a[1] - u[0] * w[1],
@@ -157,7 +158,7 @@ mod tests {
     /// motion cross product, (v × m)·f + m·(v ×* f) = 0.
     #[test]
     fn cross_products_are_dual() {
-        let v = [0.3, -1.2, 0.7];
+        let v: [f64; 3] = [0.3, -1.2, 0.7];
         let m = [1.1, 0.4, -0.9];
         let f = [-0.5, 2.0, 0.25];
         let s = dot3(cross_motion(v, m), f) + dot3(m, cross_force(v, f));

@@ -24,7 +24,7 @@ pub(crate) struct TreeWork<D> {
     pub force: Vec<Vec3<D>>,
     /// U = I^A S.
     pub u: Vec<Vec3<D>>,
-    /// D = Sᵀ U.
+    /// D⁻¹ = (Sᵀ U)⁻¹.
     pub d: Vec<D>,
     /// u = τ − Sᵀ p^A.
     pub tau: Vec<D>,
@@ -48,6 +48,7 @@ impl<D: Scalar> TreeWork<D> {
             s: [z; 3],
             c: [z; 3],
             v: [z; 3],
+            sin_cos: [z, D::from(1.0)],
         };
         Self {
             motion: vec![m; n],
