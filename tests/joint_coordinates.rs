@@ -33,6 +33,22 @@ fn last(s: &Series, col: &str) -> f64 {
     *s.col(col).last().unwrap()
 }
 
+/// Largest difference of the multiplier columns at the last row, relative
+/// to the largest multiplier of `b`.
+fn multiplier_difference(a: &Series, b: &Series) -> f64 {
+    let names: Vec<&String> = b
+        .columns
+        .keys()
+        .filter(|k| k.starts_with("lambda["))
+        .collect();
+    assert!(!names.is_empty());
+    let scale = names.iter().fold(1.0_f64, |m, k| m.max(last(b, k).abs()));
+    names
+        .iter()
+        .map(|k| (last(a, k) - last(b, k)).abs() / scale)
+        .fold(0.0, f64::max)
+}
+
 /// studies.md S1 in its own joint coordinates: M(φ) φ'' = −K φ − h(φ, φ')
 /// with M = [[3 + 2 cos φ2, 1 + cos φ2], [1 + cos φ2, 1]] and
 /// h = (−sin φ2 (2 φ1' φ2' + φ2'²), sin φ2 φ1'²).
@@ -135,8 +151,12 @@ fn trees_with_every_force_element_agree_with_the_body_coordinates() {
         let (_, aug) = run_example(file, tight("dop853", "augmented", t_end), "treea");
         assert_eq!(sj.status, "completed", "{file}: {:?}", sj.error);
         let d = (last(&joint, col) - last(&aug, col)).abs();
-        eprintln!("{file}: {col} at t = {t_end}: |joint − augmented| = {d:.2e}");
+        let dl = multiplier_difference(&joint, &aug);
+        eprintln!(
+            "{file}: {col} at t = {t_end}: |joint − augmented| = {d:.2e}, multipliers {dl:.2e}"
+        );
         assert!(d <= 1e-8, "{file}: {col} differs by {d:e}");
+        assert!(dl <= 1e-6, "{file}: multipliers differ by {dl:e}");
     }
 }
 
@@ -151,10 +171,12 @@ fn closed_loops_agree_with_the_body_coordinates() {
         assert_eq!(sj.status, "completed", "{file}: {:?}", sj.error);
         let name = format!("{body}.{col}");
         let d = (last(&joint, &name) - last(&aug, &name)).abs();
+        let dl = multiplier_difference(&joint, &aug);
         eprintln!(
-            "{file}: {name} at t = 1: |joint − augmented| = {d:.2e}, |Φ| ≤ {:.1e}",
+            "{file}: {name} at t = 1: |joint − augmented| = {d:.2e}, multipliers {dl:.2e}, |Φ| ≤ {:.1e}",
             sj.accuracy.max_position_violation
         );
+        assert!(dl <= 1e-6, "{file}: multipliers differ by {dl:e}");
         assert!(d <= 1e-8, "{file}: {name} differs by {d:e}");
         assert!(sj.accuracy.max_position_violation < 1e-8);
     }

@@ -32,7 +32,12 @@
 //! **Output.** [`Formulation::physical_state`] maps (q, v) to body
 //! coordinates by forward kinematics, so results, energies and the
 //! constraint violations of the original joints are those of a body
-//! coordinate run; the body multipliers are not computed (zeros).
+//! coordinate run. The body multipliers λ (joint reactions, driver forces)
+//! follow from the body equations M ẍ + Φ_xᵀ λ = Q at the body
+//! accelerations ẍ of the joint motion, in the least-squares sense
+//! (Φ_x Φ_xᵀ λ = Φ_x (Q − M ẍ), exact when the motion is), for systems of
+//! at most [`MULTIPLIER_ROWS_MAX`] constraint rows (dense, output only);
+//! larger systems report zeros.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::{JointCoordinateSystem, JointData, JointSpaceError, MechanicalSystem};
@@ -40,13 +45,19 @@ use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::lu::FullPivLu;
+
+/// Largest number of body constraint rows for which the output carries
+/// the body multipliers (a dense least-squares solve per output row).
+pub const MULTIPLIER_ROWS_MAX: usize = 200;
 
 /// Relative violation of a tree joint by the initial body state above
 /// which the start is refused.
 const TREE_TOL: f64 = 1e-6;
 
-/// The joint-coordinate formulation.
-pub struct Joint {
+/// The joint-coordinate formulation of a body-coordinate system `S`.
+pub struct Joint<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
     js: Box<dyn JointCoordinateSystem>,
     data: JointData,
     /// Number of joint coordinates n (= rates).
@@ -60,6 +71,38 @@ pub struct Joint {
     da_dq: DMatrix<f64>,
     da_dv: DMatrix<f64>,
     breakpoints: Vec<f64>,
+    /// Output buffers of the body multipliers (empty when not computed).
+    body: BodyMultipliers,
+}
+
+/// Buffers of the body-multiplier solve of [`Formulation::physical_state`].
+struct BodyMultipliers {
+    acc: Vec<f64>,
+    mass: DMatrix<f64>,
+    forces: Vec<f64>,
+    jac: DMatrix<f64>,
+    lu: FullPivLu,
+    rhs: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl BodyMultipliers {
+    fn new(nv: usize, nc: usize) -> Self {
+        let (nv, nc) = if nc <= MULTIPLIER_ROWS_MAX {
+            (nv, nc)
+        } else {
+            (0, 0)
+        };
+        Self {
+            acc: vec![0.0; nv],
+            mass: DMatrix::zeros(nv, nv),
+            forces: vec![0.0; nv],
+            jac: DMatrix::zeros(nc, nv),
+            lu: FullPivLu::new(nc, nc),
+            rhs: vec![0.0; nc],
+            work: vec![0.0; nc],
+        }
+    }
 }
 
 fn eval_error(t: f64, e: JointSpaceError) -> EvalError {
@@ -78,13 +121,13 @@ fn eval_error(t: f64, e: JointSpaceError) -> EvalError {
     }
 }
 
-impl Joint {
+impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
     /// The joint-coordinate form of `sys`.
     ///
     /// # Errors
     /// [`FormulationError::BadParameter`] when the system has no joint
     /// coordinates.
-    pub fn new<S: MechanicalSystem + ?Sized>(sys: &S) -> Result<Self, FormulationError> {
+    pub fn new(sys: &'a S) -> Result<Self, FormulationError> {
         let js = sys
             .joint_coordinates()
             .ok_or_else(|| FormulationError::BadParameter {
@@ -103,6 +146,8 @@ impl Joint {
             da_dq: DMatrix::zeros(n, n),
             da_dv: DMatrix::zeros(n, n),
             breakpoints: js.breakpoints(),
+            body: BodyMultipliers::new(sys.nv(), sys.nc()),
+            sys,
             js,
         })
     }
@@ -139,7 +184,7 @@ impl Joint {
     }
 }
 
-impl OdeProblem for Joint {
+impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
     fn dim(&self) -> usize {
         2 * self.n
     }
@@ -183,7 +228,7 @@ impl OdeProblem for Joint {
     }
 }
 
-impl SecondOrderProblem for Joint {
+impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
     fn ndof(&self) -> usize {
         self.n
     }
@@ -249,7 +294,7 @@ impl SecondOrderProblem for Joint {
     }
 }
 
-impl Formulation for Joint {
+impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
     fn name(&self) -> &'static str {
         "joint"
     }
@@ -302,15 +347,48 @@ impl Formulation for Joint {
 
     fn physical_state(
         &mut self,
-        _t: f64,
+        t: f64,
         y: &[f64],
         q: &mut [f64],
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         let n = self.n;
-        self.js.body_state(&mut self.data, &y[..n], &y[n..], q, v);
-        lambda[..self.body_nc].fill(0.0);
+        let (yq, yv) = y.split_at(n);
+        self.js.body_state(&mut self.data, yq, yv, q, v);
+        let nc = self.body_nc;
+        lambda[..nc].fill(0.0);
+        if nc == 0 || nc > MULTIPLIER_ROWS_MAX {
+            return Ok(());
+        }
+        // Φ_x Φ_xᵀ λ = Φ_x (Q − M ẍ)
+        self.accelerations(t, yq, yv)?;
+        let b = &mut self.body;
+        self.js
+            .body_acceleration(&mut self.data, yq, yv, &self.acc, &mut b.acc);
+        self.sys.mass_matrix(q, &mut b.mass);
+        self.sys.generalized_forces(t, q, v, &mut b.forces);
+        self.sys.constraint_jacobian(t, q, &mut b.jac);
+        let nv = b.forces.len();
+        for i in 0..nv {
+            let mut s = b.forces[i];
+            for j in 0..nv {
+                s -= b.mass[(i, j)] * b.acc[j];
+            }
+            b.forces[i] = s;
+        }
+        for r in 0..nc {
+            b.rhs[r] = (0..nv).map(|j| b.jac[(r, j)] * b.forces[j]).sum();
+            for k in 0..nc {
+                let s = (0..nv).map(|j| b.jac[(r, j)] * b.jac[(k, j)]).sum();
+                b.lu.set(r, k, s);
+            }
+        }
+        b.lu.factor(1e-13);
+        if b.lu.is_regular() {
+            b.lu.solve_in_place(&mut b.rhs, &mut b.work);
+            lambda[..nc].copy_from_slice(&b.rhs);
+        }
         Ok(())
     }
 }

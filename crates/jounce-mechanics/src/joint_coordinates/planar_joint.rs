@@ -268,6 +268,30 @@ impl JointCoordinateSystem for PlanarJointSystem {
         }
     }
 
+    /// The kinematics pass in first-order duals along the motion,
+    /// q(s) = q + v s, v(s) = v + a s: the derivative of each body's
+    /// velocity is its acceleration.
+    fn body_acceleration(
+        &self,
+        data: &mut JointData,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        body_a: &mut [f64],
+    ) {
+        let w = &mut data.planar.dual;
+        for i in 0..q.len() {
+            w.q[i] = Dual64::new(q[i], v[i]);
+            w.v[i] = Dual64::new(v[i], a[i]);
+        }
+        self.kinematics_pass(w);
+        for (b, &k) in self.tree.body_node.iter().enumerate() {
+            for j in 0..3 {
+                body_a[3 * b + j] = w.motion[k].vel[j].eps;
+            }
+        }
+    }
+
     fn forward_dynamics(
         &self,
         data: &mut JointData,

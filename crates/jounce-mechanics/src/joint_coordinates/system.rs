@@ -132,6 +132,18 @@ pub trait JointCoordinateSystem {
         body_v: &mut [f64],
     );
 
+    /// Body accelerations ẍ = J(q) q'' + J̇ q' of a joint state (q, v) and
+    /// accelerations a (forward kinematics differentiated along the
+    /// motion).
+    fn body_acceleration(
+        &self,
+        data: &mut JointData,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        body_a: &mut [f64],
+    );
+
     /// q'': for a tree (m = 0) of M(q) q'' = f(t, q, v) by the
     /// articulated-body algorithm (O(N)); with closure constraints of the
     /// KKT system [M Φ_qᵀ; Φ_q 0][q''; λ] = [f; γ].
