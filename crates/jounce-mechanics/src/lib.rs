@@ -19,6 +19,10 @@
 //!   [`MechanicalSystem::constraint_time_jacobian`],
 //!   [`MechanicalSystem::mass_matrix_derivative`] (central-difference
 //!   defaults; exact by nested dual numbers in [`PlanarSystem`]).
+//! * [`JointCoordinateSystem`] / [`PlanarJointSystem`] — the same system in
+//!   joint (relative) coordinates of its kinematic tree, with the O(N)
+//!   articulated-body algorithm and cut joints as closure constraints
+//!   ([`joint_coordinates`]; [`MechanicalSystem::joint_coordinates`]).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
