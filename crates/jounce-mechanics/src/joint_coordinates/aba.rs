@@ -22,10 +22,7 @@ use crate::kinematics::Scalar;
 
 use super::kinematics::node_motion;
 use super::planar_joint::PlanarJointSystem;
-use super::spatial::{
-    add, add_sym, body_inertia, cross_force, dot3, force_at_origin, max_abs_sym, mul_sym, scale,
-    sub_outer, Vec3,
-};
+use super::spatial::{add, add_sym, body_inertia, dot3, mul_sym, scale, sub_outer, Vec3};
 use super::system::JointSpaceError;
 use super::work::TreeWork;
 
@@ -74,13 +71,19 @@ impl PlanarJointSystem {
         }
     }
 
-    /// The external force at O on node `i`'s body (zero for a massless
-    /// frame).
+    /// v ×* I v − f^ext of node `i`'s body: with a zero spatial
+    /// acceleration its centre of mass accelerates by ω × ṙ, so the
+    /// velocity-product force is f = m ω × ṙ through the centre of mass
+    /// (equal to Featherstone's v ×* I v at O, eq. 2.67, with fewer
+    /// operations); minus the applied force (f_x, f_y, n).
     #[inline]
-    pub(crate) fn external_force<D: Scalar>(&self, w: &TreeWork<D>, i: usize) -> Vec3<D> {
-        let r = [w.motion[i].pose[0], w.motion[i].pose[1]];
-        let f = w.body_force[i];
-        force_at_origin(r, [f[0], f[1]], f[2])
+    pub(crate) fn body_bias<D: Scalar>(&self, w: &TreeWork<D>, i: usize) -> Vec3<D> {
+        let m = &w.motion[i];
+        let (r, rd, omega) = ([m.pose[0], m.pose[1]], [m.vel[0], m.vel[1]], m.vel[2]);
+        let mw = omega * self.mass[i];
+        let e = w.body_force[i];
+        let f = [-(mw * rd[1]) - e[0], mw * rd[0] - e[1]];
+        [r[0] * f[1] - r[1] * f[0] - e[2], f[0], f[1]]
     }
 
     /// Spatial inertia at O of node `i`'s body.
@@ -122,15 +125,14 @@ impl PlanarJointSystem {
         for i in (0..n).rev() {
             let ii = self.node_inertia(w, i);
             add_sym(&mut w.inertia[i], &ii);
-            let v = w.motion[i].v;
-            let p = cross_force(v, mul_sym(&ii, v));
-            let fe = self.external_force(w, i);
-            let pa = [p[0] - fe[0], p[1] - fe[1], p[2] - fe[2]];
+            let pa = self.body_bias(w, i);
             w.force[i] = add(w.force[i], pa);
             let s = w.motion[i].s;
             let u = mul_sym(&w.inertia[i], s);
             let d = dot3(s, u);
-            if !(d.re() > 1e-12 * max_abs_sym(&w.inertia[i])) {
+            // I^A is positive semi-definite: its trace bounds its entries
+            let ia = &w.inertia[i];
+            if !(d.re() > 1e-12 * (ia[0] + ia[3] + ia[5]).re()) {
                 return Err(JointSpaceError::ZeroArticulatedInertia {
                     joint: self.tree.nodes[i].label.clone(),
                     value: d.re(),
@@ -184,10 +186,7 @@ impl PlanarJointSystem {
             let acc = add(add(ap, m.c), scale(w.a[i], m.s));
             w.acc[i] = acc;
             let ii = self.node_inertia(w, i);
-            let v = w.motion[i].v;
-            let f = add(mul_sym(&ii, acc), cross_force(v, mul_sym(&ii, v)));
-            let fe = self.external_force(w, i);
-            w.force[i] = [f[0] - fe[0], f[1] - fe[1], f[2] - fe[2]];
+            w.force[i] = add(mul_sym(&ii, acc), self.body_bias(w, i));
         }
         for i in (0..n).rev() {
             w.a[i] = dot3(w.motion[i].s, w.force[i]);

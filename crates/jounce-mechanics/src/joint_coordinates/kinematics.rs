@@ -25,7 +25,7 @@
 
 use crate::kinematics::{rotate, rotate_d, Scalar};
 
-use super::spatial::{velocity_at_origin, Vec3};
+use super::spatial::Vec3;
 use super::tree::{TreeJointKind, TreeNode};
 
 /// Pose, velocity and joint quantities of one node.
@@ -39,8 +39,6 @@ pub(crate) struct NodeMotion<D> {
     pub s: Vec3<D>,
     /// c = Ṡ q'.
     pub c: Vec3<D>,
-    /// Spatial velocity at O.
-    pub v: Vec3<D>,
     /// (sin θ, cos θ) of the pose, reused by the children.
     pub sin_cos: [D; 2],
 }
@@ -126,7 +124,6 @@ pub(crate) fn node_motion<D: Scalar>(
         vel: [rdot[0], rdot[1], omega],
         s,
         c,
-        v: velocity_at_origin(r, rdot, omega),
         sin_cos: [sn, cs],
     }
 }

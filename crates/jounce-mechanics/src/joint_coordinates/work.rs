@@ -47,7 +47,6 @@ impl<D: Scalar> TreeWork<D> {
             vel: [z; 3],
             s: [z; 3],
             c: [z; 3],
-            v: [z; 3],
             sin_cos: [z, D::from(1.0)],
         };
         Self {
