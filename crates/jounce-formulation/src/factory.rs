@@ -145,7 +145,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         "index3" => Box::new(DaeFormulation::index3(sys)),
         "ggl" => Box::new(DaeFormulation::ggl(sys)),
         "odae" => Box::new(Odae::new(sys)),
-        "joint" => Box::new(Joint::new(sys)?),
+        "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })
 }

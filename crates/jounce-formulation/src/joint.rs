@@ -18,7 +18,9 @@
 //!
 //!   with M by the composite-rigid-body algorithm and f = Q − C by
 //!   recursive Newton–Euler, solved densely (these systems are small). As in `augmented` without Baumgarte terms, the
-//!   closure constraints hold at acceleration level and may drift.
+//!   closure constraints hold at acceleration level and may drift, unless
+//!   Baumgarte terms ([`Joint::with_baumgarte`], `[settings.baumgarte]`)
+//!   replace γ by γ − 2αΦ' − β²Φ.
 //!
 //! As a [`SecondOrderProblem`] (structural methods): for a tree,
 //! M(q) q'' = f(t, q, v) with M from CRBA and the exact tangents
@@ -150,6 +152,27 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
             sys,
             js,
         })
+    }
+
+    /// With Baumgarte parameters α (damping, 1/s) and β (frequency, 1/s)
+    /// on the closure constraints (as `augmented`); 0 switches a term off.
+    ///
+    /// # Errors
+    /// [`FormulationError::BadParameter`] for negative or non-finite values.
+    pub fn with_baumgarte(mut self, alpha: f64, beta: f64) -> Result<Self, FormulationError> {
+        for (name, v) in [
+            ("[settings.baumgarte] alpha", alpha),
+            ("[settings.baumgarte] beta", beta),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(FormulationError::BadParameter {
+                    formulation: "joint".into(),
+                    detail: format!("{name} must be finite and ≥ 0, got {v}"),
+                });
+            }
+        }
+        self.data.set_baumgarte(alpha, beta);
+        Ok(self)
     }
 
     /// The joint-coordinate system integrated.

@@ -64,7 +64,10 @@ impl<D: Scalar> KktWork<D> {
 }
 
 impl PlanarJointSystem {
-    /// q'' and λ into `w.sol` at (t, `w.tree.q`, `w.tree.v`).
+    /// q'' and λ into `w.sol` at (t, `w.tree.q`, `w.tree.v`), with the
+    /// Baumgarte terms `baumgarte` = (α, β): the second rows read
+    /// Φ_q q'' = γ − 2αΦ' − β²Φ, Φ and Φ' = dΦ/ds coming from the same
+    /// second-order dual evaluation as γ.
     ///
     /// # Errors
     /// [`JointSpaceError::SingularClosure`] naming the closure constraints
@@ -74,6 +77,7 @@ impl PlanarJointSystem {
         &self,
         t: f64,
         w: &mut KktWork<D>,
+        baumgarte: [f64; 2],
     ) -> Result<(), JointSpaceError> {
         let n = self.tree.nodes.len();
         let m = self.closure_rows();
@@ -108,7 +112,10 @@ impl PlanarJointSystem {
             t,
             &w.pose2,
             |f| Dual2::new(D::from(f.0), D::from(f.1), D::from(f.2)),
-            |r, x| sol[n + r] = -x.v2,
+            |r, x| {
+                sol[n + r] =
+                    -x.v2 - x.v1 * (2.0 * baumgarte[0]) - x.re * (baumgarte[1] * baumgarte[1])
+            },
         );
         // KKT matrix
         let k = n + m;

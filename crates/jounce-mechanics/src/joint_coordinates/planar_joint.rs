@@ -170,6 +170,7 @@ impl JointCoordinateSystem for PlanarJointSystem {
     fn data(&self) -> JointData {
         JointData {
             planar: PlanarJointWork::new(self.tree.nodes.len(), self.nc),
+            baumgarte: [0.0, 0.0],
         }
     }
 
@@ -301,9 +302,10 @@ impl JointCoordinateSystem for PlanarJointSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError> {
         if self.nc > 0 {
+            let baumgarte = data.baumgarte;
             let w = &mut data.planar.kkt;
             Self::load(&mut w.tree, q, v);
-            self.kkt_dynamics(t, w)?;
+            self.kkt_dynamics(t, w, baumgarte)?;
             a.copy_from_slice(&w.sol[..q.len()]);
             return Ok(());
         }
@@ -324,6 +326,7 @@ impl JointCoordinateSystem for PlanarJointSystem {
         da_dv: &mut DMatrix<f64>,
     ) -> Result<(), JointSpaceError> {
         let n = q.len();
+        let baumgarte = data.baumgarte;
         for (seed_q, out) in [(true, da_dq), (false, da_dv)] {
             for j in 0..n {
                 let seed = |i: usize, x: &[f64], on: bool| {
@@ -335,7 +338,7 @@ impl JointCoordinateSystem for PlanarJointSystem {
                         w.tree.q[i] = seed(i, q, seed_q);
                         w.tree.v[i] = seed(i, v, !seed_q);
                     }
-                    self.kkt_dynamics(t, w)?;
+                    self.kkt_dynamics(t, w, baumgarte)?;
                     for i in 0..n {
                         out[(i, j)] = w.sol[i].eps;
                     }

@@ -28,6 +28,17 @@ use super::work::PlanarJointWork;
 #[derive(Clone, Debug)]
 pub struct JointData {
     pub(crate) planar: PlanarJointWork,
+    /// Baumgarte parameters (α, β) of the closure constraints.
+    pub(crate) baumgarte: [f64; 2],
+}
+
+impl JointData {
+    /// Stabilise the closure constraints in forward dynamics by Baumgarte's
+    /// method (Baumgarte 1972; jalon-bayo eq. 7.46): Φ_q q'' = γ − 2α Φ' −
+    /// β² Φ, so that Φ'' + 2αΦ' + β²Φ = 0; α = β = 0 (the default) is off.
+    pub fn set_baumgarte(&mut self, alpha: f64, beta: f64) {
+        self.baumgarte = [alpha, beta];
+    }
 }
 
 /// Why a joint-coordinate evaluation failed.
