@@ -179,7 +179,7 @@ fn chain(n: usize) -> Model {
 #[test]
 fn aba_equals_crba_solve_on_chains() {
     let mut seed = 11;
-    for n in [1, 3, 10, 40] {
+    for n in [1, 3, 10, 40, 200] {
         let sys = system(&chain(n));
         let js = PlanarJointSystem::new(&sys);
         let (q, v) = random_state(n, &mut seed);
