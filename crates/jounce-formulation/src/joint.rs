@@ -128,7 +128,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
     ///
     /// # Errors
     /// [`FormulationError::BadParameter`] when the system has no joint
-    /// coordinates.
+    /// coordinates, [`FormulationError::PositionsNotVelocities`] when its
+    /// joint positions and rates differ in number (q' = v is integrated).
     pub fn new(sys: &'a S) -> Result<Self, FormulationError> {
         let js = sys
             .joint_coordinates()
@@ -138,6 +139,13 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
                          revolute and translational joints)"
                     .into(),
             })?;
+        if js.nq() != js.nv() {
+            return Err(FormulationError::PositionsNotVelocities {
+                formulation: "joint".into(),
+                nq: js.nq(),
+                nv: js.nv(),
+            });
+        }
         let (n, m) = (js.nv(), js.nc());
         Ok(Self {
             data: js.data(),

@@ -79,8 +79,9 @@ pub enum JointSpaceError {
 
 /// A mechanical system in joint coordinates.
 ///
-/// Positions q (n_q), rates v (n_v; q' = v unless
-/// [`JointCoordinateSystem::position_derivative`] says otherwise) and m
+/// Positions q (n_q) and rates v (n_v; q' = v while n_q = n_v, as in
+/// planar joint coordinates; spherical joints with quaternions will add
+/// the map) and m
 /// closure constraints. The body-coordinate system it came from has
 /// [`JointCoordinateSystem::body_nq`] positions; [`JointCoordinateSystem::body_state`]
 /// maps a joint state to it, [`JointCoordinateSystem::joint_state`] back.
