@@ -30,9 +30,10 @@ enum Command {
         #[arg(long)]
         method: Option<String>,
         /// Formulation: augmented, partitioning, projection, penalty, index3,
-        /// ggl, state_space, odae (index3 runs only with newmark, hht,
+        /// ggl, state_space, odae, joint (index3 runs only with newmark, hht,
         /// generalized_alpha, midpoint_rule, bdf, radau5; ggl only with bdf,
-        /// radau5; odae only with bdf, ndf).
+        /// radau5; odae only with bdf, ndf; joint: joint coordinates of the
+        /// kinematic tree, O(N) articulated-body algorithm).
         #[arg(long)]
         formulation: Option<String>,
         /// Relative tolerance.

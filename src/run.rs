@@ -269,7 +269,7 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
 fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
     let f = &model.settings.formulation;
     let params: Vec<(&str, f64)> = match f.kind {
-        FormulationKind::Augmented | FormulationKind::Projection => vec![
+        FormulationKind::Augmented | FormulationKind::Projection | FormulationKind::Joint => vec![
             ("baumgarte_alpha", f.baumgarte_alpha),
             ("baumgarte_beta", f.baumgarte_beta),
         ],

@@ -20,6 +20,7 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
         FormulationKind::Ggl => "ggl",
         FormulationKind::StateSpace => "state_space",
         FormulationKind::Odae => "odae",
+        FormulationKind::Joint => "joint",
     }
 }
 
@@ -37,6 +38,7 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "ggl" => FormulationKind::Ggl,
         "state_space" => FormulationKind::StateSpace,
         "odae" => FormulationKind::Odae,
+        "joint" => FormulationKind::Joint,
         other => {
             return Err(RunError::Setup(format!(
                 "unknown formulation '{other}'; known: {}",

@@ -7,6 +7,7 @@ use crate::augmented::Augmented;
 use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::joint::Joint;
 use crate::odae::Odae;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
@@ -14,7 +15,7 @@ use crate::projection::Projection;
 use crate::state_space::StateSpace;
 
 /// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "augmented",
     "partitioning",
     "projection",
@@ -23,14 +24,16 @@ pub const NAMES: [&str; 8] = [
     "ggl",
     "state_space",
     "odae",
+    "joint",
 ];
 
 /// The problem forms the formulation registered as `name` offers
 /// ([`jounce_integrate::OdeProblem::forms`]); a method can run it when
 /// one of these is among `MethodInfo::accepts`. Empty for an unknown name.
 ///
-/// - augmented, projection, penalty: the first-order ODE y = [q; v] and
-///   the second-order form for structural methods;
+/// - augmented, projection, penalty, joint: the first-order ODE y = [q; v]
+///   (joint: of the joint coordinates) and the second-order form for
+///   structural methods;
 /// - partitioning: the first-order ODE in the independent coordinates
 ///   only;
 /// - state_space: the same, made for implicit methods (a partition the
@@ -45,7 +48,7 @@ pub const NAMES: [&str; 8] = [
 ///   name.
 pub fn provides(name: &str) -> &'static [ProblemForm] {
     match name {
-        "augmented" | "projection" | "penalty" => {
+        "augmented" | "projection" | "penalty" | "joint" => {
             &[ProblemForm::FirstOrder, ProblemForm::SecondOrder]
         }
         "partitioning" | "state_space" => &[ProblemForm::FirstOrder],
@@ -142,6 +145,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         "index3" => Box::new(DaeFormulation::index3(sys)),
         "ggl" => Box::new(DaeFormulation::ggl(sys)),
         "odae" => Box::new(Odae::new(sys)),
+        "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })
 }

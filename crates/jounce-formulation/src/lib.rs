@@ -14,6 +14,7 @@
 //! | `index3` ([`DaeFormulation::index3`]) | [q; v; λ] | exact at every step (Newton of the integrator) | yes, if KKT regular |
 //! | `ggl` ([`DaeFormulation::ggl`]) | [q; v; λ; μ] | positions and velocities exact at every step | yes, if KKT regular |
 //! | [`Odae`] | [q; v] | acceleration level in f, positions and velocities exact at every step (least squares) | yes, if KKT regular |
+//! | [`Joint`] | [q; v] of joint coordinates | tree joints exact by construction; cut joints and drivers at acceleration level | yes, if every joint sees inertia |
 //!
 //! The first four are ODEs y' = f(t, y) that any method integrates (the
 //! [q; v] ones also offer a second-order form for structural methods).
@@ -53,6 +54,7 @@ pub mod error;
 pub mod examples;
 pub mod factory;
 pub mod formulation;
+pub mod joint;
 mod kkt;
 pub mod lu;
 pub mod odae;
@@ -66,6 +68,7 @@ pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
 pub use factory::{build, provides, FormulationSettings, NAMES};
 pub use formulation::Formulation;
+pub use joint::Joint;
 pub use odae::Odae;
 pub use partitioning::Partitioning;
 pub use penalty::Penalty;

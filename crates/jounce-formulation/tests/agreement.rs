@@ -24,6 +24,9 @@ fn agree(sys: &dyn MechanicalSystem, q0: &[f64], v0: &[f64], what: &str) {
     };
     let mut reference = None;
     for name in NAMES {
+        if name == "joint" && sys.joint_coordinates().is_none() {
+            continue; // hand-written systems have no joint form
+        }
         let mut f = build(name, &settings, sys).unwrap();
         let index3 = name == "index3";
         let r = if name == "odae" {

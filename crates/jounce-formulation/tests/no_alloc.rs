@@ -45,7 +45,58 @@ fn rhs_and_after_step_do_not_allocate() {
         let after = ALLOCS.load(Ordering::Relaxed);
         assert_eq!(after, before, "{file}: evaluate allocated");
         every_formulation(&sys, &a.q, &a.v, file, a.dof);
+        joint_does_not_allocate(&sys, &a.q, &a.v, file);
     }
+    // S1 and a chain of 50 links: trees, the articulated-body path
+    let s1 = root.join("studies/s1_k1_1e2_k2_1e2.toml");
+    let sys = PlanarSystem::from_model(&jounce_model::load_file(&s1).unwrap()).unwrap();
+    joint_does_not_allocate(&sys, &sys.initial_q(), &sys.initial_v(), "S1");
+    let chain = chain_model(50);
+    let sys = PlanarSystem::from_model(&chain).unwrap();
+    joint_does_not_allocate(&sys, &sys.initial_q(), &sys.initial_v(), "chain of 50");
+}
+
+/// The joint formulation: right-hand side, exact Jacobian, second-order
+/// parts and tangent, and the map back to body coordinates.
+fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &str) {
+    let mut f = build("joint", &FormulationSettings::default(), sys).unwrap();
+    let mut y = f.initial_state(0.0, q0, v0).unwrap();
+    y[0] += 1e-6;
+    let n = y.len() / 2;
+    let mut dy = vec![0.0; y.len()];
+    let mut jac = DMatrix::zeros(y.len(), y.len());
+    let (mut kt, mut ct, mut mass) = (
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+    );
+    let (acc, mut fv) = (vec![0.1; n], vec![0.0; n]);
+    let (mut q, mut v, mut lambda) = (
+        vec![0.0; sys.nq()],
+        vec![0.0; sys.nq()],
+        vec![0.0; sys.nc()],
+    );
+    assert!(f.has_exact_jacobian(), "{model}: joint");
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for k in 0..5 {
+        f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+    }
+    f.jacobian(0.05, &y, &mut jac).unwrap();
+    f.physical_state(0.05, &y, &mut q, &mut v, &mut lambda)
+        .unwrap();
+    let so = f.as_second_order().unwrap();
+    assert!(so.has_exact_tangent(), "{model}: joint");
+    so.mass_matrix(0.05, &y[..n], &mut mass).unwrap();
+    so.forces(0.05, &y[..n], &y[n..], &mut fv).unwrap();
+    so.tangent(0.05, &y[..n], &y[n..], &acc, &mut kt, &mut ct)
+        .unwrap();
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(
+        after,
+        before,
+        "{model}, joint allocated {} times",
+        after - before
+    );
 }
 
 /// Every formulation on `sys`; those integrating independent coordinates
@@ -60,6 +111,9 @@ fn every_formulation<S: MechanicalSystem>(
     for name in NAMES {
         if dof == 0 && matches!(name, "partitioning" | "state_space") {
             continue;
+        }
+        if name == "joint" {
+            continue; // joint coordinates: `joint_does_not_allocate`
         }
         let name = format!("{model}, {name}");
         let name = name.as_str();
@@ -150,5 +204,52 @@ fn every_formulation<S: MechanicalSystem>(
         }
         let after = ALLOCS.load(Ordering::Relaxed);
         assert_eq!(after, before, "{name} allocated {} times", after - before);
+    }
+}
+
+/// A horizontal chain of `n` uniform 1 m links pinned end to end, the
+/// first to ground at the origin.
+fn chain_model(n: usize) -> jounce_model::Model {
+    use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
+    let bodies = (0..n)
+        .map(|i| Body {
+            name: format!("link{i}"),
+            mass: 1.0,
+            inertia: 1.0 / 12.0,
+            position: [i as f64 + 0.5, 0.0],
+            angle: 0.0,
+            velocity: [0.0; 2],
+            angular_velocity: 0.0,
+            points: vec![],
+        })
+        .collect();
+    let joints = (0..n)
+        .map(|i| Joint {
+            name: format!("pin{i}"),
+            kind: JointKind::Revolute {
+                a: Attachment {
+                    body: if i == 0 {
+                        BodyRef::Ground
+                    } else {
+                        BodyRef::Body(i - 1)
+                    },
+                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
+                },
+                b: Attachment {
+                    body: BodyRef::Body(i),
+                    point: [-0.5, 0.0],
+                },
+            },
+        })
+        .collect();
+    Model {
+        name: format!("chain of {n}"),
+        source: "<test>".into(),
+        gravity: [0.0, -9.81],
+        bodies,
+        joints,
+        drivers: vec![],
+        forces: vec![],
+        settings: Settings::default(),
     }
 }

@@ -76,6 +76,9 @@ fn coordinate_without_inertia_or_constraint_is_refused_by_name() {
         "{msg}"
     );
     for name in jounce_formulation::NAMES {
+        if name == "joint" && sys.joint_coordinates().is_none() {
+            continue; // hand-written systems have no joint form
+        }
         let mut f = jounce_formulation::build(name, &Default::default(), &sys).unwrap();
         let e = f.initial_state(0.0, &q0, &v0).unwrap_err();
         let msg = e.to_string();

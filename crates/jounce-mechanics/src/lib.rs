@@ -19,6 +19,10 @@
 //!   [`MechanicalSystem::constraint_time_jacobian`],
 //!   [`MechanicalSystem::mass_matrix_derivative`] (central-difference
 //!   defaults; exact by nested dual numbers in [`PlanarSystem`]).
+//! * [`JointCoordinateSystem`] / [`PlanarJointSystem`] — the same system in
+//!   joint (relative) coordinates of its kinematic tree, with the O(N)
+//!   articulated-body algorithm and cut joints as closure constraints
+//!   ([`joint_coordinates`]; [`MechanicalSystem::joint_coordinates`]).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
@@ -76,6 +80,7 @@ pub mod distance;
 pub mod driver;
 pub mod error;
 pub(crate) mod forces;
+pub mod joint_coordinates;
 pub mod kinematics;
 pub mod planar;
 pub mod point_force;
@@ -89,5 +94,6 @@ pub mod translational;
 pub use assembly::{assemble, Assembly, AssemblyError};
 pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
+pub use joint_coordinates::{JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem};
 pub use planar::PlanarSystem;
 pub use system::MechanicalSystem;

@@ -33,6 +33,8 @@ use crate::rotational_spring::RotationalSpringParams;
 use crate::spring_damper::SpringDamperParams;
 use crate::system::MechanicalSystem;
 
+mod joint_access;
+
 /// Names of a body's three coordinates.
 const COORD_NAMES: [&str; 3] = ["x", "y", "theta"];
 
@@ -907,6 +909,10 @@ impl MechanicalSystem for PlanarSystem {
             Some(name) => format!("{}.{}", name, COORD_NAMES[i % 3]),
             None => format!("coordinate {i} (out of range)"),
         }
+    }
+
+    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
+        Some(Box::new(crate::PlanarJointSystem::new(self)))
     }
 
     fn breakpoints(&self) -> Vec<f64> {

@@ -288,6 +288,13 @@ pub trait MechanicalSystem {
     /// Human-readable name of coordinate `i`, e.g. `crank.theta`.
     fn coordinate_label(&self, i: usize) -> String;
 
+    /// The same system in joint (relative) coordinates, if it has that
+    /// form: a kinematic tree with cut joints, integrated by the `joint`
+    /// formulation. Default: none.
+    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
+        None
+    }
+
     /// Times at which the applied forces or drivers are not smooth (steps,
     /// table knots, ends of ramps), sorted ascending.
     fn breakpoints(&self) -> Vec<f64> {

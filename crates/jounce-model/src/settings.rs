@@ -15,6 +15,7 @@ const FORMULATIONS: &[&str] = &[
     "ggl",
     "state_space",
     "odae",
+    "joint",
 ];
 
 /// Parses `[settings]` (absent: defaults).
@@ -56,6 +57,7 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::Ggl,
             FormulationKind::StateSpace,
             FormulationKind::Odae,
+            FormulationKind::Joint,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {

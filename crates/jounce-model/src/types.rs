@@ -240,6 +240,10 @@ pub enum FormulationKind {
     /// y = [q; v] with the position and velocity constraints met at every
     /// step in the least-squares sense, for the BDFs (bdf, ndf).
     Odae,
+    /// Joint (relative) coordinates of the kinematic tree: the
+    /// articulated-body algorithm for trees, cut joints and drivers as
+    /// constraints (KKT in joint coordinates) for closed loops.
+    Joint,
 }
 
 /// Formulation settings.

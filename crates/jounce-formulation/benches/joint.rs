@@ -1,0 +1,118 @@
+//! Cost of one right-hand side of the `joint` formulation (joint
+//! coordinates, articulated-body algorithm): S1 of studies.md (the
+//! springy double pendulum of point masses, issue 8's target ≤ 100 ns, 2x a
+//! hand-written C right-hand side), and a planar pendulum chain of N links,
+//! N = 10, 100, 1000 (target: cost growing with exponent ≤ 1.1, N = 1000
+//! ≤ 0.2 ms); plus one exact Jacobian of the chain at N = 10, 100.
+//!
+//! `cargo bench -p jounce-formulation --bench joint`
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use jounce_formulation::{build, FormulationSettings};
+use jounce_mechanics::PlanarSystem;
+use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
+use nalgebra::DMatrix;
+use std::hint::black_box;
+
+/// N uniform links of 1 kg and 1 m in a horizontal line, pinned to each
+/// other and the first to the ground at the origin.
+fn chain(n: usize) -> PlanarSystem {
+    let bodies = (0..n)
+        .map(|i| Body {
+            name: format!("link{i}"),
+            mass: 1.0,
+            inertia: 1.0 / 12.0,
+            position: [i as f64 + 0.5, 0.0],
+            angle: 0.0,
+            velocity: [0.0, 0.0],
+            angular_velocity: 0.0,
+            points: vec![],
+        })
+        .collect();
+    let joints = (0..n)
+        .map(|i| Joint {
+            name: format!("pin{i}"),
+            kind: JointKind::Revolute {
+                a: Attachment {
+                    body: if i == 0 {
+                        BodyRef::Ground
+                    } else {
+                        BodyRef::Body(i - 1)
+                    },
+                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
+                },
+                b: Attachment {
+                    body: BodyRef::Body(i),
+                    point: [-0.5, 0.0],
+                },
+            },
+        })
+        .collect();
+    let model = Model {
+        name: format!("chain of {n}"),
+        source: "<bench>".into(),
+        gravity: [0.0, -9.81],
+        bodies,
+        joints,
+        drivers: vec![],
+        forces: vec![],
+        settings: Settings::default(),
+    };
+    PlanarSystem::from_model(&model).expect("valid chain")
+}
+
+fn s1() -> PlanarSystem {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/studies/s1_k1_1e2_k2_1e2.toml");
+    PlanarSystem::from_model(&jounce_model::load_file(&file).expect("S1 model")).expect("valid")
+}
+
+/// y0 of `joint` for `sys`, its dimension, and the formulation.
+fn setup(sys: &PlanarSystem) -> (Box<dyn jounce_formulation::Formulation + '_>, Vec<f64>) {
+    let mut f = build("joint", &FormulationSettings::default(), sys).expect("joint");
+    let mut y = f
+        .initial_state(0.0, &sys.initial_q(), &sys.initial_v())
+        .expect("consistent");
+    // away from the straight configuration, moving
+    let n = y.len() / 2;
+    for i in 0..n {
+        y[i] += 0.01 * (i as f64 + 1.0).sin();
+        y[n + i] += 0.1 * (i as f64).cos();
+    }
+    (f, y)
+}
+
+fn bench_s1(c: &mut Criterion) {
+    let sys = s1();
+    let (mut f, y) = setup(&sys);
+    let mut dy = vec![0.0; y.len()];
+    c.bench_function("joint rhs S1", |b| {
+        b.iter(|| f.rhs(0.1, black_box(&y), &mut dy).unwrap())
+    });
+}
+
+fn bench_chain(c: &mut Criterion) {
+    let mut g = c.benchmark_group("joint rhs chain");
+    for n in [10, 100, 1000] {
+        let sys = chain(n);
+        let (mut f, y) = setup(&sys);
+        let mut dy = vec![0.0; y.len()];
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| f.rhs(0.1, black_box(&y), &mut dy).unwrap())
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("joint jacobian chain");
+    for n in [10, 100] {
+        let sys = chain(n);
+        let (mut f, y) = setup(&sys);
+        let mut jac = DMatrix::zeros(y.len(), y.len());
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| f.jacobian(0.1, black_box(&y), &mut jac).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_s1, bench_chain);
+criterion_main!(benches);

@@ -1,0 +1,425 @@
+//! Joint-coordinate (relative, minimal) formulation.
+//!
+//! State y = [q; v] of the joint coordinates of the system's kinematic
+//! tree ([`jounce_mechanics::JointCoordinateSystem`], from
+//! [`MechanicalSystem::joint_coordinates`]). Right-hand side q' = v,
+//! v' = a with
+//!
+//! * a tree (no cut joints, no drivers): M(q) a = f(t, q, v) solved by the
+//!   articulated-body algorithm in O(N), without forming M (Featherstone,
+//!   *Rigid Body Dynamics Algorithms*, 2008, ch. 7);
+//! * closed loops and drivers (cut into m closure constraints Φ(t, q) = 0,
+//!   termeer 1996, relative coordinates; jalon-bayo ch. 2):
+//!
+//!   ```text
+//!   [ M(q)  Φ_qᵀ ] [ a ]   [ f(t, q, v) ]
+//!   [ Φ_q   0    ] [ λ ] = [ γ          ]
+//!   ```
+//!
+//!   with M by the composite-rigid-body algorithm and f = Q − C by
+//!   recursive Newton–Euler, solved densely (these systems are small). As in `augmented` without Baumgarte terms, the
+//!   closure constraints hold at acceleration level and may drift, unless
+//!   Baumgarte terms ([`Joint::with_baumgarte`], `[settings.baumgarte]`)
+//!   replace γ by γ − 2αΦ' − β²Φ.
+//!
+//! As a [`SecondOrderProblem`] (structural methods): for a tree,
+//! M(q) q'' = f(t, q, v) with M from CRBA and the exact tangents
+//! K = ∂(M a − f)/∂q, C = −∂f/∂v by recursive Newton–Euler in dual numbers;
+//! with closure constraints, I q'' = a(t, q, v), the KKT acceleration.
+//!
+//! **Jacobian.** J = [[0, I], [∂a/∂q, ∂a/∂v]] with the columns of ∂a/∂q,
+//! ∂a/∂v from the articulated-body algorithm (tree) or the KKT solve
+//! (closed loops) run in dual numbers: exact.
+//!
+//! **Output.** [`Formulation::physical_state`] maps (q, v) to body
+//! coordinates by forward kinematics, so results, energies and the
+//! constraint violations of the original joints are those of a body
+//! coordinate run. The body multipliers λ (joint reactions, driver forces)
+//! follow from the body equations M ẍ + Φ_xᵀ λ = Q at the body
+//! accelerations ẍ of the joint motion, in the least-squares sense
+//! (Φ_x Φ_xᵀ λ = Φ_x (Q − M ẍ), exact when the motion is), for systems of
+//! at most [`MULTIPLIER_ROWS_MAX`] constraint rows (dense, output only);
+//! larger systems report zeros.
+
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
+use jounce_mechanics::{JointCoordinateSystem, JointData, JointSpaceError, MechanicalSystem};
+use nalgebra::DMatrix;
+
+use crate::error::FormulationError;
+use crate::formulation::Formulation;
+use crate::lu::FullPivLu;
+
+/// Largest number of body constraint rows for which the output carries
+/// the body multipliers (a dense least-squares solve per output row).
+pub const MULTIPLIER_ROWS_MAX: usize = 200;
+
+/// Relative violation of a tree joint by the initial body state above
+/// which the start is refused.
+const TREE_TOL: f64 = 1e-6;
+
+/// The joint-coordinate formulation of a body-coordinate system `S`.
+pub struct Joint<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    js: Box<dyn JointCoordinateSystem>,
+    data: JointData,
+    /// Number of joint coordinates n (= rates).
+    n: usize,
+    /// Number of closure constraints m.
+    m: usize,
+    /// Body-coordinate sizes, for `physical_state`.
+    body_nc: usize,
+    /// Accelerations q''.
+    acc: Vec<f64>,
+    da_dq: DMatrix<f64>,
+    da_dv: DMatrix<f64>,
+    breakpoints: Vec<f64>,
+    /// Output buffers of the body multipliers (empty when not computed).
+    body: BodyMultipliers,
+}
+
+/// Buffers of the body-multiplier solve of [`Formulation::physical_state`].
+struct BodyMultipliers {
+    acc: Vec<f64>,
+    mass: DMatrix<f64>,
+    forces: Vec<f64>,
+    jac: DMatrix<f64>,
+    lu: FullPivLu,
+    rhs: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl BodyMultipliers {
+    fn new(nv: usize, nc: usize) -> Self {
+        let (nv, nc) = if nc <= MULTIPLIER_ROWS_MAX {
+            (nv, nc)
+        } else {
+            (0, 0)
+        };
+        Self {
+            acc: vec![0.0; nv],
+            mass: DMatrix::zeros(nv, nv),
+            forces: vec![0.0; nv],
+            jac: DMatrix::zeros(nc, nv),
+            lu: FullPivLu::new(nc, nc),
+            rhs: vec![0.0; nc],
+            work: vec![0.0; nc],
+        }
+    }
+}
+
+fn eval_error(t: f64, e: JointSpaceError) -> EvalError {
+    match e {
+        JointSpaceError::ZeroArticulatedInertia { joint, value } => EvalError::Singular {
+            what: "articulated inertia".into(),
+            t,
+            detail: format!("{joint} sees D = {value:e}; the bodies beyond it need mass or inertia in its direction"),
+        },
+        JointSpaceError::SingularClosure(rows) => EvalError::Singular {
+            what: "joint-coordinate KKT matrix".into(),
+            t,
+            detail: format!("redundant or singular closure constraints among {rows}"),
+        },
+        other => EvalError::Other(format!("at t = {t}: {other}")),
+    }
+}
+
+impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
+    /// The joint-coordinate form of `sys`.
+    ///
+    /// # Errors
+    /// [`FormulationError::BadParameter`] when the system has no joint
+    /// coordinates, [`FormulationError::PositionsNotVelocities`] when its
+    /// joint positions and rates differ in number (q' = v is integrated).
+    pub fn new(sys: &'a S) -> Result<Self, FormulationError> {
+        let js = sys
+            .joint_coordinates()
+            .ok_or_else(|| FormulationError::BadParameter {
+                formulation: "joint".into(),
+                detail: "this system has no joint-coordinate form (a kinematic tree of \
+                         revolute and translational joints)"
+                    .into(),
+            })?;
+        if js.nq() != js.nv() {
+            return Err(FormulationError::PositionsNotVelocities {
+                formulation: "joint".into(),
+                nq: js.nq(),
+                nv: js.nv(),
+            });
+        }
+        let (n, m) = (js.nv(), js.nc());
+        Ok(Self {
+            data: js.data(),
+            n,
+            m,
+            body_nc: sys.nc(),
+            acc: vec![0.0; n],
+            da_dq: DMatrix::zeros(n, n),
+            da_dv: DMatrix::zeros(n, n),
+            breakpoints: js.breakpoints(),
+            body: BodyMultipliers::new(sys.nv(), sys.nc()),
+            sys,
+            js,
+        })
+    }
+
+    /// With Baumgarte parameters α (damping, 1/s) and β (frequency, 1/s)
+    /// on the closure constraints (as `augmented`); 0 switches a term off.
+    ///
+    /// # Errors
+    /// [`FormulationError::BadParameter`] for negative or non-finite values.
+    pub fn with_baumgarte(mut self, alpha: f64, beta: f64) -> Result<Self, FormulationError> {
+        for (name, v) in [
+            ("[settings.baumgarte] alpha", alpha),
+            ("[settings.baumgarte] beta", beta),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(FormulationError::BadParameter {
+                    formulation: "joint".into(),
+                    detail: format!("{name} must be finite and ≥ 0, got {v}"),
+                });
+            }
+        }
+        self.data.set_baumgarte(alpha, beta);
+        Ok(self)
+    }
+
+    /// The joint-coordinate system integrated.
+    pub fn joint_system(&self) -> &dyn JointCoordinateSystem {
+        self.js.as_ref()
+    }
+
+    /// Number of closure constraints (cut joints and drivers).
+    pub fn closure_constraints(&self) -> usize {
+        self.m
+    }
+
+    /// Accelerations q'' into `self.acc`.
+    fn accelerations(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        self.js
+            .forward_dynamics(&mut self.data, t, q, v, &mut self.acc)
+            .map_err(|e| eval_error(t, e))?;
+        if self.acc.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "joint accelerations".into(),
+                t,
+            });
+        }
+        Ok(())
+    }
+
+    /// ∂q''/∂q and ∂q''/∂v into `da_dq`, `da_dv` (exact).
+    fn acceleration_jacobians(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
+        self.js
+            .forward_dynamics_jacobians(&mut self.data, t, q, v, &mut self.da_dq, &mut self.da_dv)
+            .map_err(|e| eval_error(t, e))
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
+    fn dim(&self) -> usize {
+        2 * self.n
+    }
+
+    fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let n = self.n;
+        let (q, v) = y.split_at(n);
+        self.accelerations(t, q, v)?;
+        dy[..n].copy_from_slice(v);
+        dy[n..].copy_from_slice(&self.acc);
+        Ok(())
+    }
+
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact: dual numbers through the
+    /// articulated-body algorithm (tree) or the KKT system (closed loops).
+    fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let n = self.n;
+        let (q, v) = y.split_at(n);
+        self.acceleration_jacobians(t, q, v)?;
+        jac.fill(0.0);
+        for i in 0..n {
+            jac[(i, n + i)] = 1.0;
+            for j in 0..n {
+                jac[(n + i, j)] = self.da_dq[(i, j)];
+                jac[(n + i, n + j)] = self.da_dv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+
+    fn breakpoints(&self) -> &[f64] {
+        &self.breakpoints
+    }
+
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        Some(self)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
+    fn ndof(&self) -> usize {
+        self.n
+    }
+
+    /// M(q) by the composite-rigid-body algorithm for a tree; the identity
+    /// with closure constraints (accelerations are solved for in `forces`).
+    fn mass_matrix(&mut self, _t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        if self.m == 0 {
+            self.js.mass_matrix(&mut self.data, q, m);
+        } else {
+            m.fill_with_identity();
+        }
+        Ok(())
+    }
+
+    /// f = Q − C by recursive Newton–Euler for a tree; the KKT
+    /// acceleration with closure constraints.
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        if self.m == 0 {
+            self.js.bias_forces(&mut self.data, t, q, v, f);
+        } else {
+            self.accelerations(t, q, v)?;
+            f.copy_from_slice(&self.acc);
+        }
+        if f.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "joint forces".into(),
+                t,
+            });
+        }
+        Ok(())
+    }
+
+    /// K = ∂(M(q) a − f)/∂q, C = −∂f/∂v: recursive Newton–Euler in dual
+    /// numbers for a tree; with closure constraints, of r = a − q''(t, q, v),
+    /// K = −∂q''/∂q, C = −∂q''/∂v (dual numbers through the KKT system).
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        if self.m > 0 {
+            self.acceleration_jacobians(t, q, v)?;
+            for i in 0..self.n {
+                for j in 0..self.n {
+                    k[(i, j)] = -self.da_dq[(i, j)];
+                    c[(i, j)] = -self.da_dv[(i, j)];
+                }
+            }
+            return Ok(());
+        }
+        self.js
+            .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, k, c);
+        Ok(())
+    }
+
+    fn has_exact_tangent(&self) -> bool {
+        true
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
+    fn name(&self) -> &'static str {
+        "joint"
+    }
+
+    /// The joint coordinates of the assembled body state (q0, v0); refuses
+    /// a state that violates a tree joint, a joint that sees no inertia and
+    /// a singular KKT matrix, naming the joint or the closure constraints.
+    fn initial_state(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<Vec<f64>, FormulationError> {
+        let bad = |detail: String| FormulationError::BadParameter {
+            formulation: "joint".into(),
+            detail,
+        };
+        if q0.len() != self.js.body_nq() || v0.len() != self.js.body_nv() {
+            return Err(bad(format!(
+                "initial state has {} coordinates and {} velocities, the body system {}",
+                q0.len(),
+                v0.len(),
+                self.js.body_nq()
+            )));
+        }
+        let n = self.n;
+        let mut y = vec![0.0; 2 * n];
+        let (q, v) = y.split_at_mut(n);
+        self.js
+            .joint_state(&mut self.data, q0, v0, TREE_TOL, q, v)
+            .map_err(|e| bad(format!("initial state: {e}")))?;
+        let (q, v) = (q.to_vec(), v.to_vec());
+        match self
+            .js
+            .forward_dynamics(&mut self.data, t0, &q, &v, &mut self.acc)
+        {
+            Ok(()) => Ok(y),
+            Err(e @ JointSpaceError::ZeroArticulatedInertia { .. }) => {
+                Err(FormulationError::SingularMass {
+                    formulation: "joint".into(),
+                    detail: format!("at t = {t0}: {e}"),
+                })
+            }
+            Err(e @ JointSpaceError::SingularClosure(_)) => Err(
+                FormulationError::SingularJacobian(format!("at t = {t0}: {e}")),
+            ),
+            Err(e) => Err(bad(format!("initial state: {e}"))),
+        }
+    }
+
+    fn physical_state(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.n;
+        let (yq, yv) = y.split_at(n);
+        self.js.body_state(&mut self.data, yq, yv, q, v);
+        let nc = self.body_nc;
+        lambda[..nc].fill(0.0);
+        if nc == 0 || nc > MULTIPLIER_ROWS_MAX {
+            return Ok(());
+        }
+        // Φ_x Φ_xᵀ λ = Φ_x (Q − M ẍ)
+        self.accelerations(t, yq, yv)?;
+        let b = &mut self.body;
+        self.js
+            .body_acceleration(&mut self.data, yq, yv, &self.acc, &mut b.acc);
+        self.sys.mass_matrix(q, &mut b.mass);
+        self.sys.generalized_forces(t, q, v, &mut b.forces);
+        self.sys.constraint_jacobian(t, q, &mut b.jac);
+        let nv = b.forces.len();
+        for i in 0..nv {
+            let mut s = b.forces[i];
+            for j in 0..nv {
+                s -= b.mass[(i, j)] * b.acc[j];
+            }
+            b.forces[i] = s;
+        }
+        for r in 0..nc {
+            b.rhs[r] = (0..nv).map(|j| b.jac[(r, j)] * b.forces[j]).sum();
+            for k in 0..nc {
+                let s = (0..nv).map(|j| b.jac[(r, j)] * b.jac[(k, j)]).sum();
+                b.lu.set(r, k, s);
+            }
+        }
+        b.lu.factor(1e-13);
+        if b.lu.is_regular() {
+            b.lu.solve_in_place(&mut b.rhs, &mut b.work);
+            lambda[..nc].copy_from_slice(&b.rhs);
+        }
+        Ok(())
+    }
+}
