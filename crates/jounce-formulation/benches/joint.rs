@@ -7,59 +7,14 @@
 //!
 //! `cargo bench -p jounce-formulation --bench joint`
 
+mod common;
+
+use common::chain;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use jounce_formulation::{build, FormulationSettings};
 use jounce_mechanics::PlanarSystem;
-use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
 use nalgebra::DMatrix;
 use std::hint::black_box;
-
-/// N uniform links of 1 kg and 1 m in a horizontal line, pinned to each
-/// other and the first to the ground at the origin.
-fn chain(n: usize) -> PlanarSystem {
-    let bodies = (0..n)
-        .map(|i| Body {
-            name: format!("link{i}"),
-            mass: 1.0,
-            inertia: 1.0 / 12.0,
-            position: [i as f64 + 0.5, 0.0],
-            angle: 0.0,
-            velocity: [0.0, 0.0],
-            angular_velocity: 0.0,
-            points: vec![],
-        })
-        .collect();
-    let joints = (0..n)
-        .map(|i| Joint {
-            name: format!("pin{i}"),
-            kind: JointKind::Revolute {
-                a: Attachment {
-                    body: if i == 0 {
-                        BodyRef::Ground
-                    } else {
-                        BodyRef::Body(i - 1)
-                    },
-                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
-                },
-                b: Attachment {
-                    body: BodyRef::Body(i),
-                    point: [-0.5, 0.0],
-                },
-            },
-        })
-        .collect();
-    let model = Model {
-        name: format!("chain of {n}"),
-        source: "<bench>".into(),
-        gravity: [0.0, -9.81],
-        bodies,
-        joints,
-        drivers: vec![],
-        forces: vec![],
-        settings: Settings::default(),
-    };
-    PlanarSystem::from_model(&model).expect("valid chain")
-}
 
 fn s1() -> PlanarSystem {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
