@@ -4,7 +4,7 @@
 
 use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
-use crate::types::{FormulationKind, Settings};
+use crate::types::{FormulationKind, LinearSolverKind, Settings};
 
 const FORMULATIONS: &[&str] = &[
     "augmented",
@@ -32,6 +32,7 @@ pub(crate) fn parse<'a, 'i>(
         "output_interval",
         "assembly_tol",
         "formulation",
+        "linear_solver",
         "baumgarte",
         "penalty",
         "integrator",
@@ -56,6 +57,17 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::Ggl,
             FormulationKind::StateSpace,
             FormulationKind::Odae,
+        ][i];
+    }
+    if let Some(i) = e.choice(
+        "linear_solver",
+        "linear solver",
+        &["auto", "dense", "sparse"],
+    )? {
+        f.linear_solver = [
+            LinearSolverKind::Auto,
+            LinearSolverKind::Dense,
+            LinearSolverKind::Sparse,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {
