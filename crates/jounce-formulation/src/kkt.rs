@@ -20,11 +20,16 @@
 //!   S = Φ_q M⁻¹ Φ_qᵀ,  S λ = Φ_q M⁻¹ r₁ − r₂,  then a = M⁻¹ (r₁ − Φ_qᵀ λ).
 //!   S has the pattern of joints sharing a body; its ordering and symbolic
 //!   factorisation are computed once, each factorisation is O(N) on a chain.
+//! * **reduced** (under `auto`, small systems with a diagonal M that may
+//!   be singular, `reduced_kkt.rs`): the coordinates with inertia
+//!   eliminated, a dense system of order m + n_z (n_z massless
+//!   coordinates) by LU with partial pivoting — S1's 10 × 10 KKT matrix
+//!   becomes 6 × 6.
 //! * **dense**: the whole KKT matrix by LU with full pivoting, which also
 //!   handles a singular M (S1's point masses).
 //!
-//! When the sparse factorisation meets a vanishing pivot (Φ_q rank
-//! deficient) the dense path is taken for that call, so the same
+//! When the sparse or reduced factorisation meets a vanishing pivot (Φ_q
+//! rank deficient) the dense path is taken for that call, so the same
 //! rank-revealing factorisation names the redundant constraints.
 
 use jounce_integrate::EvalError;
@@ -33,6 +38,7 @@ use nalgebra::DMatrix;
 
 use crate::linear_solver::LinearSolver;
 use crate::lu::FullPivLu;
+use crate::reduced_kkt::ReducedKkt;
 
 /// Pivots below this fraction of the largest one count as zero.
 pub(crate) const PIVOT_TOL: f64 = 1e-13;
@@ -48,6 +54,21 @@ const AUTO_MASS_RATIO: f64 = 1e-8;
 /// `auto` uses the sparse path from this many coordinates n_v on: below,
 /// the dense factorisation of the small KKT matrix is as fast.
 pub const AUTO_SPARSE_MIN_COORDINATES: usize = 6;
+
+/// `auto` sets up the reduced dense path for diagonal mass matrices up to
+/// this order n + m (its buffers are (n + m)²).
+const REDUCED_MAX_ORDER: usize = 400;
+
+/// Which factorisation the last [`Kkt::factor_loaded`] produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Full KKT matrix, LU with full pivoting.
+    Dense,
+    /// Multipliers and massless coordinates (`reduced_kkt.rs`).
+    Reduced,
+    /// Sparse Schur complement.
+    Sparse,
+}
 
 /// The sparse path: Φ_q M⁻¹ Φ_qᵀ and M⁻¹.
 #[derive(Clone, Debug)]
@@ -69,8 +90,17 @@ pub(crate) struct Kkt {
     lu: FullPivLu,
     /// Set up when the system's M is diagonal and the choice allows it.
     schur: Option<Schur>,
-    /// Whether the last factorisation is the sparse one.
-    sparse_factored: bool,
+    /// Set up under `auto` for small systems with a diagonal M.
+    reduced: Option<ReducedKkt>,
+    /// Diagonal of M (diagonal systems), and whether it is current for a
+    /// constant M.
+    mass_diag: Vec<f64>,
+    mass_diag_current: bool,
+    /// Every diagonal entry > 0; and within AUTO_MASS_RATIO of the largest.
+    mass_positive: bool,
+    mass_well_scaled: bool,
+    /// The factorisation in the buffers.
+    path: Path,
     /// Right-hand side on entry to [`Kkt::solve`], [a; λ] on exit.
     pub sol: Vec<f64>,
     work: Vec<f64>,
@@ -95,9 +125,16 @@ impl Kkt {
                 gram: GramFactor::new(&data.constraint_jacobian),
                 minv: vec![0.0; n],
             });
+        let diagonal = sys.mass_matrix_is_diagonal();
+        let reduced = (choice == LinearSolver::Auto && diagonal && n + m <= REDUCED_MAX_ORDER)
+            .then(|| ReducedKkt::new(n, m));
         // the dense factors are allocated for the fallback of large systems
         // only when first needed (cold path)
-        let dense = if schur.is_some() { 0 } else { n + m };
+        let dense = if schur.is_some() || reduced.is_some() {
+            0
+        } else {
+            n + m
+        };
         Self {
             n,
             m,
@@ -105,7 +142,12 @@ impl Kkt {
             choice,
             lu: FullPivLu::new(dense, dense),
             schur,
-            sparse_factored: false,
+            reduced,
+            mass_diag: vec![0.0; if diagonal { n } else { 0 }],
+            mass_diag_current: false,
+            mass_positive: false,
+            mass_well_scaled: false,
+            path: Path::Dense,
             sol: vec![0.0; n + m],
             work: vec![0.0; 2 * (n + m)],
         }
@@ -118,7 +160,7 @@ impl Kkt {
 
     /// Whether the last factorisation took the sparse path.
     pub fn is_sparse(&self) -> bool {
-        self.sparse_factored
+        self.path == Path::Sparse
     }
 
     /// Why the sparse path cannot be used for the M in the buffers
@@ -185,25 +227,49 @@ impl Kkt {
         t: f64,
     ) -> Result<(), EvalError> {
         let n = self.n;
-        if let Some(schur) = self.schur.as_mut() {
-            let mass = &self.data.mass_matrix;
-            let mut ok = true;
-            for i in 0..n {
-                let d = mass[(i, i)];
-                ok &= d > 0.0 && d.is_finite();
-                schur.minv[i] = 1.0 / d;
+        if self.mass_diag.len() == n && (self.schur.is_some() || self.reduced.is_some()) {
+            if !(self.mass_diag_current && sys.mass_matrix_is_constant()) {
+                let mass = &self.data.mass_matrix;
+                let mut hi: f64 = 0.0;
+                let mut positive = true;
+                for i in 0..n {
+                    let d = mass[(i, i)];
+                    self.mass_diag[i] = d;
+                    positive &= d.is_finite() && d > 0.0;
+                    hi = hi.max(d);
+                }
+                self.mass_positive = positive;
+                self.mass_well_scaled =
+                    positive && self.mass_diag.iter().all(|&d| d >= AUTO_MASS_RATIO * hi);
+                if let Some(schur) = self.schur.as_mut() {
+                    for i in 0..n {
+                        schur.minv[i] = 1.0 / self.mass_diag[i];
+                    }
+                }
+                self.mass_diag_current = true;
             }
-            if ok
-                && schur
+            let sparse_ok = self.mass_positive
+                && (self.choice == LinearSolver::Sparse || self.mass_well_scaled);
+            if let (true, Some(schur)) = (sparse_ok, self.schur.as_mut()) {
+                if schur
                     .gram
                     .factor(&self.data.constraint_jacobian, &schur.minv, SCHUR_PIVOT_TOL)
                     .is_ok()
-            {
-                self.sparse_factored = true;
-                return Ok(());
+                {
+                    self.path = Path::Sparse;
+                    return Ok(());
+                }
+            }
+            if let Some(red) = self.reduced.as_mut() {
+                if (self.mass_well_scaled || !self.mass_positive)
+                    && red.factor(&self.mass_diag, &self.data.constraint_jacobian)
+                {
+                    self.path = Path::Reduced;
+                    return Ok(());
+                }
             }
         }
-        self.sparse_factored = false;
+        self.path = Path::Dense;
         self.factor_dense(sys, t)
     }
 
@@ -267,12 +333,16 @@ impl Kkt {
     /// result back to the accuracy of the dense LU of K.
     pub fn solve_other(&self, b: &mut [f64], work: &mut [f64]) {
         let (n, m) = (self.n, self.m);
-        if !self.sparse_factored {
-            self.lu.solve_in_place(b, &mut work[..n + m]);
-            return;
-        }
-        let Some(schur) = self.schur.as_ref() else {
-            unreachable!("sparse factors exist when sparse_factored")
+        let schur = match (self.path, self.schur.as_ref(), self.reduced.as_ref()) {
+            (Path::Sparse, Some(schur), _) => schur,
+            (Path::Reduced, _, Some(red)) => {
+                red.solve(b, work);
+                return;
+            }
+            _ => {
+                self.lu.solve_in_place(b, &mut work[..n + m]);
+                return;
+            }
         };
         let (res, rest) = work.split_at_mut(n + m);
         res.copy_from_slice(b);
@@ -282,7 +352,7 @@ impl Kkt {
         let (x_a, x_l) = b.split_at(n);
         let (r1, r2) = res.split_at_mut(n);
         for j in 0..n {
-            r1[j] -= self.data.mass_matrix[(j, j)] * x_a[j];
+            r1[j] -= self.mass_diag[j] * x_a[j];
         }
         let ft = &mut rest[..n];
         ft.iter_mut().for_each(|x| *x = 0.0);

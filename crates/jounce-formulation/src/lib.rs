@@ -60,6 +60,7 @@ pub mod odae;
 pub mod partitioning;
 pub mod penalty;
 pub mod projection;
+mod reduced_kkt;
 pub mod state_space;
 
 pub use augmented::Augmented;

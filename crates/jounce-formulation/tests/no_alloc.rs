@@ -9,7 +9,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jounce_formulation::examples::models;
-use jounce_formulation::{build, FormulationSettings, NAMES};
+use jounce_formulation::{build, Augmented, Formulation, FormulationSettings, NAMES};
+use jounce_integrate::OdeProblem;
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, Quantities};
 use nalgebra::DMatrix;
 
@@ -46,6 +47,69 @@ fn rhs_and_after_step_do_not_allocate() {
         assert_eq!(after, before, "{file}: evaluate allocated");
         every_formulation(&sys, &a.q, &a.v, file, a.dof);
     }
+    // a 30-link chain: augmented and the formulations built on it take
+    // the sparse KKT path (Schur complement) and allocate nothing either
+    let sys = chain(30);
+    let (q, v) = (sys.initial_q(), sys.initial_v());
+    let mut aug = Augmented::new(&sys);
+    let mut y = aug.initial_state(0.0, &q, &v).unwrap();
+    y[5] += 1e-3;
+    let mut dy = vec![0.0; y.len()];
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for k in 0..5 {
+        aug.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+    }
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert!(aug.uses_sparse_solver(), "the chain takes the sparse path");
+    assert_eq!(after, before, "sparse augmented rhs allocated");
+    every_formulation(&sys, &q, &v, "chain of 30", 30);
+}
+
+/// N uniform links pinned to each other and the first to the ground.
+fn chain(n: usize) -> PlanarSystem {
+    use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
+    let bodies = (0..n)
+        .map(|i| Body {
+            name: format!("link{i}"),
+            mass: 1.0,
+            inertia: 1.0 / 12.0,
+            position: [i as f64 + 0.5, 0.0],
+            angle: 0.0,
+            velocity: [0.0, 0.0],
+            angular_velocity: 0.0,
+            points: vec![],
+        })
+        .collect();
+    let joints = (0..n)
+        .map(|i| Joint {
+            name: format!("pin{i}"),
+            kind: JointKind::Revolute {
+                a: Attachment {
+                    body: if i == 0 {
+                        BodyRef::Ground
+                    } else {
+                        BodyRef::Body(i - 1)
+                    },
+                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
+                },
+                b: Attachment {
+                    body: BodyRef::Body(i),
+                    point: [-0.5, 0.0],
+                },
+            },
+        })
+        .collect();
+    let model = Model {
+        name: format!("chain of {n}"),
+        source: "<test>".into(),
+        gravity: [0.0, -9.81],
+        bodies,
+        joints,
+        drivers: vec![],
+        forces: vec![],
+        settings: Settings::default(),
+    };
+    PlanarSystem::from_model(&model).unwrap()
 }
 
 /// Every formulation on `sys`; those integrating independent coordinates

@@ -28,6 +28,7 @@ use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
+use crate::revolute::revolute_kinematics;
 use crate::rigid::relative_pose;
 use crate::rotational_spring::RotationalSpringParams;
 use crate::sparse::SparseMatrix;
@@ -578,6 +579,33 @@ impl PlanarSystem {
         })
     }
 
+    /// Row `r` of constraint element `e` (local columns, len 6) into Φ_q:
+    /// through the precomputed slots when `jac` has this system's pattern
+    /// (`own_pattern`), by search otherwise.
+    #[inline]
+    fn write_jacobian_row(
+        &self,
+        jac: &mut SparseMatrix,
+        own_pattern: bool,
+        e: usize,
+        r: usize,
+        row: &[f64; 6],
+    ) {
+        let el = &self.constraints[e];
+        for k in 0..6 {
+            if own_pattern {
+                let slot = self.jac_slots[e][r][k];
+                if slot != usize::MAX {
+                    jac.values[slot] = row[k];
+                }
+            } else if let Some(col) = column(el.bodies, k) {
+                if let Some(slot) = jac.index_of(el.row + r, col) {
+                    jac.values[slot] = row[k];
+                }
+            }
+        }
+    }
+
     /// Number of moving bodies.
     pub fn body_count(&self) -> usize {
         self.body_names.len()
@@ -634,21 +662,11 @@ impl MechanicalSystem for PlanarSystem {
             let f = DualSVec64::<6>::from_re(el.driver_value(t).0);
             let mut out = [DualSVec64::<6>::from_re(0.0); 3];
             el.eval(&x, f, &mut out);
+            let own_pattern = jac.nnz() == self.jac_nnz;
             for r in 0..el.rows() {
                 let g = out[r].eps.0.as_ref();
-                for k in 0..6 {
-                    let gk = g.map_or(0.0, |g| g[k]);
-                    if jac.nnz() == self.jac_nnz {
-                        let slot = self.jac_slots[e][r][k];
-                        if slot != usize::MAX {
-                            jac.values[slot] = gk;
-                        }
-                    } else if let Some(col) = column(el.bodies, k) {
-                        if let Some(slot) = jac.index_of(el.row + r, col) {
-                            jac.values[slot] = gk;
-                        }
-                    }
-                }
+                let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
+                self.write_jacobian_row(jac, own_pattern, e, r, &row);
             }
         }
     }
@@ -752,29 +770,52 @@ impl MechanicalSystem for PlanarSystem {
                 let n = el.rows();
                 let rows = el.row..el.row + n;
                 let x0 = gather(el.bodies, q);
+                if let ConstraintKind::Revolute { sa, sb } = el.kind {
+                    // closed form: the most common joint without duals
+                    let v0 = if want_vel || want_gamma {
+                        gather(el.bodies, v)
+                    } else {
+                        [0.0; 6]
+                    };
+                    let k = revolute_kinematics(&x0, &v0, sa, sb);
+                    if want_jac || want_phi {
+                        data.constraints[rows.clone()].copy_from_slice(&k.phi);
+                    }
+                    if want_jac {
+                        for r in 0..2 {
+                            self.write_jacobian_row(
+                                &mut data.constraint_jacobian,
+                                own_pattern,
+                                e,
+                                r,
+                                &k.jac[r],
+                            );
+                        }
+                    }
+                    if want_vel || want_gamma {
+                        data.velocity_constraints[rows.clone()].copy_from_slice(&k.phi_dot);
+                        data.gamma[rows.clone()].copy_from_slice(&k.gamma);
+                        data.constraint_time_derivative[rows].fill(0.0);
+                    }
+                    continue;
+                }
                 let f = el.driver_value(t);
                 if want_jac {
                     let x: [DualSVec64<6>; 6] =
                         std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
                     let mut out = [DualSVec64::<6>::from_re(0.0); 3];
                     el.eval(&x, DualSVec64::<6>::from_re(f.0), &mut out);
-                    let jac = &mut data.constraint_jacobian;
                     for r in 0..n {
                         data.constraints[el.row + r] = out[r].re;
                         let g = out[r].eps.0.as_ref();
-                        for k in 0..6 {
-                            let gk = g.map_or(0.0, |g| g[k]);
-                            if own_pattern {
-                                let slot = self.jac_slots[e][r][k];
-                                if slot != usize::MAX {
-                                    jac.values[slot] = gk;
-                                }
-                            } else if let Some(col) = column(el.bodies, k) {
-                                if let Some(slot) = jac.index_of(el.row + r, col) {
-                                    jac.values[slot] = gk;
-                                }
-                            }
-                        }
+                        let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
+                        self.write_jacobian_row(
+                            &mut data.constraint_jacobian,
+                            own_pattern,
+                            e,
+                            r,
+                            &row,
+                        );
                     }
                 } else if want_phi {
                     let mut out = [0.0; 3];
