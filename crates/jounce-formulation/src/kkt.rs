@@ -246,6 +246,9 @@ impl Kkt {
                         schur.minv[i] = 1.0 / self.mass_diag[i];
                     }
                 }
+                if let Some(red) = self.reduced.as_mut() {
+                    red.set_mass(&self.mass_diag);
+                }
                 self.mass_diag_current = true;
             }
             let sparse_ok = self.mass_positive
@@ -262,7 +265,7 @@ impl Kkt {
             }
             if let Some(red) = self.reduced.as_mut() {
                 if (self.mass_well_scaled || !self.mass_positive)
-                    && red.factor(&self.mass_diag, &self.data.constraint_jacobian)
+                    && red.factor(&self.data.constraint_jacobian)
                 {
                     self.path = Path::Reduced;
                     return Ok(());

@@ -582,7 +582,7 @@ impl PlanarSystem {
     /// Row `r` of constraint element `e` (local columns, len 6) into Φ_q:
     /// through the precomputed slots when `jac` has this system's pattern
     /// (`own_pattern`), by search otherwise.
-    #[inline]
+    #[inline(always)]
     fn write_jacobian_row(
         &self,
         jac: &mut SparseMatrix,
