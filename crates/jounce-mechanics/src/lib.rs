@@ -19,6 +19,11 @@
 //!   [`MechanicalSystem::constraint_time_jacobian`],
 //!   [`MechanicalSystem::mass_matrix_derivative`] (central-difference
 //!   defaults; exact by nested dual numbers in [`PlanarSystem`]).
+//! * [`SparseMatrix`] — Φ_q in [`SystemData`] is stored in a fixed
+//!   sparsity pattern from the element connectivity
+//!   ([`MechanicalSystem::constraint_jacobian_pattern`]), values refilled
+//!   per evaluation in O(nnz); [`SparseLdlt`] and [`GramFactor`] factor
+//!   Φ_q W Φ_qᵀ (the KKT Schur complement, assembly's minimum-norm steps).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
