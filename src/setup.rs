@@ -2,10 +2,10 @@
 //! assembled initial state and a formulation. Every error names the model
 //! file and the element.
 
-use jounce_formulation::{provides, Formulation, FormulationSettings, NAMES};
+use jounce_formulation::{provides, Formulation, FormulationSettings, LinearSolver, NAMES};
 use jounce_integrate::method::{self, MethodInfo};
 use jounce_mechanics::{assemble, Assembly, PlanarSystem};
-use jounce_model::{ForceKind, FormulationKind, Model};
+use jounce_model::{ForceKind, FormulationKind, LinearSolverKind, Model};
 
 use crate::error::RunError;
 
@@ -154,6 +154,11 @@ pub fn build_formulation<'a>(
         penalty_factor: f.penalty_factor,
         penalty_omega: f.penalty_omega,
         penalty_xi: f.penalty_xi,
+        linear_solver: match f.linear_solver {
+            LinearSolverKind::Auto => LinearSolver::Auto,
+            LinearSolverKind::Dense => LinearSolver::Dense,
+            LinearSolverKind::Sparse => LinearSolver::Sparse,
+        },
         ..FormulationSettings::default()
     };
     jounce_formulation::build(formulation_name(f.kind), &settings, sys)

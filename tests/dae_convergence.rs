@@ -59,6 +59,13 @@ fn run(
     m.settings.integrator.step = step;
     m.settings.integrator.rtol = rtol;
     m.settings.integrator.atol = rtol;
+    // The smallest steps of the order fits sit at the rounding floor of the
+    // index-2 and -3 components, where a perturbation of λ0 by 1e-16
+    // (another, equally accurate KKT solver) moves the last error by 30 %
+    // (double pendulum, index3 bdf4: v slope 3.89 dense, 3.78 sparse). The
+    // fits were calibrated with the dense KKT LU; keep it so that they
+    // measure the methods, not the rounding of the start.
+    m.settings.formulation.linear_solver = jounce_model::LinearSolverKind::Dense;
     for (k, v) in params {
         m.settings.integrator.params.insert((*k).into(), *v);
     }

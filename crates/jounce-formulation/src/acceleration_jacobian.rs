@@ -67,7 +67,7 @@ impl AccelerationJacobian {
             a: vec![0.0; n],
             lambda: vec![0.0; m],
             col: vec![0.0; n + m],
-            work: vec![0.0; n + m],
+            work: vec![0.0; 2 * (n + m)],
         }
     }
 
@@ -109,7 +109,7 @@ impl AccelerationJacobian {
                 let mut r = self.gq[(i, k)] - self.ha[(i, k)];
                 if stabilised {
                     r -= a2 * (self.hv[(i, k)] + self.pqt[(i, k)])
-                        + b2 * kkt.data.constraint_jacobian[(i, k)];
+                        + b2 * kkt.data.constraint_jacobian.get(i, k);
                 }
                 self.col[n + i] = r;
             }
@@ -121,7 +121,7 @@ impl AccelerationJacobian {
                 self.col[i] = self.fv[(i, k)];
             }
             for i in 0..m {
-                self.col[n + i] = self.gv[(i, k)] - a2 * kkt.data.constraint_jacobian[(i, k)];
+                self.col[n + i] = self.gv[(i, k)] - a2 * kkt.data.constraint_jacobian.get(i, k);
             }
             kkt.solve_other(&mut self.col, &mut self.work);
             for i in 0..n {

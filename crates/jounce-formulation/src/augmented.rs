@@ -35,6 +35,7 @@ use crate::acceleration_jacobian::AccelerationJacobian;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::{diagnose, Kkt};
+use crate::linear_solver::LinearSolver;
 
 /// The index-1 augmented (Lagrange multiplier) formulation.
 pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
@@ -80,6 +81,19 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
         self.alpha = alpha;
         self.beta = beta;
         Ok(self)
+    }
+
+    /// Solve the KKT system with `solver` (default [`LinearSolver::Auto`]).
+    #[must_use]
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.kkt = Kkt::with_solver(self.sys, solver);
+        self
+    }
+
+    /// Whether the last KKT factorisation took the sparse path (the
+    /// Schur complement Φ_q M⁻¹ Φ_qᵀ) rather than the dense LU.
+    pub fn uses_sparse_solver(&self) -> bool {
+        self.kkt.is_sparse()
     }
 
     /// Baumgarte parameters (α, β).
@@ -254,7 +268,18 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
             ),
         });
     }
-    if kkt.factor(sys, t0, q0).is_err() {
+    let factored = kkt.factor(sys, t0, q0);
+    if kkt.choice() == LinearSolver::Sparse {
+        if let Some(why) = kkt.sparse_unavailable(sys) {
+            return Err(FormulationError::BadParameter {
+                formulation: name.into(),
+                detail: format!(
+                    "linear_solver = \"sparse\" cannot be used: {why}; use \"auto\" or \"dense\""
+                ),
+            });
+        }
+    }
+    if factored.is_err() {
         let detail = diagnose(
             sys,
             &kkt.data.mass_matrix,

@@ -52,6 +52,7 @@ use crate::augmented::check_kkt;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::Kkt;
+use crate::linear_solver::LinearSolver;
 
 /// The equations of motion of a system as a constrained second-order
 /// problem, with the system's exact derivatives and its own tangent
@@ -107,6 +108,13 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
             kkt: Kkt::new(sys),
             breakpoints: sys.breakpoints(),
         }
+    }
+
+    /// Solve the KKT system with `solver` (default [`LinearSolver::Auto`]).
+    #[must_use]
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.kkt = Kkt::with_solver(self.sys, solver);
+        self
     }
 
     /// The index-3 formulation of `sys`, y = [q; v; λ]; every buffer is

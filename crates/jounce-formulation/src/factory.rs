@@ -8,6 +8,7 @@ use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::joint::Joint;
+use crate::linear_solver::LinearSolver;
 use crate::odae::Odae;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
@@ -80,12 +81,16 @@ pub struct FormulationSettings {
     pub partition_condition_max: f64,
     /// `projection`: project when ‖Φ‖∞ or ‖Φ'‖∞ exceeds this.
     pub projection_tol: f64,
+    /// Linear solver of the KKT system (augmented, projection, index3,
+    /// ggl, odae).
+    pub linear_solver: LinearSolver,
 }
 
 impl Default for FormulationSettings {
     /// No Baumgarte terms; penalty α = 1e7, ω = 10, ξ = 1 (the values of
     /// Bayo et al. 1988 and jalon-bayo problem 7/4); re-partitioning at
-    /// ratio 2 or κ₁ = 1e6; projection tolerance 1e-10.
+    /// ratio 2 or κ₁ = 1e6; projection tolerance 1e-10; linear solver
+    /// chosen automatically.
     fn default() -> Self {
         Self {
             baumgarte_alpha: 0.0,
@@ -96,6 +101,7 @@ impl Default for FormulationSettings {
             partition_ratio: 2.0,
             partition_condition_max: 1e6,
             projection_tol: 1e-10,
+            linear_solver: LinearSolver::Auto,
         }
     }
 }
@@ -122,15 +128,19 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         });
     }
     Ok(match kind {
-        "augmented" => {
-            Box::new(Augmented::new(sys).with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?)
-        }
+        "augmented" => Box::new(
+            Augmented::new(sys)
+                .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?
+                .with_linear_solver(s.linear_solver),
+        ),
         "partitioning" => Box::new(Partitioning::new(
             sys,
             s.partition_ratio,
             s.partition_condition_max,
         )?),
-        "projection" => Box::new(Projection::new(sys, s.projection_tol)?),
+        "projection" => {
+            Box::new(Projection::new(sys, s.projection_tol)?.with_linear_solver(s.linear_solver))
+        }
         "state_space" => Box::new(StateSpace::new(
             sys,
             s.partition_ratio,
@@ -142,9 +152,9 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             s.penalty_omega,
             s.penalty_xi,
         )?),
-        "index3" => Box::new(DaeFormulation::index3(sys)),
-        "ggl" => Box::new(DaeFormulation::ggl(sys)),
-        "odae" => Box::new(Odae::new(sys)),
+        "index3" => Box::new(DaeFormulation::index3(sys).with_linear_solver(s.linear_solver)),
+        "ggl" => Box::new(DaeFormulation::ggl(sys).with_linear_solver(s.linear_solver)),
+        "odae" => Box::new(Odae::new(sys).with_linear_solver(s.linear_solver)),
         "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })

@@ -44,6 +44,15 @@
 //! true for [`jounce_mechanics::PlanarSystem`]); otherwise integrators keep
 //! their finite differences of the whole right-hand side.
 //!
+//! **Linear algebra.** The KKT-based forms solve [M Φ_qᵀ; Φ_q 0] as
+//! [`LinearSolver`] says (`settings.linear_solver`): under `auto`, the
+//! sparse Schur complement Φ_q M⁻¹ Φ_qᵀ (sparse LDLᵀ, ordering and
+//! symbolic analysis once, O(N) per right-hand side on a chain) when M is
+//! diagonal and regular, a reduced dense system of the multipliers and
+//! the massless coordinates for small systems with point masses, and the
+//! full-pivot LU of the whole matrix otherwise, which also names redundant
+//! constraints whenever another path meets a vanishing pivot.
+//!
 //! [`build`] makes any of them by name from [`FormulationSettings`];
 //! [`examples`] holds small hand-written systems for tests.
 
@@ -56,11 +65,13 @@ pub mod factory;
 pub mod formulation;
 pub mod joint;
 mod kkt;
+pub mod linear_solver;
 pub mod lu;
 pub mod odae;
 pub mod partitioning;
 pub mod penalty;
 pub mod projection;
+mod reduced_kkt;
 pub mod state_space;
 
 pub use augmented::Augmented;
@@ -69,6 +80,7 @@ pub use error::FormulationError;
 pub use factory::{build, provides, FormulationSettings, NAMES};
 pub use formulation::Formulation;
 pub use joint::Joint;
+pub use linear_solver::LinearSolver;
 pub use odae::Odae;
 pub use partitioning::Partitioning;
 pub use penalty::Penalty;

@@ -42,6 +42,7 @@ use nalgebra::DMatrix;
 use crate::augmented::Augmented;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::linear_solver::LinearSolver;
 
 /// The `odae` formulation (module documentation).
 pub struct Odae<'a, S: MechanicalSystem + ?Sized> {
@@ -70,6 +71,13 @@ impl<'a, S: MechanicalSystem + ?Sized> Odae<'a, S> {
             hess: DMatrix::zeros(m, n),
             phi_qt: DMatrix::zeros(m, n),
         }
+    }
+
+    /// Solve the KKT system with `solver` (default [`LinearSolver::Auto`]).
+    #[must_use]
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.aug = self.aug.with_linear_solver(solver);
+        self
     }
 
     /// The system formulated.

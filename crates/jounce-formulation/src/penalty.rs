@@ -73,6 +73,9 @@ pub struct Penalty<'a, S: MechanicalSystem + ?Sized> {
     m: usize,
     /// M, Q, Φ, Φ_q, Φ', γ at the last evaluated state.
     data: SystemData,
+    /// Dense copy of Φ_q (m × n) for the dense penalty algebra, taken at
+    /// each factorisation.
+    jac: DMatrix<f64>,
     /// −γ + 2ξωΦ' + ω²Φ
     c: Vec<f64>,
     lu: FullPivLu,
@@ -130,6 +133,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             n,
             m,
             data: sys.data(),
+            jac: DMatrix::zeros(m, n),
             c: vec![0.0; m],
             lu: FullPivLu::new(n, n),
             acc: vec![0.0; n],
@@ -171,7 +175,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
     /// Factor M + αΦ_qᵀΦ_q of the M and Φ_q in `data`.
     fn factor_loaded(&mut self) -> bool {
         let (n, m, a) = (self.n, self.m, self.alpha);
-        let (mass, jac) = (&self.data.mass_matrix, &self.data.constraint_jacobian);
+        self.data.constraint_jacobian.to_dense_into(&mut self.jac);
+        let (mass, jac) = (&self.data.mass_matrix, &self.jac);
         for i in 0..n {
             for j in 0..n {
                 let mut s = 0.0;
@@ -199,7 +204,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         for j in 0..n {
             let mut s = 0.0;
             for i in 0..m {
-                s += d.constraint_jacobian[(i, j)] * self.c[i];
+                s += self.jac[(i, j)] * self.c[i];
             }
             self.acc[j] = d.forces[j] - self.alpha * s;
         }
@@ -226,8 +231,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         for i in 0..m {
             let mut s = self.c[i];
             for j in 0..n {
-                s += self.data.constraint_jacobian[(i, j)] * a[j];
-                let pq = self.data.constraint_jacobian[(i, j)];
+                s += self.jac[(i, j)] * a[j];
+                let pq = self.jac[(i, j)];
                 self.gq[(i, j)] =
                     -self.gq[(i, j)] + zw * (self.hv[(i, j)] + self.pqt[(i, j)]) + w2 * pq;
                 self.gv[(i, j)] = -self.gv[(i, j)] + zw * pq;
@@ -241,8 +246,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             for k in 0..n {
                 let (mut sk, mut sc) = (0.0, 0.0);
                 for i in 0..m {
-                    sk += self.data.constraint_jacobian[(i, r)] * self.ha[(i, k)];
-                    sc += self.data.constraint_jacobian[(i, r)] * self.gv[(i, k)];
+                    sk += self.jac[(i, r)] * self.ha[(i, k)];
+                    sc += self.jac[(i, r)] * self.gv[(i, k)];
                 }
                 self.kt[(r, k)] = self.dm[(r, k)] - self.fq[(r, k)] + al * (self.cfj[(r, k)] + sk);
                 self.ct[(r, k)] = -self.fv[(r, k)] + al * sc;
@@ -438,7 +443,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
         for i in 0..m {
             let mut s = self.c[i];
             for j in 0..n {
-                s += self.data.constraint_jacobian[(i, j)] * self.acc[j];
+                s += self.jac[(i, j)] * self.acc[j];
             }
             lambda[i] = self.alpha * s;
         }

@@ -29,6 +29,7 @@ use crate::augmented::Augmented;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::worst_row;
+use crate::linear_solver::LinearSolver;
 
 /// Maximum Gauss–Newton iterations of one position projection.
 const MAX_ITER: usize = 10;
@@ -62,6 +63,13 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
             mv: vec![0.0; sys.nq()],
             n_projections: 0,
         })
+    }
+
+    /// Solve the KKT system with `solver` (default [`LinearSolver::Auto`]).
+    #[must_use]
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        self.aug = self.aug.with_linear_solver(solver);
+        self
     }
 
     /// Number of accepted steps whose state was corrected so far.

@@ -9,7 +9,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jounce_formulation::examples::models;
-use jounce_formulation::{build, FormulationSettings, NAMES};
+use jounce_formulation::{build, Augmented, Formulation, FormulationSettings, NAMES};
+use jounce_integrate::OdeProblem;
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, Quantities};
 use nalgebra::DMatrix;
 
@@ -54,6 +55,23 @@ fn rhs_and_after_step_do_not_allocate() {
     let chain = chain_model(50);
     let sys = PlanarSystem::from_model(&chain).unwrap();
     joint_does_not_allocate(&sys, &sys.initial_q(), &sys.initial_v(), "chain of 50");
+
+    // a 30-link chain: augmented and the formulations built on it take
+    // the sparse KKT path (Schur complement) and allocate nothing either
+    let sys = PlanarSystem::from_model(&chain_model(30)).unwrap();
+    let (q, v) = (sys.initial_q(), sys.initial_v());
+    let mut aug = Augmented::new(&sys);
+    let mut y = aug.initial_state(0.0, &q, &v).unwrap();
+    y[5] += 1e-3;
+    let mut dy = vec![0.0; y.len()];
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for k in 0..5 {
+        aug.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+    }
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert!(aug.uses_sparse_solver(), "the chain takes the sparse path");
+    assert_eq!(after, before, "sparse augmented rhs allocated");
+    every_formulation(&sys, &q, &v, "chain of 30", 30);
 }
 
 /// The joint formulation: right-hand side, exact Jacobian, second-order

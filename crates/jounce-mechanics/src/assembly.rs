@@ -31,11 +31,29 @@
 //! only at the assembled configuration mark a *singular configuration*
 //! (e.g. a four-bar at its change point). An isolated assembled point (no
 //! nearby configurations) has its rank deficiency reported as redundancy.
+//!
+//! # Large systems
+//! With at least [`SPARSE_MIN_ROWS`] constraint rows and a sparse Φ_q
+//! pattern ([`MechanicalSystem::constraint_jacobian_pattern`]), the
+//! minimum-norm steps use Φ_q⁺ = Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ with Φ_q Φ_qᵀ factored by
+//! sparse LDLᵀ ([`GramFactor`]), O(N) for a chain instead of the O(N³)
+//! SVD. Its pivots d_k are the squared norms of the components of the rows
+//! orthogonal to the rows eliminated before them, so all pivots above
+//! (10⁻⁸)² of their diagonal mean full row rank by the same criterion as
+//! the Gram–Schmidt test; then there is nothing redundant or singular to
+//! name. Only when a pivot falls below it does the dense analysis above
+//! run, to name the rows in model order.
 
 use nalgebra::{DMatrix, DVector};
 use thiserror::Error;
 
+use crate::gram::GramFactor;
+use crate::sparse::SparseMatrix;
 use crate::system::MechanicalSystem;
+
+/// Constraint rows from which assembly uses sparse Φ_q Φ_qᵀ factors
+/// (when the system declares a sparse pattern).
+pub const SPARSE_MIN_ROWS: usize = 60;
 
 /// Relative singular-value cut-off of the pseudo-inverse.
 const PINV_RTOL: f64 = 1e-10;
@@ -163,6 +181,58 @@ fn pinv_solve(a: &DMatrix<f64>, b: &[f64]) -> Option<DVector<f64>> {
         .ok()
 }
 
+/// Sparse Φ_q and the factors of Φ_q Φ_qᵀ for minimum-norm solves.
+struct SparseNormal {
+    jac: SparseMatrix,
+    gram: GramFactor,
+    ones: Vec<f64>,
+    work: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl SparseNormal {
+    /// For `sys` when it is large and its Φ_q pattern sparse.
+    fn for_system<S: MechanicalSystem + ?Sized>(sys: &S) -> Option<SparseNormal> {
+        let (n, m) = (sys.nv(), sys.nc());
+        if m < SPARSE_MIN_ROWS || sys.nq() != n {
+            return None;
+        }
+        let jac = SparseMatrix::from_pattern(m, n, &sys.constraint_jacobian_pattern()?);
+        let gram = GramFactor::new(&jac);
+        Some(SparseNormal {
+            jac,
+            gram,
+            ones: vec![1.0; n],
+            work: vec![0.0; m],
+            rhs: vec![0.0; m],
+        })
+    }
+
+    /// Evaluate Φ_q at (t, q) and factor Φ_q Φ_qᵀ; false when a pivot
+    /// falls below `tol_rel` of its diagonal (rank deficient) or Φ_q is
+    /// not finite.
+    fn factor<S: MechanicalSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+        tol_rel: f64,
+    ) -> bool {
+        sys.sparse_constraint_jacobian(t, q, &mut self.jac);
+        self.jac.values.iter().all(|x| x.is_finite())
+            && self.gram.factor(&self.jac, &self.ones, tol_rel).is_ok()
+    }
+
+    /// x = Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ b, the minimum-norm solution of Φ_q x = b.
+    fn min_norm(&mut self, b: &[f64]) -> Vec<f64> {
+        self.rhs.copy_from_slice(b);
+        self.gram.solve_in_place(&mut self.rhs, &mut self.work);
+        let mut x = vec![0.0; self.jac.ncols()];
+        self.jac.tr_mul_add(&self.rhs, &mut x);
+        x
+    }
+}
+
 /// Rows of `jac` visited in `order`, split into independent rows and rows
 /// dependent on the rows kept before them (Gram–Schmidt, twice).
 pub fn dependent_rows(jac: &DMatrix<f64>, order: &[usize]) -> (Vec<usize>, Vec<usize>) {
@@ -202,7 +272,12 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
     let mut phi = vec![0.0; m];
     let mut trial_phi = vec![0.0; m];
     let mut trial = vec![0.0; n];
-    let mut jac = DMatrix::zeros(m, n);
+    let mut sparse = SparseNormal::for_system(sys);
+    let mut jac = if sparse.is_some() {
+        DMatrix::zeros(0, 0)
+    } else {
+        DMatrix::zeros(m, n)
+    };
     sys.constraints(t, &q, &mut phi);
     let inconsistent = |phi: &[f64], iterations| AssemblyError::Inconsistent {
         residual: max_abs(phi),
@@ -222,8 +297,18 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
         if max_abs(&phi) <= tol {
             return Ok((q, it));
         }
-        sys.constraint_jacobian(t, &q, &mut jac);
-        if !jac.iter().all(|x| x.is_finite()) {
+        let neg: Vec<f64> = phi.iter().map(|x| -x).collect();
+        let sparse_step = match sparse.as_mut() {
+            Some(sp) => sp.factor(sys, t, &q, PINV_RTOL).then(|| sp.min_norm(&neg)),
+            None => None,
+        };
+        if sparse_step.is_none() {
+            if jac.shape() != (m, n) {
+                jac = DMatrix::zeros(m, n);
+            }
+            sys.constraint_jacobian(t, &q, &mut jac);
+        }
+        if sparse_step.is_none() && !jac.iter().all(|x| x.is_finite()) {
             let bad = (0..m)
                 .find(|&i| !jac.row(i).iter().all(|x| x.is_finite()))
                 .unwrap_or(0);
@@ -234,9 +319,14 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
                 ),
             });
         }
-        let neg: Vec<f64> = phi.iter().map(|x| -x).collect();
-        let Some(dq) = pinv_solve(&jac, &neg) else {
-            return Err(inconsistent(&phi, it));
+        let dq = match sparse_step {
+            Some(dq) => DVector::from_vec(dq),
+            None => {
+                let Some(dq) = pinv_solve(&jac, &neg) else {
+                    return Err(inconsistent(&phi, it));
+                };
+                dq
+            }
         };
         // backtracking line search on ‖Φ‖₂
         let f0 = norm2(&phi);
@@ -316,6 +406,41 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     let (q, iterations) = solve_positions(sys, t, q_guess, tol)?;
     let mut phi = vec![0.0; m];
     sys.constraints(t, &q, &mut phi);
+    let mut phi_t = vec![0.0; m];
+    sys.constraint_time_derivative(t, &q, &mut phi_t);
+
+    // large and of full row rank: sparse factors, nothing to name
+    if let Some(mut sp) = SparseNormal::for_system(sys) {
+        if sp.factor(sys, t, &q, RANK_RTOL * RANK_RTOL) {
+            let mut rhs: Vec<f64> = phi_t.iter().map(|x| -x).collect();
+            let mut jv = vec![0.0; m];
+            sp.jac.mul_add(v_guess, &mut jv);
+            for i in 0..m {
+                rhs[i] -= jv[i];
+            }
+            let dv = sp.min_norm(&rhs);
+            let v: Vec<f64> = (0..n).map(|i| v_guess[i] + dv[i]).collect();
+            let mut vres = phi_t.clone();
+            sp.jac.mul_add(&v, &mut vres);
+            return finish(
+                sys,
+                Findings {
+                    q,
+                    v,
+                    phi,
+                    phi_t,
+                    vres,
+                    v_guess,
+                    tol,
+                    iterations,
+                    rank: m,
+                    generic_rank: m,
+                    redundant: Vec::new(),
+                    singular: Vec::new(),
+                },
+            );
+        }
+    }
     let mut jac = DMatrix::zeros(m, n);
     sys.constraint_jacobian(t, &q, &mut jac);
 
@@ -368,8 +493,6 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     };
 
     // velocities: least change of v_guess with Φ_q v = −Φ_t
-    let mut phi_t = vec![0.0; m];
-    sys.constraint_time_derivative(t, &q, &mut phi_t);
     let jv = &jac * DVector::from_column_slice(v_guess);
     let rhs: Vec<f64> = (0..m).map(|i| -phi_t[i] - jv[i]).collect();
     let mut v = v_guess.to_vec();
@@ -383,6 +506,61 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     }
     let jv = &jac * DVector::from_column_slice(&v);
     let vres: Vec<f64> = (0..m).map(|i| jv[i] + phi_t[i]).collect();
+    finish(
+        sys,
+        Findings {
+            q,
+            v,
+            phi,
+            phi_t,
+            vres,
+            v_guess,
+            tol,
+            iterations,
+            rank,
+            generic_rank,
+            redundant,
+            singular,
+        },
+    )
+}
+
+/// What [`finish`] turns into an [`Assembly`].
+struct Findings<'a> {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    phi: Vec<f64>,
+    phi_t: Vec<f64>,
+    vres: Vec<f64>,
+    v_guess: &'a [f64],
+    tol: f64,
+    iterations: usize,
+    rank: usize,
+    generic_rank: usize,
+    redundant: Vec<String>,
+    singular: Vec<String>,
+}
+
+/// Check the velocity residual and report.
+fn finish<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    r: Findings<'_>,
+) -> Result<Assembly, AssemblyError> {
+    let Findings {
+        q,
+        v,
+        phi,
+        phi_t,
+        vres,
+        v_guess,
+        tol,
+        iterations,
+        rank,
+        generic_rank,
+        redundant,
+        singular,
+    } = r;
+    let n = q.len();
     let velocity_residual = max_abs(&vres);
     let scale = 1.0 + max_abs(&v) + max_abs(&phi_t);
     if !(velocity_residual <= tol.max(1e-12) * scale) {

@@ -22,6 +22,8 @@
 
 use nalgebra::DMatrix;
 
+use crate::sparse::SparseMatrix;
+
 /// A set of quantities for [`crate::MechanicalSystem::evaluate`], combined
 /// with `|`: e.g. `Quantities::MASS_MATRIX | Quantities::GAMMA`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -104,8 +106,11 @@ pub struct SystemData {
     /// Φ(t, q), len m.
     pub constraints: Vec<f64>,
     /// Φ_q, m × n_v: the constraint Jacobian with respect to the
-    /// velocities, so that Φ' = Φ_q v + Φ_t.
-    pub constraint_jacobian: DMatrix<f64>,
+    /// velocities, so that Φ' = Φ_q v + Φ_t. Sparse with the system's
+    /// fixed pattern ([`crate::MechanicalSystem::constraint_jacobian_pattern`];
+    /// every entry when the system declares none);
+    /// [`SparseMatrix::to_dense`] gives the dense view.
+    pub constraint_jacobian: SparseMatrix,
     /// Φ_t = ∂Φ/∂t, len m.
     pub constraint_time_derivative: Vec<f64>,
     /// Φ' = Φ_q v + Φ_t, len m.
@@ -115,13 +120,33 @@ pub struct SystemData {
     /// Scratch owned by the system's own evaluation (its layout is the
     /// system's business); empty unless the system asks for it.
     pub scratch: Vec<f64>,
+    /// Dense m × n_v scratch of the default
+    /// [`crate::MechanicalSystem::evaluate`], which computes Φ_q densely
+    /// and copies the pattern's entries (0 × 0 for a sparse pattern).
+    pub dense_jacobian: DMatrix<f64>,
 }
 
 impl SystemData {
     /// Zeroed storage for n_q positions, n_v velocities and m constraint
-    /// rows.
+    /// rows, with a dense Φ_q.
     #[must_use]
     pub fn new(nq: usize, nv: usize, nc: usize) -> SystemData {
+        SystemData::with_jacobian_pattern(nq, nv, nc, None)
+    }
+
+    /// Zeroed storage with Φ_q restricted to the positions `pattern`
+    /// (`None`: every entry).
+    #[must_use]
+    pub fn with_jacobian_pattern(
+        nq: usize,
+        nv: usize,
+        nc: usize,
+        pattern: Option<&[(usize, usize)]>,
+    ) -> SystemData {
+        let (constraint_jacobian, dense_jacobian) = match pattern {
+            Some(p) => (SparseMatrix::from_pattern(nc, nv, p), DMatrix::zeros(0, 0)),
+            None => (SparseMatrix::dense(nc, nv), DMatrix::zeros(nc, nv)),
+        };
         SystemData {
             nq,
             nv,
@@ -132,11 +157,12 @@ impl SystemData {
             mass_matrix_filled: false,
             forces: vec![0.0; nv],
             constraints: vec![0.0; nc],
-            constraint_jacobian: DMatrix::zeros(nc, nv),
+            constraint_jacobian,
             constraint_time_derivative: vec![0.0; nc],
             velocity_constraints: vec![0.0; nc],
             gamma: vec![0.0; nc],
             scratch: Vec::new(),
+            dense_jacobian,
         }
     }
 }
@@ -164,6 +190,9 @@ mod tests {
         let d = SystemData::new(7, 6, 5);
         assert_eq!(d.mass_matrix.shape(), (6, 6));
         assert_eq!(d.constraint_jacobian.shape(), (5, 6));
+        assert!(d.constraint_jacobian.is_dense());
+        let s = SystemData::with_jacobian_pattern(6, 6, 2, Some(&[(0, 1), (1, 4)]));
+        assert_eq!(s.constraint_jacobian.nnz(), 2);
         assert_eq!((d.forces.len(), d.gamma.len()), (6, 5));
         assert!(d.evaluated.is_empty());
     }

@@ -23,6 +23,11 @@
 //!   joint (relative) coordinates of its kinematic tree, with the O(N)
 //!   articulated-body algorithm and cut joints as closure constraints
 //!   ([`joint_coordinates`]; [`MechanicalSystem::joint_coordinates`]).
+//! * [`SparseMatrix`] — Φ_q in [`SystemData`] is stored in a fixed
+//!   sparsity pattern from the element connectivity
+//!   ([`MechanicalSystem::constraint_jacobian_pattern`]), values refilled
+//!   per evaluation in O(nnz); [`SparseLdlt`] and [`GramFactor`] factor
+//!   Φ_q W Φ_qᵀ (the KKT Schur complement, assembly's minimum-norm steps).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
@@ -81,12 +86,15 @@ pub mod driver;
 pub mod error;
 pub(crate) mod forces;
 pub mod joint_coordinates;
+pub mod gram;
 pub mod kinematics;
 pub mod planar;
 pub mod point_force;
 pub mod revolute;
 pub mod rigid;
 pub mod rotational_spring;
+pub mod sparse;
+pub mod sparse_ldlt;
 pub mod spring_damper;
 pub mod system;
 pub mod translational;
@@ -95,5 +103,8 @@ pub use assembly::{assemble, Assembly, AssemblyError};
 pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
 pub use joint_coordinates::{JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem};
+pub use gram::GramFactor;
 pub use planar::PlanarSystem;
+pub use sparse::SparseMatrix;
+pub use sparse_ldlt::SparseLdlt;
 pub use system::MechanicalSystem;

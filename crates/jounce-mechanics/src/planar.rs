@@ -28,8 +28,10 @@ use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
+use crate::revolute::revolute_kinematics;
 use crate::rigid::relative_pose;
 use crate::rotational_spring::RotationalSpringParams;
+use crate::sparse::SparseMatrix;
 use crate::spring_damper::SpringDamperParams;
 use crate::system::MechanicalSystem;
 
@@ -59,6 +61,15 @@ pub struct PlanarSystem {
     row_owner: Vec<(usize, usize)>,
     /// Force elements.
     forces: Vec<ForceElement>,
+    /// Pattern of Φ_q: for every constraint row, the columns of its
+    /// element's bodies.
+    jac_pattern: Vec<(usize, usize)>,
+    /// Per constraint element, row r, local coordinate k: the position of
+    /// Φ_q entry (row + r, column(k)) in the values of a
+    /// [`SparseMatrix`] built from `jac_pattern` (usize::MAX for ground).
+    jac_slots: Vec<[[usize; 6]; 3]>,
+    /// Number of entries of that pattern.
+    jac_nnz: usize,
 }
 
 fn body_index(r: BodyRef, count: usize, element: &str) -> Result<Option<usize>, MechanicsError> {
@@ -527,7 +538,37 @@ impl PlanarSystem {
             });
         }
 
+        // Φ_q pattern and the slot of every element entry in it
+        let mut jac_pattern = Vec::new();
+        for el in &constraints {
+            for r in 0..el.rows() {
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        jac_pattern.push((el.row + r, col));
+                    }
+                }
+            }
+        }
+        let probe = SparseMatrix::from_pattern(row, 3 * nb, &jac_pattern);
+        let jac_slots = constraints
+            .iter()
+            .map(|el| {
+                let mut s = [[usize::MAX; 6]; 3];
+                for (r, sr) in s.iter_mut().enumerate().take(el.rows()) {
+                    for (k, slot) in sr.iter_mut().enumerate() {
+                        if let Some(col) = column(el.bodies, k) {
+                            *slot = probe.index_of(el.row + r, col).expect("in the pattern");
+                        }
+                    }
+                }
+                s
+            })
+            .collect();
+
         Ok(PlanarSystem {
+            jac_pattern,
+            jac_slots,
+            jac_nnz: probe.nnz(),
             body_names: model.bodies.iter().map(|b| b.name.clone()).collect(),
             mass: model.bodies.iter().map(|b| b.mass).collect(),
             inertia: model.bodies.iter().map(|b| b.inertia).collect(),
@@ -538,6 +579,33 @@ impl PlanarSystem {
             row_owner,
             forces,
         })
+    }
+
+    /// Row `r` of constraint element `e` (local columns, len 6) into Φ_q:
+    /// through the precomputed slots when `jac` has this system's pattern
+    /// (`own_pattern`), by search otherwise.
+    #[inline(always)]
+    fn write_jacobian_row(
+        &self,
+        jac: &mut SparseMatrix,
+        own_pattern: bool,
+        e: usize,
+        r: usize,
+        row: &[f64; 6],
+    ) {
+        let el = &self.constraints[e];
+        for k in 0..6 {
+            if own_pattern {
+                let slot = self.jac_slots[e][r][k];
+                if slot != usize::MAX {
+                    jac.values[slot] = row[k];
+                }
+            } else if let Some(col) = column(el.bodies, k) {
+                if let Some(slot) = jac.index_of(el.row + r, col) {
+                    jac.values[slot] = row[k];
+                }
+            }
+        }
     }
 
     /// Number of moving bodies.
@@ -578,6 +646,35 @@ impl MechanicalSystem for PlanarSystem {
 
     fn nc(&self) -> usize {
         self.row_owner.len()
+    }
+
+    fn constraint_jacobian_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        Some(self.jac_pattern.clone())
+    }
+
+    /// O(nnz): the element entries written into their slots.
+    fn sparse_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
+        if jac.nnz() != self.jac_nnz {
+            jac.fill_zero();
+        }
+        for (e, el) in self.constraints.iter().enumerate() {
+            let x0 = gather(el.bodies, q);
+            let x: [DualSVec64<6>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let f = DualSVec64::<6>::from_re(el.driver_value(t).0);
+            let mut out = [DualSVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, f, &mut out);
+            let own_pattern = jac.nnz() == self.jac_nnz;
+            for r in 0..el.rows() {
+                let g = out[r].eps.0.as_ref();
+                let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
+                self.write_jacobian_row(jac, own_pattern, e, r, &row);
+            }
+        }
+    }
+
+    fn mass_matrix_is_diagonal(&self) -> bool {
+        true
     }
 
     fn mass_matrix(&self, _q: &[f64], m: &mut DMatrix<f64>) {
@@ -666,14 +763,44 @@ impl MechanicalSystem for PlanarSystem {
         let want_phi = what.contains(Quantities::CONSTRAINTS);
         let want_vel = what.contains(Quantities::VELOCITY_CONSTRAINTS);
         let want_gamma = what.contains(Quantities::GAMMA);
-        if want_jac {
-            data.constraint_jacobian.fill(0.0);
+        let own_pattern = data.constraint_jacobian.nnz() == self.jac_nnz;
+        if want_jac && !own_pattern {
+            data.constraint_jacobian.fill_zero();
         }
         if want_jac || want_phi || want_vel || want_gamma {
-            for el in &self.constraints {
+            for (e, el) in self.constraints.iter().enumerate() {
                 let n = el.rows();
                 let rows = el.row..el.row + n;
                 let x0 = gather(el.bodies, q);
+                if let ConstraintKind::Revolute { sa, sb } = el.kind {
+                    // closed form: the most common joint without duals
+                    let v0 = if want_vel || want_gamma {
+                        gather(el.bodies, v)
+                    } else {
+                        [0.0; 6]
+                    };
+                    let k = revolute_kinematics(&x0, &v0, sa, sb);
+                    if want_jac || want_phi {
+                        data.constraints[rows.clone()].copy_from_slice(&k.phi);
+                    }
+                    if want_jac {
+                        for r in 0..2 {
+                            self.write_jacobian_row(
+                                &mut data.constraint_jacobian,
+                                own_pattern,
+                                e,
+                                r,
+                                &k.jac[r],
+                            );
+                        }
+                    }
+                    if want_vel || want_gamma {
+                        data.velocity_constraints[rows.clone()].copy_from_slice(&k.phi_dot);
+                        data.gamma[rows.clone()].copy_from_slice(&k.gamma);
+                        data.constraint_time_derivative[rows].fill(0.0);
+                    }
+                    continue;
+                }
                 let f = el.driver_value(t);
                 if want_jac {
                     let x: [DualSVec64<6>; 6] =
@@ -682,14 +809,15 @@ impl MechanicalSystem for PlanarSystem {
                     el.eval(&x, DualSVec64::<6>::from_re(f.0), &mut out);
                     for r in 0..n {
                         data.constraints[el.row + r] = out[r].re;
-                        let Some(g) = out[r].eps.0.as_ref() else {
-                            continue;
-                        };
-                        for k in 0..6 {
-                            if let Some(col) = column(el.bodies, k) {
-                                data.constraint_jacobian[(el.row + r, col)] += g[k];
-                            }
-                        }
+                        let g = out[r].eps.0.as_ref();
+                        let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
+                        self.write_jacobian_row(
+                            &mut data.constraint_jacobian,
+                            own_pattern,
+                            e,
+                            r,
+                            &row,
+                        );
                     }
                 } else if want_phi {
                     let mut out = [0.0; 3];

@@ -20,6 +20,7 @@
 use nalgebra::DMatrix;
 
 use crate::data::{Quantities, SystemData};
+use crate::sparse::SparseMatrix;
 
 /// A constrained mechanical system
 ///
@@ -48,9 +49,38 @@ pub trait MechanicalSystem {
         qdot.copy_from_slice(v);
     }
 
-    /// Workspace sized for this system, for [`MechanicalSystem::evaluate`].
+    /// Workspace sized for this system, for [`MechanicalSystem::evaluate`],
+    /// with Φ_q stored in [`MechanicalSystem::constraint_jacobian_pattern`].
     fn data(&self) -> SystemData {
-        SystemData::new(self.nq(), self.nv(), self.nc())
+        let pattern = self.constraint_jacobian_pattern();
+        SystemData::with_jacobian_pattern(self.nq(), self.nv(), self.nc(), pattern.as_deref())
+    }
+
+    /// Positions (row, column) where Φ_q (m × n_v) may be nonzero, fixed
+    /// for the system (from its connectivity: a constraint row depends only
+    /// on the coordinates of its element's bodies). Default `None`: every
+    /// entry.
+    fn constraint_jacobian_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        None
+    }
+
+    /// Φ_q(t, q) written into `jac`, whose pattern is
+    /// [`MechanicalSystem::constraint_jacobian_pattern`] (or dense).
+    ///
+    /// Default: [`MechanicalSystem::constraint_jacobian`] into a dense
+    /// matrix, then the pattern's entries copied (allocates; systems with
+    /// a sparse pattern override it with an O(nnz) fill).
+    fn sparse_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
+        let mut dense = DMatrix::zeros(jac.nrows(), jac.ncols());
+        self.constraint_jacobian(t, q, &mut dense);
+        jac.load_dense(&dense);
+    }
+
+    /// Whether M(q) is diagonal (planar body coordinates: diag(m, m, J)
+    /// per body), so that M⁻¹ is elementwise and the Schur complement
+    /// Φ_q M⁻¹ Φ_qᵀ keeps the sparsity of Φ_q. Default false.
+    fn mass_matrix_is_diagonal(&self) -> bool {
+        false
     }
 
     /// Evaluate every quantity in `what` at (t, q, v) into `data`, and set
@@ -58,8 +88,10 @@ pub trait MechanicalSystem {
     /// velocity constraints and γ.
     ///
     /// Default: the single-quantity methods one after another (what they
-    /// share is recomputed); systems override it to evaluate each element
-    /// once ([`crate::PlanarSystem`] does).
+    /// share is recomputed), Φ_q through the dense scratch
+    /// `data.dense_jacobian` (resized once if the system declared a sparse
+    /// pattern without overriding this method); systems override it to
+    /// evaluate each element once ([`crate::PlanarSystem`] does).
     fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
         if what.contains(Quantities::MASS_MATRIX)
             && !(data.mass_matrix_filled && self.mass_matrix_is_constant())
@@ -76,18 +108,18 @@ pub trait MechanicalSystem {
         if what.contains(Quantities::CONSTRAINT_JACOBIAN)
             || what.contains(Quantities::VELOCITY_CONSTRAINTS)
         {
-            self.constraint_jacobian(t, q, &mut data.constraint_jacobian);
+            if data.dense_jacobian.shape() != data.constraint_jacobian.shape() {
+                data.dense_jacobian = DMatrix::zeros(data.nc, data.nv);
+            }
+            self.constraint_jacobian(t, q, &mut data.dense_jacobian);
+            data.constraint_jacobian.load_dense(&data.dense_jacobian);
         }
         if what.contains(Quantities::VELOCITY_CONSTRAINTS) {
             self.constraint_time_derivative(t, q, &mut data.constraint_time_derivative);
-            let jac = &data.constraint_jacobian;
-            for i in 0..data.nc {
-                let mut s = data.constraint_time_derivative[i];
-                for (j, vj) in v.iter().enumerate() {
-                    s += jac[(i, j)] * vj;
-                }
-                data.velocity_constraints[i] = s;
-            }
+            data.velocity_constraints
+                .copy_from_slice(&data.constraint_time_derivative);
+            data.constraint_jacobian
+                .mul_add(v, &mut data.velocity_constraints);
         }
         if what.contains(Quantities::GAMMA) {
             self.gamma(t, q, v, &mut data.gamma);

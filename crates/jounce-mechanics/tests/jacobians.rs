@@ -784,7 +784,19 @@ fn evaluate_matches_the_single_quantity_methods() {
             close(d.mass_matrix.as_slice(), mass.as_slice(), label);
             close(&d.forces, &f, label);
             close(&d.constraints, &phi, label);
-            close(d.constraint_jacobian.as_slice(), jac.as_slice(), label);
+            close(
+                d.constraint_jacobian.to_dense().as_slice(),
+                jac.as_slice(),
+                label,
+            );
+            assert!(
+                d.constraint_jacobian.nnz() < n * m || n * m <= 18,
+                "{label}: Φ_q is stored in the sparse pattern"
+            );
+            let mut sj = d.constraint_jacobian.clone();
+            sj.fill_zero();
+            sys.sparse_constraint_jacobian(t, &q, &mut sj);
+            close(sj.to_dense().as_slice(), jac.as_slice(), label);
             close(&d.constraint_time_derivative, &pt, label);
             close(&d.velocity_constraints, &dphi, label);
             close(&d.gamma, &g, label);

@@ -4,7 +4,7 @@
 
 use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
-use crate::types::{FormulationKind, Settings};
+use crate::types::{FormulationKind, LinearSolverKind, Settings};
 
 const FORMULATIONS: &[&str] = &[
     "augmented",
@@ -33,6 +33,7 @@ pub(crate) fn parse<'a, 'i>(
         "output_interval",
         "assembly_tol",
         "formulation",
+        "linear_solver",
         "baumgarte",
         "penalty",
         "integrator",
@@ -58,6 +59,17 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::StateSpace,
             FormulationKind::Odae,
             FormulationKind::Joint,
+        ][i];
+    }
+    if let Some(i) = e.choice(
+        "linear_solver",
+        "linear solver",
+        &["auto", "dense", "sparse"],
+    )? {
+        f.linear_solver = [
+            LinearSolverKind::Auto,
+            LinearSolverKind::Dense,
+            LinearSolverKind::Sparse,
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {

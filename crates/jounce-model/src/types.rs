@@ -261,6 +261,20 @@ pub struct FormulationSettings {
     pub penalty_omega: f64,
     /// Penalty damping ratio ξ.
     pub penalty_xi: f64,
+    /// Linear solver of the augmented (KKT) system, `settings.linear_solver`.
+    pub linear_solver: LinearSolverKind,
+}
+
+/// `settings.linear_solver`: how the KKT system [M Φ_qᵀ; Φ_q 0] is solved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinearSolverKind {
+    /// Sparse for diagonal, well-scaled mass matrices, dense otherwise.
+    #[default]
+    Auto,
+    /// Dense LU with full pivoting.
+    Dense,
+    /// Sparse Schur complement Φ_q M⁻¹ Φ_qᵀ (needs M diagonal and regular).
+    Sparse,
 }
 
 impl Default for FormulationSettings {
@@ -272,6 +286,7 @@ impl Default for FormulationSettings {
             penalty_factor: 1e7,
             penalty_omega: 10.0,
             penalty_xi: 1.0,
+            linear_solver: LinearSolverKind::Auto,
         }
     }
 }

@@ -194,3 +194,35 @@ t_end = 2.0
     let m = from_str(text, "b.toml").unwrap();
     assert_eq!(m.breakpoints(), vec![0.25, 0.5]);
 }
+
+#[test]
+fn linear_solver_setting_is_parsed_and_validated() {
+    use jounce_model::LinearSolverKind;
+    assert_eq!(
+        from_str("", "a.toml")
+            .unwrap()
+            .settings
+            .formulation
+            .linear_solver,
+        LinearSolverKind::Auto
+    );
+    for (name, kind) in [
+        ("auto", LinearSolverKind::Auto),
+        ("dense", LinearSolverKind::Dense),
+        ("sparse", LinearSolverKind::Sparse),
+    ] {
+        let m = from_str(
+            &format!("[settings]\nlinear_solver = \"{name}\"\n"),
+            "a.toml",
+        )
+        .unwrap();
+        assert_eq!(m.settings.formulation.linear_solver, kind);
+    }
+    let e = from_str("[settings]\nlinear_solver = \"lu\"\n", "a.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("lu") && e.contains("auto") && e.contains("sparse"),
+        "{e}"
+    );
+}
