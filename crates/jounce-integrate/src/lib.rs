@@ -25,6 +25,7 @@ pub mod controller;
 pub mod cputime;
 pub mod dae;
 pub mod dense;
+pub mod discontinuity;
 pub mod error;
 pub mod explicit;
 pub mod exponential;

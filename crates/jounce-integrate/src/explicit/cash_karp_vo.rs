@@ -338,7 +338,9 @@ impl Stepper for CashKarpVo {
         loop {
             let h_ctrl = self.h.min(opts.h_max);
             let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, !fixed);
-            if !fixed && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if !fixed && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let outcome = match self.attempt(p, h, opts.rtol, opts.atol, fixed) {

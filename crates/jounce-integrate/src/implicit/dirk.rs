@@ -476,7 +476,10 @@ impl Stepper for Dirk {
         loop {
             let h_ctrl = self.h.min(opts.h_max);
             let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if adaptive
+                && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             if !self.jac_valid {

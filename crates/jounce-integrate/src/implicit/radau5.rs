@@ -24,6 +24,7 @@
 use nalgebra::{Complex, DMatrix, DVector, Dyn, Matrix3, LU};
 
 use crate::controller::{record_rejection, step_towards};
+use crate::discontinuity::{after_rejection, resolution_floor, AfterRejection};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
@@ -281,6 +282,9 @@ pub struct Radau5 {
     h_acc: f64,
     err_acc: f64,
     n_acc: u64,
+    /// accepted steps since the last crossing of a discontinuity
+    /// ([`crate::discontinuity`])
+    since_crossing: u64,
     rtol: f64,
     atol: f64,
     fnewt: f64,
@@ -326,6 +330,7 @@ impl Radau5 {
             h_acc: 0.0,
             err_acc: 1e-2,
             n_acc: 0,
+            since_crossing: crate::discontinuity::MIN_STEPS_BETWEEN_CROSSINGS,
             rtol: 1e-6,
             atol: 1e-6,
             fnewt: 0.03,
@@ -540,6 +545,34 @@ impl Radau5 {
         self.first = false;
         Ok(())
     }
+
+    /// Restart at the current point after crossing a discontinuity
+    /// ([`crate::discontinuity`]): no extrapolated starting values, no
+    /// predictive controller, a fresh Jacobian and a first step chosen
+    /// anew (as [`Stepper::reset`], without copying y; the dense output
+    /// of the crossing step stays valid).
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.first = true;
+        self.reject = false;
+        self.need_jac = true;
+        self.caljac = false;
+        self.faccon = 1.0;
+        self.theta = THET;
+        self.n_acc = 0;
+        self.err_acc = 1e-2;
+        self.lu_h = f64::NAN;
+        self.since_crossing = 0;
+        ctx.stats.n_restart += 1;
+        let opts = ctx.opts;
+        self.h = initial_step(
+            p, self.t, &self.y, &self.f0, 3, opts.rtol, opts.atol, opts.h_max, 1.0,
+        )?;
+        Ok(())
+    }
 }
 
 impl Stepper for Radau5 {
@@ -593,6 +626,7 @@ impl Stepper for Radau5 {
         self.faccon = 1.0;
         self.theta = THET;
         self.n_acc = 0;
+        self.since_crossing = crate::discontinuity::MIN_STEPS_BETWEEN_CROSSINGS;
         self.err_acc = 1e-2;
         self.lu_h = f64::NAN;
         p.rhs(t0, y0, &mut self.f0)?;
@@ -684,7 +718,11 @@ impl Stepper for Radau5 {
                             iters: NIT,
                         });
                     }
-                    self.h = h * hhfac;
+                    let floor = resolution_floor(self.t);
+                    if h <= floor {
+                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+                    }
+                    self.h = (h * hhfac).max(floor);
                     self.reject = true;
                     if !self.caljac {
                         self.need_jac = true;
@@ -704,8 +742,33 @@ impl Stepper for Radau5 {
             // Gustafsson's predictive controller after an accepted step
             let prev = (err < 1.0 && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
             let mut hnew = proposed_step(err, h, newt, prev);
-            if err < 1.0 {
+            let mut crossing = false;
+            if err >= 1.0 {
+                let proposal = if self.first { 0.1 * h } else { hnew };
+                match after_rejection(h, proposal, self.t, opts.h_min, self.since_crossing) {
+                    AfterRejection::Retry(h_retry) => {
+                        record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
+                        self.reject = true;
+                        self.h = h_retry;
+                        if !self.caljac {
+                            self.need_jac = true;
+                        }
+                        continue;
+                    }
+                    AfterRejection::Cross => crossing = true,
+                    AfterRejection::Underflow => {
+                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h })
+                    }
+                }
+            }
+            if crossing {
+                ctx.stats.n_accept += 1;
+                self.accept(p, h)?;
+                return self.restart_here(p, ctx);
+            }
+            {
                 self.n_acc += 1;
+                self.since_crossing += 1;
                 self.h_acc = h;
                 self.err_acc = err.max(1e-2);
                 ctx.stats.n_accept += 1;
@@ -722,19 +785,16 @@ impl Stepper for Radau5 {
                 } else {
                     hnew
                 };
+                // never below what the arithmetic resolves: a smaller
+                // step would fail or cross ([`crate::discontinuity`])
                 self.h = if trimmed && h_next >= h {
                     h_ctrl.max(h_next)
                 } else {
                     h_next
-                };
+                }
+                .max(resolution_floor(self.t));
                 self.need_jac = self.theta > THET;
                 return Ok(());
-            }
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-            self.reject = true;
-            self.h = if self.first { 0.1 * h } else { hnew };
-            if !self.caljac {
-                self.need_jac = true;
             }
         }
     }

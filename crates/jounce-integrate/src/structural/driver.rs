@@ -931,7 +931,10 @@ impl StructuralStepper {
                     (target - self.t, false)
                 }
             };
-            if adaptive && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if adaptive
+                && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let af = self.affine(h);
