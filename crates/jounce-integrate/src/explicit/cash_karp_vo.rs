@@ -291,7 +291,9 @@ impl Stepper for CashKarpVo {
                 *v = vec![0.0; n];
             }
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);

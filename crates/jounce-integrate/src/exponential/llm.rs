@@ -35,16 +35,17 @@
 //! weighted RMS norm. f_{n+1} is reused as f_n of the next step, so a step
 //! costs two f evaluations (f_{n+1}, the t-difference) and one Jacobian.
 //!
-//! The matrix exponentials use nalgebra's `Matrix::exp` (scaling and
-//! squaring with Padé approximants up to degree 13, Al-Mohy & Higham 2009,
-//! the algorithm of scipy's `expm`), whose accuracy is checked in the tests;
-//! it allocates its own work space.
+//! The matrix exponentials use [`Expm`] (scaling and squaring with Padé
+//! approximants up to degree 13, Higham 2005), in workspaces sized at
+//! the start, so that a step allocates nothing; its accuracy against
+//! nalgebra's `Matrix::exp` is checked in its tests.
 
 use nalgebra::DMatrix;
 
 use crate::controller::{record_rejection, step_towards, StepController};
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
+use crate::exponential::expm::Expm;
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
@@ -72,6 +73,11 @@ pub struct LocalLinearization {
     jac_valid: bool,
     cm: DMatrix<f64>,
     lm: DMatrix<f64>,
+    /// e^{hC}, e^{hL} and the workspaces that compute them
+    ecm: DMatrix<f64>,
+    elm: DMatrix<f64>,
+    expm_c: Expm,
+    expm_l: Expm,
     controller: StepController,
 }
 
@@ -101,6 +107,10 @@ impl LocalLinearization {
             jac_valid: false,
             cm: DMatrix::zeros(0, 0),
             lm: DMatrix::zeros(0, 0),
+            ecm: DMatrix::zeros(0, 0),
+            elm: DMatrix::zeros(0, 0),
+            expm_c: Expm::new(0),
+            expm_l: Expm::new(0),
             controller: StepController::default(),
         }
     }
@@ -125,6 +135,10 @@ impl LocalLinearization {
         self.jac = DMatrix::zeros(m, m);
         self.cm = DMatrix::zeros(m + 2, m + 2);
         self.lm = DMatrix::zeros(m + 3, m + 3);
+        self.ecm = DMatrix::zeros(m + 2, m + 2);
+        self.elm = DMatrix::zeros(m + 3, m + 3);
+        self.expm_c = Expm::new(m + 2);
+        self.expm_l = Expm::new(m + 3);
     }
 
     /// J and f_t at the current point (t, y), with f_cur = f(t, y) known.
@@ -157,11 +171,11 @@ impl LocalLinearization {
             self.cm[(i, m + 1)] = h * self.f_cur[i];
         }
         self.cm[(m, m + 1)] = h;
-        let e = self.cm.exp();
+        let ok = self.expm_c.exp(&self.cm, &mut self.ecm);
         for i in 0..m {
-            self.y1[i] = self.y[i] + e[(i, m + 1)];
+            self.y1[i] = self.y[i] + self.ecm[(i, m + 1)];
         }
-        if self.y1.iter().any(|v| !v.is_finite()) {
+        if !ok || self.y1.iter().any(|v| !v.is_finite()) {
             return Err(EvalError::NonFinite {
                 what: "llm: exp(hC) step".into(),
                 t: self.t,
@@ -187,9 +201,14 @@ impl LocalLinearization {
         }
         self.lm[(m, m + 1)] = h;
         self.lm[(m + 1, m + 2)] = h;
-        let el = self.lm.exp();
+        if !self.expm_l.exp(&self.lm, &mut self.elm) {
+            return Err(EvalError::NonFinite {
+                what: "llm: exp(hL) error estimate".into(),
+                t: self.t,
+            });
+        }
         for i in 0..m {
-            self.err[i] = el[(i, m + 2)];
+            self.err[i] = self.elm[(i, m + 2)];
         }
         Ok(())
     }

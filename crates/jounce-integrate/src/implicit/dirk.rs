@@ -423,7 +423,9 @@ impl Stepper for Dirk {
             self.stage_jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);

@@ -21,9 +21,10 @@
 //! As in radau5.f the tolerances are transformed, rtol' = 0.1 rtol^(2/3),
 //! atol' = rtol' · atol/rtol, because the embedded estimate is of order 3.
 
-use nalgebra::{Complex, DMatrix, DVector, Dyn, Matrix3, LU};
+use nalgebra::{Complex, DMatrix, Matrix3};
 
 use crate::controller::{record_rejection, step_towards};
+use crate::dense_lu::DenseLu;
 use crate::discontinuity::{after_rejection, resolution_floor, AfterRejection};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -266,11 +267,13 @@ pub struct Radau5 {
     scal: Vec<f64>,
     tmp: Vec<f64>,
     tmp2: Vec<f64>,
-    cvec: DVector<C64>,
+    cvec: Vec<C64>,
     jac: DMatrix<f64>,
     e1mat: DMatrix<f64>,
     e1: CachedLu,
-    e2: Option<LU<C64, Dyn, Dyn>>,
+    /// ((α + iβ)/h) I − J and its factors, in storage sized at reset
+    e2: DenseLu<C64>,
+    e2_ok: bool,
     /// h of the factorisations (NaN: none)
     lu_h: f64,
     need_jac: bool,
@@ -315,11 +318,12 @@ impl Radau5 {
             scal: e(),
             tmp: e(),
             tmp2: e(),
-            cvec: DVector::zeros(0),
+            cvec: Vec::new(),
             jac: DMatrix::zeros(0, 0),
             e1mat: DMatrix::zeros(0, 0),
             e1: CachedLu::new(),
-            e2: None,
+            e2: DenseLu::new(),
+            e2_ok: false,
             lu_h: f64::NAN,
             need_jac: true,
             caljac: false,
@@ -348,7 +352,7 @@ impl Radau5 {
         let n = self.y.len();
         let fac1 = self.co.gamma / h;
         let (alphn, betan) = (self.co.alpha / h, self.co.beta / h);
-        let mut e2 = DMatrix::<C64>::zeros(n, n);
+        let e2 = &mut self.e2.lu;
         for i in 0..n {
             for j in 0..n {
                 self.e1mat[(i, j)] = -self.jac[(i, j)];
@@ -359,16 +363,14 @@ impl Radau5 {
         }
         // counted once per pair, as radau5.f's NDEC
         self.e1.factor(&self.e1mat, self.t, ctx.stats)?;
-        let lu = LU::new(e2);
-        if !lu.is_invertible() {
-            self.e2 = None;
+        self.e2_ok = self.e2.factor();
+        if !self.e2_ok {
             return Err(EvalError::Singular {
                 what: "complex iteration matrix of radau5".into(),
                 t: self.t,
                 detail: String::new(),
             });
         }
-        self.e2 = Some(lu);
         self.lu_h = h;
         Ok(())
     }
@@ -445,8 +447,8 @@ impl Radau5 {
             }
             // counted once per pair, as radau5.f's NSOL
             self.e1.solve_in_place(&mut self.tmp, ctx.stats);
-            if let Some(lu) = &self.e2 {
-                lu.solve_mut(&mut self.cvec);
+            if self.e2_ok {
+                self.e2.solve(&mut self.cvec);
             }
             newt += 1;
             let mut dyno = 0.0;
@@ -598,7 +600,8 @@ impl Stepper for Radau5 {
             self.scal = z();
             self.tmp = z();
             self.tmp2 = z();
-            self.cvec = DVector::zeros(n);
+            self.cvec = vec![C64::new(0.0, 0.0); n];
+            self.e2.resize(n);
             self.jac = DMatrix::zeros(n, n);
             self.e1mat = DMatrix::zeros(n, n);
         }
@@ -611,7 +614,9 @@ impl Stepper for Radau5 {
         }
         // radau5.f: transformed tolerances and Newton stopping criterion
         (self.rtol, self.atol, self.fnewt) = transformed_tolerances(opts.rtol, opts.atol);
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.h_old = 0.0;
