@@ -45,6 +45,7 @@ pub mod overdetermined;
 pub mod problem;
 pub mod solve;
 pub mod stats;
+pub mod step_loop;
 pub mod stepper;
 pub mod structural;
 pub mod testkit;
@@ -60,8 +61,8 @@ pub use explicit::ButcherTableau;
 pub use first_order_form::FirstOrderForm;
 pub use options::{MethodParams, OutputGrid, SolverOptions};
 pub use problem::{
-    EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm, SecondOrderProblem,
-    StepFix,
+    EventAction, EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm,
+    SecondOrderProblem, StepFix,
 };
 pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
 pub use stats::Stats;

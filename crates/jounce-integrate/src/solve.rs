@@ -13,7 +13,9 @@ use crate::cputime::thread_cpu_seconds;
 use crate::error::{EvalError, IntegrateError};
 use crate::jacobian::fd_jacobian;
 use crate::options::{OutputGrid, SolverOptions};
-use crate::problem::{EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix};
+use crate::problem::{
+    EventAction, EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix,
+};
 use crate::stats::Stats;
 use crate::stepper::{StepContext, Stepper};
 
@@ -160,6 +162,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     }
     fn event_spec(&self, i: usize) -> EventSpec {
         self.inner.event_spec(i)
+    }
+    fn handle_event(&mut self, i: usize, t: f64, y: &mut [f64]) -> Result<EventAction, EvalError> {
+        self.inner.handle_event(i, t, y)
     }
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
         self.inner.after_step(t, y)
@@ -462,10 +467,35 @@ fn run<P: OdeProblem + ?Sized>(
                     terminal = Some((te, idx));
                     return Ok(());
                 }
-                let ycopy = ybuf.clone();
+                // the problem's response: y⁻ → y⁺ (impacts, switches)
+                match p.handle_event(idx, te, &mut ybuf)? {
+                    EventAction::Stop => {
+                        terminal = Some((te, idx));
+                        return Ok(());
+                    }
+                    EventAction::StateChanged => {
+                        if ybuf.iter().any(|v| !v.is_finite()) {
+                            return Err(EvalError::NonFinite {
+                                what: format!("state after event {idx}"),
+                                t: te,
+                            }
+                            .into());
+                        }
+                        cpu += thread_cpu_seconds() - cpu_mark;
+                        observer.output(p.inner, te, &ybuf)?;
+                        cpu_mark = thread_cpu_seconds();
+                        p.events(te, &ybuf, &mut g_old)?;
+                        // the event that fired starts from zero: its own
+                        // crossing is not found again in the next step
+                        g_old[idx] = 0.0;
+                    }
+                    EventAction::Continue => {}
+                }
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
-                stepper.reset(p, te, &ycopy, &mut ctx)?;
+                // the restart reads y from the driver's buffer, which the
+                // stepper does not hold: no copy is needed
+                stepper.reset(p, te, &ybuf, &mut ctx)?;
                 continue;
             }
             // post-step correction (projection, re-partitioning)
