@@ -16,7 +16,8 @@
 //! 4. accepted: counted, committed ([`StepAttempt::commit`]), and the next
 //!    proposal is h times the method's factor, not above h right after a
 //!    rejection (Hairer, Nørsett & Wanner I, II.4), and not below the
-//!    controller's own proposal after a step trimmed to `t_stop`;
+//!    controller's own proposal after a step trimmed to `t_stop`, and not
+//!    below the resolution;
 //! 5. rejected: counted ([`record_rejection`], which gives up after
 //!    [`crate::controller::MAX_ERROR_TEST_FAILURES`] in a row), the step
 //!    shrinks, never below the resolution; a step that fails at the
@@ -205,12 +206,15 @@ pub fn advance<M: StepAttempt + ?Sized>(
             } else {
                 fac
             };
-            // after a step trimmed to t_stop, keep the controller's larger size
-            m.set_h(if trimmed && fac >= 1.0 {
+            // after a step trimmed to t_stop, keep the controller's larger
+            // size; never below what the arithmetic resolves (a smaller
+            // step would fail or cross a discontinuity)
+            let h_next = if trimmed && fac >= 1.0 {
                 h_ctrl.max(h * fac)
             } else {
                 h * fac
-            });
+            };
+            m.set_h(h_next.max(resolution_floor(m.current_t())));
             return Ok(());
         }
         let since = m.loop_state().since_crossing;
