@@ -7,8 +7,12 @@
 //! The principal types:
 //! - [`OdeProblem`], [`SecondOrderProblem`]: what a method may ask of a problem.
 //! - [`Stepper`]: one method; takes one accepted step at a time.
-//! - [`solve`]: the shared driver (output by dense output, events,
-//!   breakpoints, post-step corrections, counting, CPU timing).
+//! - [`solve`]: the shared driver (output by dense output, events and
+//!   their state changes, breakpoints, post-step corrections, counting,
+//!   CPU timing).
+//! - [`step_loop`]: the accept/reject loop of one step, shared by the
+//!   methods that supply only their trial step ([`step_loop::StepAttempt`]),
+//!   with the crossing of unannounced discontinuities ([`discontinuity`]).
 //! - [`StepController`]: step-size control, shared by all adaptive methods.
 //! - [`method`]: the registry of every method by name, with its facts.
 //! - [`ButcherTableau`] and the other coefficient sets: methods as data.

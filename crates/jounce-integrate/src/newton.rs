@@ -27,7 +27,7 @@ impl CachedLu {
     }
 
     /// Factorise `a` (counted in `stats.n_lu`): PA = LU with partial
-    /// pivoting ([`DenseLu`]), into the cache's own storage.
+    /// pivoting (`DenseLu`), into the cache's own storage.
     ///
     /// # Errors
     /// [`EvalError::Singular`] when `a` is singular (a zero or non-finite pivot).

@@ -24,7 +24,7 @@
 //!    resolution crosses a discontinuity of f and restarts the method
 //!    there ([`crate::discontinuity`]).
 //!
-//! The outer driver ([`crate::solve`]) owns the rest of the run: stop
+//! The outer driver ([`crate::solve()`]) owns the rest of the run: stop
 //! times, output points, breakpoints (stop and restart), events (location,
 //! state changes and restart), post-step corrections and max-steps.
 
