@@ -139,11 +139,10 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
         error_per,
         output: OutputGrid::Every(model.settings.output_interval),
         params: i.params.clone(),
-        breakpoints: if i.stop_at_breakpoints {
-            model.breakpoints()
-        } else {
-            Vec::new()
-        },
+        // the formulations that know the system's breakpoints report them
+        // too; the model's reach the driver whatever the formulation
+        breakpoints: model.breakpoints(),
+        stop_at_breakpoints: i.stop_at_breakpoints,
         stop_when_stiff: false,
     })
 }

@@ -17,11 +17,13 @@ fn s3_model(extra: &str) -> jounce_model::Model {
 fn breakpoints_are_stop_times_unless_switched_off() {
     let m = s3_model("");
     assert!(m.settings.integrator.stop_at_breakpoints);
-    assert_eq!(solver_options(&m).unwrap().breakpoints, vec![2.0]);
+    let o = solver_options(&m).unwrap();
+    assert_eq!(o.breakpoints, vec![2.0]);
+    assert!(o.stop_at_breakpoints);
 
     let m = s3_model("stop_at_breakpoints = false\n");
     assert!(!m.settings.integrator.stop_at_breakpoints);
-    assert!(solver_options(&m).unwrap().breakpoints.is_empty());
+    assert!(!solver_options(&m).unwrap().stop_at_breakpoints);
 
     let mut m = s3_model("");
     apply_overrides(
@@ -32,7 +34,7 @@ fn breakpoints_are_stop_times_unless_switched_off() {
         },
     )
     .unwrap();
-    assert!(solver_options(&m).unwrap().breakpoints.is_empty());
+    assert!(!solver_options(&m).unwrap().stop_at_breakpoints);
 }
 
 #[test]
@@ -51,6 +53,7 @@ fn a_setting_that_is_not_a_boolean_is_refused() {
 fn the_step_force_completes_in_both_modes() {
     let out = std::env::temp_dir().join(format!("jounce-breakpoints-{}", std::process::id()));
     for method in ["radau5", "bdf"] {
+        let mut steps = Vec::new();
         for no_breakpoints in [false, true] {
             let mut m = s3_model("");
             apply_overrides(
@@ -70,7 +73,11 @@ fn the_step_force_completes_in_both_modes() {
             let last = series.lines().last().unwrap();
             let x: f64 = last.split(',').nth(1).unwrap().parse().unwrap();
             assert!((x - 0.6).abs() < 1e-6, "{method}: x(4) = {x}");
+            steps.push(s.work.steps_accepted);
         }
+        // the setting takes effect: the formulation's own breakpoints are
+        // ignored as well, and the naive run finds the jump by itself
+        assert_ne!(steps[0], steps[1], "{method}: {steps:?}");
     }
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -52,6 +52,10 @@ pub struct SolverOptions {
     /// in addition to the problem's own [`crate::OdeProblem::breakpoints`]:
     /// the jumps of the forcing of a model. Any order; empty by default.
     pub breakpoints: Vec<f64>,
+    /// Stop and restart at the breakpoints (those of the problem and
+    /// [`SolverOptions::breakpoints`]); `false` steps across them, leaving
+    /// the jumps to the error test ("naive" use, to compare). Default `true`.
+    pub stop_at_breakpoints: bool,
     /// Stop with [`crate::IntegrateError::ProbablyStiff`] as soon as an
     /// explicit method's stiffness test fires. Off by default: detection is
     /// then recorded in [`crate::Stats::stiffness_detected_at`] and the run
@@ -74,6 +78,7 @@ impl Default for SolverOptions {
             output: OutputGrid::Steps,
             params: MethodParams::new(),
             breakpoints: Vec::new(),
+            stop_at_breakpoints: true,
             stop_when_stiff: false,
         }
     }

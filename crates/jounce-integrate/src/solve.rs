@@ -392,8 +392,11 @@ fn run<P: OdeProblem + ?Sized>(
     *last_out = t0;
     cpu_mark = thread_cpu_seconds();
 
-    let mut breakpoints: Vec<f64> = p.breakpoints().to_vec();
-    breakpoints.extend(opts.breakpoints.iter().copied().filter(|b| b.is_finite()));
+    let mut breakpoints: Vec<f64> = Vec::new();
+    if opts.stop_at_breakpoints {
+        breakpoints.extend_from_slice(p.breakpoints());
+        breakpoints.extend(opts.breakpoints.iter().copied().filter(|b| b.is_finite()));
+    }
     breakpoints.sort_by(f64::total_cmp);
     breakpoints.dedup();
     let mut terminal = None;
