@@ -52,6 +52,11 @@ enum Command {
         /// (accepted and rejected) [default: settings.integrator.max_steps].
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         max_steps: Option<u64>,
+        /// Step across the breakpoints of the model's time functions
+        /// (steps, table knots) instead of stopping and restarting the
+        /// integrator there (settings.integrator.stop_at_breakpoints = false).
+        #[arg(long)]
+        no_breakpoints: bool,
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
@@ -105,6 +110,7 @@ fn main() -> ExitCode {
             step,
             t_end,
             max_steps,
+            no_breakpoints,
             quiet,
         } => {
             let mut m = match jounce_model::load_file(&model) {
@@ -119,6 +125,7 @@ fn main() -> ExitCode {
                 step,
                 t_end,
                 max_steps,
+                no_breakpoints,
             };
             if let Err(e) = apply_overrides(&mut m, &o) {
                 return fail(&e);

@@ -33,6 +33,9 @@ pub struct Overrides {
     pub t_end: Option<f64>,
     /// Step budget (accepted and rejected steps).
     pub max_steps: Option<u64>,
+    /// Step across the breakpoints of the time functions instead of
+    /// stopping and restarting there.
+    pub no_breakpoints: bool,
 }
 
 /// What `jounce run` needs.
@@ -86,6 +89,9 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     if let Some(v) = o.t_end {
         s.t_end = v;
     }
+    if o.no_breakpoints {
+        s.integrator.stop_at_breakpoints = false;
+    }
     if let Some(n) = o.max_steps {
         if n == 0 {
             return Err(RunError::Setup("--max-steps must be at least 1".into()));
@@ -133,6 +139,10 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
         error_per,
         output: OutputGrid::Every(model.settings.output_interval),
         params: i.params.clone(),
+        // the formulations that know the system's breakpoints report them
+        // too; the model's reach the driver whatever the formulation
+        breakpoints: model.breakpoints(),
+        stop_at_breakpoints: i.stop_at_breakpoints,
         stop_when_stiff: false,
     })
 }

@@ -2,26 +2,39 @@
 //! (for index3 the parts of its DAE and its tangent, for odae its
 //! invariants) do not allocate, on a hand-written system and on the planar
 //! systems of the shipped examples, and neither does
-//! `MechanicalSystem::evaluate` into a workspace (counted by a global
-//! allocator; this binary has a single test so nothing else runs).
+//! `MechanicalSystem::evaluate` into a workspace; and the steps of every
+//! method family, after the first, allocate nothing on those systems with
+//! several formulations (counted by a global allocator, per thread, so
+//! that tests running in parallel do not disturb each other's counts).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 use jounce_formulation::examples::models;
 use jounce_formulation::{build, Augmented, Formulation, FormulationSettings, NAMES};
-use jounce_integrate::OdeProblem;
+use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, Quantities};
 use nalgebra::DMatrix;
 
 struct Counting;
 
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Allocations made by this thread so far.
+fn allocations() -> u64 {
+    ALLOCS.with(|c| c.get())
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
         unsafe { System.alloc(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
@@ -41,9 +54,9 @@ fn rhs_and_after_step_do_not_allocate() {
         let sys = PlanarSystem::from_model(&model).unwrap();
         let a = assemble(&sys, 0.0, &sys.initial_q(), &sys.initial_v(), 1e-12).unwrap();
         let mut data = sys.data();
-        let before = ALLOCS.load(Ordering::Relaxed);
+        let before = allocations();
         sys.evaluate(&mut data, 0.1, &a.q, &a.v, Quantities::ALL);
-        let after = ALLOCS.load(Ordering::Relaxed);
+        let after = allocations();
         assert_eq!(after, before, "{file}: evaluate allocated");
         every_formulation(&sys, &a.q, &a.v, file, a.dof);
         joint_does_not_allocate(&sys, &a.q, &a.v, file);
@@ -64,11 +77,11 @@ fn rhs_and_after_step_do_not_allocate() {
     let mut y = aug.initial_state(0.0, &q, &v).unwrap();
     y[5] += 1e-3;
     let mut dy = vec![0.0; y.len()];
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     for k in 0..5 {
         aug.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
     }
-    let after = ALLOCS.load(Ordering::Relaxed);
+    let after = allocations();
     assert!(aug.uses_sparse_solver(), "the chain takes the sparse path");
     assert_eq!(after, before, "sparse augmented rhs allocated");
     every_formulation(&sys, &q, &v, "chain of 30", 30);
@@ -95,7 +108,7 @@ fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &s
         vec![0.0; sys.nc()],
     );
     assert!(f.has_exact_jacobian(), "{model}: joint");
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     for k in 0..5 {
         f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
     }
@@ -108,7 +121,7 @@ fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &s
     so.forces(0.05, &y[..n], &y[n..], &mut fv).unwrap();
     so.tangent(0.05, &y[..n], &y[n..], &acc, &mut kt, &mut ct)
         .unwrap();
-    let after = ALLOCS.load(Ordering::Relaxed);
+    let after = allocations();
     assert_eq!(
         after,
         before,
@@ -147,22 +160,22 @@ fn every_formulation<S: MechanicalSystem>(
         y[0] += 1e-6;
         let np = f.as_overdetermined().map_or(0, |o| o.n_invariants());
         let (mut g, mut gy) = (vec![0.0; np], DMatrix::zeros(np, y.len()));
-        let before = ALLOCS.load(Ordering::Relaxed);
+        let before = allocations();
         for k in 0..5 {
             f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
         }
         f.after_step(0.05, &mut y).unwrap();
         f.rhs(0.05, &y, &mut dy).unwrap();
-        let after_rhs = ALLOCS.load(Ordering::Relaxed);
+        let after_rhs = allocations();
         assert_eq!(after_rhs, before, "{name}: rhs or after_step allocated");
         if let Some(od) = f.as_overdetermined() {
             // odae: the BDF evaluates the invariants and their Jacobian at
             // every step
             assert_eq!(np, 2 * sys.nc(), "{name}");
-            let before = ALLOCS.load(Ordering::Relaxed);
+            let before = allocations();
             od.invariants(0.05, &y, &mut g).unwrap();
             od.invariant_jacobian(0.05, &y, &mut gy).unwrap();
-            let after = ALLOCS.load(Ordering::Relaxed);
+            let after = allocations();
             assert_eq!(
                 after,
                 before,
@@ -177,10 +190,10 @@ fn every_formulation<S: MechanicalSystem>(
             let (yd, ypd) = (vec![0.3; nd], vec![0.1; nd]);
             let (mut r, mut g) = (vec![0.0; nd], DMatrix::zeros(nd, nd));
             assert!(dae.has_exact_jacobian(), "{name}");
-            let before = ALLOCS.load(Ordering::Relaxed);
+            let before = allocations();
             dae.residual(0.05, &yd, &ypd, &mut r).unwrap();
             dae.iteration_matrix(0.05, &yd, &ypd, 20.0, &mut g).unwrap();
-            let after = ALLOCS.load(Ordering::Relaxed);
+            let after = allocations();
             assert_eq!(
                 after,
                 before,
@@ -197,7 +210,7 @@ fn every_formulation<S: MechanicalSystem>(
             let (mut fv, mut cv) = (vec![0.0; nq], vec![0.0; m]);
             let lambda = vec![0.5; m];
             assert!(cp.has_exact_tangent(), "{name}");
-            let before = ALLOCS.load(Ordering::Relaxed);
+            let before = allocations();
             cp.mass_matrix(0.05, q, &mut mass).unwrap();
             cp.forces(0.05, q, v, &mut fv).unwrap();
             cp.constraints(0.05, q, &mut cv).unwrap();
@@ -206,7 +219,7 @@ fn every_formulation<S: MechanicalSystem>(
             cp.gamma(0.05, q, v, &mut cv).unwrap();
             cp.tangent(0.05, q, v, &acc, &lambda, &mut kt, &mut ct)
                 .unwrap();
-            let after = ALLOCS.load(Ordering::Relaxed);
+            let after = allocations();
             assert_eq!(after, before, "{name} allocated {} times", after - before);
             continue;
         }
@@ -220,7 +233,7 @@ fn every_formulation<S: MechanicalSystem>(
             so.tangent(0.05, &y[..nq], &y[nq..], &acc, &mut kt, &mut ct)
                 .unwrap();
         }
-        let after = ALLOCS.load(Ordering::Relaxed);
+        let after = allocations();
         assert_eq!(after, before, "{name} allocated {} times", after - before);
     }
 }
@@ -270,4 +283,189 @@ fn chain_model(n: usize) -> jounce_model::Model {
         forces: vec![],
         settings: Settings::default(),
     }
+}
+
+/// Allocations made by one run of `method` on `formulation` from t = 0 to
+/// `t_end` (the stepper and the formulation are built before counting),
+/// the work done: accepted steps plus right-hand sides (fixed-step
+/// explicit methods count only the latter), and the restarts (a
+/// re-partitioning of the coordinates restarts the method).
+fn run_counted(
+    sys: &PlanarSystem,
+    q0: &[f64],
+    v0: &[f64],
+    formulation: &str,
+    method_name: &str,
+    opts: &SolverOptions,
+    t_end: f64,
+) -> (u64, u64, u64) {
+    let mut f = build(formulation, &FormulationSettings::default(), sys).unwrap();
+    let y0 = f.initial_state(0.0, q0, v0).unwrap();
+    let mut stepper = method::build(method_name, opts).unwrap();
+    let problem: &mut dyn OdeProblem = f.as_mut();
+    let before = allocations();
+    let solved = solve(
+        problem,
+        stepper.as_mut(),
+        0.0,
+        &y0,
+        t_end,
+        opts,
+        &mut Discard,
+    )
+    .unwrap_or_else(|e| panic!("{method_name} on {formulation}: {e}"));
+    (
+        allocations() - before,
+        solved.stats.n_accept + solved.stats.n_rhs,
+        solved.stats.n_restart,
+    )
+}
+
+/// Every method family on the planar systems of the shipped examples, with
+/// the formulations it runs: a run twice as long must allocate exactly as
+/// much as the short one (only set-up allocates; 0 per step after the
+/// first), and must take more steps. Only a restart (partitioning choosing
+/// new independent coordinates, a rare event that rebuilds its partition)
+/// may allocate.
+#[test]
+fn steps_of_every_method_family_do_not_allocate() {
+    let adaptive = SolverOptions::default().with_tol(1e-7, 1e-9);
+    let fixed = |h: f64| SolverOptions::default().with_fixed_step(h);
+    // (family, method, formulations, options)
+    let cases: Vec<(&str, &str, Vec<&str>, SolverOptions)> = vec![
+        (
+            "explicit RK",
+            "dopri5",
+            vec![
+                "augmented",
+                "projection",
+                "state_space",
+                "penalty",
+                "partitioning",
+            ],
+            adaptive.clone(),
+        ),
+        (
+            "explicit RK",
+            "dop853",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("explicit RK, fixed", "rk4", vec!["augmented"], fixed(1e-3)),
+        (
+            "Cash-Karp VO",
+            "cash_karp_vo",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        (
+            "DIRK",
+            "esdirk43",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("SDIRK", "trbdf2", vec!["augmented"], adaptive.clone()),
+        ("SDIRK", "sdirk2_l", vec!["augmented"], adaptive.clone()),
+        (
+            "Rosenbrock",
+            "rodas4",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("Rosenbrock", "ode23s", vec!["augmented"], adaptive.clone()),
+        (
+            "Radau",
+            "radau5",
+            vec!["augmented", "projection", "partitioning", "index3", "ggl"],
+            adaptive.clone(),
+        ),
+        ("LLM", "llm", vec!["augmented"], adaptive.clone()),
+        (
+            "structural",
+            "newmark",
+            vec!["index3", "augmented"],
+            adaptive.clone(),
+        ),
+        ("structural", "hht", vec!["index3"], adaptive.clone()),
+        (
+            "structural",
+            "generalized_alpha",
+            vec!["index3"],
+            adaptive.clone(),
+        ),
+        (
+            "structural, fixed",
+            "generalized_alpha",
+            vec!["index3"],
+            fixed(1e-3),
+        ),
+        (
+            "Adams",
+            "adams_vo",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        (
+            "BDF (ODE)",
+            "bdf",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("NDF", "ndf", vec!["augmented"], adaptive.clone()),
+        ("BDF (DAE)", "bdf", vec!["index3", "ggl"], adaptive.clone()),
+        (
+            "BDF (overdetermined)",
+            "bdf",
+            vec!["odae"],
+            adaptive.clone(),
+        ),
+        ("BDF, fixed", "bdf", vec!["augmented"], fixed(1e-3)),
+        (
+            "fixed-step multistep",
+            "ab4",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+        (
+            "fixed-step multistep",
+            "am4",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+        (
+            "fixed-step multistep",
+            "pece",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut failures = Vec::new();
+    for file in ["double_pendulum.toml", "four_bar.toml"] {
+        let model = jounce_model::load_file(&root.join(file)).unwrap();
+        let sys = PlanarSystem::from_model(&model).unwrap();
+        let a = assemble(&sys, 0.0, &sys.initial_q(), &sys.initial_v(), 1e-12).unwrap();
+        for (family, name, forms, opts) in &cases {
+            for form in forms {
+                let (short, n_short, r_short) =
+                    run_counted(&sys, &a.q, &a.v, form, name, opts, 0.3);
+                let (long, n_long, r_long) = run_counted(&sys, &a.q, &a.v, form, name, opts, 0.6);
+                eprintln!(
+                    "{file}: {family:22} {name:18} {form:12}: {short} allocations for {n_short} work, {long} for {n_long} ({r_short}, {r_long} restarts)"
+                );
+                assert!(
+                    n_long > n_short + 10,
+                    "{file} {name} {form}: {n_short} {n_long}"
+                );
+                if long != short && r_long == r_short {
+                    failures.push(format!(
+                        "{file}: {family} {name} on {form}: {} allocations for {} more work",
+                        long as i64 - short as i64,
+                        n_long - n_short
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

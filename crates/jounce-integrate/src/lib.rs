@@ -7,8 +7,12 @@
 //! The principal types:
 //! - [`OdeProblem`], [`SecondOrderProblem`]: what a method may ask of a problem.
 //! - [`Stepper`]: one method; takes one accepted step at a time.
-//! - [`solve`]: the shared driver (output by dense output, events,
-//!   breakpoints, post-step corrections, counting, CPU timing).
+//! - [`solve`]: the shared driver (output by dense output, events and
+//!   their state changes, breakpoints, post-step corrections, counting,
+//!   CPU timing).
+//! - [`step_loop`]: the accept/reject loop of one step, shared by the
+//!   methods that supply only their trial step ([`step_loop::StepAttempt`]),
+//!   with the crossing of unannounced discontinuities ([`discontinuity`]).
 //! - [`StepController`]: step-size control, shared by all adaptive methods.
 //! - [`method`]: the registry of every method by name, with its facts.
 //! - [`ButcherTableau`] and the other coefficient sets: methods as data.
@@ -25,6 +29,8 @@ pub mod controller;
 pub mod cputime;
 pub mod dae;
 pub mod dense;
+pub(crate) mod dense_lu;
+pub mod discontinuity;
 pub mod error;
 pub mod explicit;
 pub mod exponential;
@@ -33,6 +39,7 @@ pub mod global_error;
 pub mod implicit;
 pub mod initial_step;
 pub mod jacobian;
+pub(crate) mod matmul;
 pub mod method;
 pub mod multistep;
 pub mod newton;
@@ -42,6 +49,7 @@ pub mod overdetermined;
 pub mod problem;
 pub mod solve;
 pub mod stats;
+pub mod step_loop;
 pub mod stepper;
 pub mod structural;
 pub mod testkit;
@@ -57,8 +65,8 @@ pub use explicit::ButcherTableau;
 pub use first_order_form::FirstOrderForm;
 pub use options::{MethodParams, OutputGrid, SolverOptions};
 pub use problem::{
-    EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm, SecondOrderProblem,
-    StepFix,
+    EventAction, EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm,
+    SecondOrderProblem, StepFix,
 };
 pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
 pub use stats::Stats;

@@ -6,16 +6,18 @@
 //! the method asks for a new one. Convergence is judged by the contraction
 //! rate, as in radau5.f (Hairer–Wanner II, Section IV.8, eqs. (8.10)–(8.12)).
 
-use nalgebra::{DMatrix, DVector, Dyn, LU};
+use nalgebra::DMatrix;
 
+use crate::dense_lu::DenseLu;
 use crate::error::EvalError;
 use crate::stats::Stats;
 
-/// An LU factorisation kept between Newton iterations and steps.
+/// An LU factorisation kept between Newton iterations and steps, in
+/// storage sized once: refactorising and solving allocate nothing.
 #[derive(Default)]
 pub struct CachedLu {
-    lu: Option<LU<f64, Dyn, Dyn>>,
-    rhs: DVector<f64>,
+    lu: Option<DenseLu<f64>>,
+    factored: bool,
 }
 
 impl CachedLu {
@@ -24,33 +26,45 @@ impl CachedLu {
         Self::default()
     }
 
-    /// Factorise `a` (counted in `stats.n_lu`).
+    /// Factorise `a` (counted in `stats.n_lu`): PA = LU with partial
+    /// pivoting (`DenseLu`), into the cache's own storage.
     ///
     /// # Errors
-    /// [`EvalError::Singular`] when `a` is singular.
+    /// [`EvalError::Singular`] when `a` is singular (a zero or non-finite pivot).
     pub fn factor(&mut self, a: &DMatrix<f64>, t: f64, stats: &mut Stats) -> Result<(), EvalError> {
         stats.n_lu += 1;
-        let lu = LU::new(a.clone());
-        if !lu.is_invertible() {
-            self.lu = None;
+        let n = a.nrows();
+        let lu = self.lu.get_or_insert_with(DenseLu::new);
+        if lu.piv.len() != n || lu.lu.ncols() != a.ncols() {
+            lu.resize(n);
+        }
+        lu.lu.copy_from(a);
+        self.factored = lu.factor();
+        if !self.factored {
             return Err(EvalError::Singular {
                 what: "iteration matrix".into(),
                 t,
                 detail: String::new(),
             });
         }
-        self.lu = Some(lu);
         Ok(())
     }
 
     /// Whether a factorisation is available.
     pub fn is_factored(&self) -> bool {
-        self.lu.is_some()
+        self.factored
     }
 
     /// Forget the factorisation (forces a new one).
     pub fn invalidate(&mut self) {
-        self.lu = None;
+        self.factored = false;
+    }
+
+    fn factors(&self, what: &str) -> &DenseLu<f64> {
+        match (&self.lu, self.factored) {
+            (Some(lu), true) => lu,
+            _ => panic!("CachedLu::{what} before factor"),
+        }
     }
 
     /// Solve A X = B in place for the columns of `b` (`b` becomes X),
@@ -60,11 +74,12 @@ impl CachedLu {
     /// If no factorisation is available (a programming error in a method).
     pub fn solve_columns_in_place(&mut self, b: &mut DMatrix<f64>, stats: &mut Stats) {
         stats.n_solve += b.ncols() as u64;
-        let lu = self
-            .lu
-            .as_ref()
-            .expect("CachedLu::solve_columns_in_place before factor");
-        lu.solve_mut(b);
+        let lu = self.factors("solve_columns_in_place");
+        let n = b.nrows();
+        // column-major storage: column j is the slice [j n, (j + 1) n)
+        for col in b.as_mut_slice().chunks_exact_mut(n.max(1)) {
+            lu.solve(col);
+        }
     }
 
     /// Solve A x = b in place (`b` becomes x), counted in `stats.n_solve`.
@@ -73,16 +88,7 @@ impl CachedLu {
     /// If no factorisation is available (a programming error in a method).
     pub fn solve_in_place(&mut self, b: &mut [f64], stats: &mut Stats) {
         stats.n_solve += 1;
-        let lu = self
-            .lu
-            .as_ref()
-            .expect("CachedLu::solve_in_place before factor");
-        if self.rhs.len() != b.len() {
-            self.rhs = DVector::zeros(b.len());
-        }
-        self.rhs.as_mut_slice().copy_from_slice(b);
-        lu.solve_mut(&mut self.rhs);
-        b.copy_from_slice(self.rhs.as_slice());
+        self.factors("solve_in_place").solve(b);
     }
 }
 

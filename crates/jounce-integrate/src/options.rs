@@ -30,7 +30,10 @@ pub struct SolverOptions {
     pub fixed_step: Option<f64>,
     /// Initial step size; chosen automatically when `None` (Hairer's algorithm).
     pub h0: Option<f64>,
-    /// Smallest step size before a step-size underflow is reported.
+    /// Smallest step size before a step-size underflow is reported; 0
+    /// (the default, as CVODE's hmin): the smallest step the arithmetic
+    /// resolves at t, where a step that still fails the error test is
+    /// taken across a discontinuity ([`crate::discontinuity`]).
     pub h_min: f64,
     /// Largest step size.
     pub h_max: f64,
@@ -44,6 +47,15 @@ pub struct SolverOptions {
     pub output: OutputGrid,
     /// Method parameters.
     pub params: MethodParams,
+    /// Times at which the driver ends a step exactly and restarts the
+    /// method (as CVODE's `CVodeSetStopTime` followed by `CVodeReInit`),
+    /// in addition to the problem's own [`crate::OdeProblem::breakpoints`]:
+    /// the jumps of the forcing of a model. Any order; empty by default.
+    pub breakpoints: Vec<f64>,
+    /// Stop and restart at the breakpoints (those of the problem and
+    /// [`SolverOptions::breakpoints`]); `false` steps across them, leaving
+    /// the jumps to the error test ("naive" use, to compare). Default `true`.
+    pub stop_at_breakpoints: bool,
     /// Stop with [`crate::IntegrateError::ProbablyStiff`] as soon as an
     /// explicit method's stiffness test fires. Off by default: detection is
     /// then recorded in [`crate::Stats::stiffness_detected_at`] and the run
@@ -58,13 +70,15 @@ impl Default for SolverOptions {
             atol: 1e-8,
             fixed_step: None,
             h0: None,
-            h_min: 1e-14,
+            h_min: 0.0,
             h_max: f64::INFINITY,
             max_steps: 1_000_000,
             controller: ControllerKind::Elementary,
             error_per: ErrorPer::Step,
             output: OutputGrid::Steps,
             params: MethodParams::new(),
+            breakpoints: Vec::new(),
+            stop_at_breakpoints: true,
             stop_when_stiff: false,
         }
     }

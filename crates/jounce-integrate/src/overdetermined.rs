@@ -136,7 +136,7 @@ impl OdaeCorrector {
         if let Some((lu, stats)) = lu.as_mut() {
             lu.solve_columns_in_place(&mut self.z, stats);
         }
-        self.q.lu.gemm(1.0, &self.gy, &self.z, 0.0);
+        crate::matmul::matmul(&mut self.q.lu, &self.gy, &self.z);
         let qmax = self.q.lu.amax();
         qmax.is_finite() && self.q.factor_above(p as f64 * f64::EPSILON * qmax)
     }

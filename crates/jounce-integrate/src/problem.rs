@@ -31,6 +31,19 @@ pub struct EventSpec {
     pub terminal: bool,
 }
 
+/// What [`OdeProblem::handle_event`] did at an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventAction {
+    /// Nothing changed; the integration goes on from the event.
+    Continue,
+    /// The state was changed (an impact's velocity jump, a stick–slip
+    /// switch, a mode change of the problem): the method restarts from the
+    /// new state at the event time, its history dropped.
+    StateChanged,
+    /// Stop the integration at the event (as a terminal event).
+    Stop,
+}
+
 /// What [`OdeProblem::after_step`] did to the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepFix {
@@ -95,6 +108,23 @@ pub trait OdeProblem {
     /// Direction filter and terminal flag of event `i`.
     fn event_spec(&self, _i: usize) -> EventSpec {
         EventSpec::default()
+    }
+
+    /// Called by the driver at a located non-terminal event `i` at (t, y),
+    /// on the state just before the event: the problem may change `y`
+    /// (impacts, friction, switches: y⁺ = h(y⁻)) and its own mode, and says
+    /// what it did. The driver then reports y⁻ and y⁺ at t and restarts the
+    /// method from y⁺. The default changes nothing.
+    ///
+    /// # Errors
+    /// [`EvalError`] when the event cannot be handled.
+    fn handle_event(
+        &mut self,
+        _i: usize,
+        _t: f64,
+        _y: &mut [f64],
+    ) -> Result<EventAction, EvalError> {
+        Ok(EventAction::Continue)
     }
 
     /// Hook called after every accepted step, at the step's end (t, y).

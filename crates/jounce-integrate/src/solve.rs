@@ -13,7 +13,9 @@ use crate::cputime::thread_cpu_seconds;
 use crate::error::{EvalError, IntegrateError};
 use crate::jacobian::fd_jacobian;
 use crate::options::{OutputGrid, SolverOptions};
-use crate::problem::{EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix};
+use crate::problem::{
+    EventAction, EventDirection, EventSpec, OdeProblem, SecondOrderProblem, StepFix,
+};
 use crate::stats::Stats;
 use crate::stepper::{StepContext, Stepper};
 
@@ -103,11 +105,24 @@ impl std::fmt::Display for SolveFailure {
 
 impl std::error::Error for SolveFailure {}
 
-/// Counts right-hand-side and Jacobian evaluations at the boundary.
+/// Counts right-hand-side and Jacobian evaluations at the boundary, and
+/// evaluates f on the left of a breakpoint while a step ends there.
+///
+/// A function with a breakpoint b returns its right-hand value at t = b,
+/// so the last stage of a step that ends exactly at b (c = 1 in Radau
+/// IIA, the corrector of a BDF) would see the jump that the stop at b is
+/// meant to avoid. While the driver steps towards a breakpoint it sets
+/// `t_cap` to the floating-point number just below b and f, J are
+/// evaluated at min(t, t_cap): the left limit, within one unit of
+/// rounding of t (CVODE's peers code each segment's formula separately
+/// for the same reason). The methods that integrate the second-order,
+/// constrained or DAE forms evaluate those forms directly and are not
+/// capped.
 struct Counting<'a, P: ?Sized> {
     inner: &'a mut P,
     n_rhs: u64,
     n_jac: u64,
+    t_cap: f64,
 }
 
 impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
@@ -116,6 +131,7 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     }
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
         self.n_rhs += 1;
+        let t = t.min(self.t_cap);
         self.inner.rhs(t, y, dy)?;
         if dy.iter().any(|v| !v.is_finite()) {
             return Err(EvalError::NonFinite {
@@ -127,6 +143,7 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     }
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
         self.n_jac += 1;
+        let t = t.min(self.t_cap);
         if self.inner.has_exact_jacobian() {
             self.inner.jacobian(t, y, jac)
         } else {
@@ -145,6 +162,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     }
     fn event_spec(&self, i: usize) -> EventSpec {
         self.inner.event_spec(i)
+    }
+    fn handle_event(&mut self, i: usize, t: f64, y: &mut [f64]) -> Result<EventAction, EvalError> {
+        self.inner.handle_event(i, t, y)
     }
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
         self.inner.after_step(t, y)
@@ -265,6 +285,7 @@ pub fn solve<P: OdeProblem + ?Sized>(
         inner: problem,
         n_rhs: 0,
         n_jac: 0,
+        t_cap: f64::INFINITY,
     };
     let mut last_out = f64::NEG_INFINITY;
     let result = run(
@@ -371,7 +392,13 @@ fn run<P: OdeProblem + ?Sized>(
     *last_out = t0;
     cpu_mark = thread_cpu_seconds();
 
-    let breakpoints: Vec<f64> = p.breakpoints().to_vec();
+    let mut breakpoints: Vec<f64> = Vec::new();
+    if opts.stop_at_breakpoints {
+        breakpoints.extend_from_slice(p.breakpoints());
+        breakpoints.extend(opts.breakpoints.iter().copied().filter(|b| b.is_finite()));
+    }
+    breakpoints.sort_by(f64::total_cmp);
+    breakpoints.dedup();
     let mut terminal = None;
     let result: Result<(), IntegrateError> = (|| {
         while stepper.t() < t_end {
@@ -382,9 +409,12 @@ fn run<P: OdeProblem + ?Sized>(
                 .copied()
                 .find(|&b| b > t + tiny && b < t_end);
             let t_stop = bp.unwrap_or(t_end);
+            p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
             {
                 let mut ctx = StepContext { opts, stats };
-                stepper.step(p, t_stop, &mut ctx)?;
+                let stepped = stepper.step(p, t_stop, &mut ctx);
+                p.t_cap = f64::INFINITY;
+                stepped?;
             }
             if stats.n_steps() > opts.max_steps {
                 return Err(match stats.stiffness_detected_at {
@@ -440,20 +470,46 @@ fn run<P: OdeProblem + ?Sized>(
                     terminal = Some((te, idx));
                     return Ok(());
                 }
-                let ycopy = ybuf.clone();
+                // the problem's response: y⁻ → y⁺ (impacts, switches)
+                match p.handle_event(idx, te, &mut ybuf)? {
+                    EventAction::Stop => {
+                        terminal = Some((te, idx));
+                        return Ok(());
+                    }
+                    EventAction::StateChanged => {
+                        if ybuf.iter().any(|v| !v.is_finite()) {
+                            return Err(EvalError::NonFinite {
+                                what: format!("state after event {idx}"),
+                                t: te,
+                            }
+                            .into());
+                        }
+                        cpu += thread_cpu_seconds() - cpu_mark;
+                        observer.output(p.inner, te, &ybuf)?;
+                        cpu_mark = thread_cpu_seconds();
+                        p.events(te, &ybuf, &mut g_old)?;
+                        // the event that fired starts from zero: its own
+                        // crossing is not found again in the next step
+                        g_old[idx] = 0.0;
+                    }
+                    EventAction::Continue => {}
+                }
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
-                stepper.reset(p, te, &ycopy, &mut ctx)?;
+                // the restart reads y from the driver's buffer, which the
+                // stepper does not hold: no copy is needed
+                stepper.reset(p, te, &ybuf, &mut ctx)?;
                 continue;
             }
             // post-step correction (projection, re-partitioning)
             ybuf.copy_from_slice(stepper.y());
             let fix = p.after_step(tb, &mut ybuf)?;
-            let at_breakpoint = bp.is_some_and(|b| (tb - b).abs() <= tiny);
-            if fix == StepFix::Modified || at_breakpoint {
+            let at_breakpoint = bp.filter(|b| (tb - b).abs() <= tiny);
+            if fix == StepFix::Modified || at_breakpoint.is_some() {
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
-                stepper.reset(p, tb, &ybuf, &mut ctx)?;
+                // exactly at the breakpoint, so that f takes its right-hand value
+                stepper.reset(p, at_breakpoint.unwrap_or(tb), &ybuf, &mut ctx)?;
             } else if fix == StepFix::Corrected {
                 stats.n_corrections += 1;
                 let mut ctx = StepContext { opts, stats };

@@ -211,3 +211,113 @@ fn non_terminal_events_on_dense_output_of_a_smooth_solution() {
         }
     }
 }
+
+/// The ball with its impact law inside the problem: the impact event is
+/// not terminal, [`OdeProblem::handle_event`] reverses and damps the
+/// velocity (v⁺ = −e v⁻), and one run of the driver bounces on.
+struct BouncingBall {
+    impact_dir: EventDirection,
+}
+
+impl OdeProblem for BouncingBall {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = -G;
+        Ok(())
+    }
+    fn n_events(&self) -> usize {
+        2
+    }
+    fn events(&mut self, _t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        g[0] = y[0];
+        g[1] = y[1];
+        Ok(())
+    }
+    fn event_spec(&self, i: usize) -> EventSpec {
+        EventSpec {
+            direction: if i == 0 {
+                self.impact_dir
+            } else {
+                EventDirection::Falling
+            },
+            terminal: false,
+        }
+    }
+    fn handle_event(&mut self, i: usize, _t: f64, y: &mut [f64]) -> Result<EventAction, EvalError> {
+        if i != 0 {
+            return Ok(EventAction::Continue);
+        }
+        y[0] = 0.0;
+        y[1] *= -E;
+        Ok(EventAction::StateChanged)
+    }
+}
+
+#[test]
+fn impacts_change_the_state_inside_one_run() {
+    let n = 6;
+    let (imp_exact, apex_exact) = impacts_and_apexes(n);
+    // both direction filters: the impact that just fired must not be found
+    // again when the ball leaves the ground
+    for impact_dir in [EventDirection::Falling, EventDirection::Both] {
+        for name in ["dopri5", "dop853", "radau5", "bdf", "rodas4"] {
+            let tol = 1e-10;
+            let opts = SolverOptions::default().with_tol(tol, 1e-2 * tol);
+            let mut ball = BouncingBall { impact_dir };
+            let mut st = method::build(name, &opts).unwrap();
+            let mut rec = Recorder::default();
+            // until just after impact n (flights shrink by e each bounce)
+            let t_end = imp_exact[n - 1] + 0.01;
+            let r = solve(
+                &mut ball,
+                st.as_mut(),
+                0.0,
+                &[1.0, 0.0],
+                t_end,
+                &opts,
+                &mut rec,
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let imp: Vec<f64> = rec
+                .events
+                .iter()
+                .filter(|e| e.1 == 0)
+                .map(|e| e.0)
+                .collect();
+            let apex: Vec<f64> = rec
+                .events
+                .iter()
+                .filter(|e| e.1 == 1)
+                .map(|e| e.0)
+                .collect();
+            assert_eq!(imp.len(), n, "{name} {impact_dir:?}: impacts {imp:?}");
+            assert_eq!(r.stats.n_events as usize, imp.len() + apex.len());
+            // the flight is quadratic: the low-order methods are exact up
+            // to round-off and the location error; bdf and radau5 control
+            // an error per step that grows with the bounces
+            let bound = if matches!(name, "dopri5" | "dop853") {
+                1e-10
+            } else {
+                1e-6
+            };
+            for (k, (a, b)) in imp.iter().zip(&imp_exact).enumerate() {
+                assert!(
+                    (a - b).abs() < bound,
+                    "{name}: impact {k} at {a}, exact {b}"
+                );
+            }
+            assert_eq!(apex.len(), n - 1, "{name}: apexes {apex:?}");
+            for (a, b) in apex.iter().zip(&apex_exact) {
+                assert!((a - b).abs() < bound, "{name}: apex at {a}, exact {b}");
+            }
+            // y⁻ and y⁺ are both reported at an impact: the output times
+            // repeat the impact time, with the velocity reversed
+            let k = rec.t.iter().position(|t| *t == imp[0]).unwrap();
+            assert_eq!(rec.t[k + 1], imp[0]);
+            assert!((rec.y[k + 1][1] + E * rec.y[k][1]).abs() < 1e-12);
+        }
+    }
+}

@@ -301,6 +301,16 @@ impl<'a, 'i> Elem<'a, 'i> {
         self.string(key, v)
     }
 
+    /// Optional boolean.
+    pub fn opt_bool(&self, key: &str) -> Result<Option<bool>, ModelError> {
+        self.get(key)
+            .map(|v| match v.get_ref() {
+                DeValue::Boolean(b) => Ok(*b),
+                _ => Err(self.wrong_type(key, v, "true or false")),
+            })
+            .transpose()
+    }
+
     /// Optional string.
     pub fn opt_str(&self, key: &str) -> Result<Option<&'a str>, ModelError> {
         self.get(key).map(|v| self.string(key, v)).transpose()

@@ -109,6 +109,7 @@ pub(crate) fn parse<'a, 'i>(
             "controller",
             "error_per",
             "params",
+            "stop_at_breakpoints",
         ])?;
         let it = &mut s.integrator;
         if let Some(m) = g.opt_str("method")? {
@@ -128,6 +129,9 @@ pub(crate) fn parse<'a, 'i>(
         }
         if let Some(x) = g.opt_num("h0")? {
             it.h0 = Some(g.positive("h0", x)?);
+        }
+        if let Some(b) = g.opt_bool("stop_at_breakpoints")? {
+            it.stop_at_breakpoints = b;
         }
         if let Some(x) = g.opt_num("h_min")? {
             it.h_min = g.non_negative("h_min", x)?;

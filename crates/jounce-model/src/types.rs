@@ -304,7 +304,8 @@ pub struct IntegratorSettings {
     pub step: Option<f64>,
     /// Initial step size [s].
     pub h0: Option<f64>,
-    /// Minimum step size [s].
+    /// Minimum step size [s]; 0: the smallest step the arithmetic
+    /// resolves at t (10 ε |t|).
     pub h_min: f64,
     /// Maximum step size [s].
     pub h_max: f64,
@@ -316,6 +317,9 @@ pub struct IntegratorSettings {
     pub error_per: String,
     /// Method parameters (beta, gamma, alpha, rho_inf, theta, order, ...).
     pub params: BTreeMap<String, f64>,
+    /// Stop exactly at the breakpoints of the time functions
+    /// ([`Model::breakpoints`]) and restart the integrator there.
+    pub stop_at_breakpoints: bool,
 }
 
 impl Default for IntegratorSettings {
@@ -326,12 +330,13 @@ impl Default for IntegratorSettings {
             atol: 1e-8,
             step: None,
             h0: None,
-            h_min: 1e-14,
+            h_min: 0.0,
             h_max: f64::INFINITY,
             max_steps: 1_000_000,
             controller: "elementary".into(),
             error_per: "step".into(),
             params: BTreeMap::new(),
+            stop_at_breakpoints: true,
         }
     }
 }

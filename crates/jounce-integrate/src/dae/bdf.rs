@@ -889,7 +889,7 @@ impl DaeBdf {
                     0.25 * h
                 }
             };
-            if !(h_new >= opts.h_min) {
+            if !(h_new >= crate::discontinuity::min_step(opts.h_min, self.t)) {
                 return Err(IntegrateError::StepSizeTooSmall {
                     t: self.t,
                     h: h_new,

@@ -24,7 +24,7 @@
 
 pub mod bdf;
 pub mod constrained_dae;
-pub(crate) mod dense_lu;
+pub(crate) use crate::dense_lu;
 pub mod dispatch;
 pub mod radau;
 

@@ -663,7 +663,11 @@ impl Stepper for DaeRadau5 {
         let mut retries = 0u32;
         loop {
             let (h, t_new, trimmed) = self.next_step(t_stop, opts.fixed_step, opts.h_max);
-            if adaptive && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if adaptive
+                && (h < opts.h_min
+                    || self.h.min(opts.h_max) < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             dae_weights(&*dae, &self.y, self.rtol, self.atol, h, false, &mut self.wt);

@@ -291,7 +291,9 @@ impl Stepper for CashKarpVo {
                 *v = vec![0.0; n];
             }
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);
@@ -338,7 +340,9 @@ impl Stepper for CashKarpVo {
         loop {
             let h_ctrl = self.h.min(opts.h_max);
             let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, !fixed);
-            if !fixed && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if !fixed && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let outcome = match self.attempt(p, h, opts.rtol, opts.atol, fixed) {

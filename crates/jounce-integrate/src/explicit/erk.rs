@@ -1,7 +1,7 @@
 //! The one explicit Runge-Kutta driver: any [`ButcherTableau`], fixed step
 //! or embedded error control, FSAL, dense output, stiffness detection.
 
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
@@ -9,6 +9,7 @@ use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
 use crate::options::{OutputGrid, SolverOptions};
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Explicit Runge-Kutta stepper over a tableau.
@@ -51,6 +52,7 @@ pub struct ExplicitRk {
     controller: StepController,
     stiff_count: u32,
     nonstiff_count: u32,
+    loop_state: LoopState,
 }
 
 impl ExplicitRk {
@@ -77,6 +79,7 @@ impl ExplicitRk {
             controller: StepController::default(),
             stiff_count: 0,
             nonstiff_count: 0,
+            loop_state: LoopState::default(),
         }
     }
 
@@ -90,7 +93,7 @@ impl ExplicitRk {
     /// Stages 2..s and the new solution for step size h from (t, y) with
     /// k[0] = f(t, y) already set; the solution goes to `ytmp`, the error
     /// estimate (if the tableau has one) to `err`.
-    fn attempt(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+    fn stages(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         let tab = self.tab;
         let n = self.y.len();
         let s = tab.stages();
@@ -228,7 +231,9 @@ impl Stepper for ExplicitRk {
             self.f_prev = vec![0.0; n];
             self.f_cur = vec![0.0; n];
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);
@@ -255,97 +260,21 @@ impl Stepper for ExplicitRk {
         } else if self.h == 0.0 {
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
-                None => initial_step(
-                    p,
-                    t0,
-                    y0,
-                    &self.f_cur,
-                    match self.tab.error {
-                        ErrorEstimate::Combined53 { .. } => self.tab.order,
-                        _ => self.tab.controller_order(),
-                    },
-                    ctx.opts.rtol,
-                    ctx.opts.atol,
-                    ctx.opts.h_max,
-                    1.0,
-                )?,
+                None => self.first_step(p, ctx)?,
             };
         }
+        self.loop_state = LoopState::default();
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let q = self.tab.controller_order();
-        let mut rejected_in_a_row = 0u32;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            self.k[0].copy_from_slice(&self.f_cur);
-            // a trial step whose stages overflow is rejected, not fatal
-            let attempt = self.attempt(p, h);
-            if !adaptive {
-                attempt?;
-                self.accept(p, h)?;
-                return Ok(());
-            }
-            let err = match attempt {
-                Ok(()) => self.error_norm(opts),
-                // a trial stage that overflows rejects the step. An inner
-                // iteration that fails (NoConvergence, Singular) stays fatal:
-                // shrinking h there can converge onto a false state at a
-                // singular configuration of the formulation.
-                Err(IntegrateError::Eval {
-                    source: EvalError::NonFinite { .. },
-                }) => f64::INFINITY,
-                Err(e) => return Err(e),
-            };
-            let err = if err.is_nan() { f64::INFINITY } else { err };
-            let fac = self.controller.factor(err, h, q);
-            if self.controller.accept(err, h) {
-                self.controller.accepted(err, h);
-                ctx.stats.n_accept += 1;
-                if self.stiffness_test(h) {
-                    // a diagnosis, as in dopri5.f: the run goes on unless asked to stop
-                    if opts.stop_when_stiff {
-                        return Err(IntegrateError::ProbablyStiff {
-                            t: self.t,
-                            detail: format!(
-                                "{}: h·ρ exceeded {} for 15 steps",
-                                self.tab.name,
-                                self.tab.stiffness_bound.unwrap_or(0.0)
-                            ),
-                        });
-                    }
-                    ctx.stats.stiffness_detected_at.get_or_insert(self.t);
-                }
-                self.accept(p, h)?;
-                // no growth right after a rejection (Hairer)
-                let fac = if rejected_in_a_row > 0 {
-                    fac.min(1.0)
-                } else {
-                    fac
-                };
-                // after a step trimmed to t_stop, keep the controller's larger size
-                self.h = if trimmed && fac >= 1.0 {
-                    h_ctrl.max(h * fac)
-                } else {
-                    h * fac
-                };
-                return Ok(());
-            }
-            self.h = h * fac.min(1.0);
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-        }
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -410,7 +339,122 @@ impl Stepper for ExplicitRk {
     }
 }
 
+impl StepAttempt for ExplicitRk {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        self.k[0].copy_from_slice(&self.f_cur);
+        let attempt = self.stages(p, h);
+        if ctx.opts.fixed_step.is_some() {
+            attempt?;
+            return Ok(Trial::Unchecked);
+        }
+        match attempt {
+            Ok(()) => Ok(Trial::Estimated(self.error_norm(ctx.opts))),
+            // a trial stage that overflows rejects the step. An inner
+            // iteration that fails (NoConvergence, Singular) stays fatal:
+            // shrinking h there can converge onto a false state at a
+            // singular configuration of the formulation.
+            Err(IntegrateError::Eval {
+                source: EvalError::NonFinite { .. },
+            }) => Ok(Trial::Estimated(f64::INFINITY)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let fac = self.controller.factor(err, h, self.tab.controller_order());
+        if accepted {
+            self.controller.accepted(err, h);
+        }
+        fac
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        self.controller.accept(err, h)
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if ctx.opts.fixed_step.is_none() && self.stiffness_test(h) {
+            // a diagnosis, as in dopri5.f: the run goes on unless asked to stop
+            if ctx.opts.stop_when_stiff {
+                return Err(IntegrateError::ProbablyStiff {
+                    t: self.t,
+                    detail: format!(
+                        "{}: h·ρ exceeded {} for 15 steps",
+                        self.tab.name,
+                        self.tab.stiffness_bound.unwrap_or(0.0)
+                    ),
+                });
+            }
+            ctx.stats.stiffness_detected_at.get_or_insert(self.t);
+        }
+        self.accept(p, h)
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        // f at the new point is known (FSAL stage or evaluated by accept)
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        self.stiff_count = 0;
+        self.nonstiff_count = 0;
+        self.h = self.first_step(p, ctx)?;
+        Ok(())
+    }
+}
+
 impl ExplicitRk {
+    /// Hairer's starting step size at the current point (f_cur known).
+    fn first_step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<f64, IntegrateError> {
+        let order = match self.tab.error {
+            ErrorEstimate::Combined53 { .. } => self.tab.order,
+            _ => self.tab.controller_order(),
+        };
+        let opts = ctx.opts;
+        Ok(initial_step(
+            p,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            order,
+            opts.rtol,
+            opts.atol,
+            opts.h_max,
+            1.0,
+        )?)
+    }
+
     /// Make the attempted step (in `ytmp`, stages in `k`) the current point.
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         self.t_prev = self.t;

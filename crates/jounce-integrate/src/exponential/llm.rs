@@ -35,19 +35,21 @@
 //! weighted RMS norm. f_{n+1} is reused as f_n of the next step, so a step
 //! costs two f evaluations (f_{n+1}, the t-difference) and one Jacobian.
 //!
-//! The matrix exponentials use nalgebra's `Matrix::exp` (scaling and
-//! squaring with Padé approximants up to degree 13, Al-Mohy & Higham 2009,
-//! the algorithm of scipy's `expm`), whose accuracy is checked in the tests;
-//! it allocates its own work space.
+//! The matrix exponentials use [`Expm`] (scaling and squaring with Padé
+//! approximants up to degree 13, Higham 2005), in workspaces sized at
+//! the start, so that a step allocates nothing; its accuracy against
+//! nalgebra's `Matrix::exp` is checked in its tests.
 
 use nalgebra::DMatrix;
 
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
+use crate::exponential::expm::Expm;
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Order of the LLM (Jimenez & Carbonell 2005; gil-sanfelice-nikravesh eq. 34).
@@ -72,7 +74,13 @@ pub struct LocalLinearization {
     jac_valid: bool,
     cm: DMatrix<f64>,
     lm: DMatrix<f64>,
+    /// e^{hC}, e^{hL} and the workspaces that compute them
+    ecm: DMatrix<f64>,
+    elm: DMatrix<f64>,
+    expm_c: Expm,
+    expm_l: Expm,
     controller: StepController,
+    loop_state: LoopState,
 }
 
 impl Default for LocalLinearization {
@@ -101,7 +109,12 @@ impl LocalLinearization {
             jac_valid: false,
             cm: DMatrix::zeros(0, 0),
             lm: DMatrix::zeros(0, 0),
+            ecm: DMatrix::zeros(0, 0),
+            elm: DMatrix::zeros(0, 0),
+            expm_c: Expm::new(0),
+            expm_l: Expm::new(0),
             controller: StepController::default(),
+            loop_state: LoopState::default(),
         }
     }
 
@@ -125,6 +138,10 @@ impl LocalLinearization {
         self.jac = DMatrix::zeros(m, m);
         self.cm = DMatrix::zeros(m + 2, m + 2);
         self.lm = DMatrix::zeros(m + 3, m + 3);
+        self.ecm = DMatrix::zeros(m + 2, m + 2);
+        self.elm = DMatrix::zeros(m + 3, m + 3);
+        self.expm_c = Expm::new(m + 2);
+        self.expm_l = Expm::new(m + 3);
     }
 
     /// J and f_t at the current point (t, y), with f_cur = f(t, y) known.
@@ -144,7 +161,7 @@ impl LocalLinearization {
     /// The LLM step of size h from the current point into `y1` and
     /// f(t + h, y1) into `f1`; with `estimate`, the local error estimate
     /// l_{n+1} (eqs. 30–33) into `err`.
-    fn attempt(&mut self, p: &mut dyn OdeProblem, h: f64, estimate: bool) -> Result<(), EvalError> {
+    fn stages(&mut self, p: &mut dyn OdeProblem, h: f64, estimate: bool) -> Result<(), EvalError> {
         let m = self.y.len();
         self.cm.fill(0.0);
         for j in 0..m {
@@ -157,11 +174,11 @@ impl LocalLinearization {
             self.cm[(i, m + 1)] = h * self.f_cur[i];
         }
         self.cm[(m, m + 1)] = h;
-        let e = self.cm.exp();
+        let ok = self.expm_c.exp(&self.cm, &mut self.ecm);
         for i in 0..m {
-            self.y1[i] = self.y[i] + e[(i, m + 1)];
+            self.y1[i] = self.y[i] + self.ecm[(i, m + 1)];
         }
-        if self.y1.iter().any(|v| !v.is_finite()) {
+        if !ok || self.y1.iter().any(|v| !v.is_finite()) {
             return Err(EvalError::NonFinite {
                 what: "llm: exp(hC) step".into(),
                 t: self.t,
@@ -187,9 +204,14 @@ impl LocalLinearization {
         }
         self.lm[(m, m + 1)] = h;
         self.lm[(m + 1, m + 2)] = h;
-        let el = self.lm.exp();
+        if !self.expm_l.exp(&self.lm, &mut self.elm) {
+            return Err(EvalError::NonFinite {
+                what: "llm: exp(hL) error estimate".into(),
+                t: self.t,
+            });
+        }
         for i in 0..m {
-            self.err[i] = el[(i, m + 2)];
+            self.err[i] = self.elm[(i, m + 2)];
         }
         Ok(())
     }
@@ -214,10 +236,30 @@ impl LocalLinearization {
         self.y.copy_from_slice(y);
         p.rhs(t, y, &mut self.f_cur)?;
         self.linearize(p)?;
-        self.attempt(p, h, true)?;
+        self.stages(p, h, true)?;
         y1.copy_from_slice(&self.y1);
         estimate.copy_from_slice(&self.err);
         Ok(())
+    }
+
+    /// Hairer's starting step size at the current point (f_cur known).
+    fn first_step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<f64, IntegrateError> {
+        let o = ctx.opts;
+        Ok(initial_step(
+            p,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            LLM_ORDER,
+            o.rtol,
+            o.atol,
+            o.h_max,
+            1.0,
+        )?)
     }
 
     fn accept(&mut self, h: f64) {
@@ -262,63 +304,25 @@ impl Stepper for LocalLinearization {
         } else if self.h == 0.0 {
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
-                None => initial_step(
-                    p,
-                    t0,
-                    y0,
-                    &self.f_cur,
-                    LLM_ORDER,
-                    ctx.opts.rtol,
-                    ctx.opts.atol,
-                    ctx.opts.h_max,
-                    1.0,
-                )?,
+                None => self.first_step(p, ctx)?,
             };
         }
+        self.loop_state = LoopState::default();
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]),
+    /// linearised once at its start.
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let mut rejected = 0u32;
         if !self.jac_valid {
             self.linearize(p)?;
         }
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            self.attempt(p, h, adaptive)?;
-            if !adaptive {
-                ctx.stats.n_accept += 1;
-                self.accept(h);
-                return Ok(());
-            }
-            let err = wrms_norm(&self.err, &self.y, &self.y1, opts.rtol, opts.atol);
-            let fac = self.controller.factor(err, h, LLM_ORDER);
-            if self.controller.accept(err, h) {
-                self.controller.accepted(err, h);
-                ctx.stats.n_accept += 1;
-                self.accept(h);
-                let fac = if rejected > 0 { fac.min(1.0) } else { fac };
-                self.h = if trimmed && fac >= 1.0 {
-                    h_ctrl.max(h * fac)
-                } else {
-                    h * fac
-                };
-                return Ok(());
-            }
-            self.h = h * fac.min(1.0);
-            record_rejection(ctx.stats, &mut rejected, self.t)?;
-        }
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -344,5 +348,72 @@ impl Stepper for LocalLinearization {
             t,
             out,
         );
+    }
+}
+
+impl StepAttempt for LocalLinearization {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let o = ctx.opts;
+        let adaptive = o.fixed_step.is_none();
+        self.stages(p, h, adaptive)?;
+        if !adaptive {
+            return Ok(Trial::Unchecked);
+        }
+        Ok(Trial::Estimated(wrms_norm(
+            &self.err, &self.y, &self.y1, o.rtol, o.atol,
+        )))
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let fac = self.controller.factor(err, h, LLM_ORDER);
+        if accepted {
+            self.controller.accepted(err, h);
+        }
+        fac
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        self.controller.accept(err, h)
+    }
+
+    fn commit(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(h);
+        Ok(())
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        self.h = self.first_step(p, ctx)?;
+        Ok(())
     }
 }

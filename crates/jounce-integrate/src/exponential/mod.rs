@@ -1,8 +1,10 @@
-//! Exponential methods: the Local Linearization Method (`llm.rs`).
+//! Exponential methods: the Local Linearization Method (`llm.rs`) and the
+//! allocation-free matrix exponential it uses (`expm.rs`).
 //!
 //! Owns the methods that advance by the exact solution of a local linear
 //! model through matrix exponentials (Van Loan block form).
 
+pub mod expm;
 pub mod llm;
 
 use crate::error::IntegrateError;

@@ -28,7 +28,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::dirk_tableau::{DirkKind, DirkTableau};
@@ -36,6 +36,7 @@ use crate::initial_step::initial_step;
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Outcome of one attempted step.
@@ -80,6 +81,9 @@ pub struct Dirk {
     /// Largest Newton contraction rate seen in the last step.
     max_rate: f64,
     controller: StepController,
+    /// rejections (error test and Newton) since the last accepted step
+    rejected_in_a_row: u32,
+    loop_state: LoopState,
 }
 
 impl Dirk {
@@ -114,6 +118,8 @@ impl Dirk {
             jac_valid: false,
             max_rate: 0.0,
             controller: StepController::default(),
+            rejected_in_a_row: 0,
+            loop_state: LoopState::default(),
         }
     }
 
@@ -158,7 +164,7 @@ impl Dirk {
 
     /// All stages and the new solution (into `ynew`) for step size h, and the
     /// filtered error estimate (into `err`) when the tableau has one.
-    fn attempt(
+    fn stages(
         &mut self,
         p: &mut dyn OdeProblem,
         h: f64,
@@ -334,12 +340,12 @@ impl Dirk {
         h: f64,
         ctx: &mut StepContext,
     ) -> Result<Attempt, IntegrateError> {
-        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, h, ctx)? {
+        if let a @ Attempt::NewtonFailed { .. } = self.stages(p, h, ctx)? {
             return Ok(a);
         }
         self.y_full.copy_from_slice(&self.ynew);
         let half = 0.5 * h;
-        if let a @ Attempt::NewtonFailed { .. } = self.attempt(p, half, ctx)? {
+        if let a @ Attempt::NewtonFailed { .. } = self.stages(p, half, ctx)? {
             return Ok(a);
         }
         // advance to the midpoint temporarily
@@ -351,10 +357,10 @@ impl Dirk {
         let second = if self.tab.stiffly_accurate {
             let s = self.tab.stages();
             self.f_cur.copy_from_slice(&self.k[s - 1]);
-            self.attempt(p, half, ctx)
+            self.stages(p, half, ctx)
         } else {
             match p.rhs(self.t, &self.y, &mut self.f_cur) {
-                Ok(()) => self.attempt(p, half, ctx),
+                Ok(()) => self.stages(p, half, ctx),
                 Err(e) => Err(e.into()),
             }
         };
@@ -367,6 +373,27 @@ impl Dirk {
             self.err[m] = (self.ynew[m] - self.y_full[m]) / den;
         }
         Ok(second)
+    }
+
+    /// Hairer's starting step size at the current point (f_cur known).
+    fn first_step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<f64, IntegrateError> {
+        let q = self.error_order();
+        let o = ctx.opts;
+        Ok(initial_step(
+            p,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            q,
+            o.rtol,
+            o.atol,
+            o.h_max,
+            1.0,
+        )?)
     }
 
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
@@ -423,7 +450,9 @@ impl Stepper for Dirk {
             self.stage_jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);
@@ -443,120 +472,24 @@ impl Stepper for Dirk {
             }
             self.h = h;
         } else if self.h == 0.0 {
-            let q = self.error_order();
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
-                None => initial_step(
-                    p,
-                    t0,
-                    y0,
-                    &self.f_cur,
-                    q,
-                    ctx.opts.rtol,
-                    ctx.opts.atol,
-                    ctx.opts.h_max,
-                    1.0,
-                )?,
+                None => self.first_step(p, ctx)?,
             };
         }
+        self.loop_state = LoopState::default();
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let q = self.error_order();
-        let doubling = adaptive && self.tab.b_hat.is_none();
-        let mut rejected_in_a_row = 0u32;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            if !self.jac_valid {
-                self.refresh_jacobian(p)?;
-            }
-            // a failed evaluation inside the iteration (a non-finite f at a
-            // diverging iterate) counts as a Newton failure
-            let attempt = if doubling {
-                self.attempt_doubled(p, h, ctx)
-            } else {
-                self.attempt(p, h, ctx)
-            };
-            // at a fixed step, with a Jacobian from an earlier step: refresh
-            // it and retry
-            let attempt = match attempt {
-                Err(IntegrateError::Eval { .. })
-                    if (adaptive && rejected_in_a_row < 10) || (!adaptive && !self.jac_fresh) =>
-                {
-                    Attempt::NewtonFailed { iters: 0 }
-                }
-                other => other?,
-            };
-            match attempt {
-                Attempt::NewtonFailed { iters } => {
-                    if !self.jac_fresh {
-                        // stale Jacobian: refresh it and retry the same step
-                        self.refresh_jacobian(p)?;
-                        continue;
-                    }
-                    if !adaptive || rejected_in_a_row > 20 {
-                        return Err(IntegrateError::NewtonFailed {
-                            t: self.t,
-                            h,
-                            iters,
-                        });
-                    }
-                    ctx.stats.n_reject += 1;
-                    rejected_in_a_row += 1;
-                    self.h = 0.25 * h;
-                    continue;
-                }
-                Attempt::Done => {}
-            }
-            if !adaptive {
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                if self.max_rate > 0.3 {
-                    self.jac_valid = false;
-                }
-                return Ok(());
-            }
-            let err = wrms_norm(&self.err, &self.y, &self.ynew, opts.rtol, opts.atol);
-            let fac = self.controller.factor(err, h, q);
-            if self.controller.accept(err, h) {
-                self.controller.accepted(err, h);
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                if self.max_rate > 0.3 {
-                    self.jac_valid = false;
-                }
-                let fac = if rejected_in_a_row > 0 {
-                    fac.min(1.0)
-                } else {
-                    fac
-                };
-                // keep h (and the factorisation) for small increases (radau5.f QUOT1/QUOT2)
-                let fac = if (1.0..=1.2).contains(&fac) { 1.0 } else { fac };
-                self.h = if trimmed && fac >= 1.0 {
-                    h_ctrl.max(h * fac)
-                } else {
-                    h * fac
-                };
-                return Ok(());
-            }
-            self.h = h * fac.min(0.9);
-            if !self.jac_fresh {
-                self.refresh_jacobian(p)?;
-            }
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-        }
+        self.rejected_in_a_row = 0;
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -582,6 +515,138 @@ impl Stepper for Dirk {
             t,
             out,
         );
+    }
+}
+
+impl StepAttempt for Dirk {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// The stages (or the doubled step without an embedded pair); a
+    /// Newton failure with a Jacobian from an earlier step refreshes it and
+    /// repeats the step, with a fresh one shrinks h by 4.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let adaptive = ctx.opts.fixed_step.is_none();
+        let doubling = adaptive && self.tab.b_hat.is_none();
+        if !self.jac_valid {
+            self.refresh_jacobian(p)?;
+        }
+        // a failed evaluation inside the iteration (a non-finite f at a
+        // diverging iterate) counts as a Newton failure
+        let attempt = if doubling {
+            self.attempt_doubled(p, h, ctx)
+        } else {
+            self.stages(p, h, ctx)
+        };
+        // at a fixed step, with a Jacobian from an earlier step: refresh
+        // it and retry
+        let attempt = match attempt {
+            Err(IntegrateError::Eval { .. })
+                if (adaptive && self.rejected_in_a_row < 10) || (!adaptive && !self.jac_fresh) =>
+            {
+                Attempt::NewtonFailed { iters: 0 }
+            }
+            other => other?,
+        };
+        if let Attempt::NewtonFailed { iters } = attempt {
+            if !self.jac_fresh {
+                // stale Jacobian: refresh it and retry the same step
+                self.refresh_jacobian(p)?;
+                return Ok(Trial::Repeat);
+            }
+            if !adaptive || self.rejected_in_a_row > 20 {
+                return Err(IntegrateError::NewtonFailed {
+                    t: self.t,
+                    h,
+                    iters,
+                });
+            }
+            self.rejected_in_a_row += 1;
+            return Ok(Trial::Failed { factor: 0.25 });
+        }
+        if !adaptive {
+            return Ok(Trial::Unchecked);
+        }
+        let o = ctx.opts;
+        Ok(Trial::Estimated(wrms_norm(
+            &self.err, &self.y, &self.ynew, o.rtol, o.atol,
+        )))
+    }
+
+    /// The controller's factor; kept at 1 for increases up to 1.2 (the
+    /// factorisation stays valid: radau5.f QUOT1/QUOT2), at most 0.9 after
+    /// a rejection.
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let fac = self.controller.factor(err, h, self.error_order());
+        if accepted {
+            self.controller.accepted(err, h);
+            if (1.0..=1.2).contains(&fac) {
+                1.0
+            } else {
+                fac
+            }
+        } else {
+            fac.min(0.9)
+        }
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        self.controller.accept(err, h)
+    }
+
+    fn rejected(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if !self.jac_fresh {
+            self.refresh_jacobian(p)?;
+        }
+        self.rejected_in_a_row += 1;
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(p, h)?;
+        if self.max_rate > 0.3 {
+            self.jac_valid = false;
+        }
+        Ok(())
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        self.jac_valid = false;
+        self.h = self.first_step(p, ctx)?;
+        Ok(())
     }
 }
 

@@ -21,13 +21,14 @@
 //! As in radau5.f the tolerances are transformed, rtol' = 0.1 rtol^(2/3),
 //! atol' = rtol' · atol/rtol, because the embedded estimate is of order 3.
 
-use nalgebra::{Complex, DMatrix, DVector, Dyn, Matrix3, LU};
+use nalgebra::{Complex, DMatrix, Matrix3};
 
-use crate::controller::{record_rejection, step_towards};
+use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 type C64 = Complex<f64>;
@@ -265,11 +266,13 @@ pub struct Radau5 {
     scal: Vec<f64>,
     tmp: Vec<f64>,
     tmp2: Vec<f64>,
-    cvec: DVector<C64>,
+    cvec: Vec<C64>,
     jac: DMatrix<f64>,
     e1mat: DMatrix<f64>,
     e1: CachedLu,
-    e2: Option<LU<C64, Dyn, Dyn>>,
+    /// ((α + iβ)/h) I − J and its factors, in storage sized at reset
+    e2: DenseLu<C64>,
+    e2_ok: bool,
     /// h of the factorisations (NaN: none)
     lu_h: f64,
     need_jac: bool,
@@ -281,6 +284,13 @@ pub struct Radau5 {
     h_acc: f64,
     err_acc: f64,
     n_acc: u64,
+    /// Newton failures and rejections since the last accepted step, and
+    /// singular decompositions
+    rejected_in_a_row: u32,
+    singular: u32,
+    /// Newton iterations of the last trial (radau5.f's safety factor)
+    newt: u32,
+    loop_state: LoopState,
     rtol: f64,
     atol: f64,
     fnewt: f64,
@@ -311,11 +321,12 @@ impl Radau5 {
             scal: e(),
             tmp: e(),
             tmp2: e(),
-            cvec: DVector::zeros(0),
+            cvec: Vec::new(),
             jac: DMatrix::zeros(0, 0),
             e1mat: DMatrix::zeros(0, 0),
             e1: CachedLu::new(),
-            e2: None,
+            e2: DenseLu::new(),
+            e2_ok: false,
             lu_h: f64::NAN,
             need_jac: true,
             caljac: false,
@@ -326,6 +337,10 @@ impl Radau5 {
             h_acc: 0.0,
             err_acc: 1e-2,
             n_acc: 0,
+            rejected_in_a_row: 0,
+            singular: 0,
+            newt: 0,
+            loop_state: LoopState::default(),
             rtol: 1e-6,
             atol: 1e-6,
             fnewt: 0.03,
@@ -343,7 +358,7 @@ impl Radau5 {
         let n = self.y.len();
         let fac1 = self.co.gamma / h;
         let (alphn, betan) = (self.co.alpha / h, self.co.beta / h);
-        let mut e2 = DMatrix::<C64>::zeros(n, n);
+        let e2 = &mut self.e2.lu;
         for i in 0..n {
             for j in 0..n {
                 self.e1mat[(i, j)] = -self.jac[(i, j)];
@@ -354,16 +369,14 @@ impl Radau5 {
         }
         // counted once per pair, as radau5.f's NDEC
         self.e1.factor(&self.e1mat, self.t, ctx.stats)?;
-        let lu = LU::new(e2);
-        if !lu.is_invertible() {
-            self.e2 = None;
+        self.e2_ok = self.e2.factor();
+        if !self.e2_ok {
             return Err(EvalError::Singular {
                 what: "complex iteration matrix of radau5".into(),
                 t: self.t,
                 detail: String::new(),
             });
         }
-        self.e2 = Some(lu);
         self.lu_h = h;
         Ok(())
     }
@@ -440,8 +453,8 @@ impl Radau5 {
             }
             // counted once per pair, as radau5.f's NSOL
             self.e1.solve_in_place(&mut self.tmp, ctx.stats);
-            if let Some(lu) = &self.e2 {
-                lu.solve_mut(&mut self.cvec);
+            if self.e2_ok {
+                self.e2.solve(&mut self.cvec);
             }
             newt += 1;
             let mut dyno = 0.0;
@@ -540,6 +553,32 @@ impl Radau5 {
         self.first = false;
         Ok(())
     }
+
+    /// Restart at the current point after crossing a discontinuity
+    /// ([`crate::discontinuity`]): no extrapolated starting values, no
+    /// predictive controller, a fresh Jacobian and a first step chosen
+    /// anew (as [`Stepper::reset`], without copying y; the dense output
+    /// of the crossing step stays valid).
+    fn restart_at_crossing(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.first = true;
+        self.reject = false;
+        self.need_jac = true;
+        self.caljac = false;
+        self.faccon = 1.0;
+        self.theta = THET;
+        self.n_acc = 0;
+        self.err_acc = 1e-2;
+        self.lu_h = f64::NAN;
+        let opts = ctx.opts;
+        self.h = initial_step(
+            p, self.t, &self.y, &self.f0, 3, opts.rtol, opts.atol, opts.h_max, 1.0,
+        )?;
+        Ok(())
+    }
 }
 
 impl Stepper for Radau5 {
@@ -565,7 +604,8 @@ impl Stepper for Radau5 {
             self.scal = z();
             self.tmp = z();
             self.tmp2 = z();
-            self.cvec = DVector::zeros(n);
+            self.cvec = vec![C64::new(0.0, 0.0); n];
+            self.e2.resize(n);
             self.jac = DMatrix::zeros(n, n);
             self.e1mat = DMatrix::zeros(n, n);
         }
@@ -578,7 +618,9 @@ impl Stepper for Radau5 {
         }
         // radau5.f: transformed tolerances and Newton stopping criterion
         (self.rtol, self.atol, self.fnewt) = transformed_tolerances(opts.rtol, opts.atol);
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.h_old = 0.0;
@@ -593,6 +635,7 @@ impl Stepper for Radau5 {
         self.faccon = 1.0;
         self.theta = THET;
         self.n_acc = 0;
+        self.loop_state = LoopState::default();
         self.err_acc = 1e-2;
         self.lu_h = f64::NAN;
         p.rhs(t0, y0, &mut self.f0)?;
@@ -614,129 +657,17 @@ impl Stepper for Radau5 {
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let mut rejected_in_a_row = 0u32;
-        let mut singular = 0u32;
+        self.rejected_in_a_row = 0;
+        self.singular = 0;
         self.set_scal();
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            if self.need_jac {
-                p.jacobian(self.t, &self.y, &mut self.jac)?;
-                self.need_jac = false;
-                self.caljac = true;
-                self.lu_h = f64::NAN;
-            }
-            if self.lu_h != h {
-                match self.decompose(h, ctx) {
-                    Ok(()) => {}
-                    Err(e @ EvalError::Singular { .. }) => {
-                        singular += 1;
-                        if !adaptive || singular > 5 {
-                            return Err(e.into());
-                        }
-                        ctx.stats.n_reject += 1;
-                        self.h = 0.5 * h;
-                        self.reject = true;
-                        continue;
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            self.starting_values(h);
-            // a failed evaluation at a diverging iterate counts as a Newton failure
-            let outcome = match self.newton(p, h, ctx) {
-                Err(IntegrateError::Eval { .. }) if adaptive && rejected_in_a_row < 10 => {
-                    NewtonEnd::Failed(0.5)
-                }
-                other => other?,
-            };
-            let newt = match outcome {
-                NewtonEnd::Converged(k) => k,
-                NewtonEnd::Failed(hhfac) => {
-                    if !adaptive {
-                        if self.caljac {
-                            return Err(IntegrateError::NewtonFailed {
-                                t: self.t,
-                                h,
-                                iters: NIT,
-                            });
-                        }
-                        self.need_jac = true;
-                        continue;
-                    }
-                    ctx.stats.n_reject += 1;
-                    rejected_in_a_row += 1;
-                    if rejected_in_a_row > 30 {
-                        return Err(IntegrateError::NewtonFailed {
-                            t: self.t,
-                            h,
-                            iters: NIT,
-                        });
-                    }
-                    self.h = h * hhfac;
-                    self.reject = true;
-                    if !self.caljac {
-                        self.need_jac = true;
-                    }
-                    continue;
-                }
-            };
-            if !adaptive {
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                self.caljac = false;
-                self.need_jac = self.theta > THET;
-                return Ok(());
-            }
-            let err = self.error_estimate(p, h, ctx)?;
-            // radau5.f: safety factor depending on the Newton iterations,
-            // Gustafsson's predictive controller after an accepted step
-            let prev = (err < 1.0 && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
-            let mut hnew = proposed_step(err, h, newt, prev);
-            if err < 1.0 {
-                self.n_acc += 1;
-                self.h_acc = h;
-                self.err_acc = err.max(1e-2);
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                self.caljac = false;
-                hnew = hnew.min(opts.h_max);
-                if self.reject {
-                    hnew = hnew.min(h);
-                }
-                self.reject = false;
-                let qt = hnew / h;
-                let h_next = if self.theta <= THET && (QUOT1..=QUOT2).contains(&qt) {
-                    h
-                } else {
-                    hnew
-                };
-                self.h = if trimmed && h_next >= h {
-                    h_ctrl.max(h_next)
-                } else {
-                    h_next
-                };
-                self.need_jac = self.theta > THET;
-                return Ok(());
-            }
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-            self.reject = true;
-            self.h = if self.first { 0.1 * h } else { hnew };
-            if !self.caljac {
-                self.need_jac = true;
-            }
-        }
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -770,5 +701,163 @@ impl Stepper for Radau5 {
             ];
             *o = collocation_value(&self.co.c, k, s);
         }
+    }
+}
+
+impl StepAttempt for Radau5 {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// Jacobian when asked for, the two factorisations when h changed,
+    /// the simplified Newton iteration and radau5.f's error estimate. A
+    /// singular matrix halves h (5 times at most), a Newton failure shrinks
+    /// it by radau5.f's factor (30 times in a row at most); at fixed steps
+    /// a Newton failure with an old Jacobian repeats the step with a new one.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let adaptive = ctx.opts.fixed_step.is_none();
+        if self.need_jac {
+            p.jacobian(self.t, &self.y, &mut self.jac)?;
+            self.need_jac = false;
+            self.caljac = true;
+            self.lu_h = f64::NAN;
+        }
+        if self.lu_h != h {
+            match self.decompose(h, ctx) {
+                Ok(()) => {}
+                Err(e @ EvalError::Singular { .. }) => {
+                    self.singular += 1;
+                    if !adaptive || self.singular > 5 {
+                        return Err(e.into());
+                    }
+                    self.reject = true;
+                    return Ok(Trial::Failed { factor: 0.5 });
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        self.starting_values(h);
+        // a failed evaluation at a diverging iterate counts as a Newton failure
+        let outcome = match self.newton(p, h, ctx) {
+            Err(IntegrateError::Eval { .. }) if adaptive && self.rejected_in_a_row < 10 => {
+                NewtonEnd::Failed(0.5)
+            }
+            other => other?,
+        };
+        match outcome {
+            NewtonEnd::Converged(k) => self.newt = k,
+            NewtonEnd::Failed(hhfac) => {
+                if !adaptive {
+                    if self.caljac {
+                        return Err(IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters: NIT,
+                        });
+                    }
+                    self.need_jac = true;
+                    return Ok(Trial::Repeat);
+                }
+                self.rejected_in_a_row += 1;
+                if self.rejected_in_a_row > 30 {
+                    return Err(IntegrateError::NewtonFailed {
+                        t: self.t,
+                        h,
+                        iters: NIT,
+                    });
+                }
+                self.reject = true;
+                if !self.caljac {
+                    self.need_jac = true;
+                }
+                return Ok(Trial::Failed { factor: hhfac });
+            }
+        }
+        if !adaptive {
+            return Ok(Trial::Unchecked);
+        }
+        Ok(Trial::Estimated(self.error_estimate(p, h, ctx)?))
+    }
+
+    /// radau5.f's step size: the safety factor of the Newton iterations,
+    /// Gustafsson's predictive controller after an accepted step, h kept
+    /// when the change is within [QUOT1, QUOT2] and the Jacobian is good,
+    /// no growth after a rejection; after a rejected first step h/10.
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let prev = (accepted && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
+        let hnew = proposed_step(err, h, self.newt, prev);
+        if !accepted {
+            return if self.first { 0.1 } else { hnew / h };
+        }
+        self.n_acc += 1;
+        self.h_acc = h;
+        self.err_acc = err.max(1e-2);
+        let mut hnew = hnew;
+        if self.reject {
+            hnew = hnew.min(h);
+        }
+        let qt = hnew / h;
+        if self.theta <= THET && (QUOT1..=QUOT2).contains(&qt) {
+            1.0
+        } else {
+            qt
+        }
+    }
+
+    /// radau5.f accepts err < 1.
+    fn passes(&self, err: f64, _h: f64) -> bool {
+        err < 1.0
+    }
+
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.rejected_in_a_row += 1;
+        self.reject = true;
+        if !self.caljac {
+            self.need_jac = true;
+        }
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(p, h)?;
+        self.caljac = false;
+        self.reject = false;
+        self.need_jac = self.theta > THET;
+        Ok(())
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.restart_at_crossing(p, ctx)
     }
 }

@@ -6,7 +6,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::rosenbrock_tableau::RosenbrockTableau;
@@ -15,6 +15,7 @@ use crate::jacobian::fd_increment;
 use crate::newton::CachedLu;
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Rosenbrock stepper over a tableau.
@@ -40,6 +41,10 @@ pub struct Rosenbrock {
     iter_mat: DMatrix<f64>,
     lu: CachedLu,
     controller: StepController,
+    /// rejections since the last accepted step (evaluation failures are
+    /// rejections only for the first 10)
+    rejected_in_a_row: u32,
+    loop_state: LoopState,
 }
 
 impl Rosenbrock {
@@ -67,6 +72,8 @@ impl Rosenbrock {
             iter_mat: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
             controller: StepController::default(),
+            rejected_in_a_row: 0,
+            loop_state: LoopState::default(),
         }
     }
 
@@ -92,7 +99,7 @@ impl Rosenbrock {
     }
 
     /// Stages, new solution (ynew) and error estimate (err) for step h.
-    fn attempt(
+    fn stages(
         &mut self,
         p: &mut dyn OdeProblem,
         h: f64,
@@ -147,6 +154,27 @@ impl Rosenbrock {
         Ok(())
     }
 
+    /// Hairer's starting step size at the current point (f_cur known).
+    fn first_step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<f64, IntegrateError> {
+        let q = self.tab.order.min(self.tab.embedded_order);
+        let o = ctx.opts;
+        Ok(initial_step(
+            p,
+            self.t,
+            &self.y,
+            &self.f_cur,
+            q,
+            o.rtol,
+            o.atol,
+            o.h_max,
+            1.0,
+        )?)
+    }
+
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         self.t_prev = self.t;
         self.y_prev.copy_from_slice(&self.y);
@@ -194,7 +222,9 @@ impl Stepper for Rosenbrock {
             self.jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        self.y = y0.to_vec();
+        // into the existing storage: a reset after every projection allocates nothing
+        self.y.clear();
+        self.y.extend_from_slice(y0);
         self.t = t0;
         self.t_prev = t0;
         self.y_prev.copy_from_slice(y0);
@@ -210,81 +240,26 @@ impl Stepper for Rosenbrock {
             }
             self.h = h;
         } else if self.h == 0.0 {
-            let q = self.tab.order.min(self.tab.embedded_order);
             self.h = match ctx.opts.h0 {
                 Some(h0) => h0,
-                None => initial_step(
-                    p,
-                    t0,
-                    y0,
-                    &self.f_cur,
-                    q,
-                    ctx.opts.rtol,
-                    ctx.opts.atol,
-                    ctx.opts.h_max,
-                    1.0,
-                )?,
+                None => self.first_step(p, ctx)?,
             };
         }
+        self.loop_state = LoopState::default();
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]),
+    /// with J and f_t evaluated once at its start.
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let q = self.tab.order.min(self.tab.embedded_order);
-        let mut rejected_in_a_row = 0u32;
-        self.derivatives(p, self.h.min(opts.h_max).min(t_stop - self.t))?;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, adaptive);
-            if adaptive && h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            let attempt = self.attempt(p, h, ctx);
-            if !adaptive {
-                attempt?;
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                return Ok(());
-            }
-            // a failed evaluation (e.g. a non-finite f from a too large step)
-            // or a singular matrix is treated as a rejected step
-            let err = match attempt {
-                Ok(()) => wrms_norm(&self.err, &self.y, &self.ynew, opts.rtol, opts.atol),
-                Err(IntegrateError::Eval { .. }) if rejected_in_a_row < 10 => f64::INFINITY,
-                Err(e) => return Err(e),
-            };
-            if err.is_finite() && self.controller.accept(err, h) {
-                let fac = self.controller.factor(err, h, q);
-                self.controller.accepted(err, h);
-                ctx.stats.n_accept += 1;
-                self.accept(p, h)?;
-                let fac = if rejected_in_a_row > 0 {
-                    fac.min(1.0)
-                } else {
-                    fac
-                };
-                self.h = if trimmed && fac >= 1.0 {
-                    h_ctrl.max(h * fac)
-                } else {
-                    h * fac
-                };
-                return Ok(());
-            }
-            let fac = if err.is_finite() {
-                self.controller.factor(err, h, q)
-            } else {
-                0.25
-            };
-            self.h = h * fac.min(0.9);
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-        }
+        self.derivatives(p, self.h.min(ctx.opts.h_max).min(t_stop - self.t))?;
+        self.rejected_in_a_row = 0;
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -310,5 +285,94 @@ impl Stepper for Rosenbrock {
             t,
             out,
         );
+    }
+}
+
+impl StepAttempt for Rosenbrock {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let attempt = self.stages(p, h, ctx);
+        let opts = ctx.opts;
+        if opts.fixed_step.is_some() {
+            attempt?;
+            return Ok(Trial::Unchecked);
+        }
+        // a failed evaluation (e.g. a non-finite f from a too large step)
+        // or a singular matrix is treated as a rejected step
+        match attempt {
+            Ok(()) => Ok(Trial::Estimated(wrms_norm(
+                &self.err, &self.y, &self.ynew, opts.rtol, opts.atol,
+            ))),
+            Err(IntegrateError::Eval { .. }) if self.rejected_in_a_row < 10 => {
+                Ok(Trial::Estimated(f64::INFINITY))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let q = self.tab.order.min(self.tab.embedded_order);
+        if accepted {
+            let fac = self.controller.factor(err, h, q);
+            self.controller.accepted(err, h);
+            fac
+        } else if err.is_finite() {
+            self.controller.factor(err, h, q).min(0.9)
+        } else {
+            0.25
+        }
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        err.is_finite() && self.controller.accept(err, h)
+    }
+
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.rejected_in_a_row += 1;
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(p, h)
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
+        self.h = self.first_step(p, ctx)?;
+        Ok(())
     }
 }

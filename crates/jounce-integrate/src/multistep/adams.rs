@@ -395,7 +395,8 @@ impl Stepper for VarAdams {
             } else {
                 h_ctrl
             };
-            if h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t) {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let k = self.k.min(self.nhist).max(1);

@@ -47,6 +47,9 @@
 
 use nalgebra::DMatrix;
 
+use crate::discontinuity::{
+    after_rejection, resolution_floor, AfterRejection, MIN_STEPS_BETWEEN_CROSSINGS,
+};
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::start::ImplicitEulerExtrapolation;
@@ -111,6 +114,9 @@ pub struct BdfNdf {
     corr: OdaeCorrector,
     /// residual and invariants of the least-squares iteration (n + p)
     res: Vec<f64>,
+    /// accepted steps since the last crossing of a discontinuity
+    /// ([`crate::discontinuity`])
+    since_crossing: u64,
 }
 
 impl BdfNdf {
@@ -161,6 +167,7 @@ impl BdfNdf {
             n_inv: 0,
             corr: OdaeCorrector::new(),
             res: Vec::new(),
+            since_crossing: MIN_STEPS_BETWEEN_CROSSINGS,
         }
     }
 
@@ -392,6 +399,40 @@ impl BdfNdf {
         self.jac_current = false;
     }
 
+    /// Restart at the current point after crossing a discontinuity
+    /// ([`crate::discontinuity`]): the differences span the jump and are
+    /// dropped; order 1, ∇y ≈ h y' with a fresh f and first step, a fresh
+    /// Jacobian. The dense output of the crossing step (shorter than the
+    /// floating-point resolution allows to matter) becomes its end value.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        p.rhs(self.t, &self.y, &mut self.f0)?;
+        let opts = ctx.opts;
+        let h = initial_step(
+            p, self.t, &self.y, &self.f0, 1, opts.rtol, opts.atol, opts.h_max, 1.0,
+        )?;
+        self.k = 1;
+        self.k_dense = 0;
+        self.nconhk = 0;
+        self.jac_valid = false;
+        self.jac_current = false;
+        self.lu.invalidate();
+        for d in self.dif.iter_mut() {
+            d.fill(0.0);
+        }
+        for (d, f) in self.dif[0].iter_mut().zip(&self.f0) {
+            *d = h * f;
+        }
+        self.h = h;
+        self.h_next = h;
+        self.since_crossing = 0;
+        ctx.stats.n_restart += 1;
+        Ok(())
+    }
+
     fn norm_col(&self, v: &[f64], rtol: f64, atol: f64) -> f64 {
         wrms_norm(v, &self.y, &self.y, rtol, atol)
     }
@@ -590,6 +631,7 @@ impl Stepper for BdfNdf {
         self.nconhk = 0;
         self.jac_valid = false;
         self.jac_current = false;
+        self.since_crossing = MIN_STEPS_BETWEEN_CROSSINGS;
         self.lu.invalidate();
         for d in self.dif.iter_mut() {
             d.fill(0.0);
@@ -659,7 +701,11 @@ impl Stepper for BdfNdf {
                 if !self.jac_current {
                     self.jac_valid = false;
                 } else {
-                    self.h_next = 0.3 * h;
+                    let floor = resolution_floor(self.t);
+                    if h <= floor {
+                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+                    }
+                    self.h_next = (0.3 * h).max(floor);
                 }
                 if nfails > 20 {
                     return Err(IntegrateError::NewtonFailed {
@@ -701,10 +747,26 @@ impl Stepper for BdfNdf {
                         self.k = 1;
                     }
                 }
-                continue;
+                match after_rejection(h, self.h_next, self.t, opts.h_min, self.since_crossing) {
+                    AfterRejection::Retry(h_retry) => {
+                        self.h_next = h_retry;
+                        continue;
+                    }
+                    AfterRejection::Cross => {
+                        // not a rejection after all: the step crosses a jump of f
+                        ctx.stats.n_reject -= 1;
+                        ctx.stats.n_accept += 1;
+                        self.accept();
+                        return self.restart_here(p, ctx);
+                    }
+                    AfterRejection::Underflow => {
+                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h })
+                    }
+                }
             }
             // success
             ctx.stats.n_accept += 1;
+            self.since_crossing += 1;
             self.accept();
             self.nconhk = (self.nconhk + 1).min(MAX_ORDER + 2);
             self.h_next = h;

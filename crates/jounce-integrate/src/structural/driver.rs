@@ -173,6 +173,7 @@ use crate::controller::{
     proportional_scale, record_rejection, step_towards, ErrorPer, StepController,
 };
 use crate::dense::hermite_cubic;
+use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
@@ -316,6 +317,13 @@ struct Work {
     g: Vec<f64>,
     /// tangential part of the increment (len n_v + m)
     gt: Vec<f64>,
+    /// the KKT solves of projections, consistent accelerations and error
+    /// estimates
+    kkt: KktSolver,
+    /// copies of an error-estimate part (len n_v), of q1 (len n_q) and v1
+    e: Vec<f64>,
+    q1: Vec<f64>,
+    v1: Vec<f64>,
 }
 
 impl Work {
@@ -337,49 +345,83 @@ impl Work {
             je: DMatrix::zeros(m, n),
             g: vec![0.0; n + m],
             gt: vec![0.0; n + m],
+            kkt: KktSolver::new(n, m),
+            e: vec![0.0; n],
+            q1: vec![0.0; nq],
+            v1: vec![0.0; n],
         }
     }
 }
 
-/// Solve [M Φ_qᵀ; Φ_q 0] [x; μ] = [f; g] (M alone when Φ_q has no rows);
-/// `None` when the matrix is singular.
-fn kkt_solve(
-    mass: &DMatrix<f64>,
-    jac: &DMatrix<f64>,
-    f: &[f64],
-    g: &[f64],
-) -> Option<nalgebra::DVector<f64>> {
-    let (n, m) = (f.len(), g.len());
-    let mut kkt = DMatrix::zeros(n + m, n + m);
-    let mut rhs = nalgebra::DVector::zeros(n + m);
-    kkt.view_mut((0, 0), (n, n)).copy_from(mass);
-    rhs.rows_mut(0, n).copy_from_slice(f);
-    for k in 0..m {
-        for j in 0..n {
-            kkt[(n + k, j)] = jac[(k, j)];
-            kkt[(j, n + k)] = jac[(k, j)];
-        }
-        rhs[n + k] = g[k];
-    }
-    kkt.lu().solve_mut(&mut rhs).then_some(rhs)
+/// The solves with [M Φ_qᵀ; Φ_q 0] (M alone when Φ_q has no rows) that a
+/// step needs besides its Newton iteration, in storage sized once.
+struct KktSolver {
+    lu: DenseLu<f64>,
+    /// right-hand side [f; g], then the solution [x; μ] (len n + m)
+    x: Vec<f64>,
 }
 
-/// P v into `out`, P = I − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ_q: the component of v
-/// tangent to the constraints (Φ_q P v = 0) along the constraint forces'
-/// directions M⁻¹Φ_qᵀ, from [M Φ_qᵀ; Φ_q 0] [P v; μ] = [M v; 0];
-/// `false` when the matrix is singular.
-fn tangential(mass: &DMatrix<f64>, jac: &DMatrix<f64>, v: &[f64], out: &mut [f64]) -> bool {
-    let n = v.len();
-    let mv: Vec<f64> = (0..n)
-        .map(|i| (0..n).map(|j| mass[(i, j)] * v[j]).sum())
-        .collect();
-    let zero = vec![0.0; jac.nrows()];
-    match kkt_solve(mass, jac, &mv, &zero) {
-        Some(x) => {
-            out.copy_from_slice(&x.as_slice()[..n]);
-            true
+impl KktSolver {
+    fn new(n: usize, m: usize) -> Self {
+        let mut lu = DenseLu::new();
+        lu.resize(n + m);
+        Self {
+            lu,
+            x: vec![0.0; n + m],
         }
-        None => false,
+    }
+
+    /// Solve [M Φ_qᵀ; Φ_q 0] [x; μ] = [f; g] into `self.x`; `false` when
+    /// the matrix is singular.
+    fn solve(&mut self, mass: &DMatrix<f64>, jac: &DMatrix<f64>, f: &[f64], g: &[f64]) -> bool {
+        let n = f.len();
+        self.x[..n].copy_from_slice(f);
+        self.x[n..].copy_from_slice(g);
+        self.solve_in_place(mass, jac)
+    }
+
+    /// As [`KktSolver::solve`] with [f; g] already in `self.x`.
+    fn solve_in_place(&mut self, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> bool {
+        let (n, m) = (mass.nrows(), jac.nrows());
+        let kkt = &mut self.lu.lu;
+        kkt.view_mut((0, 0), (n, n)).copy_from(mass);
+        for k in 0..m {
+            for j in 0..n {
+                kkt[(n + k, j)] = jac[(k, j)];
+                kkt[(j, n + k)] = jac[(k, j)];
+            }
+            for l in 0..m {
+                kkt[(n + k, n + l)] = 0.0;
+            }
+        }
+        if !self.lu.factor() {
+            return false;
+        }
+        self.lu.solve(&mut self.x);
+        true
+    }
+
+    /// P v into `out`, P = I − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ_q: the component of
+    /// v tangent to the constraints (Φ_q P v = 0) along the constraint
+    /// forces' directions M⁻¹Φ_qᵀ, from [M Φ_qᵀ; Φ_q 0] [P v; μ] = [M v; 0];
+    /// `false` when the matrix is singular.
+    fn tangential(
+        &mut self,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+        v: &[f64],
+        out: &mut [f64],
+    ) -> bool {
+        let n = v.len();
+        for i in 0..n {
+            self.x[i] = (0..n).map(|j| mass[(i, j)] * v[j]).sum();
+        }
+        self.x[n..].fill(0.0);
+        if !self.solve_in_place(mass, jac) {
+            return false;
+        }
+        out.copy_from_slice(&self.x[..n]);
+        true
     }
 }
 
@@ -931,7 +973,10 @@ impl StructuralStepper {
                     (target - self.t, false)
                 }
             };
-            if adaptive && h < opts.h_min {
+            // the proposal below what the arithmetic resolves at t: underflow
+            if adaptive
+                && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
+            {
                 return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
             }
             let af = self.affine(h);
@@ -1120,12 +1165,15 @@ impl StructuralStepper {
             }
         }
         w.fe.fill(0.0);
-        let dv = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
-            what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
-            t: t1,
-            detail: format!("{}: velocity projection", self.scheme.name),
-        })?;
-        self.dv.copy_from_slice(&dv.as_slice()[..n]);
+        if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
+            return Err(EvalError::Singular {
+                what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
+                t: t1,
+                detail: format!("{}: velocity projection", self.scheme.name),
+            }
+            .into());
+        }
+        self.dv.copy_from_slice(&w.kkt.x[..n]);
         Ok(())
     }
 
@@ -1191,14 +1239,21 @@ impl StructuralStepper {
                 // converged end point to the Newton tolerance
                 let w = &mut self.work;
                 sp.gamma(t1, &w.qe, &w.ve, &mut w.phi)?;
-                let r = kkt_solve(&w.me, &w.je, &w.fe, &w.phi)
-                    .ok_or_else(|| singular("consistent acceleration of the error estimate"))?;
-                self.qddc1.copy_from_slice(&r.as_slice()[..n]);
+                if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
+                    return Err(singular("consistent acceleration of the error estimate"));
+                }
+                self.qddc1.copy_from_slice(&w.kkt.x[..n]);
                 // what v1 misses of Φ_q v = ν (newmark, midpoint_rule: the
-                // correction project_end_point applied)
-                let q1 = self.y1[..nq].to_vec();
-                let v1 = self.y1[nq..nq + n].to_vec();
-                self.velocity_correction(sp, t1, &q1, &v1)?;
+                // correction project_end_point applied); q1, v1 copied
+                // into the workspace's own buffers (taken, not allocated)
+                let mut q1 = std::mem::take(&mut w.q1);
+                let mut v1 = std::mem::take(&mut w.v1);
+                q1.copy_from_slice(&self.y1[..nq]);
+                v1.copy_from_slice(&self.y1[nq..nq + n]);
+                let corrected = self.velocity_correction(sp, t1, &q1, &v1);
+                self.work.q1 = q1;
+                self.work.v1 = v1;
+                corrected?;
                 if adaptive {
                     // adaptive steps keep v on the velocity constraints
                     // (module documentation, "the velocity constraints")
@@ -1241,10 +1296,10 @@ impl StructuralStepper {
             // the parts tangent to the constraints, then the velocity
             // constraint residual, against the tolerance itself (× the
             // law's local scale, which the error test divides out)
-            let (me, je) = (&self.work.me, &self.work.je);
+            let Work { me, je, kkt, e, .. } = &mut self.work;
             for part in 0..2 {
-                let e = self.err[part * n..(part + 1) * n].to_vec();
-                if !tangential(me, je, &e, &mut self.err[part * n..(part + 1) * n]) {
+                e.copy_from_slice(&self.err[part * n..(part + 1) * n]);
+                if !kkt.tangential(me, je, e, &mut self.err[part * n..(part + 1) * n]) {
                     return Err(singular("error estimate"));
                 }
             }
@@ -1316,21 +1371,24 @@ impl StructuralStepper {
             sp.constraint_jacobian(t, q, &mut w.je)?;
             sp.gamma(t, q, v, &mut w.phi)?;
         }
-        let rhs = kkt_solve(&w.me, &w.je, &w.fe, &w.phi).ok_or_else(|| EvalError::Singular {
-            what: if m > 0 {
-                "KKT matrix [M Φ_qᵀ; Φ_q 0]".into()
-            } else {
-                "mass matrix".into()
-            },
-            t,
-            detail: format!(
-                "{}: consistent acceleration (redundant constraints, a singular \
+        if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
+            return Err(EvalError::Singular {
+                what: if m > 0 {
+                    "KKT matrix [M Φ_qᵀ; Φ_q 0]".into()
+                } else {
+                    "mass matrix".into()
+                },
+                t,
+                detail: format!(
+                    "{}: consistent acceleration (redundant constraints, a singular \
                  configuration, or a coordinate with neither inertia nor constraint)",
-                self.scheme.name
-            ),
-        })?;
-        qdd.copy_from_slice(&rhs.as_slice()[..n]);
-        lam.copy_from_slice(&rhs.as_slice()[n..]);
+                    self.scheme.name
+                ),
+            }
+            .into());
+        }
+        qdd.copy_from_slice(&w.kkt.x[..n]);
+        lam.copy_from_slice(&w.kkt.x[n..]);
         Ok(())
     }
 
@@ -1521,14 +1579,14 @@ impl Stepper for StructuralStepper {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let unsupported = self.unsupported();
         let r = with_form(p, |inner| {
             let mut sp = Counted { inner, n_forces: 0 };
             let r = self.step_inner(&mut sp, t_stop, ctx);
             ctx.stats.n_rhs += sp.n_forces;
             r
         });
-        r.unwrap_or(Err(unsupported))
+        // the error message only when needed: building it allocates
+        r.unwrap_or_else(|| Err(self.unsupported()))
     }
 
     fn t(&self) -> f64 {

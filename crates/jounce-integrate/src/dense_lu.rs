@@ -1,5 +1,5 @@
 //! LU factorisation with partial pivoting in preallocated storage, real
-//! or complex, shared by the DAE steppers (Golub & Van Loan, *Matrix
+//! or complex, shared by every implicit method ([`crate::newton::CachedLu`]) and the DAE steppers (Golub & Van Loan, *Matrix
 //! Computations*, 4th ed., Algorithm 3.4.1).
 
 use nalgebra::{ComplexField, DMatrix};

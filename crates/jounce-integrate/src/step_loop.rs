@@ -1,0 +1,239 @@
+//! The accept/reject loop of one step, written once: a method supplies only
+//! its trial step ([`StepAttempt`]); [`advance`] owns the rest.
+//!
+//! One call of [`advance`] takes one accepted step towards `t_stop`:
+//!
+//! 1. h = min(proposal, h_max), trimmed so that the step lands on `t_stop`
+//!    without leaving a sliver ([`step_towards`]);
+//! 2. a proposal below h_min or below what the arithmetic resolves at t
+//!    ([`resolution_floor`]) is a step-size underflow, reported with the
+//!    time it happened;
+//! 3. the method's trial step of size h ([`StepAttempt::attempt`]) gives an
+//!    error norm (≤ 1 passes, in units of the tolerance), none (fixed
+//!    steps: accepted as they are), or a failure (an inner iteration that
+//!    did not converge, a stage that overflowed) with the factor by which
+//!    to shrink h;
+//! 4. accepted: counted, committed ([`StepAttempt::commit`]), and the next
+//!    proposal is h times the method's factor, not above h right after a
+//!    rejection (Hairer, Nørsett & Wanner I, II.4), and not below the
+//!    controller's own proposal after a step trimmed to `t_stop`, and not
+//!    below the resolution;
+//! 5. rejected: counted ([`record_rejection`], which gives up after
+//!    [`crate::controller::MAX_ERROR_TEST_FAILURES`] in a row), the step
+//!    shrinks, never below the resolution; a step that fails at the
+//!    resolution crosses a discontinuity of f and restarts the method
+//!    there ([`crate::discontinuity`]).
+//!
+//! The outer driver ([`crate::solve()`]) owns the rest of the run: stop
+//! times, output points, breakpoints (stop and restart), events (location,
+//! state changes and restart), post-step corrections and max-steps.
+
+use crate::controller::{record_rejection, step_towards};
+use crate::discontinuity::{
+    after_rejection, resolution_floor, AfterRejection, MIN_STEPS_BETWEEN_CROSSINGS,
+};
+use crate::error::IntegrateError;
+use crate::problem::OdeProblem;
+use crate::stepper::StepContext;
+
+/// What a trial step of size h produced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Trial {
+    /// The step was computed, with this error norm (≤ 1 passes; NaN counts
+    /// as infinite).
+    Estimated(f64),
+    /// The step was computed without an error estimate (fixed steps): it
+    /// is accepted.
+    Unchecked,
+    /// The step could not be computed (an inner iteration that did not
+    /// converge, a stage that overflowed): retry with h times `factor`.
+    Failed {
+        /// Factor (< 1) for the next trial.
+        factor: f64,
+    },
+    /// Try the same step again, not counted as a rejection (the method
+    /// refreshed something stale, a Jacobian from an earlier step).
+    Repeat,
+}
+
+/// What the shared loop keeps between the calls of one method.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoopState {
+    /// Accepted steps since the last crossing of a discontinuity.
+    pub since_crossing: u64,
+}
+
+impl Default for LoopState {
+    fn default() -> Self {
+        Self {
+            since_crossing: MIN_STEPS_BETWEEN_CROSSINGS,
+        }
+    }
+}
+
+/// The method side of [`advance`]: a trial step, the step-size factor of
+/// its controller, and committing an accepted trial.
+pub trait StepAttempt {
+    /// Current time.
+    fn current_t(&self) -> f64;
+    /// The step size the controller proposes for the next trial.
+    fn proposed_h(&self) -> f64;
+    /// Set the step size of the next trial.
+    fn set_h(&mut self, h: f64);
+    /// The loop's own state, kept by the method.
+    fn loop_state(&mut self) -> &mut LoopState;
+
+    /// A trial step of size h from the current point (not yet the current
+    /// point).
+    ///
+    /// # Errors
+    /// Failures that no smaller step can cure.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError>;
+
+    /// h_new / h after a trial of size h with error norm `err` (accepted or
+    /// not); also where a controller with memory records an accepted
+    /// error (`accepted`).
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64;
+
+    /// Whether a trial with error norm `err` passes (error per step: err ≤ 1).
+    fn passes(&self, err: f64, _h: f64) -> bool {
+        err <= 1.0
+    }
+
+    /// Hook after a trial of size h was rejected by the error test (a
+    /// method that reuses its Jacobian refreshes it here).
+    ///
+    /// # Errors
+    /// Evaluation errors.
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        Ok(())
+    }
+
+    /// Make the trial of size h the current point (the step is accepted
+    /// and already counted).
+    ///
+    /// # Errors
+    /// Evaluation errors at the new point, or a diagnosis that stops the
+    /// run (stiffness).
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError>;
+
+    /// Restart at the current point after a trial crossed a discontinuity
+    /// of f: drop what was learnt from before it (FSAL stage, history,
+    /// step-size memory) and choose a first step anew.
+    ///
+    /// # Errors
+    /// Evaluation errors at the current point.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError>;
+}
+
+/// Take one accepted step of `m` towards `t_stop` (see the module doc).
+///
+/// # Errors
+/// [`IntegrateError::StepSizeTooSmall`] (with the time), the error-test
+/// failures of [`record_rejection`], and the method's own errors.
+pub fn advance<M: StepAttempt + ?Sized>(
+    m: &mut M,
+    p: &mut dyn OdeProblem,
+    t_stop: f64,
+    ctx: &mut StepContext,
+) -> Result<(), IntegrateError> {
+    let opts = ctx.opts;
+    let adaptive = opts.fixed_step.is_none();
+    let mut rejected_in_a_row = 0u32;
+    loop {
+        let t = m.current_t();
+        let h_ctrl = m.proposed_h().min(opts.h_max);
+        let (h, trimmed) = step_towards(h_ctrl, t, t_stop, adaptive);
+        if adaptive && (h < opts.h_min || h_ctrl < resolution_floor(t)) {
+            return Err(IntegrateError::StepSizeTooSmall { t, h });
+        }
+        let err = match m.attempt(p, h, ctx)? {
+            Trial::Unchecked => {
+                ctx.stats.n_accept += 1;
+                m.commit(p, h, ctx)?;
+                return Ok(());
+            }
+            Trial::Repeat => continue,
+            Trial::Estimated(err) if err.is_nan() => f64::INFINITY,
+            Trial::Estimated(err) => err,
+            Trial::Failed { factor } => {
+                if !adaptive {
+                    return Err(IntegrateError::StepSizeTooSmall { t, h });
+                }
+                // counted as a rejection (a Newton failure, an overflow)
+                let floor = resolution_floor(t);
+                if h <= floor {
+                    return Err(IntegrateError::StepSizeTooSmall { t, h });
+                }
+                record_rejection(ctx.stats, &mut rejected_in_a_row, t)?;
+                m.set_h((h * factor).max(floor));
+                continue;
+            }
+        };
+        if !adaptive {
+            ctx.stats.n_accept += 1;
+            m.commit(p, h, ctx)?;
+            return Ok(());
+        }
+        let passes = m.passes(err, h);
+        let fac = m.factor(err, h, passes);
+        if passes {
+            ctx.stats.n_accept += 1;
+            m.loop_state().since_crossing += 1;
+            m.commit(p, h, ctx)?;
+            // no growth right after a rejection (Hairer)
+            let fac = if rejected_in_a_row > 0 {
+                fac.min(1.0)
+            } else {
+                fac
+            };
+            // after a step trimmed to t_stop, keep the controller's larger
+            // size; never below what the arithmetic resolves (a smaller
+            // step would fail or cross a discontinuity)
+            let h_next = if trimmed && fac >= 1.0 {
+                h_ctrl.max(h * fac)
+            } else {
+                h * fac
+            };
+            m.set_h(h_next.max(resolution_floor(m.current_t())));
+            return Ok(());
+        }
+        let since = m.loop_state().since_crossing;
+        match after_rejection(h, h * fac.min(1.0), t, opts.h_min, since) {
+            AfterRejection::Retry(h_next) => {
+                m.set_h(h_next);
+                m.rejected(p, h, ctx)?;
+                record_rejection(ctx.stats, &mut rejected_in_a_row, t)?;
+            }
+            AfterRejection::Cross => {
+                ctx.stats.n_accept += 1;
+                m.commit(p, h, ctx)?;
+                m.loop_state().since_crossing = 0;
+                ctx.stats.n_restart += 1;
+                return m.restart_here(p, ctx);
+            }
+            AfterRejection::Underflow => {
+                return Err(IntegrateError::StepSizeTooSmall { t, h });
+            }
+        }
+    }
+}
