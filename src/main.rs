@@ -89,6 +89,10 @@ enum Command {
         /// Skip the Adams comparison runs (minutes on the stiff cases).
         #[arg(long)]
         no_adams: bool,
+        /// Formulation of the trapezoidal runs: index3 (body coordinates)
+        /// or joint (the book's joint coordinates).
+        #[arg(long, default_value = "index3", value_parser = ["index3", "joint"])]
+        formulation: String,
     },
 }
 
@@ -174,6 +178,7 @@ fn main() -> ExitCode {
             out,
             t_end,
             no_adams,
+            formulation,
         } => {
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
@@ -183,6 +188,7 @@ fn main() -> ExitCode {
             let opts = jounce::study::S1Options {
                 t_end,
                 skip_adams: no_adams,
+                trapezoidal_formulation: formulation,
                 ..Default::default()
             };
             match jounce::study::s1(&models, &out.join("s1"), &opts) {
