@@ -8,13 +8,19 @@ turning at 1 rad/s counter-clockwise (couplers translate at (-1, 0) m/s);
 t in [0, 10] s. One degree of freedom; whenever the cranks are horizontal
 every bar is collinear and Phi_q loses rank (a singular configuration).
 
-usage: pc_chain.py N [--method M] [--formulation F] [--step H] > chain.toml
+The integrator is generalized-alpha with rho_inf = 0.9 by default, the
+setting of the Exudyn peer (pc_exudyn.py GA-rho0.9): the same method on
+both sides, so that equal steps give equal errors.
+
+usage: pc_chain.py N [--method M] [--rho-inf R] [--formulation F] [--step H] > chain.toml
 """
 import argparse
 
 ap = argparse.ArgumentParser()
 ap.add_argument("N", type=int)
 ap.add_argument("--method", default="generalized_alpha")
+ap.add_argument("--rho-inf", type=float, default=0.9,
+                help="generalized_alpha's spectral radius at infinity (ignored by other methods)")
 ap.add_argument("--formulation", default="index3")
 ap.add_argument("--step", type=float, default=1e-3)
 ap.add_argument("--t-end", type=float, default=10.0)
@@ -42,4 +48,6 @@ for i in range(N):
 out += ["[settings]", f"t_end = {a.t_end!r}", "output_interval = 0.01",
         f'formulation = "{a.formulation}"', "", "[settings.integrator]",
         f'method = "{a.method}"', f"step = {a.step!r}", ""]
+if a.method == "generalized_alpha":
+    out += ["[settings.integrator.params]", f"rho_inf = {a.rho_inf!r}", ""]
 print("\n".join(out))

@@ -75,6 +75,43 @@ pub trait ConstrainedSecondOrderProblem {
     /// Φ_q q'' = γ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt.
     fn gamma(&mut self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) -> Result<(), EvalError>;
 
+    /// The Newton residual of an index-3 step in one evaluation:
+    /// r = M(q) a + Φ_q(q)ᵀλ − Q(t, q, v) (len n_v) and Φ(t, q) (len m).
+    /// Drivers call it on the sparse path
+    /// ([`ConstrainedSecondOrderProblem::sparsity`]), so that a residual
+    /// costs O(nnz), not the O(n_v²) of forming M and Φ_q densely.
+    ///
+    /// Default: the dense evaluation in scratch it allocates (problems
+    /// that declare a sparsity override it).
+    #[allow(clippy::too_many_arguments)]
+    fn residual(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        r: &mut [f64],
+        phi: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let (n, m) = (self.n_velocities(), self.n_constraints());
+        let (mut mass, mut jac) = (DMatrix::zeros(n, n), DMatrix::zeros(m, n));
+        dynamic_residual(self, t, q, v, a, lambda, &mut mass, &mut jac, r)?;
+        self.constraints(t, q, phi)
+    }
+
+    /// Which entries of M, C, K (n_v × n_v) and Φ_q (m × n_v) can be
+    /// nonzero, or `None` (the default) to have drivers treat them as
+    /// dense. A problem that declares a pattern promises that every other
+    /// entry is zero at every (t, q, v, q̈, λ); drivers then assemble and
+    /// factor the iteration matrix [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0] sparse
+    /// ([`crate::sparse_lu::SparseLu`]), which makes a chain of N bodies
+    /// cost O(N) per factorisation instead of O(N³). Called at set-up
+    /// (reset), never on the hot path; it may allocate.
+    fn sparsity(&self) -> Option<IterationSparsity> {
+        None
+    }
+
     /// Tangent matrices of the dynamic residual
     /// r(q, v, a, λ) = M(q) a + Φ_q(q)ᵀ λ − Q(t, q, v):
     /// K = ∂r/∂q (n_v × n_v, the mass-matrix and constraint-force
@@ -164,6 +201,17 @@ pub trait ConstrainedSecondOrderProblem {
         }
         Ok(())
     }
+}
+
+/// The sparsity of the blocks of a constrained problem's iteration
+/// matrix ([`ConstrainedSecondOrderProblem::sparsity`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IterationSparsity {
+    /// Entries (i, j), i, j < n_v, of M, C and K that can be nonzero (one
+    /// pattern for the three).
+    pub tangent: Vec<(usize, usize)>,
+    /// Entries (k, j), k < m, j < n_v, of Φ_q that can be nonzero.
+    pub constraint_jacobian: Vec<(usize, usize)>,
 }
 
 /// r = M(q) a + Φ_q(q)ᵀ λ − Q(t, q, v) into `r`, with caller scratch.

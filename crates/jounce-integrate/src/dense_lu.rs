@@ -52,38 +52,51 @@ impl<T: ComplexField<RealField = f64> + Copy> DenseLu<T> {
             if p != k {
                 a.swap_rows(k, p);
             }
-            let d = a[(k, k)];
-            for i in k + 1..n {
-                a[(i, k)] /= d;
+            // column-major storage: column k below the pivot scaled, then
+            // each later column updated by it (slices, no index checks)
+            let s = a.as_mut_slice();
+            let d = s[k * n + k];
+            for l in &mut s[k * n + k + 1..(k + 1) * n] {
+                *l /= d;
             }
-            for j in k + 1..n {
-                let u = a[(k, j)];
-                for i in k + 1..n {
-                    let l = a[(i, k)];
-                    a[(i, j)] -= l * u;
+            let (left, right) = s.split_at_mut((k + 1) * n);
+            let lk = &left[k * n + k + 1..(k + 1) * n];
+            for col in right.chunks_exact_mut(n) {
+                let u = col[k];
+                if u == T::zero() {
+                    continue;
+                }
+                for (x, l) in col[k + 1..].iter_mut().zip(lk) {
+                    *x -= *l * u;
                 }
             }
         }
         true
     }
 
-    /// Solve A x = b in place with the factors.
+    /// Solve A x = b in place with the factors (column-oriented forward
+    /// and back substitution over the column-major storage, one slice per
+    /// column so that the inner loops carry no index checks).
     pub(crate) fn solve(&self, b: &mut [T]) {
-        let (n, a) = (self.piv.len(), &self.lu);
+        let n = self.piv.len();
+        let a = self.lu.as_slice();
+        let b = &mut b[..n];
         for k in 0..n {
             b.swap(k, self.piv[k]);
         }
         for j in 0..n {
             let bj = b[j];
-            for i in j + 1..n {
-                b[i] -= a[(i, j)] * bj;
+            let col = &a[j * n + j + 1..(j + 1) * n];
+            for (bi, l) in b[j + 1..].iter_mut().zip(col) {
+                *bi -= *l * bj;
             }
         }
         for j in (0..n).rev() {
-            b[j] /= a[(j, j)];
+            b[j] /= a[j * n + j];
             let bj = b[j];
-            for i in 0..j {
-                b[i] -= a[(i, j)] * bj;
+            let col = &a[j * n..j * n + j];
+            for (bi, u) in b[..j].iter_mut().zip(col) {
+                *bi -= *u * bj;
             }
         }
     }

@@ -48,6 +48,7 @@ pub mod options;
 pub mod overdetermined;
 pub mod problem;
 pub mod solve;
+pub mod sparse_lu;
 pub mod stats;
 pub mod step_loop;
 pub mod stepper;

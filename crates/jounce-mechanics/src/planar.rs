@@ -652,6 +652,40 @@ impl MechanicalSystem for PlanarSystem {
         Some(self.jac_pattern.clone())
     }
 
+    /// Each body's own 3 × 3 block (M, and the Hessians of its rotation),
+    /// and every pair of coordinates of the bodies of one constraint or
+    /// force element (its constraint-force and force derivatives).
+    fn tangent_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        let mut p = Vec::new();
+        for b in 0..self.mass.len() {
+            for i in 0..3 {
+                for j in 0..3 {
+                    p.push((3 * b + i, 3 * b + j));
+                }
+            }
+        }
+        let couplings = self
+            .constraints
+            .iter()
+            .map(|el| el.bodies)
+            .chain(self.forces.iter().map(|el| el.bodies));
+        for bodies in couplings {
+            for i in 0..6 {
+                let Some(row) = column(bodies, i) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(bodies, k) {
+                        p.push((row, col));
+                    }
+                }
+            }
+        }
+        p.sort_unstable();
+        p.dedup();
+        Some(p)
+    }
+
     /// O(nnz): the element entries written into their slots.
     fn sparse_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
         if jac.nnz() != self.jac_nnz {

@@ -64,6 +64,13 @@ pub trait MechanicalSystem {
         None
     }
 
+    /// Entries (i, j), i, j < n_v, that can be nonzero in M, ∂(M a)/∂q,
+    /// ∂Q/∂q, ∂Q/∂v and ∂(Φ_qᵀλ)/∂q: the coordinates each element couples,
+    /// or `None` when unknown (dense). Set-up only; may allocate.
+    fn tangent_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        None
+    }
+
     /// Φ_q(t, q) written into `jac`, whose pattern is
     /// [`MechanicalSystem::constraint_jacobian_pattern`] (or dense).
     ///

@@ -168,7 +168,9 @@
 
 use nalgebra::DMatrix;
 
-use crate::constrained::{fd_constrained_tangent, ConstrainedSecondOrderProblem, Unconstrained};
+use crate::constrained::{
+    fd_constrained_tangent, ConstrainedSecondOrderProblem, IterationSparsity, Unconstrained,
+};
 use crate::controller::{
     proportional_scale, record_rejection, step_towards, ErrorPer, StepController,
 };
@@ -178,6 +180,7 @@ use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
+use crate::sparse_lu::SparseLu;
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::scheme::{Balance, StructuralScheme};
 
@@ -251,6 +254,22 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
     }
     fn has_exact_tangent(&self) -> bool {
         self.inner.has_exact_tangent()
+    }
+    fn sparsity(&self) -> Option<IterationSparsity> {
+        self.inner.sparsity()
+    }
+    fn residual(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        r: &mut [f64],
+        phi: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.n_forces += 1;
+        self.inner.residual(t, q, v, a, lambda, r, phi)
     }
 }
 
@@ -359,6 +378,9 @@ struct KktSolver {
     lu: DenseLu<f64>,
     /// right-hand side [f; g], then the solution [x; μ] (len n + m)
     x: Vec<f64>,
+    /// the same matrix in the problem's sparse pattern, when it declares
+    /// one (`StructuralStepper::sparse`)
+    sparse: Option<SparseIteration>,
 }
 
 impl KktSolver {
@@ -368,6 +390,7 @@ impl KktSolver {
         Self {
             lu,
             x: vec![0.0; n + m],
+            sparse: None,
         }
     }
 
@@ -383,6 +406,21 @@ impl KktSolver {
     /// As [`KktSolver::solve`] with [f; g] already in `self.x`.
     fn solve_in_place(&mut self, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> bool {
         let (n, m) = (mass.nrows(), jac.nrows());
+        if let Some(sp) = &mut self.sparse {
+            let vals = sp.lu.values_mut();
+            for &(i, j, slot) in &sp.a_slots {
+                vals[slot] = mass[(i, j)];
+            }
+            for &(k, j, lower, upper) in &sp.j_slots {
+                vals[lower] = jac[(k, j)];
+                vals[upper] = jac[(k, j)];
+            }
+            if !sp.lu.factor() {
+                return false;
+            }
+            sp.lu.solve_in_place(&mut self.x);
+            return true;
+        }
         let kkt = &mut self.lu.lu;
         kkt.view_mut((0, 0), (n, n)).copy_from(mass);
         for k in 0..m {
@@ -413,15 +451,75 @@ impl KktSolver {
         out: &mut [f64],
     ) -> bool {
         let n = v.len();
-        for i in 0..n {
-            self.x[i] = (0..n).map(|j| mass[(i, j)] * v[j]).sum();
+        if let Some(sp) = &self.sparse {
+            self.x.fill(0.0);
+            for &(i, j, _) in &sp.a_slots {
+                self.x[i] += mass[(i, j)] * v[j];
+            }
+        } else {
+            for i in 0..n {
+                self.x[i] = (0..n).map(|j| mass[(i, j)] * v[j]).sum();
+            }
+            self.x[n..].fill(0.0);
         }
-        self.x[n..].fill(0.0);
         if !self.solve_in_place(mass, jac) {
             return false;
         }
         out.copy_from_slice(&self.x[..n]);
         true
+    }
+}
+
+/// The iteration matrix S = [kae M + kve C + kqe K, Φ_qᵀ; Φ_q, 0] in the
+/// sparse form a problem declared
+/// ([`ConstrainedSecondOrderProblem::sparsity`]): the pattern and its
+/// column ordering are set up once per pattern, the values gathered from
+/// the tangent blocks at every factorisation, O(nnz).
+struct SparseIteration {
+    /// The declared pattern (to rebuild only when a reset brings another).
+    sparsity: IterationSparsity,
+    lu: SparseLu,
+    /// (i, j, slot of S_ij) of the dynamic block.
+    a_slots: Vec<(usize, usize, usize)>,
+    /// (k, j, slot of S_{n+k, j}, slot of S_{j, n+k}) of Φ_q and Φ_qᵀ.
+    j_slots: Vec<(usize, usize, usize, usize)>,
+}
+
+impl SparseIteration {
+    fn new(n: usize, m: usize, sparsity: IterationSparsity) -> Self {
+        let mut entries: Vec<(usize, usize)> = sparsity.tangent.clone();
+        for &(k, j) in &sparsity.constraint_jacobian {
+            entries.push((n + k, j));
+            entries.push((j, n + k));
+        }
+        let lu = SparseLu::new(n + m, &entries);
+        let slot = |i, j| {
+            lu.slot(i, j)
+                .expect("every declared entry is in the pattern")
+        };
+        let mut a_slots: Vec<(usize, usize, usize)> = sparsity
+            .tangent
+            .iter()
+            .map(|&(i, j)| (i, j, slot(i, j)))
+            .collect();
+        // the diagonal is always in the pattern (M may be singular where
+        // Φ_q makes S regular; the entry must be written, zero or not)
+        a_slots.extend((0..n).map(|i| (i, i, slot(i, i))));
+        a_slots.sort_unstable_by_key(|e| e.2);
+        a_slots.dedup_by_key(|e| e.2);
+        let mut j_slots: Vec<(usize, usize, usize, usize)> = sparsity
+            .constraint_jacobian
+            .iter()
+            .map(|&(k, j)| (k, j, slot(n + k, j), slot(j, n + k)))
+            .collect();
+        j_slots.sort_unstable_by_key(|e| e.2);
+        j_slots.dedup_by_key(|e| e.2);
+        Self {
+            sparsity,
+            lu,
+            a_slots,
+            j_slots,
+        }
     }
 }
 
@@ -489,6 +587,10 @@ pub struct StructuralStepper {
     j_t: DMatrix<f64>,
     s: DMatrix<f64>,
     lu: CachedLu,
+    /// the sparse iteration matrix, when the problem declares its pattern
+    /// ([`ConstrainedSecondOrderProblem::sparsity`]); `lu` and `s` are
+    /// unused then
+    sparse: Option<SparseIteration>,
     tangent_valid: bool,
     tangent_fresh: bool,
     s_h: f64,
@@ -551,6 +653,7 @@ impl StructuralStepper {
             j_t: DMatrix::zeros(0, 0),
             s: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
+            sparse: None,
             tangent_valid: false,
             tangent_fresh: false,
             s_h: 0.0,
@@ -627,6 +730,7 @@ impl StructuralStepper {
         self.y1 = vec![0.0; ny];
         self.err = vec![0.0; 2 * n];
         self.work = Work::new(nq, n, m);
+        self.sparse = None;
         self.m_t = DMatrix::zeros(n, n);
         self.k_t = DMatrix::zeros(n, n);
         self.c_t = DMatrix::zeros(n, n);
@@ -713,6 +817,28 @@ impl StructuralStepper {
             w.ae[i] = w.pae[i] + af.kae * self.x[i];
         }
         sp.integrate_positions(q, &w.delta, &mut w.qe);
+        if self.sparse.is_some() {
+            // O(nnz): the problem's own residual (m > 0 on this path)
+            sp.residual(
+                te,
+                &w.qe,
+                &w.ve,
+                &w.ae,
+                &self.lam,
+                &mut w.g[..n],
+                &mut w.phi,
+            )?;
+            for k in 0..m {
+                w.g[n + k] = w.phi[k] / af.k1;
+            }
+            if w.g.iter().any(|x| !x.is_finite()) {
+                return Err(EvalError::NonFinite {
+                    what: format!("{} residual", self.scheme.name),
+                    t: te,
+                });
+            }
+            return Ok(());
+        }
         sp.mass_matrix(te, &w.qe, &mut w.me)?;
         sp.forces(te, &w.qe, &w.ve, &mut w.fe)?;
         for i in 0..n {
@@ -786,13 +912,31 @@ impl StructuralStepper {
         }
         self.tangent_valid = true;
         self.tangent_fresh = true;
-        self.lu.invalidate();
+        self.invalidate_iteration();
         Ok(())
     }
 
     /// S = [kae M + kve C + kqe K, Φ_qᵀ; Φ_q, 0], factorised.
     fn factor(&mut self, af: &Affine, h: f64, ctx: &mut StepContext) -> Result<(), EvalError> {
         let (n, m) = (self.n, self.m);
+        if let Some(sp) = &mut self.sparse {
+            ctx.stats.n_lu += 1;
+            let vals = sp.lu.values_mut();
+            for &(i, j, slot) in &sp.a_slots {
+                vals[slot] = af.kae * self.m_t[(i, j)]
+                    + af.kve * self.c_t[(i, j)]
+                    + af.kqe * self.k_t[(i, j)];
+            }
+            for &(k, j, lower, upper) in &sp.j_slots {
+                vals[lower] = self.j_t[(k, j)];
+                vals[upper] = self.j_t[(k, j)];
+            }
+            if !sp.lu.factor() {
+                return Err(Self::singular_iteration_matrix(m, self.t));
+            }
+            self.s_h = h;
+            return Ok(());
+        }
         for j in 0..n {
             for i in 0..n {
                 self.s[(i, j)] = af.kae * self.m_t[(i, j)]
@@ -809,25 +953,61 @@ impl StructuralStepper {
                 self.s[(n + k, n + l)] = 0.0;
             }
         }
+        let t = self.t;
         self.lu
-            .factor(&self.s, self.t, ctx.stats)
-            .map_err(|_| EvalError::Singular {
-                what: if m > 0 {
-                    "iteration matrix [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0]".into()
-                } else {
-                    "iteration matrix M + γhC + βh²K".into()
-                },
-                t: self.t,
-                detail: if m > 0 {
-                    "the constraints are redundant or the configuration is singular \
-                     (Φ_q loses rank), or M is singular on the null space of Φ_q"
-                        .into()
-                } else {
-                    "the mass matrix is singular".into()
-                },
-            })?;
+            .factor(&self.s, t, ctx.stats)
+            .map_err(|_| Self::singular_iteration_matrix(m, t))?;
         self.s_h = h;
         Ok(())
+    }
+
+    fn singular_iteration_matrix(m: usize, t: f64) -> EvalError {
+        EvalError::Singular {
+            what: if m > 0 {
+                "iteration matrix [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0]".into()
+            } else {
+                "iteration matrix M + γhC + βh²K".into()
+            },
+            t,
+            detail: if m > 0 {
+                "the constraints are redundant or the configuration is singular \
+                 (Φ_q loses rank), or M is singular on the null space of Φ_q"
+                    .into()
+            } else {
+                "the mass matrix is singular".into()
+            },
+        }
+    }
+
+    /// Solve S x = b in place with the factors of the iteration matrix
+    /// (dense or sparse).
+    fn solve_iteration(
+        lu: &mut CachedLu,
+        sparse: &mut Option<SparseIteration>,
+        b: &mut [f64],
+        ctx: &mut StepContext,
+    ) {
+        match sparse {
+            Some(sp) => {
+                ctx.stats.n_solve += 1;
+                sp.lu.solve_in_place(b);
+            }
+            None => lu.solve_in_place(b, ctx.stats),
+        }
+    }
+
+    fn iteration_factored(&self) -> bool {
+        match &self.sparse {
+            Some(sp) => sp.lu.is_factored(),
+            None => self.lu.is_factored(),
+        }
+    }
+
+    fn invalidate_iteration(&mut self) {
+        self.lu.invalidate();
+        if let Some(sp) = &mut self.sparse {
+            sp.lu.invalidate();
+        }
     }
 
     /// Newton on (x, λ); Ok(true) when converged.
@@ -879,14 +1059,20 @@ impl StructuralStepper {
                 self.factor(af, h, ctx)?;
             }
             self.residual(sp, af, h)?;
-            self.lu.solve_in_place(&mut self.work.g, ctx.stats);
-            self.tangential_increment(ctx);
+            Self::solve_iteration(&mut self.lu, &mut self.sparse, &mut self.work.g, ctx);
+            let dx_max = self.work.g[..n].iter().fold(0.0f64, |s, d| s.max(d.abs()));
+            // the tangential part is only looked at near the floor (the
+            // stall and round-off tests below): one solve less per
+            // iteration elsewhere
+            let near_floor = dx_max <= 100.0 * floor;
+            if near_floor {
+                self.tangential_increment(ctx);
+            }
             let (mut sq, mut sv, mut sqt, mut svt) = (0.0, 0.0, 0.0, 0.0);
-            let (mut dx_max, mut dt_max) = (0.0f64, 0.0f64);
+            let mut dt_max = 0.0f64;
             for i in 0..n {
                 let d = self.work.g[i];
-                let dt = self.work.gt[i];
-                dx_max = dx_max.max(d.abs());
+                let dt = if near_floor { self.work.gt[i] } else { d };
                 dt_max = dt_max.max(dt.abs());
                 self.x[i] -= d;
                 let (qi, vi) = (self.y[i.min(nq - 1)], self.y[nq + i]);
@@ -998,7 +1184,7 @@ impl StructuralStepper {
             if !self.tangent_valid {
                 self.eval_tangent(sp, &af, h, ctx)?;
             }
-            if !self.lu.is_factored() || self.s_h != h {
+            if !self.iteration_factored() || self.s_h != h {
                 self.factor(&af, h, ctx)?;
             }
             if !self.newton(sp, &af, h, adaptive, ctx)? {
@@ -1189,15 +1375,23 @@ impl StructuralStepper {
             w.gt[..n].copy_from_slice(&w.g[..n]);
             return;
         }
-        for i in 0..n {
-            let mut s = 0.0;
-            for j in 0..n {
-                s += self.s[(i, j)] * w.g[j];
+        if let Some(sp) = &self.sparse {
+            w.gt.fill(0.0);
+            let vals = sp.lu.values();
+            for &(i, j, slot) in &sp.a_slots {
+                w.gt[i] += vals[slot] * w.g[j];
             }
-            w.gt[i] = s;
+        } else {
+            for i in 0..n {
+                let mut s = 0.0;
+                for j in 0..n {
+                    s += self.s[(i, j)] * w.g[j];
+                }
+                w.gt[i] = s;
+            }
+            w.gt[n..].fill(0.0);
         }
-        w.gt[n..].fill(0.0);
-        self.lu.solve_in_place(&mut w.gt, ctx.stats);
+        Self::solve_iteration(&mut self.lu, &mut self.sparse, &mut w.gt, ctx);
     }
 
     /// Scale of the tolerance of one step of size h: h (in units of time)
@@ -1236,8 +1430,14 @@ impl StructuralStepper {
                 self.qddc1.copy_from_slice(&self.x);
             } else {
                 // q̈_c from M, Φ_q, Q of the last Newton residual, at the
-                // converged end point to the Newton tolerance
+                // converged end point to the Newton tolerance (the sparse
+                // residual forms none of them: evaluated here)
                 let w = &mut self.work;
+                if self.sparse.is_some() {
+                    sp.mass_matrix(t1, &w.qe, &mut w.me)?;
+                    sp.forces(t1, &w.qe, &w.ve, &mut w.fe)?;
+                    sp.constraint_jacobian(t1, &w.qe, &mut w.je)?;
+                }
                 sp.gamma(t1, &w.qe, &w.ve, &mut w.phi)?;
                 if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
                     return Err(singular("consistent acceleration of the error estimate"));
@@ -1472,7 +1672,21 @@ impl StructuralStepper {
         self.tangent_valid = false;
         self.tangent_fresh = false;
         self.full_newton = 0;
-        self.lu.invalidate();
+        self.invalidate_iteration();
+        // the sparse iteration matrix where the problem declares its
+        // pattern; rebuilt only when the pattern changes
+        match sp.sparsity() {
+            Some(pattern) if m > 0 => {
+                if self.sparse.as_ref().is_none_or(|s| s.sparsity != pattern) {
+                    self.work.kkt.sparse = Some(SparseIteration::new(n, m, pattern.clone()));
+                    self.sparse = Some(SparseIteration::new(n, m, pattern));
+                }
+            }
+            _ => {
+                self.sparse = None;
+                self.work.kkt.sparse = None;
+            }
+        }
         // the index-3 form: tolerance-proportional unless error per unit
         // step is asked for (module documentation, "Control law")
         self.control = match (self.form, ctx.opts.error_per) {
