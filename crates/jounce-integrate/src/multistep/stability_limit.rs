@@ -72,15 +72,13 @@ pub const RITZ_RESIDUAL: f64 = 0.1;
 /// the mode falls by e in 20 steps.
 pub const DECAY_ENOUGH: f64 = 0.05;
 
-/// Largest modulus of the roots ζ of the characteristic polynomial of the
-/// order-k BDF (κ = 0) or NDF (κ = κ_k) at z = hλ:
-/// Σ_{m=1}^{k} (1/m) ζ^{k+1−m} (ζ − 1)^m − κ γ_k (ζ − 1)^{k+1} − z ζ^{k+1} = 0
+/// Coefficients a_0..a_d (of ζ^0..ζ^d, d = k + 1) of the characteristic
+/// polynomial of the order-k BDF (κ = 0) or NDF (κ = κ_k) at z = hλ:
+/// Σ_{m=1}^{k} (1/m) ζ^{k+1−m} (ζ − 1)^m − κ γ_k (ζ − 1)^{k+1} − z ζ^{k+1}
 /// (the equation of step 2 of the module documentation times ζ^{k+1};
-/// for κ = 0 it has the extra root ζ = 0). Roots by the Weierstrass
-/// (Durand–Kerner) iteration on the monic polynomial (Press et al.,
-/// Numerical Recipes, 3rd ed., Section 9.5), which converges for the
-/// simple and the double roots of these low degrees.
-pub fn root_radius(k: usize, kappa: f64, z: Complex<f64>) -> f64 {
+/// for κ = 0 it has the extra root ζ = 0). The leading coefficient
+/// (1 − κ) γ_k − z vanishes only at a real z > 0.
+fn char_poly(k: usize, kappa: f64, z: Complex<f64>) -> ([Complex<f64>; 8], usize) {
     let k = k.clamp(1, 6);
     let d = k + 1;
     // real coefficients c[i] of ζ^i, then the −z ζ^{k+1} term
@@ -98,9 +96,9 @@ pub fn root_radius(k: usize, kappa: f64, z: Complex<f64>) -> f64 {
     }
     if kappa != 0.0 {
         let mut binom = 1.0;
-        for i in 0..=d {
+        for (i, ci) in c.iter_mut().enumerate().take(d + 1) {
             let sign = if (d - i).is_multiple_of(2) { 1.0 } else { -1.0 };
-            c[i] -= kappa * gamma * sign * binom;
+            *ci -= kappa * gamma * sign * binom;
             binom = binom * (d - i) as f64 / (i + 1) as f64;
         }
     }
@@ -109,6 +107,73 @@ pub fn root_radius(k: usize, kappa: f64, z: Complex<f64>) -> f64 {
         a[i] = Complex::new(c[i], 0.0);
     }
     a[d] -= z;
+    (a, d)
+}
+
+/// Whether every root ζ of the characteristic polynomial ([`char_poly`])
+/// has |ζ| < r, by the Schur–Cohn algorithm (Henrici, Applied and
+/// Computational Complex Analysis I, Wiley 1974, Section 6.8): with
+/// q(w) = p(r w) = Σ_{i=0}^{n} a_i w^i, q*(w) = Σ conj(a_{n−i}) w^i and
+/// T q = conj(a_0) q − a_n q* (degree n − 1, T q(0) = |a_0|² − |a_n|²),
+/// the number N(q) of zeros in the open unit disc satisfies
+/// N(T q) = N(q) when T q(0) > 0 and N(T q) = n − N(q) when T q(0) < 0
+/// (Henrici, Theorem 6.8b); the recursion down to a constant counts
+/// N(q), and all roots lie inside iff N(q) = n. O(k²) operations and no
+/// iteration; T q(0) = 0 (a root on the circle or a degenerate case)
+/// answers false.
+pub fn roots_within(k: usize, kappa: f64, z: Complex<f64>, r: f64) -> bool {
+    let (a, d) = char_poly(k, kappa, z);
+    if a[d].norm() == 0.0 || !(r > 0.0) {
+        return false;
+    }
+    let mut q = [Complex::new(0.0, 0.0); 8];
+    let mut ri = 1.0;
+    for i in 0..=d {
+        q[i] = a[i] * ri;
+        ri *= r;
+    }
+    // negative[n]: T q(0) < 0 at the stage where q has degree n
+    let mut negative = [false; 8];
+    let mut n = d;
+    while n > 0 {
+        let (q0, qn) = (q[0], q[n]);
+        let delta = q0.norm_sqr() - qn.norm_sqr();
+        if delta == 0.0 || !delta.is_finite() {
+            return false;
+        }
+        negative[n] = delta < 0.0;
+        let mut t = [Complex::new(0.0, 0.0); 8];
+        let mut big = 0.0f64;
+        for i in 0..n {
+            t[i] = q0.conj() * q[i] - qn * q[n - i].conj();
+            big = big.max(t[i].norm());
+        }
+        if !(big > 0.0 && big.is_finite()) {
+            return false;
+        }
+        // a positive scale keeps the signs and the numbers in range
+        for ti in t.iter_mut().take(n) {
+            *ti /= big;
+        }
+        q = t;
+        n -= 1;
+    }
+    // unwind: a constant has no zeros
+    let mut inside = 0;
+    for (m, &neg) in negative.iter().enumerate().take(d + 1).skip(1) {
+        if neg {
+            inside = m - inside;
+        }
+    }
+    inside == d
+}
+
+/// Largest modulus ρ_k(z) of the roots ζ of the characteristic polynomial
+/// ([`char_poly`]), by the Weierstrass (Durand–Kerner) iteration on the
+/// monic polynomial (Press et al., Numerical Recipes, 3rd ed., Section
+/// 9.5). For analysis and tests; the driver uses [`roots_within`].
+pub fn root_radius(k: usize, kappa: f64, z: Complex<f64>) -> f64 {
+    let (mut a, d) = char_poly(k, kappa, z);
     let lead = a[d];
     if lead.norm() == 0.0 {
         // z = (1 − κ) γ_k: a root at infinity
@@ -164,8 +229,9 @@ pub fn damps_enough(k: usize, kappa: f64, z: Complex<f64>, eta: f64) -> bool {
     if z.re > 0.0 {
         return true;
     }
-    let ln_rho = root_radius(k, kappa, z).ln();
-    ln_rho <= (0.5 * z.re).max(-DECAY_ENOUGH) || ln_rho - z.re <= eta
+    // ln ρ ≤ max(Re z / 2, −DECAY_ENOUGH) or ln ρ ≤ Re z + η: one radius
+    let ln_r = (0.5 * z.re).max(-DECAY_ENOUGH).max(z.re + eta);
+    roots_within(k, kappa, z, ln_r.exp())
 }
 
 /// Whether step h at order k treats every mode of `modes` acceptably
@@ -327,6 +393,34 @@ mod tests {
 
     fn c(re: f64, im: f64) -> Complex<f64> {
         Complex::new(re, im)
+    }
+
+    #[test]
+    fn the_schur_cohn_test_agrees_with_the_roots() {
+        let mut n = 0;
+        for k in 1..=5 {
+            for kappa in [0.0, NDF_KAPPA[k - 1]] {
+                for i in 0..40 {
+                    let m = 10f64.powf(-2.0 + 4.0 * i as f64 / 39.0);
+                    for j in 0..=18 {
+                        let th = (90.0 + 5.0 * j as f64).to_radians();
+                        let z = c(m * th.cos(), m * th.sin());
+                        let rho = root_radius(k, kappa, z);
+                        for r in [0.5, 0.9, 0.99, 1.0, 1.01] {
+                            if (rho - r).abs() > 1e-7 {
+                                assert_eq!(
+                                    roots_within(k, kappa, z, r),
+                                    rho < r,
+                                    "k {k} κ {kappa} z {z} ρ {rho} r {r}"
+                                );
+                                n += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 30_000);
     }
 
     #[test]
