@@ -134,6 +134,10 @@ pub struct BdfNdf {
     /// Rayleigh–Ritz work space of the stability-limit control
     /// ([`crate::multistep::stability_limit`])
     mode: ModeEstimate,
+    /// the last estimate of the mode that dominates the error (None: none
+    /// reliable) and the accepted steps since it was made
+    modes: Option<[Complex<f64>; 2]>,
+    modes_age: usize,
 }
 
 impl BdfNdf {
@@ -186,6 +190,8 @@ impl BdfNdf {
             res: Vec::new(),
             since_crossing: MIN_STEPS_BETWEEN_CROSSINGS,
             mode: ModeEstimate::default(),
+            modes: None,
+            modes_age: usize::MAX,
         }
     }
 
@@ -437,6 +443,8 @@ impl BdfNdf {
         self.nconhk = 0;
         self.jac_valid = false;
         self.jac_current = false;
+        self.modes = None;
+        self.modes_age = usize::MAX;
         self.lu.invalidate();
         for d in self.dif.iter_mut() {
             d.fill(0.0);
@@ -678,6 +686,8 @@ impl Stepper for BdfNdf {
         self.jac_valid = false;
         self.jac_current = false;
         self.since_crossing = MIN_STEPS_BETWEEN_CROSSINGS;
+        self.modes = None;
+        self.modes_age = usize::MAX;
         self.lu.invalidate();
         for d in self.dif.iter_mut() {
             d.fill(0.0);
@@ -819,11 +829,16 @@ impl Stepper for BdfNdf {
             let decide = self.nconhk >= k + 2;
             // stability limit (stability_limit.rs): the mode that dominates
             // the error estimate ∇^{k+1} y_{n+1}, when an order ≥ 3 is in play
-            let modes = if k >= 3 || (decide && k + 1 >= 3 && k < self.max_order) {
-                self.mode.estimate(&self.jac, &self.difkp1, &self.w)
+            // (re-estimated at each order/step decision and at least every
+            // k + 2 steps, as J changes rarely: two products with J)
+            let wanted = k >= 3 || (decide && k + 1 >= 3 && k < self.max_order);
+            if wanted && (decide || self.modes_age >= k + 2) {
+                self.modes = self.mode.estimate(&self.jac, &self.difkp1, &self.w);
+                self.modes_age = 0;
             } else {
-                None
-            };
+                self.modes_age = self.modes_age.saturating_add(1);
+            }
+            let modes = if wanted { self.modes } else { None };
             if let Some(m) = &modes {
                 if k >= 3 && !admissible(k, self.kappa[k - 1], h, m, rtol) {
                     // the formula does not damp the mode: the highest order
