@@ -58,9 +58,11 @@
 //! k ≥ 3, an inadmissible (k, h) lowers the order to the highest
 //! admissible one (the STALD action); and when it selects the next order
 //! and step, each candidate's step is limited to the largest admissible
-//! one ([`largest_admissible_step`]). Cost: two products with J per step
-//! at order ≥ 3 (O(n²), against the O(n³) factorisations), and a few
-//! root computations of a polynomial of degree ≤ 6.
+//! one ([`largest_admissible_step`]). Cost: two products with J (O(n²))
+//! at each order decision and at least every k + 2 steps at order ≥ 3
+//! (the estimate is kept in between: J itself is reused over many steps),
+//! and per step one Schur–Cohn test ([`roots_within`], O(k²)); a capped
+//! candidate costs 12 more tests.
 
 use nalgebra::{Complex, DMatrix};
 
