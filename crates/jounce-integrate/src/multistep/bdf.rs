@@ -24,6 +24,19 @@
 //!   h and k, from the error estimates at orders k − 1, k, k + 1 with the
 //!   safety factors 1.3, 1.2, 1.4; the step only grows when the best of
 //!   the three allows it. Start at order 1.
+//! - Stability limit ([`crate::multistep::stability_limit`]): BDF3–5 are
+//!   not A-stable, and on a lightly damped oscillation (hω ≈ 0.3–1) the
+//!   accuracy-based selection above settles at an order that sustains
+//!   the oscillation instead of damping it, tens of thousands of steps
+//!   after the solution has become smooth. The mode λ that dominates the
+//!   error estimate ∇^{k+1} y_{n+1} is estimated from J (Rayleigh–Ritz on
+//!   span{e, J e}); after an accepted step at order k ≥ 3 whose hλ the
+//!   formula does not damp enough (ln ρ_k(hλ) > max(Re hλ/2, −0.05), unless
+//!   the dissipation error ln ρ_k − Re hλ is below rtol), the order drops
+//!   to the highest admissible one at the same step (the action of CVODE's
+//!   stability limit detection, Hindmarsh 1995); and each candidate step
+//!   of the order selection is limited to the largest admissible one.
+//!   BDF1 and BDF2 are always admissible.
 //! - Dense output: the interpolating polynomial
 //!   y(t_{n+1} + s h) = y_{n+1} + Σ_{j=1}^{k} ∇^j y_{n+1} Π_{i=1}^{j} (s + i − 1)/i.
 //! - Fixed step (`fixed_step`): order `max_order` throughout; the k starting
@@ -45,13 +58,14 @@
 //!   Euler method computes without the invariants, are projected onto
 //!   g = 0 (D⁻¹-weighted, the h → 0 limit of the corrector).
 
-use nalgebra::DMatrix;
+use nalgebra::{Complex, DMatrix};
 
 use crate::discontinuity::{
     after_rejection, resolution_floor, AfterRejection, MIN_STEPS_BETWEEN_CROSSINGS,
 };
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
+use crate::multistep::stability_limit::{admissible, largest_admissible_step, ModeEstimate};
 use crate::multistep::start::ImplicitEulerExtrapolation;
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::norm::wrms_norm;
@@ -117,6 +131,13 @@ pub struct BdfNdf {
     /// accepted steps since the last crossing of a discontinuity
     /// ([`crate::discontinuity`])
     since_crossing: u64,
+    /// Rayleigh–Ritz work space of the stability-limit control
+    /// ([`crate::multistep::stability_limit`])
+    mode: ModeEstimate,
+    /// the last estimate of the mode that dominates the error (None: none
+    /// reliable) and the accepted steps since it was made
+    modes: Option<[Complex<f64>; 2]>,
+    modes_age: usize,
 }
 
 impl BdfNdf {
@@ -168,6 +189,9 @@ impl BdfNdf {
             corr: OdaeCorrector::new(),
             res: Vec::new(),
             since_crossing: MIN_STEPS_BETWEEN_CROSSINGS,
+            mode: ModeEstimate::default(),
+            modes: None,
+            modes_age: usize::MAX,
         }
     }
 
@@ -419,6 +443,8 @@ impl BdfNdf {
         self.nconhk = 0;
         self.jac_valid = false;
         self.jac_current = false;
+        self.modes = None;
+        self.modes_age = usize::MAX;
         self.lu.invalidate();
         for d in self.dif.iter_mut() {
             d.fill(0.0);
@@ -431,6 +457,33 @@ impl BdfNdf {
         self.since_crossing = 0;
         ctx.stats.n_restart += 1;
         Ok(())
+    }
+
+    /// The step h_cand proposed for order kk, limited to the largest step
+    /// at which order kk damps the estimated mode
+    /// ([`crate::multistep::stability_limit`]); unchanged when no mode is
+    /// known or kk ≤ 2 (A-stable).
+    fn stability_capped(
+        &self,
+        kk: usize,
+        h: f64,
+        h_cand: f64,
+        modes: &Option<[Complex<f64>; 2]>,
+        eta: f64,
+    ) -> f64 {
+        let Some(m) = modes else {
+            return h_cand;
+        };
+        if kk <= 2 {
+            return h_cand;
+        }
+        let kappa = self.kappa[kk - 1];
+        let lo = if h < h_cand && admissible(kk, kappa, h, m, eta) {
+            h
+        } else {
+            0.0
+        };
+        largest_admissible_step(kk, kappa, lo, h_cand, m, eta)
     }
 
     fn norm_col(&self, v: &[f64], rtol: f64, atol: f64) -> f64 {
@@ -607,6 +660,7 @@ impl Stepper for BdfNdf {
             self.miter = DMatrix::zeros(n, n);
             self.start_pts = vec![vec![0.0; n]; MAX_ORDER + 2];
             self.starter = ImplicitEulerExtrapolation::new(n);
+            self.mode = ModeEstimate::new(n);
         }
         let n_inv = p.as_overdetermined().map_or(0, |o| o.n_invariants());
         if n_inv > n {
@@ -632,6 +686,8 @@ impl Stepper for BdfNdf {
         self.jac_valid = false;
         self.jac_current = false;
         self.since_crossing = MIN_STEPS_BETWEEN_CROSSINGS;
+        self.modes = None;
+        self.modes_age = usize::MAX;
         self.lu.invalidate();
         for d in self.dif.iter_mut() {
             d.fill(0.0);
@@ -770,12 +826,40 @@ impl Stepper for BdfNdf {
             self.accept();
             self.nconhk = (self.nconhk + 1).min(MAX_ORDER + 2);
             self.h_next = h;
-            if self.nconhk >= k + 2 {
+            let decide = self.nconhk >= k + 2;
+            // stability limit (stability_limit.rs): the mode that dominates
+            // the error estimate ∇^{k+1} y_{n+1}, when an order ≥ 3 is in play
+            // (re-estimated at each order/step decision and at least every
+            // k + 2 steps, as J changes rarely: two products with J)
+            let wanted = k >= 3 || (decide && k + 1 >= 3 && k < self.max_order);
+            if wanted && (decide || self.modes_age >= k + 2) {
+                self.modes = self.mode.estimate(&self.jac, &self.difkp1, &self.w);
+                self.modes_age = 0;
+            } else {
+                self.modes_age = self.modes_age.saturating_add(1);
+            }
+            let modes = if wanted { self.modes } else { None };
+            if let Some(m) = &modes {
+                if k >= 3 && !admissible(k, self.kappa[k - 1], h, m, rtol) {
+                    // the formula does not damp the mode: the highest order
+                    // that does (BDF1/2 always do), same step
+                    let mut kn = k - 1;
+                    while kn > 1 && !admissible(kn, self.kappa[kn - 1], h, m, rtol) {
+                        kn -= 1;
+                    }
+                    self.k = kn;
+                    self.nconhk = 0;
+                    return Ok(());
+                }
+            }
+            if decide {
                 let mut hopt = h / (1.2 * err.powf(1.0 / (k as f64 + 1.0))).max(0.1);
+                hopt = self.stability_capped(k, h, hopt, &modes, rtol);
                 let mut kopt = k;
                 if k > 1 {
                     let errkm1 = self.norm_col(&self.dif[k - 1], rtol, atol) * self.erconst[k - 1];
                     let hkm1 = h / (1.3 * errkm1.powf(1.0 / k as f64)).max(0.1);
+                    let hkm1 = self.stability_capped(k - 1, h, hkm1, &modes, rtol);
                     if hkm1 > hopt {
                         hopt = hkm1;
                         kopt = k - 1;
@@ -784,6 +868,7 @@ impl Stepper for BdfNdf {
                 if k < self.max_order {
                     let errkp1 = self.norm_col(&self.dif[k + 1], rtol, atol) * self.erconst[k + 1];
                     let hkp1 = h / (1.4 * errkp1.powf(1.0 / (k as f64 + 2.0))).max(0.1);
+                    let hkp1 = self.stability_capped(k + 1, h, hkp1, &modes, rtol);
                     if hkp1 > hopt {
                         hopt = hkp1;
                         kopt = k + 1;

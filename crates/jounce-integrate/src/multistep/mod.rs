@@ -7,7 +7,8 @@
 //! Files: `coeffs.rs` (the tables), `start.rs` (starting values: RK4 and
 //! extrapolated implicit Euler), `fixed.rs` (fixed-step driver),
 //! `lagrange.rs` (variable-step Adams weights), `adams.rs` (pece,
-//! adams_vo), `bdf.rs` (bdf, ndf).
+//! adams_vo), `bdf.rs` (bdf, ndf), `stability_limit.rs` (the order and
+//! step limits of bdf/ndf on lightly damped modes).
 //!
 //! Registered names and parameters ([`crate::method::build`]):
 //!
@@ -34,6 +35,7 @@ pub mod bdf;
 pub mod coeffs;
 pub mod fixed;
 pub mod lagrange;
+pub mod stability_limit;
 pub mod start;
 
 use crate::error::IntegrateError;
