@@ -249,6 +249,10 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         self.sys.has_exact_second_derivatives()
     }
 
+    fn has_own_residual(&self) -> bool {
+        true
+    }
+
     /// r = M a + Φ_qᵀλ − Q and Φ from one pass over the elements
     /// ([`MechanicalSystem::evaluate`]), Φ_q sparse: O(nnz).
     fn residual(

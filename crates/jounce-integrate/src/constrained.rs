@@ -100,6 +100,14 @@ pub trait ConstrainedSecondOrderProblem {
         self.constraints(t, q, phi)
     }
 
+    /// Whether [`ConstrainedSecondOrderProblem::residual`] is the
+    /// problem's own allocation-free evaluation (drivers then use it on
+    /// the dense path too: one pass over the elements instead of four).
+    /// Default `false`: the default `residual` allocates.
+    fn has_own_residual(&self) -> bool {
+        false
+    }
+
     /// Which entries of M, C, K (n_v × n_v) and Φ_q (m × n_v) can be
     /// nonzero, or `None` (the default) to have drivers treat them as
     /// dense. A problem that declares a pattern promises that every other

@@ -171,9 +171,7 @@ use nalgebra::DMatrix;
 use crate::constrained::{
     fd_constrained_tangent, ConstrainedSecondOrderProblem, IterationSparsity, Unconstrained,
 };
-use crate::controller::{
-    proportional_scale, record_rejection, step_towards, ErrorPer, StepController,
-};
+use crate::controller::{proportional_scale, ErrorPer, StepController};
 use crate::dense::hermite_cubic;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
@@ -181,6 +179,7 @@ use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
 use crate::sparse_lu::SparseLu;
+use crate::step_loop::{advance, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::scheme::{Balance, StructuralScheme};
 
@@ -257,6 +256,9 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
     }
     fn sparsity(&self) -> Option<IterationSparsity> {
         self.inner.sparsity()
+    }
+    fn has_own_residual(&self) -> bool {
+        self.inner.has_own_residual()
     }
     fn residual(
         &mut self,
@@ -591,12 +593,35 @@ pub struct StructuralStepper {
     /// ([`ConstrainedSecondOrderProblem::sparsity`]); `lu` and `s` are
     /// unused then
     sparse: Option<SparseIteration>,
+    /// the Newton residual from the problem's own evaluation
+    /// ([`ConstrainedSecondOrderProblem::residual`]; constrained problems
+    /// that provide it, or declare a sparsity), which forms neither M nor
+    /// Φ_q in `work`
+    own_residual: bool,
     tangent_valid: bool,
     tangent_fresh: bool,
     s_h: f64,
     /// steps still to take with full Newton (tangent at every iterate)
     full_newton: u32,
+    /// fixed steps (the run's `fixed_step`)
+    fixed: bool,
+    /// what the trials of the current step have tried
+    trial: TrialState,
+    /// error norm of the last trial in the weights of the run
+    last_err: f64,
+    loop_state: LoopState,
     controller: StepController,
+}
+
+/// The retries of one step after Newton failures (`attempt_inner`).
+#[derive(Clone, Copy, Debug, Default)]
+struct TrialState {
+    /// tangent refreshes after a failure with a tangent from an earlier step
+    newton_retries: u32,
+    /// adaptive: step reductions after Newton failures with a fresh tangent
+    newton_rejections: u32,
+    /// fixed: the retry from q_{n+1} = q_n was made
+    hold_positions: bool,
 }
 
 /// Newton iterations per solve: adaptive (as radau5.f) and fixed steps.
@@ -654,10 +679,15 @@ impl StructuralStepper {
             s: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
             sparse: None,
+            own_residual: false,
             tangent_valid: false,
             tangent_fresh: false,
             s_h: 0.0,
             full_newton: 0,
+            fixed: false,
+            trial: TrialState::default(),
+            last_err: 0.0,
+            loop_state: LoopState::default(),
             controller: StepController::default(),
         }
     }
@@ -817,8 +847,8 @@ impl StructuralStepper {
             w.ae[i] = w.pae[i] + af.kae * self.x[i];
         }
         sp.integrate_positions(q, &w.delta, &mut w.qe);
-        if self.sparse.is_some() {
-            // O(nnz): the problem's own residual (m > 0 on this path)
+        if self.own_residual {
+            // the problem's own residual, O(nnz) on the sparse path
             sp.residual(
                 te,
                 &w.qe,
@@ -1132,146 +1162,122 @@ impl StructuralStepper {
         Ok(false)
     }
 
-    fn step_inner(
+    /// One trial step of size h from the current point (the method side of
+    /// [`crate::step_loop::advance`]): the Newton iteration on (x, λ), the
+    /// end point, and its local error in units of the tolerance. A Newton
+    /// failure with a tangent from an earlier step refreshes it and
+    /// repeats (twice at most); one with a fresh tangent switches to full
+    /// Newton for the next steps and repeats; then, adaptive: h / 4;
+    /// fixed: once more from q_{n+1} = q_n, then the failure is reported.
+    fn attempt_inner(
         &mut self,
         sp: &mut Counted,
-        t_stop: f64,
+        h: f64,
         ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
+    ) -> Result<Trial, IntegrateError> {
         let opts = ctx.opts;
         let adaptive = opts.fixed_step.is_none();
         let (nq, n, m) = (self.nq, self.n, self.m);
         let sch = self.scheme;
-        let mut rejected = 0u32;
-        let mut newton_retries = 0u32;
-        let mut hold_positions = false;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = if adaptive {
-                step_towards(h_ctrl, self.t, t_stop, true)
-            } else {
-                // t_0 + (k + 1) h from the count: no accumulated rounding,
-                // and the last step lands on t_stop without a sliver
-                let target = self.t_fixed0 + (self.k_fixed + 1) as f64 * self.h;
-                if target >= t_stop - 1e-6 * self.h {
-                    (t_stop - self.t, true)
-                } else {
-                    (target - self.t, false)
-                }
-            };
-            // the proposal below what the arithmetic resolves at t: underflow
-            if adaptive
-                && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
-            {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+        let af = self.affine(h);
+        // predictor: the current acceleration (x = a_n or q̈_n), λ_n;
+        // after a failure at a fixed step, q_{n+1} = q_n instead (a
+        // stiff undamped mode far beyond the step, ωh ≫ 1, flips the
+        // acceleration at every step, so a_n is the worst guess)
+        if self.trial.hold_positions {
+            for i in 0..n {
+                self.x[i] = -self.work.p1[i] / af.k1;
             }
-            let af = self.affine(h);
-            // predictor: the current acceleration (x = a_n or q̈_n), λ_n;
-            // after a failure at a fixed step, q_{n+1} = q_n instead (a
-            // stiff undamped mode far beyond the step, ωh ≫ 1, flips the
-            // acceleration at every step, so a_n is the worst guess)
-            if hold_positions {
-                for i in 0..n {
-                    self.x[i] = -self.work.p1[i] / af.k1;
-                }
-            } else {
-                match self.form {
-                    Form::Balance => self.x.copy_from_slice(&self.a),
-                    Form::EndPoint => self.x.copy_from_slice(&self.qdd),
-                }
+        } else {
+            match self.form {
+                Form::Balance => self.x.copy_from_slice(&self.a),
+                Form::EndPoint => self.x.copy_from_slice(&self.qdd),
             }
-            self.lam.copy_from_slice(&self.y[nq + n..nq + n + m]);
-            if !self.tangent_valid {
-                self.eval_tangent(sp, &af, h, ctx)?;
-            }
-            if !self.iteration_factored() || self.s_h != h {
-                self.factor(&af, h, ctx)?;
-            }
-            if !self.newton(sp, &af, h, adaptive, ctx)? {
-                if !self.tangent_fresh && newton_retries < 2 {
-                    newton_retries += 1;
-                    self.tangent_valid = false;
-                    continue;
-                }
-                if self.full_newton == 0 {
-                    // modified Newton does not contract with a fresh
-                    // tangent: the iteration matrix varies too fast over
-                    // the iterates (ill-conditioned forms such as penalty,
-                    // whose free-direction pivot is 1e-9 of its largest);
-                    // full Newton for the next steps
-                    self.full_newton = FULL_NEWTON_STEPS;
-                    self.tangent_valid = false;
-                    continue;
-                }
-                if adaptive && rejected < 20 {
-                    ctx.stats.n_reject += 1;
-                    rejected += 1;
-                    self.h = 0.25 * h;
-                    self.tangent_valid = false;
-                    continue;
-                }
-                if !adaptive && !hold_positions {
-                    hold_positions = true;
-                    self.tangent_valid = false;
-                    continue;
-                }
-                return Err(IntegrateError::NewtonFailed {
-                    t: self.t,
-                    h,
-                    iters: MAX_ITER_FIXED,
-                });
-            }
-            // the end point from the converged unknowns
-            {
-                let w = &mut self.work;
-                for i in 0..n {
-                    self.a1[i] = af.s * self.x[i] + w.ahat[i];
-                    w.delta[i] = w.p1[i] + af.k1 * self.x[i];
-                }
-                let (q, rest) = self.y.split_at(nq);
-                let (q1, rest1) = self.y1.split_at_mut(nq);
-                sp.integrate_positions(q, &w.delta, q1);
-                for i in 0..n {
-                    rest1[i] = w.pv1[i] + af.kv1 * self.x[i];
-                }
-                rest1[n..n + m].copy_from_slice(&self.lam);
-                let _ = rest;
-            }
-            if self.form == Form::EndPoint && sch.alpha_m == sch.alpha_f {
-                self.project_end_point(sp, self.t + h)?;
-            }
-            self.estimate(sp, h, adaptive)?;
-            self.full_newton = self.full_newton.saturating_sub(1);
-            if !adaptive {
-                self.accept(h);
-                self.k_fixed += 1;
-                ctx.stats.n_accept += 1;
-                return Ok(());
-            }
-            // err: the local error in units of the tolerance; the
-            // controller sees it against the local tolerance of the law
-            let err = self.error_norm(opts.rtol, opts.atol);
-            let err_c = match self.control {
-                Control::Proportional(sigma) => err / sigma,
-                Control::Step | Control::UnitStep => err,
-            };
-            let fac = self.controller.factor(err_c, h, sch.order());
-            if self.controller.accept(err_c, h) {
-                self.controller.accepted(err_c, h);
-                ctx.stats.n_accept += 1;
-                ctx.stats.accumulated_error += err;
-                self.accept(h);
-                let fac = if rejected > 0 { fac.min(1.0) } else { fac };
-                self.h = if trimmed && fac >= 1.0 {
-                    h_ctrl.max(h * fac)
-                } else {
-                    h * fac
-                };
-                return Ok(());
-            }
-            self.h = h * fac.min(1.0);
-            record_rejection(ctx.stats, &mut rejected, self.t)?;
         }
+        self.lam.copy_from_slice(&self.y[nq + n..nq + n + m]);
+        if !self.tangent_valid {
+            self.eval_tangent(sp, &af, h, ctx)?;
+        }
+        if !self.iteration_factored() || self.s_h != h {
+            self.factor(&af, h, ctx)?;
+        }
+        if !self.newton(sp, &af, h, adaptive, ctx)? {
+            self.tangent_valid = false;
+            if !self.tangent_fresh && self.trial.newton_retries < 2 {
+                self.trial.newton_retries += 1;
+                return Ok(Trial::Repeat);
+            }
+            if self.full_newton == 0 {
+                // modified Newton does not contract with a fresh
+                // tangent: the iteration matrix varies too fast over
+                // the iterates (ill-conditioned forms such as penalty,
+                // whose free-direction pivot is 1e-9 of its largest);
+                // full Newton for the next steps
+                self.full_newton = FULL_NEWTON_STEPS;
+                return Ok(Trial::Repeat);
+            }
+            if adaptive && self.trial.newton_rejections < 20 {
+                self.trial.newton_rejections += 1;
+                return Ok(Trial::Failed { factor: 0.25 });
+            }
+            if !adaptive && !self.trial.hold_positions {
+                self.trial.hold_positions = true;
+                return Ok(Trial::Repeat);
+            }
+            return Err(IntegrateError::NewtonFailed {
+                t: self.t,
+                h,
+                iters: MAX_ITER_FIXED,
+            });
+        }
+        // the end point from the converged unknowns
+        {
+            let w = &mut self.work;
+            for i in 0..n {
+                self.a1[i] = af.s * self.x[i] + w.ahat[i];
+                w.delta[i] = w.p1[i] + af.k1 * self.x[i];
+            }
+            let q = &self.y[..nq];
+            let (q1, rest1) = self.y1.split_at_mut(nq);
+            sp.integrate_positions(q, &w.delta, q1);
+            for i in 0..n {
+                rest1[i] = w.pv1[i] + af.kv1 * self.x[i];
+            }
+            rest1[n..n + m].copy_from_slice(&self.lam);
+        }
+        if self.form == Form::EndPoint && sch.alpha_m == sch.alpha_f {
+            self.project_end_point(sp, self.t + h)?;
+        }
+        self.estimate(sp, h, adaptive)?;
+        self.full_newton = self.full_newton.saturating_sub(1);
+        if !adaptive {
+            return Ok(Trial::Unchecked);
+        }
+        // the local error in units of the tolerance; the controller sees
+        // it against the local tolerance of the law
+        self.last_err = self.error_norm(opts.rtol, opts.atol);
+        Ok(Trial::Estimated(match self.control {
+            Control::Proportional(sigma) => self.last_err / sigma,
+            Control::Step | Control::UnitStep => self.last_err,
+        }))
+    }
+
+    /// Run `f` on the problem's constrained (or plain) second-order form
+    /// through the force counter.
+    fn on_form<R>(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+        f: impl FnOnce(&mut Self, &mut Counted, &mut StepContext) -> Result<R, IntegrateError>,
+    ) -> Result<R, IntegrateError> {
+        let r = with_form(p, |inner| {
+            let mut sp = Counted { inner, n_forces: 0 };
+            let r = f(self, &mut sp, ctx);
+            ctx.stats.n_rhs += sp.n_forces;
+            r
+        });
+        // the error message only when needed: building it allocates
+        r.unwrap_or_else(|| Err(self.unsupported()))
     }
 
     /// Velocity and acceleration projection at the end of a step of the
@@ -1433,7 +1439,7 @@ impl StructuralStepper {
                 // converged end point to the Newton tolerance (the sparse
                 // residual forms none of them: evaluated here)
                 let w = &mut self.work;
-                if self.sparse.is_some() {
+                if self.own_residual {
                     sp.mass_matrix(t1, &w.qe, &mut w.me)?;
                     sp.forces(t1, &w.qe, &w.ve, &mut w.fe)?;
                     sp.constraint_jacobian(t1, &w.qe, &mut w.je)?;
@@ -1687,6 +1693,7 @@ impl StructuralStepper {
                 self.work.kkt.sparse = None;
             }
         }
+        self.own_residual = m > 0 && (self.sparse.is_some() || sp.has_own_residual());
         // the index-3 form: tolerance-proportional unless error per unit
         // step is asked for (module documentation, "Control law")
         self.control = match (self.form, ctx.opts.error_per) {
@@ -1702,6 +1709,85 @@ impl StructuralStepper {
         };
         self.controller = StepController::new(ctx.opts.controller, per);
         Ok(())
+    }
+}
+
+impl StepAttempt for StructuralStepper {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    /// Adaptive: the controller's h. Fixed: the step to t_0 + (k + 1) h,
+    /// counted from the last reset, so that t carries no accumulated
+    /// rounding and the last step lands on the stop time.
+    fn proposed_h(&self) -> f64 {
+        if self.fixed {
+            self.t_fixed0 + (self.k_fixed + 1) as f64 * self.h - self.t
+        } else {
+            self.h
+        }
+    }
+
+    fn set_h(&mut self, h: f64) {
+        if !self.fixed {
+            self.h = h;
+        }
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        self.on_form(p, ctx, |s, sp, ctx| s.attempt_inner(sp, h, ctx))
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        self.controller.accept(err, h)
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let fac = self.controller.factor(err, h, self.scheme.order());
+        if accepted {
+            self.controller.accepted(err, h);
+        }
+        fac
+    }
+
+    fn commit(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if self.fixed {
+            self.k_fixed += 1;
+        } else {
+            ctx.stats.accumulated_error += self.last_err;
+        }
+        self.accept(h);
+        self.trial = TrialState::default();
+        Ok(())
+    }
+
+    /// The method starts again at the current point: consistent
+    /// accelerations and multipliers, the starting acceleration of
+    /// generalized-α, and a first step chosen anew.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let (t, y) = (self.t, self.y.clone());
+        if !self.fixed {
+            self.h = 0.0;
+        }
+        Stepper::reset(self, p, t, &y, ctx)
     }
 }
 
@@ -1738,6 +1824,9 @@ impl Stepper for StructuralStepper {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         let name = self.scheme.name;
+        self.fixed = ctx.opts.fixed_step.is_some();
+        self.trial = TrialState::default();
+        self.loop_state = LoopState::default();
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) || !h.is_finite() {
                 return Err(IntegrateError::BadMethod(format!(
@@ -1793,14 +1882,7 @@ impl Stepper for StructuralStepper {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let r = with_form(p, |inner| {
-            let mut sp = Counted { inner, n_forces: 0 };
-            let r = self.step_inner(&mut sp, t_stop, ctx);
-            ctx.stats.n_rhs += sp.n_forces;
-            r
-        });
-        // the error message only when needed: building it allocates
-        r.unwrap_or_else(|| Err(self.unsupported()))
+        advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
