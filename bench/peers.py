@@ -25,7 +25,8 @@ Errors, as ../shared/peers defines them:
   jounce's output points (every 1e-4 s).
 - P-C (N-four-bar chain, N = 1, 10, 40): |theta_1(10) - exact 1-DOF| with
   pc_model.reference; fixed steps on both sides (Exudyn generalized-alpha
-  rho_inf = 0.9; jounce generalized_alpha on `index3`).
+  rho_inf = 0.9; jounce generalized_alpha with the same rho_inf on `index3`,
+  bench/pc_chain.py, which gives the same error at the same step).
 """
 import argparse
 import json

@@ -1635,6 +1635,22 @@ impl StructuralStepper {
             Form::Balance
         };
         self.allocate(nq, n, m);
+        // the sparse iteration matrix where the problem declares its
+        // pattern (also for the consistent accelerations below); rebuilt
+        // only when the pattern changes
+        match sp.sparsity() {
+            Some(pattern) if m > 0 => {
+                if self.sparse.as_ref().is_none_or(|s| s.sparsity != pattern) {
+                    self.work.kkt.sparse = Some(SparseIteration::new(n, m, pattern.clone()));
+                    self.sparse = Some(SparseIteration::new(n, m, pattern));
+                }
+            }
+            _ => {
+                self.sparse = None;
+                self.work.kkt.sparse = None;
+            }
+        }
+        self.own_residual = m > 0 && (self.sparse.is_some() || sp.has_own_residual());
         self.t = t0;
         self.t_prev = t0;
         self.t_fixed0 = t0;
@@ -1679,21 +1695,6 @@ impl StructuralStepper {
         self.tangent_fresh = false;
         self.full_newton = 0;
         self.invalidate_iteration();
-        // the sparse iteration matrix where the problem declares its
-        // pattern; rebuilt only when the pattern changes
-        match sp.sparsity() {
-            Some(pattern) if m > 0 => {
-                if self.sparse.as_ref().is_none_or(|s| s.sparsity != pattern) {
-                    self.work.kkt.sparse = Some(SparseIteration::new(n, m, pattern.clone()));
-                    self.sparse = Some(SparseIteration::new(n, m, pattern));
-                }
-            }
-            _ => {
-                self.sparse = None;
-                self.work.kkt.sparse = None;
-            }
-        }
-        self.own_residual = m > 0 && (self.sparse.is_some() || sp.has_own_residual());
         // the index-3 form: tolerance-proportional unless error per unit
         // step is asked for (module documentation, "Control law")
         self.control = match (self.form, ctx.opts.error_per) {
