@@ -7,7 +7,7 @@ use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
-use crate::options::{OutputGrid, SolverOptions};
+use crate::options::SolverOptions;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
@@ -19,10 +19,11 @@ use crate::stepper::{StepContext, Stepper};
 ///
 /// Continuous output ([`Stepper::interpolate`]) is the tableau's
 /// [`DenseOutput`]. For DOP853 its three extra stages cost three
-/// evaluations per step, so they are formed only when the run needs them
-/// (output on a grid, or event functions) or after
-/// [`ExplicitRk::with_dense_output`]; otherwise the cubic Hermite
-/// interpolant (third order) is used.
+/// evaluations per step, so they are formed only for a step that is
+/// interpolated ([`Stepper::prepare_dense_output`], which the driver calls
+/// for a step with an output point or an event inside, as scipy's DOP853
+/// does), or at every step after [`ExplicitRk::with_dense_output`];
+/// without them the cubic Hermite interpolant (third order) is used.
 pub struct ExplicitRk {
     tab: &'static ButcherTableau,
     t: f64,
@@ -39,9 +40,8 @@ pub struct ExplicitRk {
     err2: Vec<f64>,
     /// coefficients F₀..F₆ of the DOP853 continuous extension of the last step
     cont: Vec<Vec<f64>>,
-    /// whether the extra dense-output stages are computed at each step
-    /// (only when output on a grid or events need the continuous solution)
-    want_dense: bool,
+    /// size of the last accepted step (the one `cont` would extend)
+    h_accepted: f64,
     /// whether `cont` belongs to the last accepted step
     cont_valid: bool,
     /// form the continuous extension whatever the options
@@ -71,7 +71,7 @@ impl ExplicitRk {
             err: Vec::new(),
             err2: Vec::new(),
             cont: Vec::new(),
-            want_dense: false,
+            h_accepted: 0.0,
             cont_valid: false,
             force_dense: false,
             f_cur: Vec::new(),
@@ -242,8 +242,7 @@ impl Stepper for ExplicitRk {
         self.f_prev.copy_from_slice(&self.f_cur);
         self.f_cur_valid = true;
         self.cont_valid = false;
-        self.want_dense =
-            self.force_dense || matches!(ctx.opts.output, OutputGrid::Every(_)) || p.n_events() > 0;
+        self.h_accepted = 0.0;
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) {
                 return Err(IntegrateError::BadMethod(format!(
@@ -287,6 +286,17 @@ impl Stepper for ExplicitRk {
 
     fn t_prev(&self) -> f64 {
         self.t_prev
+    }
+
+    /// DOP853's three extra stages for the last accepted step, unless
+    /// formed already (or the stepper was just reset: nothing to extend).
+    fn prepare_dense_output(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+        if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
+            if !self.cont_valid && self.h_accepted != 0.0 && self.t > self.t_prev {
+                self.dop853_dense(p, self.h_accepted, c, a, d)?;
+            }
+        }
+        Ok(())
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
@@ -469,8 +479,9 @@ impl ExplicitRk {
             p.rhs(self.t, &self.y, &mut self.f_cur)?;
         }
         self.cont_valid = false;
+        self.h_accepted = h;
         if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
-            if self.want_dense {
+            if self.force_dense {
                 self.dop853_dense(p, h, c, a, d)?;
             }
         }
