@@ -17,6 +17,9 @@
 //! * [`kinematics`] — forward kinematics of one node and its inverse;
 //! * `aba` — the articulated-body, Newton–Euler and composite-rigid-body
 //!   recursions;
+//! * `small_tree` — forward dynamics of the smallest trees by the
+//!   composite-rigid-body algorithm and an LᵀDL solve (fewer operations
+//!   than the articulated-body algorithm there);
 //! * `closure_dynamics` — the KKT system in joint coordinates for closed
 //!   loops and drivers;
 //! * [`planar_joint`] — [`PlanarJointSystem`], the planar implementation;
@@ -31,6 +34,7 @@ mod aba;
 mod closure_dynamics;
 pub mod kinematics;
 pub mod planar_joint;
+mod small_tree;
 pub mod spatial;
 pub mod system;
 pub mod tree;

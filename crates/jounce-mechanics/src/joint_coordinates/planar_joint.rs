@@ -23,6 +23,7 @@ use crate::planar::PlanarSystem;
 use crate::system::MechanicalSystem;
 
 use super::kinematics::{node_coordinate, node_pose};
+use super::small_tree::SMALL_TREE_MAX;
 use super::system::{JointCoordinateSystem, JointData, JointSpaceError};
 use super::tree::KinematicTree;
 use super::work::{PlanarJointWork, TreeWork};
@@ -309,11 +310,14 @@ impl JointCoordinateSystem for PlanarJointSystem {
             a.copy_from_slice(&w.sol[..q.len()]);
             return Ok(());
         }
+        // straight from the caller's slices to theirs: no copies
         let w = &mut data.planar.re;
-        Self::load(w, q, v);
-        self.aba(t, w)?;
-        a.copy_from_slice(&w.a);
-        Ok(())
+        if q.len() <= SMALL_TREE_MAX {
+            return self.small_tree_dynamics(t, q, v, a);
+        }
+        self.kinematics_pass_from(|i| q[i], |i| v[i], &mut w.motion);
+        self.force_pass(t, w);
+        self.aba_passes(w, |_, i, qdd| a[i] = qdd)
     }
 
     fn forward_dynamics_jacobians(
