@@ -97,6 +97,23 @@ impl PlanarJointSystem {
         }
     }
 
+    /// Generalized forces Q of the force elements applied to joint
+    /// coordinates at time `t`, joint positions `q(i)` and rates `v(i)`,
+    /// into `out` (len n; zero where none acts).
+    #[inline]
+    pub(crate) fn joint_force_pass<D: Scalar>(
+        &self,
+        t: f64,
+        q: impl Fn(usize) -> D,
+        v: impl Fn(usize) -> D,
+        out: &mut [D],
+    ) {
+        out.fill(D::from(0.0));
+        for jf in &self.joint_forces {
+            jf.add_to(t, q(jf.node), v(jf.node), out);
+        }
+    }
+
     /// v ×* I v − f^ext of node `i`'s body: with a zero spatial
     /// acceleration its centre of mass accelerates by ω × ṙ, so the
     /// velocity-product force is f = m ω × ṙ through the centre of mass
@@ -154,6 +171,7 @@ impl PlanarJointSystem {
     ) -> Result<(), JointSpaceError> {
         self.kinematics_pass(w);
         self.force_pass(t, w);
+        self.joint_force_pass(t, |i| w.q[i], |i| w.v[i], &mut w.joint_force);
         self.aba_passes(w, |a, i, qdd| a[i] = qdd)
     }
 
@@ -201,7 +219,7 @@ impl PlanarJointSystem {
                 });
             }
             let inv_d = D::from(1.0) / d;
-            let tau = -dot3(s, pa);
+            let tau = w.joint_force[i] - dot3(s, pa);
             // pass 3 needs only U/D and (u − Uᵀc)/D: q'' = (u − Uᵀc)/D − (U/D)ᵀ a_p
             let u_d = scale(inv_d, u);
             w.u[i] = u_d;
@@ -239,11 +257,13 @@ impl PlanarJointSystem {
     /// Recursive Newton–Euler inverse dynamics: `w.a` (in: q'') becomes
     /// τ = M q'' + C − Q at (t, `w.q`, `w.v`) (Featherstone Table 5.1 in
     /// the fixed frame: a_i = a_p + S_i q''_i + c_i,
-    /// f_i = I_i a_i + v_i ×* I_i v_i − f^ext_i, τ_i = S_iᵀ f_i,
+    /// f_i = I_i a_i + v_i ×* I_i v_i − f^ext_i, τ_i = S_iᵀ f_i − Q_i
+    /// with Q_i the joint forces (`joint_forces`),
     /// f_p += f_i).
     pub(crate) fn rnea<D: Scalar>(&self, t: f64, w: &mut TreeWork<D>) {
         self.kinematics_pass(w);
         self.force_pass(t, w);
+        self.joint_force_pass(t, |i| w.q[i], |i| w.v[i], &mut w.joint_force);
         let n = self.tree.nodes.len();
         let root = self.root_acceleration::<D>();
         for i in 0..n {
@@ -258,7 +278,7 @@ impl PlanarJointSystem {
             w.force[i] = add(mul_sym(&ii, acc), self.body_bias(w, i));
         }
         for i in (0..n).rev() {
-            w.a[i] = dot3(w.motion[i].s, w.force[i]);
+            w.a[i] = dot3(w.motion[i].s, w.force[i]) - w.joint_force[i];
             if let Some(p) = self.tree.nodes[i].parent {
                 w.force[p] = add(w.force[p], w.force[i]);
             }

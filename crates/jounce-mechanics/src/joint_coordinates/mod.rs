@@ -17,6 +17,8 @@
 //! * [`kinematics`] — forward kinematics of one node and its inverse;
 //! * `aba` — the articulated-body, Newton–Euler and composite-rigid-body
 //!   recursions;
+//! * `joint_forces` — rotational springs across tree joints as
+//!   generalized forces of their coordinates;
 //! * `small_tree` — forward dynamics of the smallest trees by the
 //!   composite-rigid-body algorithm and an LᵀDL solve (fewer operations
 //!   than the articulated-body algorithm there);
@@ -32,6 +34,7 @@
 
 mod aba;
 mod closure_dynamics;
+mod joint_forces;
 pub mod kinematics;
 pub mod planar_joint;
 mod small_tree;

@@ -7,7 +7,7 @@
 //! and 6.5):
 //!
 //! ```text
-//! f = −τ(q, v, q'' = 0) = Q − C,          M = CRBA(q),
+//! f = Q_joint − τ(q, v, q'' = 0) = Q − C,          M = CRBA(q),
 //! for k = n−1 … 0:  D_k = M_kk,  M_ij −= M_ik M_jk / D_k,  f_i −= M_ik f_k / D_k   (i, j < k)
 //! for k = 0 … n−1:  q''_k = (f_k − Σ_{j<k} M_kj q''_j) / D_k
 //! ```
@@ -77,6 +77,8 @@ impl PlanarJointSystem {
         }
         let mut body_force = [[0.0; 3]; N];
         self.applied_forces(t, &motion, &mut body_force);
+        let mut f = [0.0; N];
+        self.joint_force_pass(t, |i| q[i], |i| v[i], &mut f);
         // bias: RNEA with q'' = 0, a_i = a_p + c_i, f_i = I_i a_i + v ×* I v − f^ext
         let root = self.root_acceleration::<f64>();
         let mut acc: [Vec3<f64>; N] = [[0.0; 3]; N];
@@ -92,9 +94,8 @@ impl PlanarJointSystem {
             );
         }
         // leaves to root: forces and composite inertias summed into parents
-        let mut f = [0.0; N];
         for i in (0..N).rev() {
-            f[i] = -dot3(motion[i].s, force[i]);
+            f[i] -= dot3(motion[i].s, force[i]);
             if let Some(p) = nodes[i].parent {
                 force[p] = add(force[p], force[i]);
                 let ic = inertia[i];

@@ -34,6 +34,9 @@ pub(crate) struct TreeWork<D> {
     pub v: Vec<D>,
     /// Joint accelerations (or forces).
     pub a: Vec<D>,
+    /// Generalized forces of the force elements applied to joint
+    /// coordinates (`joint_forces`).
+    pub joint_force: Vec<D>,
 }
 
 impl<D: Scalar> TreeWork<D> {
@@ -58,6 +61,7 @@ impl<D: Scalar> TreeWork<D> {
             q: vec![z; n],
             v: vec![z; n],
             a: vec![z; n],
+            joint_force: vec![z; n],
         }
     }
 }
