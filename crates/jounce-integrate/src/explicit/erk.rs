@@ -95,50 +95,37 @@ impl ExplicitRk {
     /// estimate (if the tableau has one) to `err`.
     fn stages(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         let tab = self.tab;
-        let n = self.y.len();
         let s = tab.stages();
+        // Each combination Σ_j c_j k_j is summed over j in ascending order
+        // for every component, stage by stage into an accumulator (a pass
+        // over contiguous k_j per nonzero coefficient), the same sums in
+        // the same order as component by component.
         for i in 1..s {
-            for m in 0..n {
-                let mut acc = 0.0;
-                for (j, aij) in tab.a[i].iter().enumerate() {
-                    if *aij != 0.0 {
-                        acc += aij * self.k[j][m];
-                    }
-                }
-                self.ytmp[m] = self.y[m] + h * acc;
+            combine(&mut self.ytmp, tab.a[i].iter().copied(), &self.k, true);
+            for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+                *yt = y + h * *yt;
             }
             let (_, rest) = self.k.split_at_mut(i);
             p.rhs(self.t + tab.c[i] * h, &self.ytmp, &mut rest[0])?;
         }
         // propagated solution
-        for m in 0..n {
-            let mut acc = 0.0;
-            for (i, bi) in tab.b.iter().enumerate() {
-                acc += bi * self.k[i][m];
-            }
-            self.ytmp[m] = self.y[m] + h * acc;
+        combine(&mut self.ytmp, tab.b.iter().copied(), &self.k, false);
+        for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+            *yt = y + h * *yt;
         }
         match tab.error {
             ErrorEstimate::None => {}
             ErrorEstimate::Embedded { b_hat, .. } => {
-                for m in 0..n {
-                    let mut acc = 0.0;
-                    for i in 0..s {
-                        acc += (tab.b[i] - b_hat[i]) * self.k[i][m];
-                    }
-                    self.err[m] = h * acc;
-                }
+                let e = tab.b.iter().zip(b_hat).map(|(b, bh)| b - bh);
+                combine(&mut self.err, e.take(s), &self.k, false);
+                self.err.iter_mut().for_each(|e| *e *= h);
             }
             ErrorEstimate::Combined53 { e5, b_hat3 } => {
-                for m in 0..n {
-                    let (mut a5, mut a3) = (0.0, 0.0);
-                    for i in 0..s {
-                        a5 += e5[i] * self.k[i][m];
-                        a3 += (tab.b[i] - b_hat3[i]) * self.k[i][m];
-                    }
-                    self.err[m] = h * a5;
-                    self.err2[m] = h * a3;
-                }
+                combine(&mut self.err, e5.iter().copied().take(s), &self.k, false);
+                let e3 = tab.b.iter().zip(b_hat3).map(|(b, bh)| b - bh);
+                combine(&mut self.err2, e3.take(s), &self.k, false);
+                self.err.iter_mut().for_each(|e| *e *= h);
+                self.err2.iter_mut().for_each(|e| *e *= h);
             }
         }
         Ok(())
@@ -530,5 +517,22 @@ impl ExplicitRk {
         }
         self.cont_valid = true;
         Ok(())
+    }
+}
+
+/// out = Σ_j c_j k_j, summed over j in ascending order for each component
+/// (the first term assigned, the rest added); with `skip_zeros`, terms
+/// with c_j = 0 are left out (0 · k_j would turn an infinite stage into
+/// NaN).
+#[inline]
+fn combine(out: &mut [f64], c: impl Iterator<Item = f64>, k: &[Vec<f64>], skip_zeros: bool) {
+    out.fill(0.0);
+    for (cj, kj) in c.zip(k) {
+        if skip_zeros && cj == 0.0 {
+            continue;
+        }
+        for (o, x) in out.iter_mut().zip(kj) {
+            *o += cj * x;
+        }
     }
 }
