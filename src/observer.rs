@@ -60,12 +60,10 @@ pub struct RunObserver<'a> {
     /// Last output time.
     pub t_last: f64,
     progress: Option<ProgressBar>,
+    /// Position (per mille of t_end) the progress bar shows.
+    progress_at: u64,
     t_end: f64,
     started: Instant,
-    /// Wall time (s since `started`) of the next progress update: the bar
-    /// is redrawn at most 20 times a second, so that `step` stays cheap
-    /// (it runs on the integration's CPU clock).
-    next_update: f64,
 }
 
 impl<'a> RunObserver<'a> {
@@ -96,9 +94,9 @@ impl<'a> RunObserver<'a> {
             row: Vec::with_capacity(1 + 2 * n + 5 + m),
             t_last: f64::NAN,
             progress,
+            progress_at: u64::MAX,
             t_end,
             started: Instant::now(),
-            next_update: 0.0,
         }
     }
 
@@ -149,13 +147,16 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
 
     fn step(&mut self, t: f64, _h: f64, _stats: &Stats) {
         if let Some(pb) = &self.progress {
-            let wall = self.started.elapsed().as_secs_f64();
-            if wall < self.next_update && t < self.t_end {
+            // redrawn when it moves (at most 1000 times): this hook runs at
+            // every step, inside the integration's CPU time
+            let at = (1000.0 * t / self.t_end).clamp(0.0, 1000.0) as u64;
+            if at == self.progress_at {
                 return;
             }
-            self.next_update = wall + 0.05;
+            self.progress_at = at;
+            let wall = self.started.elapsed().as_secs_f64();
             let rtf = if wall > 0.0 { t / wall } else { 0.0 };
-            pb.set_position((1000.0 * t / self.t_end).clamp(0.0, 1000.0) as u64);
+            pb.set_position(at);
             pb.set_message(format!(
                 "{t:.4} s of {} s, real-time factor {rtf:.3}",
                 self.t_end

@@ -223,9 +223,18 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
         let n = self.n;
         let (q, v) = y.split_at(n);
-        self.accelerations(t, q, v)?;
-        dy[..n].copy_from_slice(v);
-        dy[n..].copy_from_slice(&self.acc);
+        let (dq, dv) = dy.split_at_mut(n);
+        // q'' straight into dy
+        self.js
+            .forward_dynamics(&mut self.data, t, q, v, dv)
+            .map_err(|e| eval_error(t, e))?;
+        if !dv.iter().all(|x| x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "joint accelerations".into(),
+                t,
+            });
+        }
+        dq.copy_from_slice(v);
         Ok(())
     }
 

@@ -202,14 +202,14 @@ fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
 /// |Δt| ≤ 1e-14 · max(1, |t|). Returns (t_root, index).
 fn locate_event<P: OdeProblem + ?Sized>(
     p: &mut Counting<P>,
-    stepper: &dyn Stepper,
+    stepper: &mut dyn Stepper,
     ta: f64,
     ga: &[f64],
     tb: f64,
     gb: &[f64],
     y: &mut [f64],
     g: &mut [f64],
-) -> Result<Option<(f64, usize)>, EvalError> {
+) -> Result<Option<(f64, usize)>, IntegrateError> {
     let crossing_set = |ga: &[f64], gb: &[f64], p: &Counting<P>| -> Vec<usize> {
         (0..ga.len())
             .filter(|&i| crossing(p.event_spec(i).direction, ga[i], gb[i]))
@@ -218,6 +218,7 @@ fn locate_event<P: OdeProblem + ?Sized>(
     if crossing_set(ga, gb, p).is_empty() {
         return Ok(None);
     }
+    stepper.prepare_dense_output(p)?;
     let (mut ta, mut tb) = (ta, tb);
     let mut ga = ga.to_vec();
     let mut gb = gb.to_vec();
@@ -439,31 +440,30 @@ fn run<P: OdeProblem + ?Sized>(
                 event = locate_event(p, stepper, ta, &g_old, tb, &g_new, &mut ybuf, &mut g_tmp)?;
             }
             let t_end_step = event.map(|e| e.0).unwrap_or(tb);
-            // outputs inside the step, off the integration's CPU clock;
-            // the clock (a system call, ~1 µs, as much as a whole step of a
-            // small model) is read only in steps that write output.
-            // `Observer::step` stays on the clock: observers keep it cheap
-            let mut paused = false;
+            // outputs inside the step; the CPU clock (a system call of about
+            // a microsecond here, as long as a small step) is paused only
+            // around steps that have output, not at every step
             if let Some(dt) = dt_out {
-                loop {
-                    let to = t0 + out_k as f64 * dt;
-                    if to >= t_end_step - 1e-12 * dt || to >= t_end {
-                        break;
+                let due = |k: u64| {
+                    let to = t0 + k as f64 * dt;
+                    (to < t_end_step - 1e-12 * dt && to < t_end).then_some(to)
+                };
+                if due(out_k).is_some() {
+                    // the interpolant's extra stages are integration work
+                    stepper.prepare_dense_output(p)?;
+                    cpu += thread_cpu_seconds() - cpu_mark;
+                    while let Some(to) = due(out_k) {
+                        stepper.interpolate(to, &mut ybuf);
+                        observer.output(p.inner, to, &ybuf)?;
+                        *last_out = to;
+                        out_k += 1;
                     }
-                    if !paused {
-                        cpu += thread_cpu_seconds() - cpu_mark;
-                        paused = true;
-                    }
-                    stepper.interpolate(to, &mut ybuf);
-                    observer.output(p.inner, to, &ybuf)?;
-                    *last_out = to;
-                    out_k += 1;
+                    cpu_mark = thread_cpu_seconds();
                 }
             }
+            // counted: an observer's step hook must be cheap (a progress
+            // bar redraws at most a thousand times)
             observer.step(t_end_step, t_end_step - ta, stats);
-            if paused {
-                cpu_mark = thread_cpu_seconds();
-            }
             if let Some((te, idx)) = event {
                 stats.n_events += 1;
                 stepper.interpolate(te, &mut ybuf);

@@ -24,7 +24,10 @@ pub struct StepContext<'a> {
 /// discontinuity (event, breakpoint, state change by the problem); then
 /// repeated [`Stepper::step`]. After `step` returns `Ok`, the method's
 /// state is at the end of one accepted step, `t() ≤ t_stop`, and
-/// [`Stepper::interpolate`] is valid on `[t_prev(), t()]`.
+/// [`Stepper::interpolate`] is valid on `[t_prev(), t()]`; its full order
+/// after [`Stepper::prepare_dense_output`], which a method whose
+/// continuous extension costs extra evaluations (DOP853) uses to form it
+/// only for the steps that are interpolated.
 pub trait Stepper {
     /// Registry name of the method (as in `jounce methods`).
     fn name(&self) -> &'static str;
@@ -77,6 +80,21 @@ pub trait Stepper {
         self.t() - self.t_prev()
     }
 
-    /// The method's continuous solution at t ∈ [t_prev(), t()] into `out`.
+    /// Form what the continuous solution of the last accepted step needs
+    /// beyond the step itself (the three extra stages of DOP853's
+    /// extension, Hairer, Nørsett & Wanner I, II.6), once per step; called
+    /// by the driver before it interpolates in a step, so that steps
+    /// without an output point or an event inside do not pay for it. The
+    /// default (methods whose interpolant is free) does nothing.
+    ///
+    /// # Errors
+    /// Evaluation errors of the extra stages.
+    fn prepare_dense_output(&mut self, _p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+        Ok(())
+    }
+
+    /// The method's continuous solution at t ∈ [t_prev(), t()] into `out`
+    /// (of the method's full dense order after
+    /// [`Stepper::prepare_dense_output`]).
     fn interpolate(&self, t: f64, out: &mut [f64]);
 }

@@ -141,7 +141,9 @@ fn assert_close(a: &[f64], b: &[f64], tol: f64, what: &str) {
 #[test]
 fn aba_equals_crba_solve_on_random_trees() {
     let mut seed = 7;
-    for nb in [1, 2, 5, 12] {
+    // up to 4 coordinates forward dynamics takes the small-tree path
+    // (CRBA and LᵀDL), beyond it the articulated-body algorithm
+    for nb in [1, 2, 3, 4, 5, 12] {
         let model = random_tree(nb, &mut seed);
         let sys = system(&model);
         let js = PlanarJointSystem::new(&sys);
@@ -478,11 +480,83 @@ fn closed_loop_dynamics_and_its_exact_jacobians() {
 fn joint_motion_satisfies_the_body_equations_with_every_force_element() {
     let mut seed = 21;
     let model = random_tree(6, &mut seed);
-    let sys = system(&model);
+    assert_body_equations(&model, &mut seed);
+}
+
+/// Rotational springs across tree joints act on their coordinate
+/// (joint_forces.rs), with the joint written either way round (φ = ±σq),
+/// damping, an actuator and one-sided activity on both sides of the zero
+/// angle: the motion satisfies the body equations, where the springs are
+/// couple pairs on the bodies. In the small-tree path (3 coordinates)
+/// and the articulated-body algorithm (5).
+#[test]
+fn rotational_springs_on_tree_joints_act_as_in_body_coordinates() {
+    let mut seed = 5;
+    for nb in [3, 5] {
+        for reversed in [false, true] {
+            let bodies = (0..nb)
+                .map(|i| {
+                    body(
+                        &format!("b{i}"),
+                        1.0 + 0.1 * i as f64,
+                        0.05,
+                        i as f64,
+                        0.0,
+                        0.0,
+                    )
+                })
+                .collect();
+            let joints = (0..nb)
+                .map(|i| {
+                    let parent = if i == 0 {
+                        ground([0.0, 0.0])
+                    } else {
+                        on(i - 1, [0.5, 0.0])
+                    };
+                    let child = on(i, [-0.5, 0.0]);
+                    let name = format!("j{i}");
+                    if reversed && i % 2 == 1 {
+                        revolute(&name, child, parent)
+                    } else {
+                        revolute(&name, parent, child)
+                    }
+                })
+                .collect();
+            let one_sided = [
+                None,
+                Some(jounce_model::OneSided::Compression),
+                Some(jounce_model::OneSided::Tension),
+            ];
+            let forces = (0..nb)
+                .map(|j| {
+                    force(
+                        &format!("k{j}"),
+                        ForceKind::RotationalSpring {
+                            joint: j,
+                            stiffness: 10.0 + 2.0 * j as f64,
+                            damping: 0.7,
+                            zero_angle: 0.2 * noise(&mut seed),
+                            actuator: Some(TimeFunction::Constant(0.3)),
+                            one_sided: one_sided[j % 3],
+                        },
+                    )
+                })
+                .collect();
+            let mut m = model("sprung chain", bodies, joints, vec![], forces);
+            m.gravity = [0.0, -9.81];
+            assert_body_equations(&m, &mut seed);
+        }
+    }
+}
+
+/// Joint-coordinate forward dynamics at a random state of `model`'s tree
+/// satisfies the body equations M ẍ + Φ_xᵀ λ = Q, Φ_x ẍ = γ.
+fn assert_body_equations(model: &Model, seed: &mut u64) {
+    let sys = system(model);
     let js = PlanarJointSystem::new(&sys);
     let (nq, n) = (sys.nq(), js.nv());
     let mut data = js.data();
-    let (q, v) = random_state(n, &mut seed);
+    let (q, v) = random_state(n, seed);
     let t = 0.4;
     let mut a = vec![0.0; n];
     js.forward_dynamics(&mut data, t, &q, &v, &mut a).unwrap();

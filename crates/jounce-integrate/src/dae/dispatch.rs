@@ -93,6 +93,10 @@ impl Stepper for OdeOrDae {
         self.active().h_last()
     }
 
+    fn prepare_dense_output(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+        self.active_mut().prepare_dense_output(p)
+    }
+
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         self.active().interpolate(t, out)
     }

@@ -7,7 +7,7 @@ use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
-use crate::options::{OutputGrid, SolverOptions};
+use crate::options::SolverOptions;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
@@ -19,10 +19,11 @@ use crate::stepper::{StepContext, Stepper};
 ///
 /// Continuous output ([`Stepper::interpolate`]) is the tableau's
 /// [`DenseOutput`]. For DOP853 its three extra stages cost three
-/// evaluations per step, so they are formed only when the run needs them
-/// (output on a grid, or event functions) or after
-/// [`ExplicitRk::with_dense_output`]; otherwise the cubic Hermite
-/// interpolant (third order) is used.
+/// evaluations per step, so they are formed only for a step that is
+/// interpolated ([`Stepper::prepare_dense_output`], which the driver calls
+/// for a step with an output point or an event inside, as scipy's DOP853
+/// does), or at every step after [`ExplicitRk::with_dense_output`];
+/// without them the cubic Hermite interpolant (third order) is used.
 pub struct ExplicitRk {
     tab: &'static ButcherTableau,
     t: f64,
@@ -39,9 +40,8 @@ pub struct ExplicitRk {
     err2: Vec<f64>,
     /// coefficients F₀..F₆ of the DOP853 continuous extension of the last step
     cont: Vec<Vec<f64>>,
-    /// whether the extra dense-output stages are computed at each step
-    /// (only when output on a grid or events need the continuous solution)
-    want_dense: bool,
+    /// size of the last accepted step (the one `cont` would extend)
+    h_accepted: f64,
     /// whether `cont` belongs to the last accepted step
     cont_valid: bool,
     /// form the continuous extension whatever the options
@@ -71,7 +71,7 @@ impl ExplicitRk {
             err: Vec::new(),
             err2: Vec::new(),
             cont: Vec::new(),
-            want_dense: false,
+            h_accepted: 0.0,
             cont_valid: false,
             force_dense: false,
             f_cur: Vec::new(),
@@ -95,50 +95,37 @@ impl ExplicitRk {
     /// estimate (if the tableau has one) to `err`.
     fn stages(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
         let tab = self.tab;
-        let n = self.y.len();
         let s = tab.stages();
+        // Each combination Σ_j c_j k_j is summed over j in ascending order
+        // for every component, stage by stage into an accumulator (a pass
+        // over contiguous k_j per nonzero coefficient), the same sums in
+        // the same order as component by component.
         for i in 1..s {
-            for m in 0..n {
-                let mut acc = 0.0;
-                for (j, aij) in tab.a[i].iter().enumerate() {
-                    if *aij != 0.0 {
-                        acc += aij * self.k[j][m];
-                    }
-                }
-                self.ytmp[m] = self.y[m] + h * acc;
+            combine(&mut self.ytmp, tab.a[i].iter().copied(), &self.k, true);
+            for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+                *yt = y + h * *yt;
             }
             let (_, rest) = self.k.split_at_mut(i);
             p.rhs(self.t + tab.c[i] * h, &self.ytmp, &mut rest[0])?;
         }
         // propagated solution
-        for m in 0..n {
-            let mut acc = 0.0;
-            for (i, bi) in tab.b.iter().enumerate() {
-                acc += bi * self.k[i][m];
-            }
-            self.ytmp[m] = self.y[m] + h * acc;
+        combine(&mut self.ytmp, tab.b.iter().copied(), &self.k, false);
+        for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+            *yt = y + h * *yt;
         }
         match tab.error {
             ErrorEstimate::None => {}
             ErrorEstimate::Embedded { b_hat, .. } => {
-                for m in 0..n {
-                    let mut acc = 0.0;
-                    for i in 0..s {
-                        acc += (tab.b[i] - b_hat[i]) * self.k[i][m];
-                    }
-                    self.err[m] = h * acc;
-                }
+                let e = tab.b.iter().zip(b_hat).map(|(b, bh)| b - bh);
+                combine(&mut self.err, e.take(s), &self.k, false);
+                self.err.iter_mut().for_each(|e| *e *= h);
             }
             ErrorEstimate::Combined53 { e5, b_hat3 } => {
-                for m in 0..n {
-                    let (mut a5, mut a3) = (0.0, 0.0);
-                    for i in 0..s {
-                        a5 += e5[i] * self.k[i][m];
-                        a3 += (tab.b[i] - b_hat3[i]) * self.k[i][m];
-                    }
-                    self.err[m] = h * a5;
-                    self.err2[m] = h * a3;
-                }
+                combine(&mut self.err, e5.iter().copied().take(s), &self.k, false);
+                let e3 = tab.b.iter().zip(b_hat3).map(|(b, bh)| b - bh);
+                combine(&mut self.err2, e3.take(s), &self.k, false);
+                self.err.iter_mut().for_each(|e| *e *= h);
+                self.err2.iter_mut().for_each(|e| *e *= h);
             }
         }
         Ok(())
@@ -242,8 +229,7 @@ impl Stepper for ExplicitRk {
         self.f_prev.copy_from_slice(&self.f_cur);
         self.f_cur_valid = true;
         self.cont_valid = false;
-        self.want_dense =
-            self.force_dense || matches!(ctx.opts.output, OutputGrid::Every(_)) || p.n_events() > 0;
+        self.h_accepted = 0.0;
         if let Some(h) = ctx.opts.fixed_step {
             if !(h > 0.0) {
                 return Err(IntegrateError::BadMethod(format!(
@@ -287,6 +273,17 @@ impl Stepper for ExplicitRk {
 
     fn t_prev(&self) -> f64 {
         self.t_prev
+    }
+
+    /// DOP853's three extra stages for the last accepted step, unless
+    /// formed already (or the stepper was just reset: nothing to extend).
+    fn prepare_dense_output(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+        if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
+            if !self.cont_valid && self.h_accepted != 0.0 && self.t > self.t_prev {
+                self.dop853_dense(p, self.h_accepted, c, a, d)?;
+            }
+        }
+        Ok(())
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
@@ -469,8 +466,9 @@ impl ExplicitRk {
             p.rhs(self.t, &self.y, &mut self.f_cur)?;
         }
         self.cont_valid = false;
+        self.h_accepted = h;
         if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
-            if self.want_dense {
+            if self.force_dense {
                 self.dop853_dense(p, h, c, a, d)?;
             }
         }
@@ -519,5 +517,22 @@ impl ExplicitRk {
         }
         self.cont_valid = true;
         Ok(())
+    }
+}
+
+/// out = Σ_j c_j k_j, summed over j in ascending order for each component
+/// (the first term assigned, the rest added); with `skip_zeros`, terms
+/// with c_j = 0 are left out (0 · k_j would turn an infinite stage into
+/// NaN).
+#[inline]
+fn combine(out: &mut [f64], c: impl Iterator<Item = f64>, k: &[Vec<f64>], skip_zeros: bool) {
+    out.fill(0.0);
+    for (cj, kj) in c.zip(k) {
+        if skip_zeros && cj == 0.0 {
+            continue;
+        }
+        for (o, x) in out.iter_mut().zip(kj) {
+            *o += cj * x;
+        }
     }
 }

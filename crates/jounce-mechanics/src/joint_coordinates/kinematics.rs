@@ -43,6 +43,20 @@ pub(crate) struct NodeMotion<D> {
     pub sin_cos: [D; 2],
 }
 
+impl<D: Scalar> NodeMotion<D> {
+    /// At rest at the origin.
+    pub fn zero() -> Self {
+        let z = D::from(0.0);
+        NodeMotion {
+            pose: [z; 3],
+            vel: [z; 3],
+            s: [z; 3],
+            c: [z; 3],
+            sin_cos: [z, D::from(1.0)],
+        }
+    }
+}
+
 /// A(θ) s from (sin θ, cos θ).
 #[inline]
 fn rot<D: Scalar>(sc: [D; 2], s: [f64; 2]) -> [D; 2] {

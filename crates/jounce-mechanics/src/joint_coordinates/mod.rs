@@ -17,6 +17,11 @@
 //! * [`kinematics`] — forward kinematics of one node and its inverse;
 //! * `aba` — the articulated-body, Newton–Euler and composite-rigid-body
 //!   recursions;
+//! * `joint_forces` — rotational springs across tree joints as
+//!   generalized forces of their coordinates;
+//! * `small_tree` — forward dynamics of the smallest trees by the
+//!   composite-rigid-body algorithm and an LᵀDL solve (fewer operations
+//!   than the articulated-body algorithm there);
 //! * `closure_dynamics` — the KKT system in joint coordinates for closed
 //!   loops and drivers;
 //! * [`planar_joint`] — [`PlanarJointSystem`], the planar implementation;
@@ -29,8 +34,10 @@
 
 mod aba;
 mod closure_dynamics;
+mod joint_forces;
 pub mod kinematics;
 pub mod planar_joint;
+mod small_tree;
 pub mod spatial;
 pub mod system;
 pub mod tree;

@@ -22,7 +22,9 @@ use crate::kinematics::Scalar;
 use crate::planar::PlanarSystem;
 use crate::system::MechanicalSystem;
 
+use super::joint_forces::JointForce;
 use super::kinematics::{node_coordinate, node_pose};
+use super::small_tree::SMALL_TREE_MAX;
 use super::system::{JointCoordinateSystem, JointData, JointSpaceError};
 use super::tree::KinematicTree;
 use super::work::{PlanarJointWork, TreeWork};
@@ -37,8 +39,11 @@ pub struct PlanarJointSystem {
     pub(crate) inertia: Vec<f64>,
     /// Gravity.
     pub(crate) gravity: [f64; 2],
-    /// Force elements with bodies given as nodes.
+    /// Force elements with bodies given as nodes, applied to the bodies.
     pub(crate) forces: Vec<ForceElement>,
+    /// Force elements applied to one joint coordinate (rotational springs
+    /// across revolute tree joints).
+    pub(crate) joint_forces: Vec<JointForce>,
     /// Cut joints and drivers with bodies given as nodes, rows renumbered.
     pub(crate) cut: Vec<ConstraintElement>,
     /// Number of closure constraint rows.
@@ -62,14 +67,17 @@ impl PlanarJointSystem {
             inertia[k] = sys.inertias()[b];
         }
         let to_nodes = |bodies: [Option<usize>; 2]| bodies.map(|b| b.map(|b| tree.body_node[b]));
-        let forces = sys
-            .force_elements()
-            .iter()
-            .map(|f| ForceElement {
-                bodies: to_nodes(f.bodies),
-                ..f.clone()
-            })
-            .collect();
+        let (mut forces, mut joint_forces) = (Vec::new(), Vec::new());
+        for f in sys.force_elements() {
+            let bodies = to_nodes(f.bodies);
+            match JointForce::across_tree_joint(&tree, f, bodies) {
+                Some(jf) => joint_forces.push(jf),
+                None => forces.push(ForceElement {
+                    bodies,
+                    ..f.clone()
+                }),
+            }
+        }
         let mut row = 0;
         let mut cut = Vec::new();
         let mut row_owner = Vec::new();
@@ -91,6 +99,7 @@ impl PlanarJointSystem {
             inertia,
             gravity: sys.gravity(),
             forces,
+            joint_forces,
             cut,
             nc: row,
             row_owner,
@@ -309,11 +318,15 @@ impl JointCoordinateSystem for PlanarJointSystem {
             a.copy_from_slice(&w.sol[..q.len()]);
             return Ok(());
         }
+        // straight from the caller's slices to theirs: no copies
         let w = &mut data.planar.re;
-        Self::load(w, q, v);
-        self.aba(t, w)?;
-        a.copy_from_slice(&w.a);
-        Ok(())
+        if q.len() <= SMALL_TREE_MAX {
+            return self.small_tree_dynamics(t, q, v, a);
+        }
+        self.kinematics_pass_from(|i| q[i], |i| v[i], &mut w.motion);
+        self.force_pass(t, w);
+        self.joint_force_pass(t, |i| q[i], |i| v[i], &mut w.joint_force);
+        self.aba_passes(w, |_, i, qdd| a[i] = qdd)
     }
 
     fn forward_dynamics_jacobians(

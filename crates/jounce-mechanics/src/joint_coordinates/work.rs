@@ -22,11 +22,9 @@ pub(crate) struct TreeWork<D> {
     pub inertia: Vec<Sym3<D>>,
     /// Articulated bias force p^A (ABA) or net force (RNEA) at O.
     pub force: Vec<Vec3<D>>,
-    /// U = I^A S.
+    /// U D⁻¹, U = I^A S, D = Sᵀ U (articulated-body algorithm).
     pub u: Vec<Vec3<D>>,
-    /// D⁻¹ = (Sᵀ U)⁻¹.
-    pub d: Vec<D>,
-    /// u = τ − Sᵀ p^A.
+    /// (u − Uᵀ c) D⁻¹, u = τ − Sᵀ p^A.
     pub tau: Vec<D>,
     /// Spatial acceleration at O.
     pub acc: Vec<Vec3<D>>,
@@ -36,6 +34,9 @@ pub(crate) struct TreeWork<D> {
     pub v: Vec<D>,
     /// Joint accelerations (or forces).
     pub a: Vec<D>,
+    /// Generalized forces of the force elements applied to joint
+    /// coordinates (`joint_forces`).
+    pub joint_force: Vec<D>,
 }
 
 impl<D: Scalar> TreeWork<D> {
@@ -55,12 +56,12 @@ impl<D: Scalar> TreeWork<D> {
             inertia: vec![[z; 6]; n],
             force: vec![[z; 3]; n],
             u: vec![[z; 3]; n],
-            d: vec![z; n],
             tau: vec![z; n],
             acc: vec![[z; 3]; n],
             q: vec![z; n],
             v: vec![z; n],
             a: vec![z; n],
+            joint_force: vec![z; n],
         }
     }
 }
