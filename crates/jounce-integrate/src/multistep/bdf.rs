@@ -691,7 +691,7 @@ impl StepAttempt for BdfNdf {
     }
 
     /// The differences stay scaled to the last step until the next trial
-    /// ([`BdfNdf::rescale`] in [`StepAttempt::attempt`]).
+    /// (re-interpolated in [`StepAttempt::attempt`]).
     fn set_h(&mut self, h: f64) {
         self.h_next = h;
     }
