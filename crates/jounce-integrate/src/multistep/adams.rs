@@ -670,6 +670,12 @@ impl StepAttempt for VarAdams {
         }
     }
 
+    /// The step after one trimmed to t_stop follows from the trimmed one
+    /// (the selection bounds the ratio of successive steps).
+    fn resumes_after_trim(&self) -> bool {
+        false
+    }
+
     fn passes(&self, err: f64, h: f64) -> bool {
         match self.mode {
             AdamsMode::Pece { .. } => self.controller.accept(err, h),

@@ -756,6 +756,12 @@ impl StepAttempt for BdfNdf {
         Ok(Trial::Failed { factor: 0.3 })
     }
 
+    /// The step after one trimmed to t_stop follows from the trimmed one
+    /// (the selection bounds the ratio of successive steps).
+    fn resumes_after_trim(&self) -> bool {
+        false
+    }
+
     fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
         if accepted {
             self.select_after_acceptance(err, h)
