@@ -124,6 +124,7 @@
 use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::{counted_residual, dae_weights, DaeProblem};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::options::SolverOptions;
@@ -1150,9 +1151,12 @@ impl StepAttempt for DaeBdf {
     ) -> Result<(), IntegrateError> {
         let loop_state = self.loop_state;
         let (t, y) = (self.t, self.y.clone());
-        let r = Stepper::reset(self, p, t, &y, ctx);
+        Stepper::reset(self, p, t, &y, ctx)?;
         self.loop_state = loop_state;
-        r
+        // not below the resolution at t (the crossing step had that size);
+        // φ_2 = h y'_0 follows h in the first trial
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
     }
 }
 

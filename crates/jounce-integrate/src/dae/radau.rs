@@ -90,6 +90,7 @@ use nalgebra::{Complex, ComplexField, DMatrix, Matrix3};
 use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::{counted_residual, dae_weights, fd_iteration_matrix, DaeProblem};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::implicit::radau5::{
     collocation_coefficients, collocation_value, newton_verdict, proposed_step,
@@ -757,9 +758,11 @@ impl StepAttempt for DaeRadau5 {
         let loop_state = self.loop_state;
         let (t, y) = (self.t, self.y.clone());
         self.h = 0.0;
-        let r = Stepper::reset(self, p, t, &y, ctx);
+        Stepper::reset(self, p, t, &y, ctx)?;
         self.loop_state = loop_state;
-        r
+        // not below the resolution at t (the crossing step had that size)
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
     }
 }
 

@@ -47,6 +47,7 @@
 //! interpolation polynomial through the final derivative values.
 
 use crate::controller::{ErrorPer, StepController};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::coeffs::milne_factor;
@@ -757,12 +758,19 @@ impl StepAttempt for VarAdams {
 
     /// Start again at order 1 from the current point (the history spans
     /// the jump), with a first step chosen anew.
+    /// Not below the smallest step the arithmetic resolves at t
+    /// ([`resolution_floor`]): the crossing step itself had that size,
+    /// and a first-step estimate from a tiny y and a large f (Hairer's,
+    /// 0.01 ‖y‖/‖f‖) can fall below it, which the loop reports as an
+    /// underflow.
     fn restart_here(
         &mut self,
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         let (t, y) = (self.t, self.y.clone());
-        self.start_at(p, t, &y, ctx)
+        self.start_at(p, t, &y, ctx)?;
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
     }
 }

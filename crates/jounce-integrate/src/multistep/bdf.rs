@@ -66,6 +66,7 @@
 
 use nalgebra::{Complex, DMatrix};
 
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::stability_limit::{admissible, largest_admissible_step, ModeEstimate};
@@ -263,7 +264,13 @@ impl BdfNdf {
             std::mem::swap(&mut self.dif[j], &mut self.tmp_cols[j]);
         }
         self.h = h_new;
-        self.nconhk = 0;
+        // a change at the level of rounding (the loop keeps h at least at
+        // the resolution of t, which grows with t) is no change of step
+        // for the order selection, which waits for k + 2 steps at
+        // constant h: at h = 10 ε t it would otherwise wait forever
+        if (rho - 1.0).abs() > 1e-12 {
+            self.nconhk = 0;
+        }
     }
 
     /// Rebuild ∇^j y_n, j = 1..npts−1, from equally spaced points (newest first).
@@ -816,9 +823,12 @@ impl StepAttempt for BdfNdf {
     ) -> Result<(), IntegrateError> {
         p.rhs(self.t, &self.y, &mut self.f0)?;
         let opts = ctx.opts;
+        // not below the resolution at t (the crossing step had that size;
+        // 0.01 ‖y‖/‖f‖ from a tiny y and a large f can be smaller)
         let h = initial_step(
             p, self.t, &self.y, &self.f0, 1, opts.rtol, opts.atol, opts.h_max, 1.0,
-        )?;
+        )?
+        .max(resolution_floor(self.t));
         self.k = 1;
         self.k_dense = 0;
         self.nconhk = 0;
