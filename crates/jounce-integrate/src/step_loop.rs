@@ -16,8 +16,9 @@
 //! 4. accepted: counted, committed ([`StepAttempt::commit`]), and the next
 //!    proposal is h times the method's factor, not above h right after a
 //!    rejection (Hairer, Nørsett & Wanner I, II.4), and not below the
-//!    controller's own proposal after a step trimmed to `t_stop`, and not
-//!    below the resolution;
+//!    controller's own proposal after a step trimmed to `t_stop` (unless
+//!    the method's formulas rest on the ratio of successive steps,
+//!    [`StepAttempt::resumes_after_trim`]), and not below the resolution;
 //! 5. rejected: counted ([`record_rejection`], which gives up after
 //!    [`crate::controller::MAX_ERROR_TEST_FAILURES`] in a row), the step
 //!    shrinks, never below the resolution; a step that fails at the
@@ -103,6 +104,19 @@ pub trait StepAttempt {
     /// Whether a trial with error norm `err` passes (error per step: err ≤ 1).
     fn passes(&self, err: f64, _h: f64) -> bool {
         err <= 1.0
+    }
+
+    /// Whether the step after one trimmed to `t_stop` may return to the
+    /// controller's larger proposal (true: one-step methods). Multistep
+    /// methods whose formulas and order selection rest on the ratio of
+    /// successive steps answer false: the next step then follows from the
+    /// trimmed one by the method's own factor, as in DASSL and ode15s, so
+    /// that h_{n+1}/h_n stays within the bound of the method's step
+    /// selection (variable-step multistep formulas are zero-stable only
+    /// for bounded step ratios: Hairer, Nørsett & Wanner I, III.5;
+    /// Grigorieff 1983 for BDF2, ratio < 1 + √2).
+    fn resumes_after_trim(&self) -> bool {
+        true
     }
 
     /// Hook after a trial of size h was rejected by the error test (a
@@ -209,7 +223,7 @@ pub fn advance<M: StepAttempt + ?Sized>(
             // after a step trimmed to t_stop, keep the controller's larger
             // size; never below what the arithmetic resolves (a smaller
             // step would fail or cross a discontinuity)
-            let h_next = if trimmed && fac >= 1.0 {
+            let h_next = if trimmed && fac >= 1.0 && m.resumes_after_trim() {
                 h_ctrl.max(h * fac)
             } else {
                 h * fac

@@ -104,6 +104,12 @@
 //! error per unit step the Newton error, which does not shrink with h,
 //! drives the step to underflow.
 //!
+//! **Step loop:** the shared one ([`crate::step_loop::advance`]: stop
+//! times, rejections, crossing of discontinuities, counters); this file
+//! supplies the trial, DASSL's selection and the commit
+//! ([`StepAttempt`]). A step that reaches t_stop ends exactly there, and
+//! the next one follows from it (as in DASSL).
+//!
 //! **Dense output:** the predictor polynomial through the last k+1
 //! points, evaluated as in DDATRP (BCP 5.2). Work: `n_rhs` counts every
 //! residual evaluation (including those of difference quotients), `n_jac`
@@ -115,14 +121,16 @@
 //! code ([`crate::multistep::BdfNdf`]) with the same order-selection
 //! principles.
 
-use crate::controller::{proportional_scale, record_rejection, step_towards};
+use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::{counted_residual, dae_weights, DaeProblem};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::options::SolverOptions;
 use crate::problem::OdeProblem;
 use crate::stats::Stats;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Largest order.
@@ -247,7 +255,7 @@ enum Corrector {
 }
 
 /// The error estimates of one converged step at orders k−2..k (DDASTP).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Estimate {
     err: f64,
     est: f64,
@@ -319,6 +327,21 @@ pub struct DaeBdf {
     /// starts a fixed-step run at its own tolerance)
     tol_scale: f64,
     proportional: bool,
+    // ---- the shared step loop ([`step_loop::advance`]) ----
+    loop_state: LoopState,
+    /// a fixed-step run
+    fixed: bool,
+    /// t_stop of the current step
+    t_stop: f64,
+    /// order and estimates of the current trial
+    trial_k: usize,
+    est: Estimate,
+    /// error-test, convergence and singular-matrix failures of the step
+    nef: u32,
+    ncf: u32,
+    nsf: u32,
+    /// order chosen after an error-test failure, taken by the retry
+    order_after_reject: Option<usize>,
 }
 
 impl DaeBdf {
@@ -377,6 +400,15 @@ impl DaeBdf {
             start_stats: Stats::default(),
             tol_scale: 1.0,
             proportional: true,
+            loop_state: LoopState::default(),
+            fixed: false,
+            t_stop: 0.0,
+            trial_k: 1,
+            est: Estimate::default(),
+            nef: 0,
+            ncf: 0,
+            nsf: 0,
+            order_after_reject: None,
         }
     }
 
@@ -645,7 +677,7 @@ impl DaeBdf {
 
     /// Coefficients, prediction, weights and the corrector for a step of
     /// size h from the current point.
-    fn attempt(
+    fn attempt_corrector(
         &mut self,
         dae: &mut dyn DaeProblem,
         h: f64,
@@ -809,153 +841,27 @@ impl DaeBdf {
         }
     }
 
-    fn step_adaptive(
-        &mut self,
-        dae: &mut dyn DaeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let (mut nef, mut ncf, mut nsf, mut rejected) = (0u32, 0u32, 0u32, 0u32);
-        loop {
-            let (h, _) = step_towards(self.h.min(opts.h_max), self.t, t_stop, true);
-            if !(h >= opts.h_min) {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            let out = self.attempt(dae, h, true, ctx)?;
-            let k = self.k;
-            let h_new = match out {
-                Corrector::Converged => {
-                    let est = self.estimate();
-                    if est.err <= 1.0 {
-                        ctx.stats.n_accept += 1;
-                        ctx.stats.accumulated_error += est.err * self.tol_scale;
-                        let h_next = self.select(&est, h);
-                        // a step that reaches t_stop ends exactly there
-                        let t_new = if h == t_stop - self.t {
-                            t_stop
-                        } else {
-                            self.t + h
-                        };
-                        self.accept(t_new, k);
-                        self.h = h_next.min(opts.h_max);
-                        return Ok(());
-                    }
-                    self.restore(h);
-                    self.initial_phase = false;
-                    record_rejection(ctx.stats, &mut rejected, self.t)?;
-                    nef += 1;
-                    match nef {
-                        1 => {
-                            self.k = est.knew;
-                            let r = 0.9 * (2.0 * est.est + 1e-4).powf(-1.0 / (self.k as f64 + 1.0));
-                            h * r.clamp(0.25, 0.9)
-                        }
-                        2 => {
-                            self.k = est.knew;
-                            0.25 * h
-                        }
-                        _ => {
-                            self.k = 1;
-                            0.25 * h
-                        }
-                    }
-                }
-                Corrector::Failed { eval } => {
-                    self.restore(h);
-                    self.initial_phase = false;
-                    ctx.stats.n_reject += 1;
-                    ncf += 1;
-                    if ncf >= MAX_CONVERGENCE_FAILURES || 0.25 * h < opts.h_min {
-                        return Err(match eval {
-                            Some(err) => err.into(),
-                            None => IntegrateError::NewtonFailed {
-                                t: self.t,
-                                h,
-                                iters: MAX_ITER_ADAPTIVE,
-                            },
-                        });
-                    }
-                    0.25 * h
-                }
-                Corrector::Singular => {
-                    self.restore(h);
-                    self.initial_phase = false;
-                    ctx.stats.n_reject += 1;
-                    nsf += 1;
-                    if nsf >= MAX_SINGULAR {
-                        return Err(singular(self.t + h).into());
-                    }
-                    0.25 * h
-                }
-            };
-            if !(h_new >= crate::discontinuity::min_step(opts.h_min, self.t)) {
-                return Err(IntegrateError::StepSizeTooSmall {
-                    t: self.t,
-                    h: h_new,
-                });
-            }
-            self.h = h_new;
-        }
-    }
-
-    /// One fixed step at order max_order, ending on t0 + j h.
-    fn step_fixed(
-        &mut self,
-        dae: &mut dyn DaeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let hf = self.h_fixed;
-        let target = self.t_fixed0 + (self.n_fixed + 1) as f64 * hf;
-        // t0 + j h from the count: no accumulated rounding, and a rest of
-        // less than 1e-3 h joins the last step instead of a sliver
-        let t_new = if target >= t_stop - 1e-3 * hf {
-            t_stop
+    /// The end of a step of size h from t: t_stop when the loop trimmed
+    /// the step to it (exactly), t0 + j h from the count at fixed steps
+    /// (no accumulated rounding), else t + h.
+    fn t_new(&self, h: f64) -> f64 {
+        if h == self.t_stop - self.t {
+            self.t_stop
+        } else if self.fixed {
+            self.t_fixed0 + (self.n_fixed + 1) as f64 * self.h_fixed
         } else {
-            target
-        };
-        let h = t_new - self.t;
-        let k = self.k;
-        match self.attempt(dae, h, false, ctx)? {
-            Corrector::Converged => {}
-            Corrector::Failed { eval } => {
-                self.restore(h);
-                return Err(match eval {
-                    Some(err) => err.into(),
-                    None => IntegrateError::NewtonFailed {
-                        t: self.t,
-                        h,
-                        iters: MAX_ITER_FIXED,
-                    },
-                });
-            }
-            Corrector::Singular => {
-                self.restore(h);
-                return Err(singular(self.t + h).into());
-            }
+            self.t + h
         }
-        self.kold = k;
-        self.hold = h;
-        self.accept(t_new, k);
-        self.n_fixed += 1;
-        ctx.stats.n_accept += 1;
-        Ok(())
     }
 
-    /// One start step of the fixed-step method: the inner run to
-    /// t0 + j h (or t_stop), then the history from the points so far.
-    fn step_start(
+    /// The inner run of a fixed-step start to `target` (t0 + j h or
+    /// t_stop); its work is counted in the run's counters.
+    fn run_start(
         &mut self,
         p: &mut dyn OdeProblem,
-        t_stop: f64,
+        target: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let hf = self.h_fixed;
-        let mut target = self.t_fixed0 + self.n_pts as f64 * hf;
-        if target >= t_stop - 1e-3 * hf {
-            target = t_stop;
-        }
         let starter = self
             .starter
             .as_mut()
@@ -979,7 +885,16 @@ impl DaeBdf {
             }
         }
         merge_work(ctx.stats, &mut self.start_stats);
-        result?;
+        result
+    }
+
+    /// The inner run's value at `target` becomes the current point and a
+    /// start point; the history from the points so far.
+    fn accept_start(&mut self, target: f64) {
+        let starter = self
+            .starter
+            .as_ref()
+            .expect("the fixed-step start has an inner stepper after reset");
         let j = self.n_pts;
         self.pts_t[j] = target;
         self.pts_y[j].copy_from_slice(starter.y());
@@ -989,7 +904,6 @@ impl DaeBdf {
         self.t = target;
         self.y.copy_from_slice(starter.y());
         self.n_fixed += 1;
-        ctx.stats.n_accept += 1;
         self.history_from_points();
         if self.n_pts == self.max_order + 1 {
             // the order-k method takes over with k + 1 values
@@ -1000,7 +914,6 @@ impl DaeBdf {
             self.matrix = Matrix::Stale;
             self.initial_phase = false;
         }
-        Ok(())
     }
 
     /// φ and ψ from the start points (modified divided differences at the
@@ -1081,6 +994,172 @@ fn unsupported() -> IntegrateError {
     }
 }
 
+impl StepAttempt for DaeBdf {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    /// Adaptive: the selected h. Fixed: the step to t0 + (j + 1) h.
+    fn proposed_h(&self) -> f64 {
+        if self.fixed {
+            self.t_fixed0 + (self.n_fixed + 1) as f64 * self.h_fixed - self.t
+        } else {
+            self.h
+        }
+    }
+
+    fn set_h(&mut self, h: f64) {
+        if !self.fixed {
+            self.h = h;
+        }
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// Coefficients, prediction and corrector of order k (module doc),
+    /// and DASSL's estimates. A Newton failure with a current matrix or a
+    /// singular matrix retries at h/4 (10 and 3 times per step at most).
+    /// Fixed steps: the inner run during the start, then the corrector to
+    /// round-off; a failure is an error.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        if self.fixed && self.starting {
+            let target = self.t_new(h);
+            self.run_start(p, target, ctx)?;
+            return Ok(Trial::Unchecked);
+        }
+        let dae = p.as_dae().ok_or_else(unsupported)?;
+        let adaptive = !self.fixed;
+        self.trial_k = self.k;
+        let out = self.attempt_corrector(dae, h, adaptive, ctx)?;
+        if !matches!(out, Corrector::Converged) {
+            self.restore(h);
+            self.initial_phase = false;
+        }
+        let max_iter = if adaptive {
+            MAX_ITER_ADAPTIVE
+        } else {
+            MAX_ITER_FIXED
+        };
+        match out {
+            Corrector::Converged if adaptive => {
+                self.est = self.estimate();
+                Ok(Trial::Estimated(self.est.err))
+            }
+            Corrector::Converged => Ok(Trial::Unchecked),
+            Corrector::Failed { eval } => {
+                self.ncf += 1;
+                if !adaptive || self.ncf >= MAX_CONVERGENCE_FAILURES || 0.25 * h < ctx.opts.h_min {
+                    return Err(match eval {
+                        Some(err) => err.into(),
+                        None => IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters: max_iter,
+                        },
+                    });
+                }
+                Ok(Trial::Failed { factor: 0.25 })
+            }
+            Corrector::Singular => {
+                self.nsf += 1;
+                if !adaptive || self.nsf >= MAX_SINGULAR {
+                    return Err(singular(self.t + h).into());
+                }
+                Ok(Trial::Failed { factor: 0.25 })
+            }
+        }
+    }
+
+    /// The step after one trimmed to t_stop follows from the trimmed one
+    /// (the selection bounds the ratio of successive steps).
+    fn resumes_after_trim(&self) -> bool {
+        false
+    }
+
+    /// Accepted: DASSL's order and step selection (DDASTP 500–560).
+    /// Rejected (DDASTP): at the first failure of the step the order of
+    /// the estimates and h · clamp(0.9 (2 est + 1e-4)^{−1/(k+1)}, 0.25,
+    /// 0.9), at the second h/4, then h/4 at order 1.
+    fn factor(&mut self, _err: f64, h: f64, accepted: bool) -> f64 {
+        let est = self.est;
+        if accepted {
+            return self.select(&est, h) / h;
+        }
+        self.nef += 1;
+        let knew = if self.nef <= 2 { est.knew } else { 1 };
+        self.order_after_reject = Some(knew);
+        if self.nef == 1 {
+            (0.9 * (2.0 * est.est + 1e-4).powf(-1.0 / (knew as f64 + 1.0))).clamp(0.25, 0.9)
+        } else {
+            0.25
+        }
+    }
+
+    /// Undo the coefficients of the rejected trial, leave the initial
+    /// phase, take the order chosen for the retry.
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.restore(h);
+        self.initial_phase = false;
+        if let Some(k) = self.order_after_reject.take() {
+            self.k = k;
+        }
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let t_new = self.t_new(h);
+        self.order_after_reject = None;
+        if self.fixed {
+            if self.starting {
+                self.accept_start(t_new);
+                return Ok(());
+            }
+            self.kold = self.trial_k;
+            self.hold = h;
+            self.accept(t_new, self.trial_k);
+            self.n_fixed += 1;
+            return Ok(());
+        }
+        ctx.stats.accumulated_error += self.est.err * self.tol_scale;
+        self.accept(t_new, self.trial_k);
+        Ok(())
+    }
+
+    /// Start again at the current point: consistent derivative, order 1,
+    /// a first step chosen anew (the loop's state is kept).
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let loop_state = self.loop_state;
+        let (t, y) = (self.t, self.y.clone());
+        Stepper::reset(self, p, t, &y, ctx)?;
+        self.loop_state = loop_state;
+        // not below the resolution at t (the crossing step had that size);
+        // φ_2 = h y'_0 follows h in the first trial
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
+    }
+}
+
 impl Stepper for DaeBdf {
     fn name(&self) -> &'static str {
         "bdf"
@@ -1101,6 +1180,9 @@ impl Stepper for DaeBdf {
                 )));
             }
         }
+        self.loop_state = LoopState::default();
+        self.fixed = opts.fixed_step.is_some();
+        self.order_after_reject = None;
         {
             let dae = p.as_dae().ok_or_else(unsupported)?;
             let n = y0.len();
@@ -1217,6 +1299,7 @@ impl Stepper for DaeBdf {
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
@@ -1229,15 +1312,9 @@ impl Stepper for DaeBdf {
                 detail: "step before reset".into(),
             });
         }
-        if ctx.opts.fixed_step.is_some() && self.starting {
-            return self.step_start(p, t_stop, ctx);
-        }
-        let dae = p.as_dae().ok_or_else(unsupported)?;
-        if ctx.opts.fixed_step.is_some() {
-            self.step_fixed(dae, t_stop, ctx)
-        } else {
-            self.step_adaptive(dae, t_stop, ctx)
-        }
+        self.t_stop = t_stop;
+        (self.nef, self.ncf, self.nsf) = (0, 0, 0);
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {

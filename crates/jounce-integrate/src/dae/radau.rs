@@ -71,8 +71,10 @@
 //! **Step control**: radau5.f's safety factor depending on the Newton
 //! iterations and Gustafsson's predictive controller (HW II, IV.8, eq.
 //! (8.25)); with [`crate::SolverOptions::fixed_step`] there is no error
-//! test and the steps end on t0 + k h. **Dense output**: the collocation
-//! polynomial (radau5.f, CONTR5).
+//! test and the steps end on t0 + k h. The accept/reject loop is the
+//! shared one ([`crate::step_loop::advance`]); this file supplies the
+//! trial, the step factor and the commit ([`StepAttempt`]).
+//! **Dense output**: the collocation polynomial (radau5.f, CONTR5).
 //!
 //! Work counters: every residual is one `n_rhs` (including the difference
 //! quotients of an inexact iteration matrix), one J and M pair one
@@ -85,9 +87,10 @@
 
 use nalgebra::{Complex, ComplexField, DMatrix, Matrix3};
 
-use crate::controller::{proportional_scale, record_rejection, step_towards};
+use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::{counted_residual, dae_weights, fd_iteration_matrix, DaeProblem};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::implicit::radau5::{
     collocation_coefficients, collocation_value, newton_verdict, proposed_step,
@@ -96,6 +99,7 @@ use crate::implicit::radau5::{
 use crate::initial_step::initial_step;
 use crate::problem::OdeProblem;
 use crate::stats::Stats;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 type C64 = Complex<f64>;
@@ -205,6 +209,19 @@ pub struct DaeRadau5 {
     grid_k: u64,
     /// σ of the tolerance-proportional scaling (module documentation).
     sigma: f64,
+    // ---- the shared step loop ([`step_loop::advance`]) ----
+    loop_state: LoopState,
+    /// a fixed-step run (self.h is the fixed step)
+    fixed: bool,
+    /// t_stop of the current step
+    t_stop: f64,
+    /// Newton iterations and error norm of the current trial
+    newt: u32,
+    err: f64,
+    /// failed trials in a row, failed evaluations or factorisations of
+    /// the current step
+    rejected_in_a_row: u32,
+    retries: u32,
 }
 
 impl Default for DaeRadau5 {
@@ -262,6 +279,13 @@ impl DaeRadau5 {
             grid_t0: 0.0,
             grid_k: 0,
             sigma: 1.0,
+            loop_state: LoopState::default(),
+            fixed: false,
+            t_stop: 0.0,
+            newt: 0,
+            err: 0.0,
+            rejected_in_a_row: 0,
+            retries: 0,
         }
     }
 
@@ -537,27 +561,208 @@ impl DaeRadau5 {
         }
         Ok(())
     }
+}
 
-    /// The step from t towards `t_stop`: (h, end time, trimmed).
-    fn next_step(&self, t_stop: f64, fixed: Option<f64>, h_max: f64) -> (f64, f64, bool) {
-        match fixed {
-            None => {
-                let (h, trimmed) = step_towards(self.h.min(h_max), self.t, t_stop, true);
-                let t_new = if h == t_stop - self.t {
-                    t_stop
-                } else {
-                    self.t + h
-                };
-                (h, t_new, trimmed)
-            }
-            Some(hf) => {
-                // on the grid t0 + k h, the last step trimmed to t_stop
-                let target = self.grid_t0 + (self.grid_k + 1) as f64 * hf;
-                let (h, trimmed) = step_towards(target - self.t, self.t, t_stop, false);
-                let t_new = if trimmed { t_stop } else { target };
-                (h, t_new, trimmed)
+impl StepAttempt for DaeRadau5 {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    /// Adaptive: the controller's h. Fixed: the step to the next grid
+    /// point t0 + (k + 1) h.
+    fn proposed_h(&self) -> f64 {
+        if self.fixed {
+            self.grid_t0 + (self.grid_k + 1) as f64 * self.h - self.t
+        } else {
+            self.h
+        }
+    }
+
+    fn set_h(&mut self, h: f64) {
+        if !self.fixed {
+            self.h = h;
+        }
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// Index-scaled weights, the iteration matrices when asked for, the
+    /// factorisations when h changed, the simplified Newton iteration and
+    /// the error estimate. A singular matrix or a failed evaluation
+    /// halves h (10 times per step at most), a Newton failure shrinks it
+    /// by radau5.f's factor (30 failures in a row at most); at fixed steps
+    /// a Newton failure with an old Jacobian repeats the step with a new
+    /// one.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let dae = p.as_dae().ok_or_else(not_a_dae)?;
+        let adaptive = !self.fixed;
+        let nit = if adaptive { NIT } else { NIT_FIXED };
+        dae_weights(&*dae, &self.y, self.rtol, self.atol, h, false, &mut self.wt);
+        // the tolerance-proportional scaling (module documentation)
+        for w in self.wt.iter_mut() {
+            *w /= self.sigma;
+        }
+        if self.need_jac {
+            self.jacobians(dae, ctx.stats)?;
+            self.need_jac = false;
+            self.caljac = true;
+            self.lu_h = f64::NAN;
+        }
+        if self.lu_h != h {
+            if let Err(e) = self.decompose(h, ctx.stats) {
+                self.retries += 1;
+                if !adaptive || self.retries > MAX_EVAL_RETRIES {
+                    return Err(e.into());
+                }
+                self.reject = true;
+                return Ok(Trial::Failed { factor: 0.5 });
             }
         }
+        self.starting_values(h);
+        // a failed evaluation at a diverging iterate counts as a Newton failure
+        let outcome = match self.newton(dae, h, nit, ctx.stats) {
+            Err(IntegrateError::Eval { .. }) if adaptive && self.retries < MAX_EVAL_RETRIES => {
+                self.retries += 1;
+                ctx.stats.n_newton_fail += 1;
+                NewtonEnd::Failed(0.5)
+            }
+            other => other?,
+        };
+        match outcome {
+            NewtonEnd::Converged(k) => self.newt = k,
+            NewtonEnd::Failed(hhfac) => {
+                if !adaptive {
+                    if self.caljac {
+                        return Err(IntegrateError::NewtonFailed {
+                            t: self.t,
+                            h,
+                            iters: nit,
+                        });
+                    }
+                    self.need_jac = true;
+                    return Ok(Trial::Repeat);
+                }
+                self.rejected_in_a_row += 1;
+                if self.rejected_in_a_row > 30 {
+                    return Err(IntegrateError::NewtonFailed {
+                        t: self.t,
+                        h,
+                        iters: nit,
+                    });
+                }
+                self.reject = true;
+                if !self.caljac {
+                    self.need_jac = true;
+                }
+                return Ok(Trial::Failed { factor: hhfac });
+            }
+        }
+        if !adaptive {
+            return Ok(Trial::Unchecked);
+        }
+        self.err = self.error_estimate(dae, h, ctx.stats)?;
+        Ok(Trial::Estimated(self.err))
+    }
+
+    /// radau5.f accepts err < 1.
+    fn passes(&self, err: f64, _h: f64) -> bool {
+        err < 1.0
+    }
+
+    /// radau5.f's step size: Gustafsson's predictive controller after an
+    /// accepted step, h kept when the change is within [QUOT1, QUOT2] and
+    /// the Jacobian is good, no growth after a rejection; after a
+    /// rejected first step h/10.
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let prev = (accepted && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
+        let hnew = proposed_step(err, h, self.newt, prev);
+        if !accepted {
+            return if self.first { 0.1 } else { hnew / h };
+        }
+        self.n_acc += 1;
+        self.h_acc = h;
+        self.err_acc = err.max(1e-2);
+        let mut hnew = hnew;
+        if self.reject {
+            hnew = hnew.min(h);
+        }
+        let qt = hnew / h;
+        if self.theta <= THET && (QUOT1..=QUOT2).contains(&qt) {
+            1.0
+        } else {
+            qt
+        }
+    }
+
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.rejected_in_a_row += 1;
+        self.reject = true;
+        if !self.caljac {
+            self.need_jac = true;
+        }
+        Ok(())
+    }
+
+    /// The step becomes the current point, ending exactly on t_stop when
+    /// trimmed to it, on the grid at fixed steps (a step cut short to
+    /// t_stop restarts the grid there).
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let dae = p.as_dae().ok_or_else(not_a_dae)?;
+        let trimmed = h == self.t_stop - self.t;
+        let t_new = if trimmed {
+            self.t_stop
+        } else if self.fixed {
+            self.grid_t0 + (self.grid_k + 1) as f64 * self.h
+        } else {
+            self.t + h
+        };
+        self.accept(dae, h, t_new)?;
+        if self.fixed {
+            self.grid_k += 1;
+            if trimmed {
+                (self.grid_t0, self.grid_k) = (t_new, 0);
+            }
+        } else {
+            ctx.stats.accumulated_error += self.err * self.sigma;
+        }
+        self.caljac = false;
+        self.reject = false;
+        self.need_jac = self.theta > THET;
+        Ok(())
+    }
+
+    /// Start again at the current point (consistent derivative, fresh
+    /// Jacobians, a first step chosen anew); the loop's state is kept.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let loop_state = self.loop_state;
+        let (t, y) = (self.t, self.y.clone());
+        self.h = 0.0;
+        Stepper::reset(self, p, t, &y, ctx)?;
+        self.loop_state = loop_state;
+        // not below the resolution at t (the crossing step had that size)
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
     }
 }
 
@@ -598,6 +803,8 @@ impl Stepper for DaeRadau5 {
         self.h_old = 0.0;
         self.grid_t0 = t0;
         self.grid_k = 0;
+        self.loop_state = LoopState::default();
+        self.fixed = opts.fixed_step.is_some();
         for c in self.cont.iter_mut() {
             c.fill(0.0);
         }
@@ -649,140 +856,18 @@ impl Stepper for DaeRadau5 {
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
-        let opts = ctx.opts;
-        let adaptive = opts.fixed_step.is_none();
-        let nit = if adaptive { NIT } else { NIT_FIXED };
-        let mut rejected_in_a_row = 0u32;
-        let mut retries = 0u32;
-        loop {
-            let (h, t_new, trimmed) = self.next_step(t_stop, opts.fixed_step, opts.h_max);
-            // the proposal below what the arithmetic resolves at t: underflow
-            if adaptive
-                && (h < opts.h_min
-                    || self.h.min(opts.h_max) < crate::discontinuity::resolution_floor(self.t))
-            {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            dae_weights(&*dae, &self.y, self.rtol, self.atol, h, false, &mut self.wt);
-            // the tolerance-proportional scaling (module documentation)
-            for w in self.wt.iter_mut() {
-                *w /= self.sigma;
-            }
-            if self.need_jac {
-                self.jacobians(dae, ctx.stats)?;
-                self.need_jac = false;
-                self.caljac = true;
-                self.lu_h = f64::NAN;
-            }
-            if self.lu_h != h {
-                if let Err(e) = self.decompose(h, ctx.stats) {
-                    retries += 1;
-                    if !adaptive || retries > MAX_EVAL_RETRIES {
-                        return Err(e.into());
-                    }
-                    ctx.stats.n_reject += 1;
-                    self.h = 0.5 * h;
-                    self.reject = true;
-                    continue;
-                }
-            }
-            self.starting_values(h);
-            // a failed evaluation at a diverging iterate counts as a Newton failure
-            let outcome = match self.newton(dae, h, nit, ctx.stats) {
-                Err(IntegrateError::Eval { .. }) if adaptive && retries < MAX_EVAL_RETRIES => {
-                    retries += 1;
-                    ctx.stats.n_newton_fail += 1;
-                    NewtonEnd::Failed(0.5)
-                }
-                other => other?,
-            };
-            let newt = match outcome {
-                NewtonEnd::Converged(k) => k,
-                NewtonEnd::Failed(hhfac) => {
-                    if !adaptive {
-                        if self.caljac {
-                            return Err(IntegrateError::NewtonFailed {
-                                t: self.t,
-                                h,
-                                iters: nit,
-                            });
-                        }
-                        self.need_jac = true;
-                        continue;
-                    }
-                    ctx.stats.n_reject += 1;
-                    rejected_in_a_row += 1;
-                    if rejected_in_a_row > 30 {
-                        return Err(IntegrateError::NewtonFailed {
-                            t: self.t,
-                            h,
-                            iters: nit,
-                        });
-                    }
-                    self.h = h * hhfac;
-                    self.reject = true;
-                    if !self.caljac {
-                        self.need_jac = true;
-                    }
-                    continue;
-                }
-            };
-            if !adaptive {
-                self.accept(dae, h, t_new)?;
-                ctx.stats.n_accept += 1;
-                self.grid_k += 1;
-                if trimmed {
-                    // a step cut short to t_stop restarts the grid there
-                    (self.grid_t0, self.grid_k) = (t_new, 0);
-                }
-                self.caljac = false;
-                self.need_jac = self.theta > THET;
-                return Ok(());
-            }
-            let err = self.error_estimate(dae, h, ctx.stats)?;
-            let prev = (err < 1.0 && self.n_acc > 0).then_some((self.h_acc, self.err_acc));
-            let hnew = proposed_step(err, h, newt, prev);
-            if err < 1.0 {
-                self.accept(dae, h, t_new)?;
-                self.n_acc += 1;
-                self.h_acc = h;
-                self.err_acc = err.max(1e-2);
-                ctx.stats.n_accept += 1;
-                ctx.stats.accumulated_error += err * self.sigma;
-                self.caljac = false;
-                let mut hnew = hnew.min(opts.h_max);
-                if self.reject {
-                    hnew = hnew.min(h);
-                }
-                self.reject = false;
-                // radau5.f: keep h (and the factorisations) for small increases
-                let h_next = if self.theta <= THET && (QUOT1..=QUOT2).contains(&(hnew / h)) {
-                    h
-                } else {
-                    hnew
-                };
-                self.h = if trimmed && h_next >= h {
-                    self.h.max(h_next)
-                } else {
-                    h_next
-                };
-                self.need_jac = self.theta > THET;
-                return Ok(());
-            }
-            record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-            self.reject = true;
-            self.h = if self.first { 0.1 * h } else { hnew };
-            if !self.caljac {
-                self.need_jac = true;
-            }
-        }
+        p.as_dae().ok_or_else(not_a_dae)?;
+        self.t_stop = t_stop;
+        self.rejected_in_a_row = 0;
+        self.retries = 0;
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {

@@ -38,10 +38,16 @@
 //! (with [`ErrorPer::UnitStep`]: E_q/h and exponent 1/q).
 //! After three rejections in a row the order drops to 1.
 //!
+//! Both run in the shared step loop ([`crate::step_loop::advance`]),
+//! supplying the trial step, the order selection and the step factor
+//! ([`StepAttempt`]); adams_vo's E_{k+1}, which needs f at the new point,
+//! is computed in the trial once E_k passes.
+//!
 //! Dense output: y(t) = y_{n+1} + ∫_{t_{n+1}}^{t} P(s) ds, P the corrector's
 //! interpolation polynomial through the final derivative values.
 
-use crate::controller::{record_rejection, ErrorPer, StepController};
+use crate::controller::{ErrorPer, StepController};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::coeffs::milne_factor;
@@ -49,6 +55,7 @@ use crate::multistep::lagrange::{Gauss8, MAX_NODES};
 use crate::multistep::start::Rk4Scratch;
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Which Adams code.
@@ -99,6 +106,12 @@ pub struct VarAdams {
     rk4: Rk4Scratch,
     rtol: f64,
     atol: f64,
+    /// the shared step loop's state ([`step_loop::advance`])
+    loop_state: LoopState,
+    /// failed trials of the current step
+    rejected_in_a_row: u32,
+    /// what the current trial left for the loop
+    trial: AdamsTrial,
 }
 
 impl VarAdams {
@@ -130,6 +143,9 @@ impl VarAdams {
             rk4: Rk4Scratch::default(),
             rtol: 1e-6,
             atol: 1e-8,
+            loop_state: LoopState::default(),
+            rejected_in_a_row: 0,
+            trial: AdamsTrial::default(),
         }
     }
 
@@ -204,46 +220,6 @@ impl VarAdams {
         wrms_norm(diff, &self.y, &self.yc, rtol, atol)
     }
 
-    fn step_fixed(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let AdamsMode::Pece {
-            order,
-            m,
-            final_eval,
-        } = self.mode
-        else {
-            return Err(IntegrateError::Unsupported {
-                method: self.name.into(),
-                detail: "variable-order code needs error control (no fixed step size)".into(),
-            });
-        };
-        let remaining = t_stop - self.t;
-        let h = if remaining <= self.h * (1.0 + 1e-9) {
-            remaining
-        } else {
-            self.h
-        };
-        if self.nhist < order {
-            let (y0, f0) = (&self.y, &self.hf[0]);
-            self.rk4.step(p, self.t, y0, f0, h, &mut self.yc)?;
-            p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
-            self.dense_nodes = self.nhist.min(order - 1) + 1;
-        } else {
-            self.pec(p, h, order, order, m)?;
-            if final_eval {
-                p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
-            }
-            self.dense_nodes = order;
-        }
-        ctx.stats.n_accept += 1;
-        self.push(h);
-        Ok(())
-    }
-
     /// P(EC)^m with predictor of order kp (kp back values) and corrector
     /// of order kc (new point + kc − 1 back values). Leaves y^P in `yp`,
     /// y^C in `yc`, the derivative used by the last correction in `fnew`;
@@ -297,6 +273,115 @@ impl Stepper for VarAdams {
     }
 
     fn reset(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.loop_state = LoopState::default();
+        self.start_at(p, t0, y0, ctx)
+    }
+
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.rejected_in_a_row = 0;
+        step_loop::advance(self, p, t_stop, ctx)
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+
+    fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        let h = self.t - self.t_prev;
+        if h == 0.0 {
+            out.copy_from_slice(&self.y);
+            return;
+        }
+        let m = self.dense_nodes.min(self.nhist).max(1);
+        let mut nodes = [0.0; MAX_NODES];
+        let mut w = [0.0; MAX_NODES];
+        for i in 0..m {
+            nodes[i] = (self.ht[i] - self.t) / h;
+        }
+        self.gauss
+            .lagrange_integrals(&nodes[..m], (t - self.t) / h, &mut w);
+        for (j, o) in out.iter_mut().enumerate() {
+            let mut s = 0.0;
+            for i in 0..m {
+                s += w[i] * self.hf[i][j];
+            }
+            *o = self.y[j] + h * s;
+        }
+    }
+}
+
+/// Whether a step attempt failed only because f was not finite at a
+/// predicted or corrected value (then the step is retried smaller).
+fn nonfinite(r: &Result<(), IntegrateError>) -> Result<bool, IntegrateError> {
+    match r {
+        Ok(()) => Ok(false),
+        Err(IntegrateError::Eval {
+            source: EvalError::NonFinite { .. },
+        }) => Ok(true),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// What a trial step of [`VarAdams`] leaves for the step loop's
+/// [`StepAttempt::factor`] and [`StepAttempt::commit`].
+#[derive(Clone, Copy, Debug)]
+struct AdamsTrial {
+    /// order of the trial (predictor order)
+    k: usize,
+    /// a fixed step, complete (final evaluation done)
+    fixed: bool,
+    /// corrector nodes of the dense output of a fixed step
+    dense_nodes: usize,
+    /// fnew = f(t + h, y^C) already evaluated
+    f_final: bool,
+    /// adams_vo: E_{k−1}, E_{k−2}, E_{k+1} (∞: not available)
+    e_km1: f64,
+    e_km2: f64,
+    e_kp1: f64,
+    /// adams_vo: (order, steps at that order, start phase) chosen for
+    /// the next trial
+    order_next: Option<(usize, usize, bool)>,
+}
+
+impl Default for AdamsTrial {
+    fn default() -> Self {
+        Self {
+            k: 1,
+            fixed: false,
+            dense_nodes: 1,
+            f_final: false,
+            e_km1: f64::INFINITY,
+            e_km2: f64::INFINITY,
+            e_kp1: f64::INFINITY,
+            order_next: None,
+        }
+    }
+}
+
+impl VarAdams {
+    /// (Re)start at (t0, y0) at order 1 with a first step chosen anew
+    /// (the loop state is the caller's).
+    fn start_at(
         &mut self,
         p: &mut dyn OdeProblem,
         t0: f64,
@@ -373,209 +458,110 @@ impl Stepper for VarAdams {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        if ctx.opts.fixed_step.is_some() {
-            return self.step_fixed(p, t_stop, ctx);
-        }
-        let opts = ctx.opts;
-        let (rtol, atol) = (opts.rtol, opts.atol);
-        let mut rejected = 0u32;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let remaining = t_stop - self.t;
-            let h = if h_ctrl >= remaining - 1e-9 * h_ctrl {
-                remaining
-            } else if h_ctrl > 0.5 * remaining {
-                0.5 * remaining
-            } else {
-                h_ctrl
-            };
-            // the proposal below what the arithmetic resolves at t: underflow
-            if h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t) {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
+    /// One fixed step of size h (pece only): RK4 while fewer than p back
+    /// values exist, then P(EC)^m (E).
+    fn attempt_fixed(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        let AdamsMode::Pece {
+            order,
+            m,
+            final_eval,
+        } = self.mode
+        else {
+            return Err(IntegrateError::Unsupported {
+                method: self.name.into(),
+                detail: "variable-order code needs error control (no fixed step size)".into(),
+            });
+        };
+        if self.nhist < order {
+            let (y0, f0) = (&self.y, &self.hf[0]);
+            self.rk4.step(p, self.t, y0, f0, h, &mut self.yc)?;
+            p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
+            self.trial.dense_nodes = self.nhist.min(order - 1) + 1;
+        } else {
+            self.pec(p, h, order, order, m)?;
+            if final_eval {
+                p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
             }
-            let k = self.k.min(self.nhist).max(1);
-            match self.mode {
-                AdamsMode::Pece { m, final_eval, .. } => {
-                    let r = self.pec(p, h, k, k, m);
-                    if nonfinite(&r)? {
-                        self.h = 0.25 * h;
-                        record_rejection(ctx.stats, &mut rejected, self.t)?;
-                        continue;
-                    }
-                    let err = self.err_norm(false, rtol, atol, milne_factor(k));
-                    let fac = self.controller.factor(err, h, k as u32);
-                    if self.controller.accept(err, h) {
-                        self.controller.accepted(err, h);
-                        if final_eval {
-                            p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
-                        }
-                        ctx.stats.n_accept += 1;
-                        self.dense_nodes = k;
-                        self.push(h);
-                        if self.k < self.max_order() {
-                            self.k += 1;
-                        }
-                        let fac = if rejected > 0 { fac.min(1.0) } else { fac };
-                        self.h = h * fac;
-                        return Ok(());
-                    }
-                    self.h = h * fac.min(1.0);
-                }
-                AdamsMode::VariableOrder { max_order } => {
-                    // error per step, or per unit step (E/h, exponent 1/q)
-                    let (per, eps_shift) = match opts.error_per {
-                        ErrorPer::Step => (1.0, 1.0),
-                        ErrorPer::UnitStep => (1.0 / h, 0.0),
-                    };
-                    // predictor order k, corrector order k + 1
-                    let r = self.pec(p, h, k, k + 1, 1);
-                    if nonfinite(&r)? {
-                        self.h = 0.25 * h;
-                        record_rejection(ctx.stats, &mut rejected, self.t)?;
-                        continue;
-                    }
-                    // E_k = ‖y^C_{k+1} − y^C_k‖ with the same f^P
-                    self.corrector_into(h, k, true);
-                    let e_k = self.err_norm(true, rtol, atol, 1.0) * per;
-                    let mut diff = std::mem::take(&mut self.diff);
-                    let mut e_km1 = f64::INFINITY;
-                    let mut e_km2 = f64::INFINITY;
-                    if k >= 2 {
-                        self.corrector_into(h, k - 1, false);
-                        e_km1 = self.wrms_ab(rtol, atol, &mut diff) * per;
-                        if k >= 3 {
-                            std::mem::swap(&mut self.ya, &mut self.yb);
-                            self.corrector_into(h, k - 2, false);
-                            e_km2 = self.wrms_ab(rtol, atol, &mut diff) * per;
-                        }
-                    }
-                    self.diff = diff;
-                    if e_k <= 1.0 {
-                        p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
-                        ctx.stats.n_accept += 1;
-                        self.dense_nodes = k + 1;
-                        self.push(h);
-                        self.steps_at_order += 1;
-                        // E_{k+1} from the new history: AM orders k+2 and k+1 through t_{n+1}
-                        let mut e_kp1 = f64::INFINITY;
-                        if k < max_order && self.nhist >= k + 2 {
-                            e_kp1 = self.estimate_after(h, k + 1) * per;
-                        }
-                        let lower = k > 1 && e_km1.max(if k >= 3 { e_km2 } else { 0.0 }) <= e_k;
-                        let mut knew = k;
-                        if lower {
-                            knew = k - 1;
-                            self.start_phase = false;
-                        } else if k < max_order
-                            && (self.start_phase || (self.steps_at_order > k && e_kp1 < e_k))
-                        {
-                            knew = k + 1;
-                        }
-                        let e_new = match knew.cmp(&k) {
-                            std::cmp::Ordering::Less => e_km1,
-                            std::cmp::Ordering::Equal => e_k,
-                            std::cmp::Ordering::Greater => {
-                                if e_kp1.is_finite() {
-                                    e_kp1
-                                } else {
-                                    e_k
-                                }
-                            }
-                        };
-                        if knew != k {
-                            self.steps_at_order = 0;
-                        }
-                        self.k = knew;
-                        let mut fac = (0.9
-                            * e_new.max(1e-10).powf(-1.0 / (knew as f64 + eps_shift)))
-                        .clamp(0.2, 2.0);
-                        if rejected > 0 {
-                            fac = fac.min(1.0);
-                        }
-                        self.h = h * fac;
-                        return Ok(());
-                    }
-                    self.start_phase = false;
-                    let fac = (0.9 * e_k.powf(-1.0 / (k as f64 + eps_shift))).clamp(0.2, 0.9);
-                    self.h = h * fac;
-                    if rejected >= 2 {
-                        self.k = 1;
-                        self.steps_at_order = 0;
-                    } else if k > 1 && e_km1 <= e_k {
-                        self.k = k - 1;
-                        self.steps_at_order = 0;
-                    }
+            self.trial.dense_nodes = order;
+        }
+        self.trial.fixed = true;
+        Ok(())
+    }
+
+    /// adams_vo after an accepted trial of order k with E_k = `e_k`
+    /// (Shampine & Gordon 1975, ch. 5): lower the order when
+    /// max(E_{k−1}, E_{k−2}) ≤ E_k; raise it in the start phase, or after
+    /// k + 1 steps at order k when E_{k+1} < E_k; then
+    /// h_new / h = clamp(0.9 E_q^(−1/(q+1)), 0.2, 2) at the new order q
+    /// (exponent 1/q per unit step). The order takes effect in commit.
+    fn select_after_acceptance(&mut self, e_k: f64, max_order: usize) -> f64 {
+        let k = self.trial.k;
+        let (e_km1, e_km2, e_kp1) = (self.trial.e_km1, self.trial.e_km2, self.trial.e_kp1);
+        let eps_shift = self.eps_shift();
+        let mut steps = self.steps_at_order + 1;
+        let mut start = self.start_phase;
+        let lower = k > 1 && e_km1.max(if k >= 3 { e_km2 } else { 0.0 }) <= e_k;
+        let mut knew = k;
+        if lower {
+            knew = k - 1;
+            start = false;
+        } else if k < max_order && (start || (steps > k && e_kp1 < e_k)) {
+            knew = k + 1;
+        }
+        let e_new = match knew.cmp(&k) {
+            std::cmp::Ordering::Less => e_km1,
+            std::cmp::Ordering::Equal => e_k,
+            std::cmp::Ordering::Greater => {
+                if e_kp1.is_finite() {
+                    e_kp1
+                } else {
+                    e_k
                 }
             }
-            record_rejection(ctx.stats, &mut rejected, self.t)?;
+        };
+        if knew != k {
+            steps = 0;
+        }
+        self.trial.order_next = Some((knew, steps, start));
+        (0.9 * e_new.max(1e-10).powf(-1.0 / (knew as f64 + eps_shift))).clamp(0.2, 2.0)
+    }
+
+    /// adams_vo after a trial of order k rejected with E_k = `e_k`:
+    /// h_new / h = clamp(0.9 E_k^(−1/(k+1)), 0.2, 0.9); the next trial at
+    /// order k − 1 when E_{k−1} ≤ E_k, at order 1 after three failures in
+    /// a row; the start phase ends.
+    fn select_after_rejection(&mut self, e_k: f64) -> f64 {
+        let k = self.trial.k;
+        let mut next = (self.k, self.steps_at_order, false);
+        if self.rejected_in_a_row >= 2 {
+            next = (1, 0, false);
+        } else if k > 1 && self.trial.e_km1 <= e_k {
+            next = (k - 1, 0, false);
+        }
+        self.trial.order_next = Some(next);
+        (0.9 * e_k.powf(-1.0 / (k as f64 + self.eps_shift()))).clamp(0.2, 0.9)
+    }
+
+    /// 1 for error per step (exponent 1/(q+1)), 0 per unit step (1/q).
+    fn eps_shift(&self) -> f64 {
+        match self.controller.per {
+            ErrorPer::Step => 1.0,
+            ErrorPer::UnitStep => 0.0,
         }
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
-
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        let h = self.t - self.t_prev;
-        if h == 0.0 {
-            out.copy_from_slice(&self.y);
-            return;
-        }
-        let m = self.dense_nodes.min(self.nhist).max(1);
-        let mut nodes = [0.0; MAX_NODES];
-        let mut w = [0.0; MAX_NODES];
-        for i in 0..m {
-            nodes[i] = (self.ht[i] - self.t) / h;
-        }
-        self.gauss
-            .lagrange_integrals(&nodes[..m], (t - self.t) / h, &mut w);
-        for (j, o) in out.iter_mut().enumerate() {
-            let mut s = 0.0;
-            for i in 0..m {
-                s += w[i] * self.hf[i][j];
-            }
-            *o = self.y[j] + h * s;
-        }
-    }
-}
-
-/// Whether a step attempt failed only because f was not finite at a
-/// predicted or corrected value (then the step is retried smaller).
-fn nonfinite(r: &Result<(), IntegrateError>) -> Result<bool, IntegrateError> {
-    match r {
-        Ok(()) => Ok(false),
-        Err(IntegrateError::Eval {
-            source: EvalError::NonFinite { .. },
-        }) => Ok(true),
-        Err(e) => Err(e.clone()),
-    }
-}
-
-impl VarAdams {
-    /// ‖y^C_{q+1} − y^C_q‖ for the step just taken (length h, ending at the
-    /// newest history point), with the final derivative values: the error
-    /// estimate at order q after the step (E_{k+1} of DE).
-    fn estimate_after(&mut self, h: f64, q: usize) -> f64 {
+    /// ‖y^C_{q+1} − y^C_q‖ for the trial step of size h, as if its new
+    /// point (t + h, y^C, f(y^C) in `fnew`) were the newest history point:
+    /// the error estimate at order q after the step (E_{k+1} of DE), before
+    /// the step is committed.
+    fn estimate_with_new(&mut self, h: f64, q: usize) -> f64 {
         let mut nodes = [0.0; MAX_NODES];
         let mut wa = [0.0; MAX_NODES];
         let mut wb = [0.0; MAX_NODES];
-        // nodes relative to the previous point t_n (= t_prev)
-        for i in 0..=q {
-            nodes[i] = (self.ht[i] - self.t_prev) / h;
+        // nodes relative to t_n: t_{n+1} (the new point), then the history
+        nodes[0] = ((self.t + h) - self.t) / h;
+        for i in 1..=q {
+            nodes[i] = (self.ht[i - 1] - self.t) / h;
         }
         self.gauss.lagrange_integrals(&nodes[..=q], 1.0, &mut wa);
         self.gauss.lagrange_integrals(&nodes[..q], 1.0, &mut wb);
@@ -583,10 +569,208 @@ impl VarAdams {
             let mut s = 0.0;
             for i in 0..=q {
                 let b = if i < q { wb[i] } else { 0.0 };
-                s += (wa[i] - b) * self.hf[i][j];
+                let f = if i == 0 {
+                    self.fnew[j]
+                } else {
+                    self.hf[i - 1][j]
+                };
+                s += (wa[i] - b) * f;
             }
             self.diff[j] = h * s;
         }
-        wrms_norm(&self.diff, &self.y_prev, &self.y, self.rtol, self.atol)
+        wrms_norm(&self.diff, &self.y, &self.yc, self.rtol, self.atol)
+    }
+}
+
+impl StepAttempt for VarAdams {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// P(EC)^m at the order the history allows. pece: Milne's estimate;
+    /// adams_vo: E_k, E_{k−1}, E_{k−2} from correctors of consecutive
+    /// orders and, when E_k passes, the final evaluation and E_{k+1}
+    /// (module doc). f not finite at a predicted or corrected value: the
+    /// step is retried at h/4. Fixed steps (pece): RK4 for the starting
+    /// values, then P(EC)^m E without an estimate.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        self.trial = AdamsTrial::default();
+        if ctx.opts.fixed_step.is_some() {
+            return self.attempt_fixed(p, h).map(|()| Trial::Unchecked);
+        }
+        let k = self.k.min(self.nhist).max(1);
+        self.trial.k = k;
+        let (rtol, atol) = (self.rtol, self.atol);
+        match self.mode {
+            AdamsMode::Pece { m, .. } => {
+                if nonfinite(&self.pec(p, h, k, k, m))? {
+                    self.rejected_in_a_row += 1;
+                    return Ok(Trial::Failed { factor: 0.25 });
+                }
+                Ok(Trial::Estimated(self.err_norm(
+                    false,
+                    rtol,
+                    atol,
+                    milne_factor(k),
+                )))
+            }
+            AdamsMode::VariableOrder { max_order } => {
+                // error per step, or per unit step (E/h)
+                let per = match self.controller.per {
+                    ErrorPer::Step => 1.0,
+                    ErrorPer::UnitStep => 1.0 / h,
+                };
+                // predictor order k, corrector order k + 1
+                if nonfinite(&self.pec(p, h, k, k + 1, 1))? {
+                    self.rejected_in_a_row += 1;
+                    return Ok(Trial::Failed { factor: 0.25 });
+                }
+                // E_k = ‖y^C_{k+1} − y^C_k‖ with the same f^P
+                self.corrector_into(h, k, true);
+                let e_k = self.err_norm(true, rtol, atol, 1.0) * per;
+                let mut diff = std::mem::take(&mut self.diff);
+                if k >= 2 {
+                    self.corrector_into(h, k - 1, false);
+                    self.trial.e_km1 = self.wrms_ab(rtol, atol, &mut diff) * per;
+                    if k >= 3 {
+                        std::mem::swap(&mut self.ya, &mut self.yb);
+                        self.corrector_into(h, k - 2, false);
+                        self.trial.e_km2 = self.wrms_ab(rtol, atol, &mut diff) * per;
+                    }
+                }
+                self.diff = diff;
+                if e_k <= 1.0 {
+                    // the step passes: the final evaluation, and E_{k+1}
+                    // from the history that includes the new point
+                    p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
+                    self.trial.f_final = true;
+                    let nhist_new = (self.nhist + 1).min(self.ht.len());
+                    if k < max_order && nhist_new >= k + 2 {
+                        self.trial.e_kp1 = self.estimate_with_new(h, k + 1) * per;
+                    }
+                }
+                Ok(Trial::Estimated(e_k))
+            }
+        }
+    }
+
+    /// The step after one trimmed to t_stop follows from the trimmed one
+    /// (the selection bounds the ratio of successive steps).
+    fn resumes_after_trim(&self) -> bool {
+        false
+    }
+
+    fn passes(&self, err: f64, h: f64) -> bool {
+        match self.mode {
+            AdamsMode::Pece { .. } => self.controller.accept(err, h),
+            AdamsMode::VariableOrder { .. } => err <= 1.0,
+        }
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        let k = self.trial.k;
+        match self.mode {
+            AdamsMode::Pece { .. } => {
+                let fac = self.controller.factor(err, h, k as u32);
+                if accepted {
+                    self.controller.accepted(err, h);
+                }
+                fac
+            }
+            AdamsMode::VariableOrder { max_order } => {
+                if accepted {
+                    self.select_after_acceptance(err, max_order)
+                } else {
+                    self.select_after_rejection(err)
+                }
+            }
+        }
+    }
+
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.rejected_in_a_row += 1;
+        if let Some((k, steps, start)) = self.trial.order_next.take() {
+            (self.k, self.steps_at_order, self.start_phase) = (k, steps, start);
+        }
+        Ok(())
+    }
+
+    /// The final evaluation (when not yet done), the new point into the
+    /// history, and the order for the next step.
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let trial = std::mem::take(&mut self.trial);
+        if trial.fixed {
+            // fixed steps: everything was done by the trial
+            self.dense_nodes = trial.dense_nodes;
+            self.push(h);
+            return Ok(());
+        }
+        let (final_eval, dense_nodes) = match self.mode {
+            AdamsMode::Pece { final_eval, .. } => (final_eval, trial.k),
+            AdamsMode::VariableOrder { .. } => (true, trial.k + 1),
+        };
+        if final_eval && !trial.f_final {
+            p.rhs(self.t + h, &self.yc, &mut self.fnew)?;
+        }
+        self.dense_nodes = dense_nodes;
+        self.push(h);
+        match self.mode {
+            AdamsMode::Pece { .. } => {
+                if self.k < self.max_order() {
+                    self.k += 1;
+                }
+            }
+            AdamsMode::VariableOrder { .. } => {
+                if let Some((k, steps, start)) = trial.order_next {
+                    (self.k, self.steps_at_order, self.start_phase) = (k, steps, start);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Start again at order 1 from the current point (the history spans
+    /// the jump), with a first step chosen anew.
+    /// Not below the smallest step the arithmetic resolves at t
+    /// ([`resolution_floor`]): the crossing step itself had that size,
+    /// and a first-step estimate from a tiny y and a large f (Hairer's,
+    /// 0.01 ‖y‖/‖f‖) can fall below it, which the loop reports as an
+    /// underflow.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let (t, y) = (self.t, self.y.clone());
+        self.start_at(p, t, &y, ctx)?;
+        self.h = self.h.max(resolution_floor(t));
+        Ok(())
     }
 }

@@ -37,6 +37,12 @@
 //!   stability limit detection, Hindmarsh 1995); and each candidate step
 //!   of the order selection is limited to the largest admissible one.
 //!   BDF1 and BDF2 are always admissible.
+//! - Step loop: the shared one ([`crate::step_loop::advance`]: stop
+//!   times, rejections, crossing of discontinuities, counters); this file
+//!   supplies the trial step and the order/step selection above
+//!   ([`StepAttempt`]). The selection after an accepted trial is computed
+//!   before the differences are updated, from the same sums the update
+//!   forms, and takes effect when the step is committed.
 //! - Dense output: the interpolating polynomial
 //!   y(t_{n+1} + s h) = y_{n+1} + Σ_{j=1}^{k} ∇^j y_{n+1} Π_{i=1}^{j} (s + i − 1)/i.
 //! - Fixed step (`fixed_step`): order `max_order` throughout; the k starting
@@ -60,9 +66,7 @@
 
 use nalgebra::{Complex, DMatrix};
 
-use crate::discontinuity::{
-    after_rejection, resolution_floor, AfterRejection, MIN_STEPS_BETWEEN_CROSSINGS,
-};
+use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::multistep::stability_limit::{admissible, largest_admissible_step, ModeEstimate};
@@ -71,6 +75,7 @@ use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::norm::wrms_norm;
 use crate::overdetermined::{newton_solve_overdetermined, OdaeCorrector};
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Largest order.
@@ -128,9 +133,22 @@ pub struct BdfNdf {
     corr: OdaeCorrector,
     /// residual and invariants of the least-squares iteration (n + p)
     res: Vec<f64>,
-    /// accepted steps since the last crossing of a discontinuity
-    /// ([`crate::discontinuity`])
-    since_crossing: u64,
+    /// the shared step loop's state ([`step_loop::advance`])
+    loop_state: LoopState,
+    /// failed trials (Newton and error test) of the current step
+    fails: u32,
+    /// rtol, atol of the run (the order selection in
+    /// [`StepAttempt::factor`] has no context)
+    tol: (f64, f64),
+    /// order chosen after an error-test failure, applied when the step
+    /// is retried ([`StepAttempt::rejected`])
+    order_after_reject: Option<usize>,
+    /// (order, steps at constant h and order) chosen after an accepted
+    /// trial, applied once the differences are updated
+    /// ([`StepAttempt::commit`])
+    order_after_accept: Option<(usize, usize)>,
+    /// the trial is a fixed-step starting value, not the formula
+    start_step: bool,
     /// Rayleigh–Ritz work space of the stability-limit control
     /// ([`crate::multistep::stability_limit`])
     mode: ModeEstimate,
@@ -188,7 +206,12 @@ impl BdfNdf {
             n_inv: 0,
             corr: OdaeCorrector::new(),
             res: Vec::new(),
-            since_crossing: MIN_STEPS_BETWEEN_CROSSINGS,
+            loop_state: LoopState::default(),
+            fails: 0,
+            tol: (0.0, 0.0),
+            order_after_reject: None,
+            order_after_accept: None,
+            start_step: false,
             mode: ModeEstimate::default(),
             modes: None,
             modes_age: usize::MAX,
@@ -241,7 +264,13 @@ impl BdfNdf {
             std::mem::swap(&mut self.dif[j], &mut self.tmp_cols[j]);
         }
         self.h = h_new;
-        self.nconhk = 0;
+        // a change at the level of rounding (the loop keeps h at least at
+        // the resolution of t, which grows with t) is no change of step
+        // for the order selection, which waits for k + 2 steps at
+        // constant h: at h = 10 ε t it would otherwise wait forever
+        if (rho - 1.0).abs() > 1e-12 {
+            self.nconhk = 0;
+        }
     }
 
     /// Rebuild ∇^j y_n, j = 1..npts−1, from equally spaced points (newest first).
@@ -267,7 +296,7 @@ impl BdfNdf {
 
     /// One attempt of the order-k formula with step self.h from (t, y):
     /// returns Ok(Some(err)) with the error norm, Ok(None) on Newton failure.
-    fn attempt(
+    fn try_formula(
         &mut self,
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
@@ -423,42 +452,6 @@ impl BdfNdf {
         self.jac_current = false;
     }
 
-    /// Restart at the current point after crossing a discontinuity
-    /// ([`crate::discontinuity`]): the differences span the jump and are
-    /// dropped; order 1, ∇y ≈ h y' with a fresh f and first step, a fresh
-    /// Jacobian. The dense output of the crossing step (shorter than the
-    /// floating-point resolution allows to matter) becomes its end value.
-    fn restart_here(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        p.rhs(self.t, &self.y, &mut self.f0)?;
-        let opts = ctx.opts;
-        let h = initial_step(
-            p, self.t, &self.y, &self.f0, 1, opts.rtol, opts.atol, opts.h_max, 1.0,
-        )?;
-        self.k = 1;
-        self.k_dense = 0;
-        self.nconhk = 0;
-        self.jac_valid = false;
-        self.jac_current = false;
-        self.modes = None;
-        self.modes_age = usize::MAX;
-        self.lu.invalidate();
-        for d in self.dif.iter_mut() {
-            d.fill(0.0);
-        }
-        for (d, f) in self.dif[0].iter_mut().zip(&self.f0) {
-            *d = h * f;
-        }
-        self.h = h;
-        self.h_next = h;
-        self.since_crossing = 0;
-        ctx.stats.n_restart += 1;
-        Ok(())
-    }
-
     /// The step h_cand proposed for order kk, limited to the largest step
     /// at which order kk damps the estimated mode
     /// ([`crate::multistep::stability_limit`]); unchanged when no mode is
@@ -543,65 +536,315 @@ impl BdfNdf {
         Err(failed(max_iter))
     }
 
-    fn step_fixed(
+    /// Order and step after a trial of size h rejected by the error test
+    /// (ode15s): at the first failure of the step,
+    /// h_new = h · clamp(1/(1.2 err^{1/(k+1)}), 0.1, 0.9), or order k − 1
+    /// when its estimate ‖∇^k y_{n+1}‖ allows a larger step (not above h);
+    /// at later failures h/2, and order 1 from the third. Returns
+    /// h_new / h; the order takes effect when the step is retried.
+    fn select_after_rejection(&mut self, err: f64, h: f64) -> f64 {
+        self.fails += 1;
+        let k = self.k;
+        let (rtol, atol) = self.tol;
+        if self.fails > 1 {
+            if self.fails >= 3 {
+                self.order_after_reject = Some(1);
+            }
+            return 0.5;
+        }
+        let mut hopt = h * (1.0 / (1.2 * err.powf(1.0 / (k as f64 + 1.0)))).clamp(0.1, 0.9);
+        if k > 1 {
+            // ∇^k y_{n+1} = ∇^k y_n + ∇^{k+1} y_{n+1}
+            for c in 0..self.y.len() {
+                self.g[c] = self.dif[k - 1][c] + self.difkp1[c];
+            }
+            let errkm1 = self.norm_col(&self.g, rtol, atol) * self.erconst[k - 1];
+            let hkm1 = h * (1.0 / (1.3 * errkm1.powf(1.0 / k as f64))).clamp(0.1, 0.9);
+            if hkm1 > hopt {
+                hopt = hkm1.min(h);
+                self.order_after_reject = Some(k - 1);
+            }
+        }
+        hopt / h
+    }
+
+    /// Order and step after an accepted trial of size h with error norm
+    /// `err` (module doc: the stability limit first, then, after k + 2
+    /// steps at constant h and k, the ode15s selection among k − 1, k,
+    /// k + 1). Computed before the differences are updated, from
+    /// ∇^k y_{n+1} = ∇^k y_n + ∇^{k+1} y_{n+1} and
+    /// ∇^{k+2} y_{n+1} = ∇^{k+1} y_{n+1} − ∇^{k+1} y_n weighted by y_{n+1}
+    /// (the same sums the update forms). Returns h_new / h; the order
+    /// takes effect in [`StepAttempt::commit`].
+    fn select_after_acceptance(&mut self, err: f64, h: f64) -> f64 {
+        let k = self.k;
+        let (rtol, atol) = self.tol;
+        let n = self.y.len();
+        let nconhk = (self.nconhk + 1).min(MAX_ORDER + 2);
+        let decide = nconhk >= k + 2;
+        // stability limit (stability_limit.rs): the mode that dominates
+        // the error estimate ∇^{k+1} y_{n+1}, when an order ≥ 3 is in play
+        // (re-estimated at each order/step decision and at least every
+        // k + 2 steps, as J changes rarely: two products with J)
+        let wanted = k >= 3 || (decide && k + 1 >= 3 && k < self.max_order);
+        if wanted && (decide || self.modes_age >= k + 2) {
+            self.modes = self.mode.estimate(&self.jac, &self.difkp1, &self.w);
+            self.modes_age = 0;
+        } else {
+            self.modes_age = self.modes_age.saturating_add(1);
+        }
+        let modes = if wanted { self.modes } else { None };
+        if let Some(m) = &modes {
+            if k >= 3 && !admissible(k, self.kappa[k - 1], h, m, rtol) {
+                // the formula does not damp the mode: the highest order
+                // that does (BDF1/2 always do), same step
+                let mut kn = k - 1;
+                while kn > 1 && !admissible(kn, self.kappa[kn - 1], h, m, rtol) {
+                    kn -= 1;
+                }
+                self.order_after_accept = Some((kn, 0));
+                return 1.0;
+            }
+        }
+        let mut next = (k, nconhk);
+        let mut fac = 1.0;
+        if decide {
+            let norm_new = |v: &[f64]| wrms_norm(v, &self.ynew, &self.ynew, rtol, atol);
+            let mut hopt = h / (1.2 * err.powf(1.0 / (k as f64 + 1.0))).max(0.1);
+            hopt = self.stability_capped(k, h, hopt, &modes, rtol);
+            let mut kopt = k;
+            if k > 1 {
+                for c in 0..n {
+                    self.g[c] = self.dif[k - 1][c] + self.difkp1[c];
+                }
+                let errkm1 = norm_new(&self.g) * self.erconst[k - 1];
+                let hkm1 = h / (1.3 * errkm1.powf(1.0 / k as f64)).max(0.1);
+                let hkm1 = self.stability_capped(k - 1, h, hkm1, &modes, rtol);
+                if hkm1 > hopt {
+                    hopt = hkm1;
+                    kopt = k - 1;
+                }
+            }
+            if k < self.max_order {
+                for c in 0..n {
+                    self.tmp_cols[0][c] = self.difkp1[c] - self.dif[k][c];
+                }
+                let errkp1 = norm_new(&self.tmp_cols[0]) * self.erconst[k + 1];
+                let hkp1 = h / (1.4 * errkp1.powf(1.0 / (k as f64 + 2.0))).max(0.1);
+                let hkp1 = self.stability_capped(k + 1, h, hkp1, &modes, rtol);
+                if hkp1 > hopt {
+                    hopt = hkp1;
+                    kopt = k + 1;
+                }
+            }
+            if hopt > h {
+                fac = hopt / h;
+                if kopt != k {
+                    next = (kopt, 0);
+                }
+            }
+        }
+        self.order_after_accept = Some(next);
+        fac
+    }
+
+    /// A fixed step of the start (`fixed_step`, fewer than k + 1 points):
+    /// the next starting value by extrapolated implicit Euler into ynew,
+    /// projected onto the invariants of an overdetermined problem.
+    fn start_value(
         &mut self,
         p: &mut dyn OdeProblem,
-        t_stop: f64,
+        h: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let remaining = t_stop - self.t;
-        let hf = ctx.opts.fixed_step.unwrap_or(self.h);
-        let h = if remaining <= hf * (1.0 + 1e-9) {
-            remaining
-        } else {
-            hf
-        };
-        let kfix = self.max_order;
-        if self.n_start <= kfix && (h - hf).abs() <= 1e-12 * hf {
-            // starting values by extrapolated implicit Euler: k + 1 equally spaced points
-            p.rhs(self.t, &self.y, &mut self.f0)?;
-            self.starter
-                .step(p, self.t, &self.y, &self.f0, h, &mut self.ynew, ctx)?;
-            if self.n_inv > 0 {
-                self.project_start(p, self.t + h, h, ctx)?;
-            }
-            self.lu.invalidate();
-            self.start_pts.rotate_right(1);
-            self.start_pts[0].copy_from_slice(&self.ynew);
-            self.n_start += 1;
-            self.t_prev = self.t;
-            self.t += h;
-            self.y.copy_from_slice(&self.ynew);
-            self.h = h;
-            let npts = self.n_start.min(kfix + 1);
-            self.k = (npts - 1).max(1);
-            self.dif_from_points(npts);
-            self.k_dense = npts - 1;
-            if self.n_start > kfix {
-                self.k = kfix;
-            }
-            ctx.stats.n_accept += 1;
-            return Ok(());
+        p.rhs(self.t, &self.y, &mut self.f0)?;
+        self.starter
+            .step(p, self.t, &self.y, &self.f0, h, &mut self.ynew, ctx)?;
+        if self.n_inv > 0 {
+            self.project_start(p, self.t + h, h, ctx)?;
         }
-        if self.n_start <= kfix {
-            // end reached before the start finished: lower the order to what exists
-            self.k = (self.n_start.min(kfix + 1) - 1).max(1);
+        Ok(())
+    }
+
+    /// Make the starting value ynew of a step of size h the current point
+    /// and rebuild the differences from the equally spaced points.
+    fn accept_start_value(&mut self, h: f64) {
+        let kfix = self.max_order;
+        self.lu.invalidate();
+        self.start_pts.rotate_right(1);
+        self.start_pts[0].copy_from_slice(&self.ynew);
+        self.n_start += 1;
+        self.t_prev = self.t;
+        self.t += h;
+        self.y.copy_from_slice(&self.ynew);
+        self.h = h;
+        let npts = self.n_start.min(kfix + 1);
+        self.k = (npts - 1).max(1);
+        self.dif_from_points(npts);
+        self.k_dense = npts - 1;
+        if self.n_start > kfix {
+            self.k = kfix;
+        }
+    }
+}
+
+impl StepAttempt for BdfNdf {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h_next
+    }
+
+    /// The differences stay scaled to the last step until the next trial
+    /// (re-interpolated in [`StepAttempt::attempt`]).
+    fn set_h(&mut self, h: f64) {
+        self.h_next = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// The differences re-interpolated to h, then the order-k formula.
+    /// A Newton failure (or a singular iteration matrix) with a Jacobian
+    /// from an earlier step repeats the step with a fresh one, and with a
+    /// current Jacobian shrinks h by 0.3 (ode15s); 20 failures within one
+    /// step give up. Fixed steps: the start by extrapolated implicit
+    /// Euler, no error test, and a Newton failure with a current Jacobian
+    /// is an error.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        self.tol = (ctx.opts.rtol, ctx.opts.atol);
+        let fixed = ctx.opts.fixed_step.is_some();
+        self.start_step = false;
+        if fixed && self.n_start <= self.max_order {
+            if (h - self.h_next).abs() <= 1e-12 * self.h_next {
+                self.start_value(p, h, ctx)?;
+                self.start_step = true;
+                return Ok(Trial::Unchecked);
+            }
+            // end reached before the start finished: the order of the
+            // points that exist
+            self.k = (self.n_start.min(self.max_order + 1) - 1).max(1);
         }
         self.rescale(h);
-        let mut out = self.attempt(p, ctx)?;
-        if out.is_none() && !self.jac_current {
-            self.jac_valid = false;
-            out = self.attempt(p, ctx)?;
+        if let Some(err) = self.try_formula(p, ctx)? {
+            return Ok(if fixed {
+                Trial::Unchecked
+            } else {
+                Trial::Estimated(err)
+            });
         }
-        if out.is_none() {
+        self.fails += 1;
+        if !fixed && self.fails > 20 {
+            return Err(IntegrateError::NewtonFailed {
+                t: self.t,
+                h,
+                iters: 5,
+            });
+        }
+        if !self.jac_current {
+            self.jac_valid = false;
+            return Ok(Trial::Repeat);
+        }
+        if fixed {
             return Err(IntegrateError::NewtonFailed {
                 t: self.t,
                 h,
                 iters: 12,
             });
         }
-        ctx.stats.n_accept += 1;
+        Ok(Trial::Failed { factor: 0.3 })
+    }
+
+    /// The step after one trimmed to t_stop follows from the trimmed one
+    /// (the selection bounds the ratio of successive steps).
+    fn resumes_after_trim(&self) -> bool {
+        false
+    }
+
+    fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
+        if accepted {
+            self.select_after_acceptance(err, h)
+        } else {
+            self.select_after_rejection(err, h)
+        }
+    }
+
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if let Some(k) = self.order_after_reject.take() {
+            self.k = k;
+        }
+        Ok(())
+    }
+
+    /// Update the differences with the new value (or, during the
+    /// fixed-step start, rebuild them from the points), then take the
+    /// order chosen for the next step.
+    fn commit(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.order_after_reject = None;
+        if std::mem::take(&mut self.start_step) {
+            self.accept_start_value(h);
+            return Ok(());
+        }
         self.accept();
+        if let Some((k, nconhk)) = self.order_after_accept.take() {
+            self.k = k;
+            self.nconhk = nconhk;
+        }
+        Ok(())
+    }
+
+    /// Restart at the current point after crossing a discontinuity
+    /// ([`crate::discontinuity`]): the differences span the jump and are
+    /// dropped; order 1, ∇y ≈ h y' with a fresh f and first step, a fresh
+    /// Jacobian. The dense output of the crossing step (shorter than the
+    /// floating-point resolution allows to matter) becomes its end value.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        p.rhs(self.t, &self.y, &mut self.f0)?;
+        let opts = ctx.opts;
+        // not below the resolution at t (the crossing step had that size;
+        // 0.01 ‖y‖/‖f‖ from a tiny y and a large f can be smaller)
+        let h = initial_step(
+            p, self.t, &self.y, &self.f0, 1, opts.rtol, opts.atol, opts.h_max, 1.0,
+        )?
+        .max(resolution_floor(self.t));
+        self.k = 1;
+        self.k_dense = 0;
+        self.nconhk = 0;
+        self.jac_valid = false;
+        self.jac_current = false;
+        self.modes = None;
+        self.modes_age = usize::MAX;
+        self.lu.invalidate();
+        for d in self.dif.iter_mut() {
+            d.fill(0.0);
+        }
+        for (d, f) in self.dif[0].iter_mut().zip(&self.f0) {
+            *d = h * f;
+        }
+        self.h = h;
+        self.h_next = h;
         Ok(())
     }
 }
@@ -685,7 +928,10 @@ impl Stepper for BdfNdf {
         self.nconhk = 0;
         self.jac_valid = false;
         self.jac_current = false;
-        self.since_crossing = MIN_STEPS_BETWEEN_CROSSINGS;
+        self.loop_state = LoopState::default();
+        self.order_after_reject = None;
+        self.order_after_accept = None;
+        self.start_step = false;
         self.modes = None;
         self.modes_age = usize::MAX;
         self.lu.invalidate();
@@ -728,162 +974,15 @@ impl Stepper for BdfNdf {
         Ok(())
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        if ctx.opts.fixed_step.is_some() {
-            return self.step_fixed(p, t_stop, ctx);
-        }
-        let opts = ctx.opts;
-        let (rtol, atol) = (opts.rtol, opts.atol);
-        let mut nfails = 0u32;
-        loop {
-            let remaining = t_stop - self.t;
-            let mut h = self.h_next.min(opts.h_max);
-            if 1.1 * h >= remaining {
-                h = remaining;
-            }
-            if h < opts.h_min {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            self.rescale(h);
-            let Some(err) = self.attempt(p, ctx)? else {
-                // Newton failure: fresh Jacobian first, then a smaller step
-                ctx.stats.n_reject += 1;
-                nfails += 1;
-                if !self.jac_current {
-                    self.jac_valid = false;
-                } else {
-                    let floor = resolution_floor(self.t);
-                    if h <= floor {
-                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-                    }
-                    self.h_next = (0.3 * h).max(floor);
-                }
-                if nfails > 20 {
-                    return Err(IntegrateError::NewtonFailed {
-                        t: self.t,
-                        h,
-                        iters: 5,
-                    });
-                }
-                continue;
-            };
-            let k = self.k;
-            if err > 1.0 {
-                ctx.stats.n_reject += 1;
-                nfails += 1;
-                if nfails > 30 {
-                    return Err(IntegrateError::ErrorTestFailures {
-                        t: self.t,
-                        n: nfails,
-                    });
-                }
-                if nfails == 1 {
-                    let mut hopt =
-                        h * (1.0 / (1.2 * err.powf(1.0 / (k as f64 + 1.0)))).clamp(0.1, 0.9);
-                    if k > 1 {
-                        for c in 0..self.y.len() {
-                            self.g[c] = self.dif[k - 1][c] + self.difkp1[c];
-                        }
-                        let errkm1 = self.norm_col(&self.g, rtol, atol) * self.erconst[k - 1];
-                        let hkm1 = h * (1.0 / (1.3 * errkm1.powf(1.0 / k as f64))).clamp(0.1, 0.9);
-                        if hkm1 > hopt {
-                            hopt = hkm1.min(h);
-                            self.k = k - 1;
-                        }
-                    }
-                    self.h_next = hopt;
-                } else {
-                    self.h_next = 0.5 * h;
-                    if nfails >= 3 {
-                        self.k = 1;
-                    }
-                }
-                match after_rejection(h, self.h_next, self.t, opts.h_min, self.since_crossing) {
-                    AfterRejection::Retry(h_retry) => {
-                        self.h_next = h_retry;
-                        continue;
-                    }
-                    AfterRejection::Cross => {
-                        // not a rejection after all: the step crosses a jump of f
-                        ctx.stats.n_reject -= 1;
-                        ctx.stats.n_accept += 1;
-                        self.accept();
-                        return self.restart_here(p, ctx);
-                    }
-                    AfterRejection::Underflow => {
-                        return Err(IntegrateError::StepSizeTooSmall { t: self.t, h })
-                    }
-                }
-            }
-            // success
-            ctx.stats.n_accept += 1;
-            self.since_crossing += 1;
-            self.accept();
-            self.nconhk = (self.nconhk + 1).min(MAX_ORDER + 2);
-            self.h_next = h;
-            let decide = self.nconhk >= k + 2;
-            // stability limit (stability_limit.rs): the mode that dominates
-            // the error estimate ∇^{k+1} y_{n+1}, when an order ≥ 3 is in play
-            // (re-estimated at each order/step decision and at least every
-            // k + 2 steps, as J changes rarely: two products with J)
-            let wanted = k >= 3 || (decide && k + 1 >= 3 && k < self.max_order);
-            if wanted && (decide || self.modes_age >= k + 2) {
-                self.modes = self.mode.estimate(&self.jac, &self.difkp1, &self.w);
-                self.modes_age = 0;
-            } else {
-                self.modes_age = self.modes_age.saturating_add(1);
-            }
-            let modes = if wanted { self.modes } else { None };
-            if let Some(m) = &modes {
-                if k >= 3 && !admissible(k, self.kappa[k - 1], h, m, rtol) {
-                    // the formula does not damp the mode: the highest order
-                    // that does (BDF1/2 always do), same step
-                    let mut kn = k - 1;
-                    while kn > 1 && !admissible(kn, self.kappa[kn - 1], h, m, rtol) {
-                        kn -= 1;
-                    }
-                    self.k = kn;
-                    self.nconhk = 0;
-                    return Ok(());
-                }
-            }
-            if decide {
-                let mut hopt = h / (1.2 * err.powf(1.0 / (k as f64 + 1.0))).max(0.1);
-                hopt = self.stability_capped(k, h, hopt, &modes, rtol);
-                let mut kopt = k;
-                if k > 1 {
-                    let errkm1 = self.norm_col(&self.dif[k - 1], rtol, atol) * self.erconst[k - 1];
-                    let hkm1 = h / (1.3 * errkm1.powf(1.0 / k as f64)).max(0.1);
-                    let hkm1 = self.stability_capped(k - 1, h, hkm1, &modes, rtol);
-                    if hkm1 > hopt {
-                        hopt = hkm1;
-                        kopt = k - 1;
-                    }
-                }
-                if k < self.max_order {
-                    let errkp1 = self.norm_col(&self.dif[k + 1], rtol, atol) * self.erconst[k + 1];
-                    let hkp1 = h / (1.4 * errkp1.powf(1.0 / (k as f64 + 2.0))).max(0.1);
-                    let hkp1 = self.stability_capped(k + 1, h, hkp1, &modes, rtol);
-                    if hkp1 > hopt {
-                        hopt = hkp1;
-                        kopt = k + 1;
-                    }
-                }
-                if hopt > h {
-                    self.h_next = hopt;
-                    if kopt != k {
-                        self.k = kopt;
-                        self.nconhk = 0;
-                    }
-                }
-            }
-            return Ok(());
-        }
+        self.fails = 0;
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {

@@ -16,6 +16,8 @@
 //! implicit ones, so that a stiff start stays damped. A step cut short by
 //! `t_stop` (a breakpoint or the end not on the grid) is also such a step,
 //! after which the method restarts.
+//! The step loop is the shared one ([`crate::step_loop::advance`], fixed
+//! steps: no error test); this file supplies the step and its commit.
 //! Dense output: cubic Hermite interpolation on the last step.
 
 use nalgebra::DMatrix;
@@ -26,6 +28,7 @@ use crate::multistep::coeffs::Lmm;
 use crate::multistep::start::{ImplicitEulerExtrapolation, Rk4Scratch};
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::problem::OdeProblem;
+use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Fixed-step linear multistep stepper over an [`Lmm`] table.
@@ -54,6 +57,10 @@ pub struct FixedLmm {
     lu_h: f64,
     rk4: Rk4Scratch,
     implicit_start: ImplicitEulerExtrapolation,
+    /// the shared step loop's state ([`step_loop::advance`])
+    loop_state: LoopState,
+    /// the current trial has the full step h (keeps the history)
+    on_grid: bool,
 }
 
 impl FixedLmm {
@@ -80,6 +87,8 @@ impl FixedLmm {
             lu_h: f64::NAN,
             rk4: Rk4Scratch::default(),
             implicit_start: ImplicitEulerExtrapolation::new(0),
+            loop_state: LoopState::default(),
+            on_grid: true,
         }
     }
 
@@ -226,59 +235,18 @@ impl Stepper for FixedLmm {
         self.y_prev.copy_from_slice(y0);
         self.f_prev.copy_from_slice(&self.fs[0]);
         self.nhist = 1;
+        self.loop_state = LoopState::default();
         Ok(())
     }
 
+    /// One step by the shared loop ([`step_loop::advance`]).
     fn step(
         &mut self,
         p: &mut dyn OdeProblem,
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let remaining = t_stop - self.t;
-        let k = self.lmm.steps();
-        let on_grid = remaining >= self.h * (1.0 - 1e-9);
-        let h = if remaining <= self.h * (1.0 + 1e-9) {
-            remaining
-        } else {
-            self.h
-        };
-        if !on_grid || self.nhist < k {
-            // starting value (or a short last step): RK4
-            let (y0, f0) = (&self.ys[0], &self.fs[0]);
-            if self.lmm.implicit() {
-                self.implicit_start
-                    .step(p, self.t, y0, f0, h, &mut self.y_new, ctx)?;
-                self.lu.invalidate();
-            } else {
-                self.rk4.step(p, self.t, y0, f0, h, &mut self.y_new)?;
-            }
-            ctx.stats.n_accept += 1;
-            return self.push(p, h, on_grid);
-        }
-        // rest = Σ_{j<k} α_j y_{n+j} − h β_j f_{n+j}; history index i ↔ j = k − 1 − i
-        let n = self.rest.len();
-        for m in 0..n {
-            let mut s = 0.0;
-            for i in 0..k {
-                let j = k - 1 - i;
-                s += self.lmm.alpha[j] * self.ys[i][m] - h * self.lmm.beta[j] * self.fs[i][m];
-            }
-            self.rest[m] = s;
-        }
-        let ak = self.lmm.alpha[k];
-        if self.lmm.implicit() {
-            for m in 0..n {
-                self.y_new[m] = self.ys[0][m] + h * self.fs[0][m];
-            }
-            self.solve_implicit(p, h, ctx)?;
-        } else {
-            for m in 0..n {
-                self.y_new[m] = -self.rest[m] / ak;
-            }
-        }
-        ctx.stats.n_accept += 1;
-        self.push(p, h, true)
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
@@ -304,5 +272,93 @@ impl Stepper for FixedLmm {
             t,
             out,
         );
+    }
+}
+
+impl StepAttempt for FixedLmm {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    /// Fixed steps: the loop never changes h.
+    fn set_h(&mut self, _h: f64) {}
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// y_{n+k} into y_new: the k-step formula when the step is the full h
+    /// and k back values exist; otherwise (the start, or a step cut short
+    /// or stretched to t_stop by the loop) the one-step starter, after
+    /// which the history restarts unless the step was the full h.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let k = self.lmm.steps();
+        self.on_grid = (h - self.h).abs() <= 1e-9 * self.h;
+        if !self.on_grid || self.nhist < k {
+            let (y0, f0) = (&self.ys[0], &self.fs[0]);
+            if self.lmm.implicit() {
+                self.implicit_start
+                    .step(p, self.t, y0, f0, h, &mut self.y_new, ctx)?;
+                self.lu.invalidate();
+            } else {
+                self.rk4.step(p, self.t, y0, f0, h, &mut self.y_new)?;
+            }
+            return Ok(Trial::Unchecked);
+        }
+        // rest = Σ_{j<k} α_j y_{n+j} − h β_j f_{n+j}; history index i ↔ j = k − 1 − i
+        let n = self.rest.len();
+        for m in 0..n {
+            let mut s = 0.0;
+            for i in 0..k {
+                let j = k - 1 - i;
+                s += self.lmm.alpha[j] * self.ys[i][m] - h * self.lmm.beta[j] * self.fs[i][m];
+            }
+            self.rest[m] = s;
+        }
+        let ak = self.lmm.alpha[k];
+        if self.lmm.implicit() {
+            for m in 0..n {
+                self.y_new[m] = self.ys[0][m] + h * self.fs[0][m];
+            }
+            self.solve_implicit(p, h, ctx)?;
+        } else {
+            for m in 0..n {
+                self.y_new[m] = -self.rest[m] / ak;
+            }
+        }
+        Ok(Trial::Unchecked)
+    }
+
+    /// Fixed steps: there is no error norm to turn into a factor.
+    fn factor(&mut self, _err: f64, _h: f64, _accepted: bool) -> f64 {
+        1.0
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.push(p, h, self.on_grid)
+    }
+
+    /// Fixed steps never cross (no error test); a restart is a reset.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let (t, y) = (self.t, self.ys[0].clone());
+        Stepper::reset(self, p, t, &y, ctx)
     }
 }
