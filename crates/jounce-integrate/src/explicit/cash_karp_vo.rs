@@ -34,13 +34,14 @@
 //! exactly so they can be checked; fixed-step runs use the fifth-order
 //! solution. Dense output is the cubic Hermite interpolant.
 
-use crate::controller::{record_rejection, step_towards, StepController};
+use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
 use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
 use crate::problem::OdeProblem;
+use crate::step_loop::{advance, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Twiddle factors of checkpoints 1 and 2: the margin by which the
@@ -82,6 +83,10 @@ pub struct CashKarpVo {
     n_quit: [u64; 2],
     /// Steps accepted with a solution of order 1 or 2.
     n_low_order: u64,
+    /// What the last trial produced, and its fourth-order error norm.
+    pending: Outcome,
+    e4: f64,
+    loop_state: LoopState,
 }
 
 impl Default for CashKarpVo {
@@ -107,6 +112,9 @@ impl CashKarpVo {
             yb: Vec::new(),
             diff: Vec::new(),
             quit: [QUIT_RANGE.1; 2],
+            pending: Outcome::Reject { factor: 1.0 },
+            e4: 0.0,
+            loop_state: LoopState::default(),
             controller: StepController::default(),
             last_order: 5,
             n_quit: [0; 2],
@@ -264,6 +272,115 @@ impl CashKarpVo {
     }
 }
 
+impl StepAttempt for CashKarpVo {
+    fn current_t(&self) -> f64 {
+        self.t
+    }
+
+    fn proposed_h(&self) -> f64 {
+        self.h
+    }
+
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+
+    fn loop_state(&mut self) -> &mut LoopState {
+        &mut self.loop_state
+    }
+
+    /// The early-quit attempt; its outcome is kept for `factor` and
+    /// `commit` (an accepted solution may cover only a fraction of h). A
+    /// trial whose stages overflow is rejected (h / 5), not fatal.
+    fn attempt(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        ctx: &mut StepContext,
+    ) -> Result<Trial, IntegrateError> {
+        let opts = ctx.opts;
+        let fixed = opts.fixed_step.is_some();
+        let outcome = match CashKarpVo::attempt(self, p, h, opts.rtol, opts.atol, fixed) {
+            Err(IntegrateError::Eval {
+                source: EvalError::NonFinite { .. },
+            }) if !fixed => return Ok(Trial::Failed { factor: 0.2 }),
+            r => r?,
+        };
+        self.pending = outcome;
+        Ok(match outcome {
+            Outcome::Accept { .. } if fixed => Trial::Unchecked,
+            Outcome::Accept { order, .. } => {
+                // the fourth-order estimate of a fifth-order step drives
+                // the controller; a lower-order solution passed its own test
+                self.e4 = if order == 5 {
+                    wrms_norm(&self.diff, &self.y, &self.ytmp, opts.rtol, opts.atol)
+                } else {
+                    0.0
+                };
+                Trial::Estimated(0.0)
+            }
+            Outcome::Reject { .. } => Trial::Estimated(f64::INFINITY),
+        })
+    }
+
+    /// Fifth order: the controller on e4; a lower order (a transient):
+    /// the step that passed, frac · h; a rejection: the method's factor.
+    fn factor(&mut self, _err: f64, h: f64, accepted: bool) -> f64 {
+        match self.pending {
+            Outcome::Accept { order: 5, .. } if accepted => {
+                self.controller.accepted(self.e4, h);
+                self.controller.factor(self.e4, h, 4)
+            }
+            Outcome::Accept { frac, .. } => frac,
+            Outcome::Reject { factor } => factor,
+        }
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let Outcome::Accept { frac, order } = self.pending else {
+            unreachable!("commit follows an accepted attempt");
+        };
+        self.last_order = order;
+        if order < 5 {
+            self.n_low_order += 1;
+        }
+        self.t_prev = self.t;
+        self.y_prev.copy_from_slice(&self.y);
+        self.f_prev.copy_from_slice(&self.f_cur);
+        self.t = if frac == 1.0 {
+            self.t + h
+        } else {
+            self.t + frac * h
+        };
+        self.y.copy_from_slice(&self.ytmp);
+        p.rhs(self.t, &self.y, &mut self.f_cur)?;
+        Ok(())
+    }
+
+    /// Start again at the current point: learnt quit factors and the
+    /// controller's memory dropped, a first step chosen anew (not below
+    /// what the arithmetic resolves at t); the loop's memory of the
+    /// crossing kept.
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let (t, y) = (self.t, self.y.clone());
+        self.h = 0.0;
+        let crossing = self.loop_state;
+        Stepper::reset(self, p, t, &y, ctx)?;
+        self.loop_state = crossing;
+        self.h = self.h.max(crate::discontinuity::resolution_floor(t));
+        Ok(())
+    }
+}
+
 impl Stepper for CashKarpVo {
     fn name(&self) -> &'static str {
         "cash_karp_vo"
@@ -334,71 +451,7 @@ impl Stepper for CashKarpVo {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let opts = ctx.opts;
-        let fixed = opts.fixed_step.is_some();
-        let mut rejected_in_a_row = 0u32;
-        loop {
-            let h_ctrl = self.h.min(opts.h_max);
-            let (h, trimmed) = step_towards(h_ctrl, self.t, t_stop, !fixed);
-            // the proposal below what the arithmetic resolves at t: underflow
-            if !fixed && (h < opts.h_min || h_ctrl < crate::discontinuity::resolution_floor(self.t))
-            {
-                return Err(IntegrateError::StepSizeTooSmall { t: self.t, h });
-            }
-            let outcome = match self.attempt(p, h, opts.rtol, opts.atol, fixed) {
-                // a trial step whose stages overflow is rejected, not fatal
-                Err(IntegrateError::Eval {
-                    source: EvalError::NonFinite { .. },
-                }) if !fixed => Outcome::Reject { factor: 0.2 },
-                r => r?,
-            };
-            match outcome {
-                Outcome::Accept { frac, order } => {
-                    ctx.stats.n_accept += 1;
-                    self.last_order = order;
-                    if order < 5 {
-                        self.n_low_order += 1;
-                    }
-                    let h_acc = if frac == 1.0 { h } else { frac * h };
-                    self.t_prev = self.t;
-                    self.y_prev.copy_from_slice(&self.y);
-                    self.f_prev.copy_from_slice(&self.f_cur);
-                    self.t = if frac == 1.0 {
-                        self.t + h
-                    } else {
-                        self.t + h_acc
-                    };
-                    self.y.copy_from_slice(&self.ytmp);
-                    p.rhs(self.t, &self.y, &mut self.f_cur)?;
-                    if fixed {
-                        return Ok(());
-                    }
-                    if order == 5 {
-                        let e4 = wrms_norm(&self.diff, &self.y_prev, &self.y, opts.rtol, opts.atol);
-                        self.controller.accepted(e4, h);
-                        let fac = self.controller.factor(e4, h, 4);
-                        let fac = if rejected_in_a_row > 0 {
-                            fac.min(1.0)
-                        } else {
-                            fac
-                        };
-                        self.h = if trimmed && fac >= 1.0 {
-                            h_ctrl.max(h * fac)
-                        } else {
-                            h * fac
-                        };
-                    } else {
-                        // a transient: continue with the step that passed
-                        self.h = h_acc;
-                    }
-                    return Ok(());
-                }
-                Outcome::Reject { factor } => {
-                    self.h = h * factor;
-                    record_rejection(ctx.stats, &mut rejected_in_a_row, self.t)?;
-                }
-            }
-        }
+        advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {

@@ -1788,7 +1788,14 @@ impl StepAttempt for StructuralStepper {
         if !self.fixed {
             self.h = 0.0;
         }
-        Stepper::reset(self, p, t, &y, ctx)
+        // the loop's memory of the crossing survives the reset (a second
+        // crossing within a few steps is a blow-up, not a jump)
+        let crossing = self.loop_state;
+        Stepper::reset(self, p, t, &y, ctx)?;
+        self.loop_state = crossing;
+        // a first step the arithmetic resolves at t
+        self.h = self.h.max(crate::discontinuity::resolution_floor(t));
+        Ok(())
     }
 }
 
