@@ -37,6 +37,15 @@ use crate::error::IntegrateError;
 use crate::problem::OdeProblem;
 use crate::stepper::StepContext;
 
+/// The step from t to the next point t_0 + (k + 1) h of a fixed-step
+/// grid started at t_0, k steps taken: counted from the grid's start, so
+/// that t carries no accumulated rounding of t += h and the last step
+/// lands on the stop time ([`step_towards`] trims it there).
+#[must_use]
+pub fn fixed_grid_step(t0: f64, k: u64, h: f64, t: f64) -> f64 {
+    t0 + (k + 1) as f64 * h - t
+}
+
 /// What a trial step of size h produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Trial {

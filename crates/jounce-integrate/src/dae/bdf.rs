@@ -1002,7 +1002,7 @@ impl StepAttempt for DaeBdf {
     /// Adaptive: the selected h. Fixed: the step to t0 + (j + 1) h.
     fn proposed_h(&self) -> f64 {
         if self.fixed {
-            self.t_fixed0 + (self.n_fixed + 1) as f64 * self.h_fixed - self.t
+            step_loop::fixed_grid_step(self.t_fixed0, self.n_fixed, self.h_fixed, self.t)
         } else {
             self.h
         }

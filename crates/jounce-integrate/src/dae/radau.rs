@@ -572,7 +572,7 @@ impl StepAttempt for DaeRadau5 {
     /// point t0 + (k + 1) h.
     fn proposed_h(&self) -> f64 {
         if self.fixed {
-            self.grid_t0 + (self.grid_k + 1) as f64 * self.h - self.t
+            step_loop::fixed_grid_step(self.grid_t0, self.grid_k, self.h, self.t)
         } else {
             self.h
         }

@@ -179,7 +179,7 @@ use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
 use crate::sparse_lu::SparseLu;
-use crate::step_loop::{advance, LoopState, StepAttempt, Trial};
+use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::scheme::{Balance, StructuralScheme};
 
@@ -1723,7 +1723,7 @@ impl StepAttempt for StructuralStepper {
     /// rounding and the last step lands on the stop time.
     fn proposed_h(&self) -> f64 {
         if self.fixed {
-            self.t_fixed0 + (self.k_fixed + 1) as f64 * self.h - self.t
+            fixed_grid_step(self.t_fixed0, self.k_fixed, self.h, self.t)
         } else {
             self.h
         }
