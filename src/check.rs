@@ -1,11 +1,14 @@
 //! `jounce check`: validate, build and assemble a model, and describe it;
-//! refuse run settings whose integrator cannot run the formulation.
+//! refuse every run setting `jounce run` would refuse (the same checks,
+//! [`crate::validate`]), including a fixed step beyond the method's
+//! stability limit on the model's linearisation at the start.
 
 use jounce_mechanics::MechanicalSystem;
 use jounce_model::{BodyRef, JointKind, Model};
 
 use crate::error::RunError;
-use crate::setup::{assemble_model, build_system, check_pairing, formulation_name};
+use crate::setup::{assemble_model, build_formulation, build_system, formulation_name};
+use crate::validate::{fixed_step_verdict, validate_run_settings};
 
 fn body_name(model: &Model, b: BodyRef) -> String {
     match b {
@@ -20,9 +23,19 @@ fn body_name(model: &Model, b: BodyRef) -> String {
 /// [`RunError`] naming the file and element at fault.
 pub fn check_model(model: &Model) -> Result<String, RunError> {
     // the run settings as `jounce run` would refuse them
-    check_pairing(model)?;
+    let (entry, opts, _) = validate_run_settings(model)?;
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
+    let mut form = build_formulation(model, &sys)?;
+    let y0 = form
+        .initial_state(0.0, &asm.q, &asm.v)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let stability = fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0);
+    if let (Some(msg), jounce_model::OnCheckFailure::Fail) =
+        (&stability, model.settings.checks.on_failure)
+    {
+        return Err(RunError::Setup(format!("{}: {msg}", model.source)));
+    }
     let mut s = String::new();
     s.push_str(&format!("model '{}' ({})\n", model.name, model.source));
     s.push_str(&format!("  bodies ({}):\n", model.bodies.len()));
@@ -86,10 +99,16 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         asm.iterations, asm.position_residual, asm.velocity_residual, asm.velocity_change
     ));
     s.push_str(&format!(
-        "  run settings: {} formulation, {} integrator, t_end = {} s\n",
+        "  run settings: {} formulation, {} integrator{}, t_end = {} s, about {:.0} output rows\n",
         formulation_name(model.settings.formulation.kind),
-        model.settings.integrator.method,
-        model.settings.t_end
+        entry.info.name,
+        opts.fixed_step
+            .map_or_else(String::new, |h| format!(" with fixed step {h} s")),
+        model.settings.t_end,
+        crate::validate::output_rows(model)
     ));
+    if let Some(msg) = stability {
+        s.push_str(&format!("  warning: {msg}\n"));
+    }
     Ok(s)
 }

@@ -16,13 +16,20 @@ pub enum RunError {
     Io(#[from] jounce_io::IoError),
     /// The integration failed; the rows up to `failure.t` and the summary
     /// were written.
-    #[error("{model}: integration failed: {failure}")]
+    #[error("{model}: integration failed: {failure}{}", advice_suffix(.advice))]
     Integration {
         /// Model file.
         model: String,
         /// What failed and when.
         failure: jounce_integrate::SolveFailure,
+        /// Why, in the user's terms, and what to do (a step budget the user
+        /// set, stiffness, low order at a tight tolerance, a blow-up).
+        advice: Option<String>,
         /// The summary that was written.
         summary: Box<jounce_io::RunSummary>,
     },
+}
+
+fn advice_suffix(a: &Option<String>) -> String {
+    a.as_ref().map_or_else(String::new, |a| format!(": {a}"))
 }

@@ -14,5 +14,7 @@ pub mod observer;
 pub mod run;
 pub mod setup;
 pub mod study;
+pub mod trust;
+pub mod validate;
 
 pub use error::RunError;

@@ -57,6 +57,10 @@ enum Command {
         /// integrator there (settings.integrator.stop_at_breakpoints = false).
         #[arg(long)]
         no_breakpoints: bool,
+        /// Write the output even when it exceeds the row budget
+        /// (settings.checks.max_output_rows, default 10 million rows).
+        #[arg(long)]
+        force: bool,
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
             t_end,
             max_steps,
             no_breakpoints,
+            force,
             quiet,
         } => {
             let mut m = match jounce_model::load_file(&model) {
@@ -130,6 +135,7 @@ fn main() -> ExitCode {
                 t_end,
                 max_steps,
                 no_breakpoints,
+                force,
             };
             if let Err(e) = apply_overrides(&mut m, &o) {
                 return fail(&e);

@@ -64,6 +64,8 @@ pub struct RunObserver<'a> {
     progress_at: u64,
     t_end: f64,
     started: Instant,
+    /// The checks on the solution (blow-up, drift), if any.
+    pub checks: Option<crate::trust::SolutionChecks>,
 }
 
 impl<'a> RunObserver<'a> {
@@ -97,6 +99,7 @@ impl<'a> RunObserver<'a> {
             progress_at: u64::MAX,
             t_end,
             started: Instant::now(),
+            checks: None,
         }
     }
 
@@ -142,6 +145,10 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             .write_row(&self.row)
             .map_err(|e| EvalError::Other(e.to_string()))?;
         self.t_last = t;
+        // after the row is written: the rows up to the failure are kept
+        if let Some(c) = &mut self.checks {
+            c.check(self.sys, t, &self.q, &self.v, &self.lambda, &inv)?;
+        }
         Ok(())
     }
 

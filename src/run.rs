@@ -4,17 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use jounce_integrate::{method, ControllerKind, ErrorPer, OutputGrid, SolverOptions};
+use jounce_integrate::{
+    ControllerKind, ErrorPer, EvalError, IntegrateError, OutputGrid, SolverOptions,
+};
 use jounce_io::{
     AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, TimeseriesWriter,
     WorkSummary,
 };
 use jounce_mechanics::MechanicalSystem;
-use jounce_model::{FormulationKind, Model};
+use jounce_model::{FormulationKind, Model, OnCheckFailure};
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header, RunObserver};
-use crate::setup::{assemble_model, build_formulation, build_system, check_pairing};
+use crate::setup::{assemble_model, build_formulation, build_system};
+use crate::trust::SolutionChecks;
 
 /// Settings given on the command line that override the model file's.
 #[derive(Clone, Debug, Default)]
@@ -36,6 +39,9 @@ pub struct Overrides {
     /// Step across the breakpoints of the time functions instead of
     /// stopping and restarting there.
     pub no_breakpoints: bool,
+    /// Write the output even above the row budget
+    /// (`settings.checks.max_output_rows`).
+    pub force: bool,
 }
 
 /// What `jounce run` needs.
@@ -97,6 +103,10 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
             return Err(RunError::Setup("--max-steps must be at least 1".into()));
         }
         s.integrator.max_steps = n;
+        s.integrator.max_steps_set = true;
+    }
+    if o.force {
+        s.checks.max_output_rows = u64::MAX;
     }
     Ok(())
 }
@@ -147,9 +157,17 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
     })
 }
 
-/// Run a loaded model, writing into `out_dir`. Returns the summary; on an
-/// integration failure the rows computed so far and `summary.json` are
-/// written before the error is returned.
+/// The files a run writes into its output directory; a new run removes
+/// them first, so that a failure never leaves an older run's results
+/// looking current.
+pub const OUTPUT_FILES: &[&str] = &["timeseries.csv", "summary.json"];
+
+/// Run a loaded model, writing into `out_dir`. Returns the summary.
+///
+/// Every run writes `summary.json`, with `"status": "failed"` and the
+/// error for a run that fails, before integrating (bad settings, assembly)
+/// or during it (then with the rows computed so far in `timeseries.csv`).
+/// Files of an earlier run in `out_dir` are removed first.
 ///
 /// # Errors
 /// [`RunError`] saying what failed, where and when.
@@ -157,13 +175,132 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     let wall = Instant::now();
     std::fs::create_dir_all(out_dir)
         .map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
+    for f in OUTPUT_FILES {
+        let path = out_dir.join(f);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(RunError::Io(jounce_io::IoError::new(&path, e))),
+        }
+    }
+    match integrate_model(model, out_dir, progress, wall) {
+        Err(e) if !matches!(e, RunError::Integration { .. }) => {
+            // failed before integrating: say so in summary.json too
+            let summary = RunSummary {
+                jounce_version: env!("CARGO_PKG_VERSION").to_string(),
+                model: model.name.clone(),
+                model_file: model.source.clone(),
+                formulation: formulation_summary(
+                    model,
+                    crate::setup::formulation_name(model.settings.formulation.kind),
+                ),
+                integrator: integrator_summary(model),
+                t_end: model.settings.t_end,
+                status: "failed".into(),
+                error: Some(e.to_string()),
+                work: WorkSummary {
+                    wall_seconds: wall.elapsed().as_secs_f64(),
+                    ..WorkSummary::default()
+                },
+                ..RunSummary::default()
+            };
+            summary.write_json(&out_dir.join("summary.json"))?;
+            Err(e)
+        }
+        other => other,
+    }
+}
 
-    // the integrator first: a bad name should fail before any work
-    let opts = solver_options(model)?;
-    let mut stepper = method::build(&model.settings.integrator.method, &opts)
-        .map_err(|e| RunError::Setup(format!("{}: settings.integrator: {e}", model.source)))?;
-    // and one that cannot run the formulation (dopri5 on index3)
-    check_pairing(model)?;
+fn integrator_summary(model: &Model) -> IntegratorSummary {
+    let i = &model.settings.integrator;
+    IntegratorSummary {
+        method: jounce_integrate::method::find(&i.method)
+            .map_or_else(|_| i.method.clone(), |m| m.info.name.to_string()),
+        rtol: i.rtol,
+        atol: i.atol,
+        step: i.step,
+        h0: i.h0,
+        h_min: i.h_min,
+        h_max: i.h_max.is_finite().then_some(i.h_max),
+        max_steps: i.max_steps,
+        controller: i.controller.clone(),
+        error_per: i.error_per.clone(),
+        params: i.params.clone(),
+    }
+}
+
+/// Why a run used up its step budget, in the user's terms: a budget the
+/// user set, stiffness (Hairer's test fired), a low-order method at a
+/// tight tolerance, or, failing those, what is left to suspect.
+pub fn budget_diagnosis(
+    model: &Model,
+    info: &jounce_integrate::method::MethodInfo,
+    stats: &jounce_integrate::Stats,
+    t: f64,
+) -> String {
+    let it = &model.settings.integrator;
+    let n = stats.n_steps();
+    if it.max_steps_set {
+        return format!(
+            "the step budget you set (max_steps = {}) was used up at t = {t} s; raise it \
+             (--max-steps or settings.integrator.max_steps) to go on",
+            it.max_steps
+        );
+    }
+    if let Some(ts) = stats.stiffness_detected_at {
+        return format!(
+            "the problem is stiff: Hairer's stiffness test of {} fired at t = {ts} s, so its step \
+             is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, \
+             rodas4) takes far fewer steps",
+            info.name
+        );
+    }
+    let p = f64::from(info.order.max(1));
+    let per_unit = it.rtol.powf(-1.0 / p);
+    if it.step.is_none() && per_unit > 1e4 {
+        return format!(
+            "{} is of order {} and rtol = {:e} is tight for it: its step shrinks like \
+             rtol^(1/{}), about {per_unit:.1e} steps per unit of smooth solution, so the budget \
+             of {n} steps runs out from low order, not stiffness; use a higher-order method \
+             (radau5 or bdf, order 5; dop853, order 8, if the problem is not stiff) or loosen rtol",
+            info.name, info.order, it.rtol, info.order
+        );
+    }
+    if let Some(h) = it.step {
+        return format!(
+            "the fixed step h = {h} s needs {:.3e} steps to t_end = {} s, more than the budget \
+             of {}; raise max_steps or the step",
+            model.settings.t_end / h,
+            model.settings.t_end,
+            it.max_steps
+        );
+    }
+    let mean = if n > 0 { t / n as f64 } else { 0.0 };
+    if info.implicit {
+        format!(
+            "the mean step was {mean:.3e} s: the solution varies fast or is not smooth (an \
+             impact, a discontinuous force: give its time as a breakpoint), or the tolerance is \
+             very tight; raise max_steps if the run is right"
+        )
+    } else {
+        format!(
+            "the mean step was {mean:.3e} s and no stiffness was detected: the solution varies \
+             fast, or a fast mode bounds the step of {}: try an implicit method (radau5, bdf) or \
+             raise max_steps",
+            info.name
+        )
+    }
+}
+
+/// Run after the output directory is ready.
+fn integrate_model(
+    model: &Model,
+    out_dir: &Path,
+    progress: bool,
+    wall: Instant,
+) -> Result<RunSummary, RunError> {
+    // the integrator first: a bad name or setting fails before any work
+    let (entry, opts, mut stepper) = crate::validate::validate_run_settings(model)?;
 
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
@@ -173,10 +310,24 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let mut diagnostics = Vec::new();
+    if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
+    {
+        match model.settings.checks.on_failure {
+            OnCheckFailure::Fail => {
+                return Err(RunError::Setup(format!(
+                    "{}: {msg} (settings.checks.on_failure = \"warn\" runs it anyway)",
+                    model.source
+                )))
+            }
+            OnCheckFailure::Warn => diagnostics.push(format!("stability warning: {msg}")),
+        }
+    }
 
     let writer =
         TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
     let mut obs = RunObserver::new(&sys, writer, t_end, progress);
+    obs.checks = Some(SolutionChecks::new(model, sys.nc()));
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),
@@ -192,12 +343,39 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         Ok(s) => (s.stats, "completed", None, s.t),
         Err(f) => (f.stats, "failed", Some(f.to_string()), f.t),
     };
+    let advice = match &result {
+        Err(f) => match &f.error {
+            IntegrateError::TooManySteps { t, .. } | IntegrateError::ProbablyStiff { t, .. } => {
+                Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
+            }
+            IntegrateError::Eval {
+                source: EvalError::Diverged { cause, .. },
+            } if cause.starts_with("component") => Some(match opts.fixed_step {
+                Some(h) => format!(
+                    "the fixed step h = {h} s is likely beyond the stability limit of {} for the \
+                     model's fastest mode: use a smaller step, an adaptive or an implicit method",
+                    entry.info.name
+                ),
+                None => "the model or the method is unstable here: check the model's stiffness \
+                 and damping, tighten the tolerance or use an implicit method"
+                    .to_string(),
+            }),
+            _ => None,
+        },
+        Ok(_) => None,
+    };
+    let error = match (error, &advice) {
+        (Some(e), Some(a)) => Some(format!("{e}: {a}")),
+        (e, _) => e,
+    };
+    if let Some(c) = &obs.checks {
+        diagnostics.extend(c.warnings.iter().cloned());
+    }
     let ex = obs.extremes;
-    let mut diagnostics = Vec::new();
     if let Some(ts) = stats.stiffness_detected_at {
         diagnostics.push(format!(
             "{} detected stiffness at t = {ts:.6} s: its step is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, rodas4) should be cheaper",
-            model.settings.integrator.method
+            entry.info.name
         ));
     }
     if let Some(d) = accumulated_error_warning(&opts, &stats) {
@@ -214,25 +392,12 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
             100.0 * de
         ));
     }
-    let i = &model.settings.integrator;
     let summary = RunSummary {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         model: model.name.clone(),
         model_file: model.source.clone(),
         formulation: formulation_summary(model, form.name()),
-        integrator: IntegratorSummary {
-            method: i.method.clone(),
-            rtol: i.rtol,
-            atol: i.atol,
-            step: i.step,
-            h0: i.h0,
-            h_min: i.h_min,
-            h_max: i.h_max.is_finite().then_some(i.h_max),
-            max_steps: i.max_steps,
-            controller: i.controller.clone(),
-            error_per: i.error_per.clone(),
-            params: i.params.clone(),
-        },
+        integrator: integrator_summary(model),
         degrees_of_freedom: asm.dof,
         coordinates: sys.nq(),
         constraints: sys.nc(),
@@ -257,7 +422,7 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         },
         diagnostics,
         accuracy: AccuracySummary {
-            energy_conserved_by_model: crate::setup::is_conservative(model),
+            energy_conserved_by_model: conservative,
             max_relative_energy_error: ex.max_relative_energy_error,
             max_energy_error: ex.max_energy_error,
             max_position_violation: ex.max_position_violation,
@@ -270,6 +435,7 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
         Err(f) => Err(RunError::Integration {
             model: model.source.clone(),
             failure: f,
+            advice,
             summary: Box::new(summary),
         }),
     }

@@ -29,7 +29,7 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
 /// # Errors
 /// [`RunError::Setup`] listing the known names.
 pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
-    Ok(match name {
+    Ok(match name.trim().to_ascii_lowercase().as_str() {
         "augmented" => FormulationKind::Augmented,
         "partitioning" => FormulationKind::Partitioning,
         "projection" => FormulationKind::Projection,
@@ -39,9 +39,10 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "state_space" => FormulationKind::StateSpace,
         "odae" => FormulationKind::Odae,
         "joint" => FormulationKind::Joint,
-        other => {
+        _ => {
             return Err(RunError::Setup(format!(
-                "unknown formulation '{other}'; known: {}",
+                "unknown formulation '{name}'{}; known: {}",
+                crate::validate::did_you_mean(name, NAMES.iter().copied()),
                 NAMES.join(", ")
             )))
         }
@@ -103,9 +104,7 @@ pub fn incompatibility(info: &MethodInfo, formulation: &str) -> Option<String> {
 /// [`RunError::Setup`] naming the model file: an unknown integrator, or
 /// the pairing and what would work instead.
 pub fn check_pairing(model: &Model) -> Result<(), RunError> {
-    let name = &model.settings.integrator.method;
-    let entry = method::find(name)
-        .map_err(|e| RunError::Setup(format!("{}: settings.integrator: {e}", model.source)))?;
+    let entry = crate::validate::method_entry(model)?;
     match incompatibility(
         &entry.info,
         formulation_name(model.settings.formulation.kind),

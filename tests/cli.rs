@@ -88,7 +88,10 @@ fn unsolvable_models_are_explained_without_panicking() {
     let cases = cases("tests/unsolvable");
     assert!(cases.len() >= 8);
     for (f, expect) in &cases {
-        assert_clean_failure("run", f, expect);
+        // `check` refuses what `run` would refuse, with the same message
+        for cmd in ["check", "run"] {
+            assert_clean_failure(cmd, f, expect);
+        }
     }
 }
 
@@ -142,23 +145,23 @@ fn run_writes_timeseries_and_summary() {
 
 #[test]
 fn a_failing_run_keeps_the_rows_it_computed_and_says_when() {
-    // rk4 with a step far too large for the stiff S5 pendulum diverges: the
-    // error must say when, and the rows before it must be on disk
+    // ab2 (fixed step, not checked before the run) with a step far too
+    // large for the quarter-car's wheel-hop mode blows up: the error must
+    // say when and why, and the rows before it must be on disk
     let dir = scratch("cli-fail");
     let (code, _, err) = jounce(&[
         "run",
-        repo("examples/studies/s5_stiff_double_pendulum.toml")
-            .to_str()
-            .unwrap(),
+        repo("examples/quarter_car.toml").to_str().unwrap(),
         "-o",
         dir.to_str().unwrap(),
         "--method",
-        "rk4",
+        "ab2",
         "--step",
-        "0.01",
+        "0.05",
     ]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("t = "), "{err}");
+    assert!(err.contains("solution diverged at t = "), "{err}");
+    assert!(err.contains("the energy grew by"), "{err}");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "failed");
@@ -180,9 +183,28 @@ fn unknown_integrator_is_named() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("unknown integrator 'rk99'") && err.contains("dopri5"),
+        err.contains("unknown integrator 'rk99' (did you mean 'rk4'?)")
+            && err.contains("jounce methods"),
         "{err}"
     );
+    // names are found whatever their case
+    let dir = scratch("cli-case");
+    let (code, _, err) = jounce(&[
+        "run",
+        repo("examples/double_pendulum.toml").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--method",
+        "DOP853",
+        "--formulation",
+        "Augmented",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["integrator"]["method"], "dop853");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -207,8 +229,14 @@ fn step_budget_stops_the_run_with_the_time_and_keeps_the_rows() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("too many steps") && err.contains("50") && err.contains("t = "),
+        err.contains("step budget used up: 50 steps")
+            && err.contains("the step budget you set (max_steps = 50)")
+            && err.contains("t = "),
         "{err}"
+    );
+    assert!(
+        !err.contains("stiff"),
+        "a budget the user set is not stiffness:\n{err}"
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
@@ -290,8 +318,14 @@ fn incompatible_integrator_and_formulation_are_refused_before_integrating() {
         "{err}"
     );
     assert!(err.contains("double_pendulum.toml"), "{err}");
-    // refused before integrating: nothing was written
-    assert!(!dir.join("summary.json").exists());
+    // refused before integrating: no rows, and a summary that says so
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "failed");
+    assert!(summary["error"]
+        .as_str()
+        .unwrap()
+        .contains("cannot run formulation 'index3'"));
     assert!(!dir.join("timeseries.csv").exists());
 
     // wilson takes the second-order form, not the index-3 one

@@ -34,6 +34,16 @@ pub enum EvalError {
         /// Residual or other detail.
         detail: String,
     },
+    /// The solution blew up: it became non-finite, or a check on it
+    /// (energy balance, constraint drift) failed. Not a failure to
+    /// evaluate, but a sign that the numbers computed so far are wrong.
+    #[error("solution diverged at t = {t}: {cause}")]
+    Diverged {
+        /// Time at which it was detected.
+        t: f64,
+        /// What was seen.
+        cause: String,
+    },
     /// Any other failure, described.
     #[error("{0}")]
     Other(String),
@@ -59,8 +69,12 @@ pub enum IntegrateError {
         /// The step size that was too small.
         h: f64,
     },
-    /// The maximum number of steps was reached.
-    #[error("too many steps: {n} steps taken, stopped at t = {t} (is the problem stiff? try an implicit method)")]
+    /// The step budget ([`crate::SolverOptions::max_steps`]) was used up
+    /// before t_end. The budget is never exceeded: the driver stops before
+    /// a step that would go beyond it. Why it ran out (a budget set too
+    /// low, stiffness, a low-order method at a tight tolerance) is for the
+    /// caller to diagnose from the counters and the method.
+    #[error("step budget used up: {n} steps (accepted and rejected) by t = {t}")]
     TooManySteps {
         /// Time reached.
         t: f64,

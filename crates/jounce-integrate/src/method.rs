@@ -127,15 +127,17 @@ pub fn all() -> Vec<&'static MethodEntry> {
     families.iter().flat_map(|f| f.iter()).collect()
 }
 
-/// The method registered under `name`.
+/// The method registered under `name`, ignoring ASCII case and
+/// surrounding blanks (`RK4`, ` Radau5` find rk4, radau5).
 ///
 /// # Errors
 /// [`IntegrateError::BadMethod`] naming the known methods.
 pub fn find(name: &str) -> Result<&'static MethodEntry, IntegrateError> {
     let all = all();
+    let key = name.trim();
     all.iter()
         .copied()
-        .find(|m| m.info.name == name)
+        .find(|m| m.info.name.eq_ignore_ascii_case(key))
         .ok_or_else(|| {
             let names: Vec<&str> = all.iter().map(|m| m.info.name).collect();
             IntegrateError::BadMethod(format!(
@@ -186,5 +188,7 @@ mod tests {
             assert!(!a.info.source.is_empty(), "{} cites no source", a.info.name);
         }
         assert!(find("no-such-method").is_err());
+        assert_eq!(find("RK4").unwrap().info.name, "rk4");
+        assert_eq!(find(" Radau5 ").unwrap().info.name, "radau5");
     }
 }

@@ -411,18 +411,14 @@ fn run<P: OdeProblem + ?Sized>(
                 .find(|&b| b > t + tiny && b < t_end);
             let t_stop = bp.unwrap_or(t_end);
             p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
-            {
-                let mut ctx = StepContext { opts, stats };
-                let stepped = stepper.step(p, t_stop, &mut ctx);
-                p.t_cap = f64::INFINITY;
-                stepped?;
-            }
-            if stats.n_steps() > opts.max_steps {
+            // the budget is honoured: no step beyond it is attempted
+            if stats.n_steps() >= opts.max_steps {
                 return Err(match stats.stiffness_detected_at {
                     Some(ts) => IntegrateError::ProbablyStiff {
                         t: stepper.t(),
                         detail: format!(
-                            "{} steps taken, stiffness detected since t = {ts}",
+                            "step budget of {} steps used up; Hairer's stiffness test \
+                             fired at t = {ts}",
                             stats.n_steps()
                         ),
                     },
@@ -431,6 +427,27 @@ fn run<P: OdeProblem + ?Sized>(
                         n: stats.n_steps(),
                     },
                 });
+            }
+            {
+                let mut ctx = StepContext { opts, stats };
+                let stepped = stepper.step(p, t_stop, &mut ctx);
+                p.t_cap = f64::INFINITY;
+                stepped?;
+            }
+            // a step that produced NaN or ∞ is a blow-up, whatever the
+            // method made of it: stop here rather than carry it on
+            if let Some(i) = stepper.y().iter().position(|v| !v.is_finite()) {
+                return Err(EvalError::Diverged {
+                    t: stepper.t(),
+                    cause: format!(
+                        "component {i} of the state became {} in the step from t = {} \
+                         (h = {:e})",
+                        stepper.y()[i],
+                        stepper.t_prev(),
+                        stepper.t() - stepper.t_prev()
+                    ),
+                }
+                .into());
             }
             let (ta, tb) = (stepper.t_prev(), stepper.t());
             // events on the continuous solution of this step

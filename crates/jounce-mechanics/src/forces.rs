@@ -86,6 +86,46 @@ impl ForceElement {
         }
     }
 
+    /// Generalized forces Q_a (len 6, body a then b) of the element's
+    /// applied part — neither potential nor dissipative — at time `t`,
+    /// local coordinates `x` and velocities `v`: all of a point force or
+    /// torque, the actuator force of a spring-damper-actuator (its spring
+    /// is in the potential energy, its damper only dissipates), nothing for
+    /// a passive element. Their work ∫ Q_aᵀ dq with the drivers' bounds
+    /// the energy a correct solution can gain.
+    pub fn applied_forces(&self, t: f64, x: &[f64], v: &[f64], q: &mut [f64; 6]) {
+        *q = [0.0; 6];
+        match &self.kind {
+            ForceElementKind::PointForce { .. } | ForceElementKind::Torque { .. } => {
+                self.eval(t, x, v, q);
+            }
+            ForceElementKind::SpringDamper { params, actuator } => {
+                let Some(f) = actuator else { return };
+                let (qa, qb) = q.split_at_mut(3);
+                let mut q0 = [0.0; 6];
+                let (q0a, q0b) = q0.split_at_mut(3);
+                let (xa, xb, va, vb) = (&x[0..3], &x[3..6], &v[0..3], &v[3..6]);
+                spring_damper(params, xa, va, xb, vb, f.eval(t).0, qa, qb);
+                spring_damper(params, xa, va, xb, vb, 0.0, q0a, q0b);
+                for k in 0..6 {
+                    q[k] -= q0[k];
+                }
+            }
+            ForceElementKind::RotationalSpring { params, actuator } => {
+                let Some(f) = actuator else { return };
+                let (qa, qb) = q.split_at_mut(3);
+                let mut q0 = [0.0; 6];
+                let (q0a, q0b) = q0.split_at_mut(3);
+                let (xa, xb, va, vb) = (&x[0..3], &x[3..6], &v[0..3], &v[3..6]);
+                rotational_spring(params, xa, va, xb, vb, f.eval(t).0, qa, qb);
+                rotational_spring(params, xa, va, xb, vb, 0.0, q0a, q0b);
+                for k in 0..6 {
+                    q[k] -= q0[k];
+                }
+            }
+        }
+    }
+
     /// Potential energy stored in the element at local coordinates `x`.
     pub fn potential(&self, x: &[f64]) -> f64 {
         match &self.kind {

@@ -1059,6 +1059,20 @@ impl MechanicalSystem for PlanarSystem {
         pot
     }
 
+    fn applied_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) -> bool {
+        qa.fill(0.0);
+        let mut out = [0.0; 6];
+        for el in &self.forces {
+            el.applied_forces(t, &gather(el.bodies, q), &gather(el.bodies, v), &mut out);
+            for (k, o) in out.iter().enumerate() {
+                if let Some(col) = column(el.bodies, k) {
+                    qa[col] += o;
+                }
+            }
+        }
+        true
+    }
+
     fn constraint_label(&self, row: usize) -> String {
         match self.row_owner.get(row) {
             Some(&(e, r)) => self.constraints[e].row_label(r),

@@ -320,6 +320,18 @@ pub trait MechanicalSystem {
     /// damping, driver or time-dependent force does work.
     fn potential_energy(&self, t: f64, q: &[f64]) -> f64;
 
+    /// Generalized forces Q_a (len n) of the applied loads at (t, q, v):
+    /// the forces that are neither potential (gravity, springs: in V) nor
+    /// dissipative (dampers), i.e. point forces, torques and actuators.
+    /// With the drivers' power λᵀΦ_t their work bounds the energy a
+    /// correct solution can gain: E(t) − E(0) ≤ ∫ Q_aᵀ dq + ∫ λᵀΦ_t dt.
+    /// Returns false (and leaves `qa` unspecified) when the system cannot
+    /// tell; the energy-balance check is then skipped for models with
+    /// applied loads.
+    fn applied_forces(&self, _t: f64, _q: &[f64], _v: &[f64], _qa: &mut [f64]) -> bool {
+        false
+    }
+
     /// Human-readable name of constraint row `row`, naming its element,
     /// e.g. `joint 'crank_pin' (y)`.
     fn constraint_label(&self, row: usize) -> String;

@@ -1,10 +1,11 @@
 //! `[settings]`: run length, output, assembly tolerance, formulation
 //! (`[settings.baumgarte]`, `[settings.penalty]`) and integrator
-//! (`[settings.integrator]`, `[settings.integrator.params]`).
+//! (`[settings.integrator]`, `[settings.integrator.params]`) and the checks
+//! on the solution (`[settings.checks]`).
 
 use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
-use crate::types::{FormulationKind, LinearSolverKind, Settings};
+use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
 const FORMULATIONS: &[&str] = &[
     "augmented",
@@ -37,6 +38,7 @@ pub(crate) fn parse<'a, 'i>(
         "baumgarte",
         "penalty",
         "integrator",
+        "checks",
     ])?;
     if let Some(x) = e.opt_num("t_end")? {
         s.t_end = e.positive("t_end", x)?;
@@ -179,7 +181,10 @@ pub(crate) fn parse<'a, 'i>(
                 _ => return Err(g.wrong_type("max_steps", v, "a positive integer")),
             };
             match n {
-                Some(n) if n > 0 => it.max_steps = n as u64,
+                Some(n) if n > 0 => {
+                    it.max_steps = n as u64;
+                    it.max_steps_set = true;
+                }
                 _ => return Err(g.invalid("max_steps", &v.span(), "must be a positive integer")),
             }
         }
@@ -195,6 +200,41 @@ pub(crate) fn parse<'a, 'i>(
                 let name: &str = k.get_ref();
                 let x = p.num(name, pv)?;
                 it.params.insert(name.to_string(), x);
+            }
+        }
+    }
+    if let Some(v) = e.get("checks") {
+        let c = labelled(&e, "checks", v, "[settings.checks]")?;
+        c.check_keys(&[
+            "on_failure",
+            "max_constraint_violation",
+            "energy_growth",
+            "max_output_rows",
+        ])?;
+        let ch = &mut s.checks;
+        if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
+            ch.on_failure = [OnCheckFailure::Fail, OnCheckFailure::Warn][i];
+        }
+        if let Some(x) = c.opt_num("max_constraint_violation")? {
+            ch.max_constraint_violation = Some(c.positive("max_constraint_violation", x)?);
+        }
+        if let Some(x) = c.opt_num("energy_growth")? {
+            ch.energy_growth = c.positive("energy_growth", x)?;
+        }
+        if let Some(v) = c.get("max_output_rows") {
+            let n = match v.get_ref() {
+                toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
+                _ => return Err(c.wrong_type("max_output_rows", v, "a positive integer")),
+            };
+            match n {
+                Some(n) if n > 0 => ch.max_output_rows = n as u64,
+                _ => {
+                    return Err(c.invalid(
+                        "max_output_rows",
+                        &v.span(),
+                        "must be a positive integer",
+                    ))
+                }
             }
         }
     }

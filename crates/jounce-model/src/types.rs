@@ -309,8 +309,12 @@ pub struct IntegratorSettings {
     pub h_min: f64,
     /// Maximum step size [s].
     pub h_max: f64,
-    /// Maximum number of steps.
+    /// Maximum number of steps (accepted and rejected).
     pub max_steps: u64,
+    /// Whether `max_steps` was set by the user (model file or command
+    /// line) rather than left at its default: a run that uses up a budget
+    /// the user chose says so instead of diagnosing the problem.
+    pub max_steps_set: bool,
     /// Step-size controller: "elementary" or "pi".
     pub controller: String,
     /// "step" (error per step) or "unit_step" (error per unit step).
@@ -333,6 +337,7 @@ impl Default for IntegratorSettings {
             h_min: 0.0,
             h_max: f64::INFINITY,
             max_steps: 1_000_000,
+            max_steps_set: false,
             controller: "elementary".into(),
             error_per: "step".into(),
             params: BTreeMap::new(),
@@ -354,6 +359,48 @@ pub struct Settings {
     pub integrator: IntegratorSettings,
     /// Tolerance of assembly (position and velocity Newton) [m, rad].
     pub assembly_tol: f64,
+    /// Checks on the solution during a run (`[settings.checks]`).
+    pub checks: CheckSettings,
+}
+
+/// What a run does when a check on its solution fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OnCheckFailure {
+    /// Stop the run with status "failed" (default): a wrong answer must
+    /// never be reported as completed.
+    #[default]
+    Fail,
+    /// Finish the run, report status "completed" with a warning in the
+    /// diagnostics (for studies of unstable settings).
+    Warn,
+}
+
+/// Checks on the solution during a run (`[settings.checks]`): blow-up
+/// detection and the output-size budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckSettings {
+    /// What a failed check does (`on_failure = "fail" | "warn"`).
+    pub on_failure: OnCheckFailure,
+    /// Largest ‖Φ‖∞ [m, rad] the solution may reach; `None`: 1 % of the
+    /// model's size (the largest distance between its initial body
+    /// positions and points, at least 1 mm).
+    pub max_constraint_violation: Option<f64>,
+    /// Energy gain allowed beyond the work put in, as a multiple of the
+    /// model's energy scale (see the run's documentation).
+    pub energy_growth: f64,
+    /// Largest number of output rows a run may write without `--force`.
+    pub max_output_rows: u64,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        Self {
+            on_failure: OnCheckFailure::Fail,
+            max_constraint_violation: None,
+            energy_growth: 1.0,
+            max_output_rows: 10_000_000,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -364,6 +411,7 @@ impl Default for Settings {
             formulation: FormulationSettings::default(),
             integrator: IntegratorSettings::default(),
             assembly_tol: 1e-10,
+            checks: CheckSettings::default(),
         }
     }
 }

@@ -876,7 +876,7 @@ impl DaeBdf {
             if result.is_err() {
                 break;
             }
-            if self.start_stats.n_steps() > ctx.opts.max_steps {
+            if self.start_stats.n_steps() >= ctx.opts.max_steps {
                 result = Err(IntegrateError::TooManySteps {
                     t: starter.t(),
                     n: self.start_stats.n_steps(),

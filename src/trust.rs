@@ -1,0 +1,251 @@
+//! Checks that a run's solution is not garbage, applied at every output
+//! row: a wrong answer must never be reported as "completed".
+//!
+//! - **Non-finite values** in q, v or λ.
+//! - **Energy balance.** Gravity and springs are in the potential V,
+//!   dampers only dissipate, so E = T + V of a correct solution obeys
+//!   E(t) − E(0) ≤ ∫₀ᵗ (P_applied + λᵀΦ_t) ds, where P_applied is the power
+//!   of point forces, torques and actuators (generalized forces Q_a,
+//!   [`jounce_mechanics::MechanicalSystem::applied_forces`]) and λᵀΦ_t that
+//!   of the drivers. The check sums W(t) = Σ |½ (Q_a,k + Q_a,k+1)ᵀ Δq_k|
+//!   + ∫ |λᵀΦ_t| ds over the output rows (the first exact for constant
+//!   loads however coarse the output, the second by the trapezoidal rule)
+//!   and fails when
+//!   E(t) − E(0) > g·E_ref + 2 W(t), with E_ref = max(|E(0)|, T(0), |V(0)|,
+//!   m |g| L) (m the total mass, L the model's size) and g =
+//!   `settings.checks.energy_growth` (default 1). A numerical blow-up
+//!   gains energy geometrically and crosses that bound within a few
+//!   periods of the unstable mode; an accurate run never comes near it.
+//! - **Constraint drift.** ‖Φ‖∞ above `settings.checks.max_constraint_violation`
+//!   (default 1 % of L): the positions no longer describe the mechanism.
+//!
+//! A failed check stops the run with [`EvalError::Diverged`] (status
+//! "failed"), or with `on_failure = "warn"` records one warning per kind
+//! and lets the run go on.
+
+use jounce_analysis::Invariants;
+use jounce_integrate::EvalError;
+use jounce_mechanics::MechanicalSystem;
+use jounce_model::{JointKind, Model, OnCheckFailure};
+
+/// The model's size L [m]: the diagonal of the box around its initial
+/// body positions, body points and the ground points of its joints, at
+/// least 1 mm.
+pub fn model_size(model: &Model) -> f64 {
+    let mut pts: Vec<[f64; 2]> = Vec::new();
+    for b in &model.bodies {
+        pts.push(b.position);
+        let (s, c) = b.angle.sin_cos();
+        for (_, p) in &b.points {
+            pts.push([
+                b.position[0] + c * p[0] - s * p[1],
+                b.position[1] + s * p[0] + c * p[1],
+            ]);
+        }
+    }
+    for j in &model.joints {
+        let ends = match &j.kind {
+            JointKind::Revolute { a, b }
+            | JointKind::Translational { a, b, .. }
+            | JointKind::Distance { a, b, .. } => [Some(*a), Some(*b)],
+            JointKind::Rigid { .. } => [None, None],
+        };
+        for e in ends.into_iter().flatten() {
+            if e.body == jounce_model::BodyRef::Ground {
+                pts.push(e.point);
+            }
+        }
+    }
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for p in pts.iter().filter(|p| p[0].is_finite() && p[1].is_finite()) {
+        for k in 0..2 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    let d = ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2)).sqrt();
+    if d.is_finite() {
+        d.max(1e-3)
+    } else {
+        1e-3
+    }
+}
+
+/// The checks of one run (module documentation).
+pub struct SolutionChecks {
+    on_failure: OnCheckFailure,
+    energy_growth: f64,
+    max_violation: f64,
+    /// m |g| L [J].
+    gravity_scale: f64,
+    size: f64,
+    /// Whether the energy balance can be evaluated (the system reports
+    /// its applied power, or the model has no applied loads).
+    e0: Option<f64>,
+    e_ref: f64,
+    work: f64,
+    /// The previous row: t, driver power, q and Q_a.
+    prev: Option<(f64, f64, Vec<f64>, Vec<f64>)>,
+    qa: Vec<f64>,
+    phi_t: Vec<f64>,
+    /// Warnings recorded under `on_failure = "warn"` (one per kind).
+    pub warnings: Vec<String>,
+    warned: [bool; 3],
+}
+
+impl SolutionChecks {
+    /// Checks for `model` as configured in `[settings.checks]`.
+    pub fn new(model: &Model, nc: usize) -> Self {
+        let c = &model.settings.checks;
+        let size = model_size(model);
+        let mass: f64 = model.bodies.iter().map(|b| b.mass).sum();
+        let g = (model.gravity[0].powi(2) + model.gravity[1].powi(2)).sqrt();
+        Self {
+            on_failure: c.on_failure,
+            energy_growth: c.energy_growth,
+            max_violation: c.max_constraint_violation.unwrap_or(0.01 * size),
+            gravity_scale: mass * g * size,
+            size,
+            e0: None,
+            e_ref: 0.0,
+            work: 0.0,
+            prev: None,
+            qa: Vec::new(),
+            phi_t: vec![0.0; nc],
+            warnings: Vec::new(),
+            warned: [false; 3],
+        }
+    }
+
+    fn fail(&mut self, kind: usize, t: f64, cause: String) -> Result<(), EvalError> {
+        match self.on_failure {
+            OnCheckFailure::Fail => Err(EvalError::Diverged { t, cause }),
+            OnCheckFailure::Warn => {
+                if !self.warned[kind] {
+                    self.warned[kind] = true;
+                    self.warnings
+                        .push(format!("check failed at t = {t} (run continued): {cause}"));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Check one output row at t: positions q, velocities v, multipliers
+    /// λ and their invariants.
+    ///
+    /// # Errors
+    /// [`EvalError::Diverged`] naming what failed, the numbers and a
+    /// remedy, unless the checks only warn.
+    pub fn check(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        lambda: &[f64],
+        inv: &Invariants,
+    ) -> Result<(), EvalError> {
+        let finite = q.iter().chain(v).all(|x| x.is_finite())
+            && inv.total.is_finite()
+            && inv.position_violation.is_finite();
+        if !finite {
+            return self.fail(
+                0,
+                t,
+                "the positions, velocities or energy became non-finite (NaN or ∞); the \
+                 integration is unstable: use a smaller step or tolerance, or an implicit method"
+                    .into(),
+            );
+        }
+        // energy balance: the work of the applied loads in displacement
+        // form, ½ (Q_a(k) + Q_a(k+1))ᵀ (q(k+1) − q(k)) per output interval
+        // (exact for a constant force however coarse the output), and the
+        // drivers' power λᵀΦ_t by the trapezoidal rule
+        let n = q.len();
+        if self.qa.len() != n {
+            self.qa = vec![0.0; n];
+            self.prev = None;
+        }
+        if sys.applied_forces(t, q, v, &mut self.qa) {
+            let mut pd = 0.0;
+            if !self.phi_t.is_empty() && lambda.len() == self.phi_t.len() {
+                sys.constraint_time_derivative(t, q, &mut self.phi_t);
+                for (l, ft) in lambda.iter().zip(&self.phi_t) {
+                    if l.is_finite() {
+                        pd += l * ft;
+                    }
+                }
+            }
+            // each term by its magnitude: the bound holds whatever the
+            // sign convention of λ
+            if let Some((tp, pdp, qp, qap)) = &self.prev {
+                if t > *tp {
+                    let mut dw = 0.0;
+                    for i in 0..n {
+                        dw += 0.5 * (qap[i] + self.qa[i]) * (q[i] - qp[i]);
+                    }
+                    self.work += dw.abs() + 0.5 * (pdp.abs() + pd.abs()) * (t - tp);
+                }
+            }
+            match &mut self.prev {
+                Some((tp, pdp, qp, qap)) => {
+                    *tp = t;
+                    *pdp = pd;
+                    qp.copy_from_slice(q);
+                    qap.copy_from_slice(&self.qa);
+                }
+                None => self.prev = Some((t, pd, q.to_vec(), self.qa.clone())),
+            }
+            match self.e0 {
+                None => {
+                    self.e0 = Some(inv.total);
+                    self.e_ref = inv
+                        .total
+                        .abs()
+                        .max(inv.kinetic)
+                        .max(inv.potential.abs())
+                        .max(self.gravity_scale);
+                }
+                Some(e0) => {
+                    let gain = inv.total - e0;
+                    let bound = self.energy_growth * self.e_ref + 2.0 * self.work;
+                    if gain > bound && bound.is_finite() {
+                        let cause = format!(
+                            "the energy grew by {gain:.4e} J from E(0) = {e0:.4e} J, more than \
+                             the work the loads and drivers put in (at most {:.4e} J) plus \
+                             {:.4e} J (settings.checks.energy_growth = {} times the model's \
+                             energy scale): the solution is blowing up. Usually the step is \
+                             beyond the method's stability limit for the model's fastest mode \
+                             (a fixed step) or the tolerance is too loose for it: use a smaller \
+                             step or tolerance, or an implicit method (radau5, bdf, trbdf2)",
+                            self.work,
+                            self.energy_growth * self.e_ref,
+                            self.energy_growth
+                        );
+                        return self.fail(1, t, cause);
+                    }
+                }
+            }
+        }
+        if inv.position_violation > self.max_violation {
+            let cause = format!(
+                "the constraint violation ‖Φ‖∞ = {:.4e} exceeds {:.4e} ({} of the model's size \
+                 {:.4} m): the positions have drifted off the joints. Use a formulation that \
+                 keeps the constraints (projection, index3, partitioning, joint), Baumgarte \
+                 stabilisation, or a tighter tolerance; settings.checks.max_constraint_violation \
+                 sets the threshold",
+                inv.position_violation,
+                self.max_violation,
+                if self.max_violation == 0.01 * self.size {
+                    "1 %".to_string()
+                } else {
+                    format!("{:.3} %", 100.0 * self.max_violation / self.size)
+                },
+                self.size
+            );
+            return self.fail(2, t, cause);
+        }
+        Ok(())
+    }
+}
