@@ -26,16 +26,7 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
     let (entry, opts, _) = validate_run_settings(model)?;
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
-    let mut form = build_formulation(model, &sys)?;
-    let y0 = form
-        .initial_state(0.0, &asm.q, &asm.v)
-        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-    let stability = fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0);
-    if let (Some(msg), jounce_model::OnCheckFailure::Fail) =
-        (&stability, model.settings.checks.on_failure)
-    {
-        return Err(RunError::Setup(format!("{}: {msg}", model.source)));
-    }
+
     let mut s = String::new();
     s.push_str(&format!("model '{}' ({})\n", model.name, model.source));
     s.push_str(&format!("  bodies ({}):\n", model.bodies.len()));
@@ -98,6 +89,20 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         "  assembled in {} iterations: |Phi| = {:.2e}, |Phi_q v + Phi_t| = {:.2e}, velocity change {:.2e}\n",
         asm.iterations, asm.position_residual, asm.velocity_residual, asm.velocity_change
     ));
+    s.push_str("  assembly moved the bodies from the file's pose by:\n");
+    for (name, dr, dth) in crate::warnings::body_moves(model, &sys.initial_q(), &asm.q) {
+        s.push_str(&format!("    {name:<16} {dr:.3e} m, {dth:.3e} rad\n"));
+    }
+    s.push_str(
+        "  constraint rows (multiplier λ: units, and the load it applies; see docs/conventions.md):\n",
+    );
+    for r in 0..sys.nc() {
+        s.push_str(&format!(
+            "    lambda[{}]: {}\n",
+            sys.constraint_label(r),
+            sys.constraint_row_meaning(r)
+        ));
+    }
     s.push_str(&format!(
         "  run settings: {} formulation, {} integrator{}, t_end = {} s, about {:.0} output rows\n",
         formulation_name(model.settings.formulation.kind),
@@ -107,8 +112,36 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         model.settings.t_end,
         crate::validate::output_rows(model)
     ));
-    if let Some(msg) = stability {
-        s.push_str(&format!("  warning: {msg}\n"));
+    for w in crate::warnings::input_warnings(model)
+        .into_iter()
+        .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
+    {
+        s.push_str(&format!("  warning: {w}\n"));
     }
-    Ok(s)
+    // the run's own start: the formulation at the assembled state, and a
+    // fixed step's stability on its linearisation; the report so far is
+    // kept for the user when it fails
+    let start = build_formulation(model, &sys).and_then(|mut form| {
+        let y0 = form
+            .initial_state(0.0, &asm.q, &asm.v)
+            .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+        Ok(fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0))
+    });
+    match start {
+        Err(e) => Err(RunError::Check {
+            report: s,
+            reason: e.to_string(),
+        }),
+        Ok(Some(msg)) => match model.settings.checks.on_failure {
+            jounce_model::OnCheckFailure::Fail => Err(RunError::Check {
+                report: s,
+                reason: format!("{}: {msg}", model.source),
+            }),
+            jounce_model::OnCheckFailure::Warn => {
+                s.push_str(&format!("  warning: {msg}\n"));
+                Ok(s)
+            }
+        },
+        Ok(None) => Ok(s),
+    }
 }

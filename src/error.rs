@@ -11,6 +11,15 @@ pub enum RunError {
     /// The model could not be set up (system, assembly, formulation, integrator).
     #[error("{0}")]
     Setup(String),
+    /// `jounce check` found the model valid but the run would fail: the
+    /// report of what it found, and why.
+    #[error("{reason}")]
+    Check {
+        /// The check's report up to the failure.
+        report: String,
+        /// Why the run would fail.
+        reason: String,
+    },
     /// A file could not be written.
     #[error("{0}")]
     Io(#[from] jounce_io::IoError),

@@ -16,5 +16,6 @@ pub mod setup;
 pub mod study;
 pub mod trust;
 pub mod validate;
+pub mod warnings;
 
 pub use error::RunError;

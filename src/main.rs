@@ -175,7 +175,12 @@ fn main() -> ExitCode {
                     print!("{text}");
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(&e),
+                Err(e) => {
+                    if let RunError::Check { report, .. } = &e {
+                        print!("{report}");
+                    }
+                    fail(&e)
+                }
             }
         }
         Command::Study {

@@ -310,7 +310,11 @@ fn integrate_model(
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-    let mut diagnostics = Vec::new();
+    let mut diagnostics: Vec<String> = crate::warnings::input_warnings(model)
+        .into_iter()
+        .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
+        .map(|w| format!("input warning: {w}"))
+        .collect();
     if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
     {
         match model.settings.checks.on_failure {

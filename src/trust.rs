@@ -8,11 +8,11 @@
 //!   of point forces, torques and actuators (generalized forces Q_a,
 //!   [`jounce_mechanics::MechanicalSystem::applied_forces`]) and λᵀΦ_t that
 //!   of the drivers. The check sums W(t) = Σ |½ (Q_a,k + Q_a,k+1)ᵀ Δq_k|
-//!   + ∫ |λᵀΦ_t| ds over the output rows (the first exact for constant
+//!   plus ∫ |λᵀΦ_t| ds over the output rows (the first exact for constant
 //!   loads however coarse the output, the second by the trapezoidal rule)
 //!   and fails when
 //!   E(t) − E(0) > g·E_ref + 2 W(t), with E_ref = max(|E(0)|, T(0), |V(0)|,
-//!   m |g| L) (m the total mass, L the model's size) and g =
+//!   m (|g| L + (L/t_end)²)) (m the total mass, L the model's size) and g =
 //!   `settings.checks.energy_growth` (default 1). A numerical blow-up
 //!   gains energy geometrically and crosses that bound within a few
 //!   periods of the unstable mode; an accurate run never comes near it.
@@ -76,7 +76,7 @@ pub struct SolutionChecks {
     on_failure: OnCheckFailure,
     energy_growth: f64,
     max_violation: f64,
-    /// m |g| L [J].
+    /// m (|g| L + (L / t_end)²) [J].
     gravity_scale: f64,
     size: f64,
     /// Whether the energy balance can be evaluated (the system reports
@@ -104,7 +104,10 @@ impl SolutionChecks {
             on_failure: c.on_failure,
             energy_growth: c.energy_growth,
             max_violation: c.max_constraint_violation.unwrap_or(0.01 * size),
-            gravity_scale: mass * g * size,
+            // m |g| L, and m (L / t_end)², the kinetic energy of moving
+            // the model's size once over the run: energy scales that do not
+            // vanish for a model at rest without gravity
+            gravity_scale: mass * (g * size + (size / model.settings.t_end).powi(2)),
             size,
             e0: None,
             e_ref: 0.0,

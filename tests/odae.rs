@@ -249,7 +249,10 @@ fn the_command_line_runs_odae_with_bdf_and_refuses_it_with_dopri5() {
         err.contains("(formulation 'odae' runs with bdf, ndf)"),
         "{err}"
     );
-    assert!(!dir.join("summary.json").exists());
+    // refused before integrating: a failed summary, no rows
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"failed\""), "{summary}");
+    assert!(!dir.join("timeseries.csv").exists());
     // radau5 runs the DAE forms but not this one
     let (code, _, err) = jounce(&[
         "run",

@@ -89,6 +89,47 @@ impl ConstraintElement {
         format!("{}{}", self.label, suffix)
     }
 
+    /// Unit of row `r`'s multiplier λ and the load it stands for. The
+    /// equations of motion are M q'' + Φ_qᵀ λ = Q, so row r applies the
+    /// generalized force −λ_r ∂Φ_r/∂q; for each kind that is (with
+    /// P = r + A(θ) s the joint points, d = P_b − P_a):
+    pub fn row_meaning(&self, r: usize) -> String {
+        let axis = if r == 0 { "x" } else { "y" };
+        match &self.kind {
+            ConstraintKind::Revolute { .. } => format!(
+                "N; global {axis} component of the force the joint applies to body b at its \
+                 point = +λ, to body a at its point = −λ (Φ = P_a − P_b)"
+            ),
+            ConstraintKind::Translational { .. } if r == 0 => "N; force on body b at its \
+                 point = −λ n, n the guide's normal A(θ_a)·Ω·axis; +λ n on body a at P_b \
+                 (Φ₁ = n·d)"
+                .into(),
+            ConstraintKind::Translational { .. } => "N·m; torque that locks the relative \
+                 rotation: −λ on body b, +λ on body a (Φ₂ = θ_b − θ_a − Δθ₀)"
+                .into(),
+            ConstraintKind::Rigid { .. } if r < 2 => format!(
+                "N; component along body a's {axis} axis of the force on body b = −λ, on body \
+                 a = +λ (Φ = A(θ_a)ᵀ (r_b − r_a) − ρ₀)"
+            ),
+            ConstraintKind::Rigid { .. } => {
+                "N·m; torque −λ on body b, +λ on body a (Φ₃ = θ_b − θ_a − Δθ₀)".into()
+            }
+            ConstraintKind::Distance { .. } => "N/m; force on body b = −2λ d, on body a = \
+                 +2λ d (Φ = |d|² − L²): λ > 0 pulls the points together with tension 2λL"
+                .into(),
+            ConstraintKind::RevoluteDriver { .. } => "N·m; the driver's torque on body b is \
+                 −λ, its reaction on body a +λ (Φ = θ_b − θ_a − f(t))"
+                .into(),
+            ConstraintKind::TranslationalDriver { .. } => "N; the driver's force on body b \
+                 along the guide axis u = A(θ_a)·axis is −λ u, on body a +λ u (Φ = d·u − f(t))"
+                .into(),
+            ConstraintKind::DistanceDriver { .. } => "N; the driver's force on body b is \
+                 −λ d/|d|, on body a +λ d/|d| (Φ = |d| − f(t)): λ > 0 pulls the points \
+                 together"
+                .into(),
+        }
+    }
+
     /// The driver's time function, if any.
     pub fn function(&self) -> Option<&TimeFunction> {
         match &self.kind {

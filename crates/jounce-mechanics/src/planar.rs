@@ -1080,6 +1080,13 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
+    fn constraint_row_meaning(&self, row: usize) -> String {
+        match self.row_owner.get(row) {
+            Some(&(e, r)) => self.constraints[e].row_meaning(r),
+            None => String::new(),
+        }
+    }
+
     fn coordinate_label(&self, i: usize) -> String {
         match self.body_names.get(i / 3) {
             Some(name) => format!("{}.{}", name, COORD_NAMES[i % 3]),

@@ -334,6 +334,13 @@ pub trait MechanicalSystem {
 
     /// Human-readable name of constraint row `row`, naming its element,
     /// e.g. `joint 'crank_pin' (y)`.
+    /// Unit of the multiplier of constraint row `row` and the load it
+    /// stands for (sign, body and point), in words; empty when the system
+    /// does not say.
+    fn constraint_row_meaning(&self, _row: usize) -> String {
+        String::new()
+    }
+
     fn constraint_label(&self, row: usize) -> String;
 
     /// Human-readable name of coordinate `i`, e.g. `crank.theta`.
