@@ -257,7 +257,10 @@ pub fn budget_diagnosis(
     }
     let p = f64::from(info.order.max(1));
     let per_unit = it.rtol.powf(-1.0 / p);
-    if it.step.is_none() && per_unit > 1e4 {
+    let mean = if n > 0 { t / n as f64 } else { 0.0 };
+    // low order explains steps of about rtol^(1/p) (per unit of time), not
+    // steps a thousand times smaller than that
+    if it.step.is_none() && per_unit > 1e4 && mean * per_unit > 1e-3 {
         return format!(
             "{} is of order {} and rtol = {:e} is tight for it: its step shrinks like \
              rtol^(1/{}), about {per_unit:.1e} steps per unit of smooth solution, so the budget \
@@ -275,7 +278,6 @@ pub fn budget_diagnosis(
             it.max_steps
         );
     }
-    let mean = if n > 0 { t / n as f64 } else { 0.0 };
     if info.implicit {
         format!(
             "the mean step was {mean:.3e} s: the solution varies fast or is not smooth (an \

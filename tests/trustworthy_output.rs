@@ -366,3 +366,117 @@ fn an_unsupported_pairing_is_explained_in_the_users_words() {
         "{err}"
     );
 }
+
+/// The formulation and fixed step a method needs to run the double
+/// pendulum: the first-order ODE of `augmented` for most, the index-3
+/// form for the structural family (wilson and collocation: the
+/// second-order form of `augmented`), a step for the fixed-step ones.
+fn setup_for(info: &jounce_integrate::method::MethodInfo) -> Overrides {
+    use jounce_integrate::ProblemForm;
+    let formulation = if info.accepts().contains(&ProblemForm::FirstOrder)
+        || info.accepts().contains(&ProblemForm::SecondOrder)
+            && !info
+                .accepts()
+                .contains(&ProblemForm::ConstrainedSecondOrder)
+    {
+        "augmented"
+    } else {
+        "index3"
+    };
+    Overrides {
+        method: Some(info.name.into()),
+        formulation: Some(formulation.into()),
+        step: (!info.adaptive).then_some(1e-3),
+        t_end: Some(0.5),
+        rtol: Some(1e-6),
+        atol: Some(1e-8),
+        ..Overrides::default()
+    }
+}
+
+/// Every method counts its steps and stops at the budget, never beyond.
+#[test]
+fn every_method_honours_the_step_budget() {
+    for entry in jounce_integrate::method::all() {
+        let dir = scratch("trust-every-budget");
+        let mut m = model("examples/double_pendulum.toml");
+        with(
+            &mut m,
+            Overrides {
+                max_steps: Some(20),
+                t_end: Some(10.0),
+                ..setup_for(&entry.info)
+            },
+        );
+        let err = match run_model(&m, &dir, false) {
+            Ok(s) => panic!(
+                "{}: completed in {} steps under a budget of 20",
+                entry.info.name, s.work.steps_accepted
+            ),
+            Err(e) => e.to_string(),
+        };
+        let s = summary(&dir);
+        let steps = s["work"]["steps_accepted"].as_u64().unwrap()
+            + s["work"]["steps_rejected"].as_u64().unwrap();
+        assert!(
+            (1..=20).contains(&steps),
+            "{}: {steps} steps under a budget of 20: {err}",
+            entry.info.name
+        );
+        assert!(
+            err.contains("the step budget you set (max_steps = 20)"),
+            "{}: {err}",
+            entry.info.name
+        );
+        assert!(
+            s["work"]["rhs_evaluations"].as_u64().unwrap() > 0,
+            "{}: no evaluations counted",
+            entry.info.name
+        );
+    }
+}
+
+/// Identical input gives byte-identical output, timing aside, for every
+/// method family.
+#[test]
+fn identical_input_gives_identical_output_for_every_family() {
+    use jounce_integrate::method::Family;
+    let mut seen = Vec::new();
+    for entry in jounce_integrate::method::all() {
+        // one or two members per family, and every index-3 driver
+        let f = entry.info.family;
+        let extra = matches!(entry.info.name, "bdf" | "radau5" | "newmark" | "rk4");
+        if seen.contains(&f) && !extra {
+            continue;
+        }
+        seen.push(f);
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let dir = scratch("trust-determinism");
+            let mut m = model("examples/double_pendulum.toml");
+            with(&mut m, setup_for(&entry.info));
+            run_model(&m, &dir, false).unwrap_or_else(|e| panic!("{}: {e}", entry.info.name));
+            let csv = std::fs::read(dir.join("timeseries.csv")).unwrap();
+            let mut s = summary(&dir);
+            s["work"]["cpu_seconds"] = 0.into();
+            s["work"]["wall_seconds"] = 0.into();
+            runs.push((csv, s.to_string()));
+        }
+        assert!(
+            runs[0].0 == runs[1].0,
+            "{}: timeseries.csv differs",
+            entry.info.name
+        );
+        assert_eq!(runs[0].1, runs[1].1, "{}: summary differs", entry.info.name);
+    }
+    for f in [
+        Family::ExplicitRk,
+        Family::Multistep,
+        Family::ImplicitRk,
+        Family::Rosenbrock,
+        Family::Structural,
+        Family::Exponential,
+    ] {
+        assert!(seen.contains(&f), "{f:?} not covered");
+    }
+}

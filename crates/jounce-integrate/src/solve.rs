@@ -413,20 +413,7 @@ fn run<P: OdeProblem + ?Sized>(
             p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
             // the budget is honoured: no step beyond it is attempted
             if stats.n_steps() >= opts.max_steps {
-                return Err(match stats.stiffness_detected_at {
-                    Some(ts) => IntegrateError::ProbablyStiff {
-                        t: stepper.t(),
-                        detail: format!(
-                            "step budget of {} steps used up; Hairer's stiffness test \
-                             fired at t = {ts}",
-                            stats.n_steps()
-                        ),
-                    },
-                    None => IntegrateError::TooManySteps {
-                        t: stepper.t(),
-                        n: stats.n_steps(),
-                    },
-                });
+                return Err(crate::step_loop::budget_used_up(stepper.t(), stats));
             }
             {
                 let mut ctx = StepContext { opts, stats };

@@ -168,6 +168,25 @@ pub trait StepAttempt {
     ) -> Result<(), IntegrateError>;
 }
 
+/// The error of a run whose step budget is used up at `t`: stiffness when
+/// Hairer's test fired before ([`crate::Stats::stiffness_detected_at`]), else the
+/// budget itself.
+pub fn budget_used_up(t: f64, stats: &crate::stats::Stats) -> IntegrateError {
+    match stats.stiffness_detected_at {
+        Some(ts) => IntegrateError::ProbablyStiff {
+            t,
+            detail: format!(
+                "step budget of {} steps used up; Hairer's stiffness test fired at t = {ts}",
+                stats.n_steps()
+            ),
+        },
+        None => IntegrateError::TooManySteps {
+            t,
+            n: stats.n_steps(),
+        },
+    }
+}
+
 /// Take one accepted step of `m` towards `t_stop` (see the module doc).
 ///
 /// # Errors
@@ -184,6 +203,10 @@ pub fn advance<M: StepAttempt + ?Sized>(
     let mut rejected_in_a_row = 0u32;
     loop {
         let t = m.current_t();
+        // the budget counts attempts, rejected ones too: none beyond it
+        if ctx.stats.n_steps() >= opts.max_steps {
+            return Err(budget_used_up(t, ctx.stats));
+        }
         let h_ctrl = m.proposed_h().min(opts.h_max);
         let (h, trimmed) = step_towards(h_ctrl, t, t_stop, adaptive);
         if adaptive && (h < opts.h_min || h_ctrl < resolution_floor(t)) {
