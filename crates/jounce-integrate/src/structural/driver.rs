@@ -624,6 +624,10 @@ struct TrialState {
     hold_positions: bool,
 }
 
+/// Multiple of the unit round-off below which the local error test does
+/// not go ([`StructuralStepper::error_norm`]).
+const ROUNDOFF_FLOOR: f64 = 10.0;
+
 /// Newton iterations per solve: adaptive (as radau5.f) and fixed steps.
 const MAX_ITER_ADAPTIVE: u32 = 7;
 const MAX_ITER_FIXED: u32 = 25;
@@ -1255,7 +1259,7 @@ impl StructuralStepper {
         }
         // the local error in units of the tolerance; the controller sees
         // it against the local tolerance of the law
-        self.last_err = self.error_norm(opts.rtol, opts.atol);
+        self.last_err = self.error_norm(opts.rtol, opts.atol, h);
         Ok(Trial::Estimated(match self.control {
             Control::Proportional(sigma) => self.last_err / sigma,
             Control::Step | Control::UnitStep => self.last_err,
@@ -1518,13 +1522,39 @@ impl StructuralStepper {
     }
 
     /// Weighted RMS of [e_q; e_v] against max(|y|, |y1|) of q and v.
-    fn error_norm(&self, rtol: f64, atol: f64) -> f64 {
+    ///
+    /// The weights have a round-off floor: the law's local tolerance
+    /// (scale `local_scale(h)` times atol + rtol |y|) is never taken below
+    /// [`ROUNDOFF_FLOOR`] ε ‖q‖∞ for a position and the same factor times
+    /// ε max(‖v‖∞, ‖q‖∞) (in the model's units) for a velocity: the
+    /// rounding of the state's largest components. (A floor of
+    /// ε ‖q‖∞/h for v, the velocity that a position rounding ε|q| implies,
+    /// is too coarse: it left hht's velocities 18 tolerances off at rtol
+    /// 1e-8 in `tests/dae_convergence.rs`.) Without it a component near
+    /// zero under a tight atol asks for less than the arithmetic resolves:
+    /// at rtol 1e-9, atol 1e-12 the proportional law's local tolerance of
+    /// an angle at 0 is 3e-18, and every structural method on the double
+    /// pendulum cut its step to 1e-19 s within 1e-4 s (LSODE's "too much
+    /// accuracy requested" case, handled here by asking for what can be
+    /// had).
+    fn error_norm(&self, rtol: f64, atol: f64, h: f64) -> f64 {
         let (nq, n) = (self.nq, self.n);
+        let ls = self.local_scale(h);
+        let big = |a: &[f64], b: &[f64]| {
+            a.iter().chain(b).fold(
+                0.0f64,
+                |m, x| if x.is_finite() { m.max(x.abs()) } else { m },
+            )
+        };
+        let q_max = big(&self.y[..nq], &self.y1[..nq]);
+        let v_max = big(&self.y[nq..nq + n], &self.y1[nq..nq + n]);
+        let floor_q = ROUNDOFF_FLOOR * f64::EPSILON * q_max / ls;
+        let floor_v = ROUNDOFF_FLOOR * f64::EPSILON * v_max.max(q_max) / ls;
         let mut s = 0.0;
         for i in 0..n {
             let qi = i.min(nq - 1);
-            let sq = atol + rtol * self.y[qi].abs().max(self.y1[qi].abs());
-            let sv = atol + rtol * self.y[nq + i].abs().max(self.y1[nq + i].abs());
+            let sq = (atol + rtol * self.y[qi].abs().max(self.y1[qi].abs())).max(floor_q);
+            let sv = (atol + rtol * self.y[nq + i].abs().max(self.y1[nq + i].abs())).max(floor_v);
             s += (self.err[i] / sq).powi(2) + (self.err[n + i] / sv).powi(2);
         }
         (s / (2 * n).max(1) as f64).sqrt()
