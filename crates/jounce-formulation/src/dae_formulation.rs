@@ -104,7 +104,9 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
     }
 
     /// Declare the iteration matrix sparse or dense as `solver` says
-    /// (default [`LinearSolver::Auto`]: sparse from n + m = 40 on).
+    /// (default [`LinearSolver::Auto`]: sparse from n + m = 40 on); the
+    /// DAE form follows ([`ConstrainedDae`] declares G's pattern when this
+    /// problem declares its blocks').
     #[must_use]
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.solver = solver;
