@@ -10,7 +10,9 @@ use std::str::FromStr;
 /// [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0] and the DAE methods (bdf, radau5) on
 /// `index3` and `ggl` theirs, G = ∂F/∂y + c ∂F/∂y': `Sparse` declares the
 /// pattern to the driver (sparse LU, any M), `Dense` does not, `Auto`
-/// from n + m = 40 on (`dae_formulation.rs`).
+/// from n + m = 40 on (`dae_formulation.rs`); and how `penalty` factors
+/// M + αΦ_qᵀΦ_q (sparse LDLᵀ or dense full-pivot LU, `Auto` from
+/// n + m = 40 on: `penalty.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearSolver {
     /// Sparse when M is diagonal with entries within 10⁸ of each other
