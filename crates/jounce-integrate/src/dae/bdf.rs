@@ -195,7 +195,10 @@ impl ScaledLu {
     /// for it.
     fn set_sparse(&mut self, n: usize, sparse: Option<SparseIteration>) {
         self.sparse = sparse;
-        self.lu.resize(if self.sparse.is_some() { 0 } else { n });
+        let d = if self.sparse.is_some() { 0 } else { n };
+        if self.lu.piv.len() != d || self.lu.lu.nrows() != d {
+            self.lu.resize(d);
+        }
         self.factored = false;
     }
 
