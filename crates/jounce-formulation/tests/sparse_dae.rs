@@ -8,7 +8,6 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use jounce_formulation::{build, DaeFormulation, FormulationSettings, LinearSolver};
-use jounce_integrate::dae::DaeProblem;
 use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
 use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};

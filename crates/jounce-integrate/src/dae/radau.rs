@@ -32,7 +32,11 @@
 //! when the iteration diverges or will not converge in time), and J, M and
 //! the factorisations are reused over steps as radau5.f does (a new
 //! Jacobian only after a slowly converging iteration, θ > 0.001; the old
-//! factorisations when h changes by a factor in [1, 1.2]).
+//! factorisations when h changes by a factor in [1, 1.2]). When the
+//! problem declares the pattern of J and M ([`DaeProblem::sparsity`], with
+//! an exact iteration matrix) both systems are formed in it and factored
+//! by the sparse LU ([`crate::sparse_lu`]), the complex one over `c64`
+//! with the real one's pattern and column ordering.
 //!
 //! **Index-aware scaling.** The error weights are [`dae_weights`] without
 //! excluding the algebraic components: the tolerance of an index-k
