@@ -72,8 +72,9 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     solver: LinearSolver,
     /// Workspace of the sparse residual: M, Q, Φ and the sparse Φ_q.
     data: SystemData,
-    /// Entries (i, j) of M ([`MechanicalSystem::tangent_pattern`], or all
-    /// of them), for M a in O(nnz).
+    /// Entries (i, j) of M, ∂(M a)/∂q, ∂Q/∂q and ∂Q/∂v
+    /// ([`MechanicalSystem::tangent_pattern`], or all of them; each once),
+    /// for M a and the tangent sums in O(nnz).
     mass_entries: Vec<(usize, usize)>,
 }
 
@@ -97,14 +98,21 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
             phi_qt: DMatrix::zeros(m, n),
             solver: LinearSolver::Auto,
             data: sys.data(),
-            mass_entries: sys
-                .tangent_pattern()
-                .unwrap_or_else(|| (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect()),
+            mass_entries: {
+                let mut e = sys
+                    .tangent_pattern()
+                    .unwrap_or_else(|| (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect());
+                e.sort_unstable();
+                e.dedup();
+                e
+            },
         }
     }
 
     /// Declare the iteration matrix sparse or dense as `solver` says
-    /// (default [`LinearSolver::Auto`]: sparse from n + m = 40 on).
+    /// (default [`LinearSolver::Auto`]: sparse from n + m = 40 on); the
+    /// DAE form follows ([`ConstrainedDae`] declares G's pattern when this
+    /// problem declares its blocks').
     #[must_use]
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.solver = solver;
@@ -233,14 +241,13 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         let sys = self.sys;
         sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
         sys.mass_matrix_derivative(q, a, &mut self.dm);
-        // K starts as ∂(Φ_qᵀλ)/∂q
+        // K starts as ∂(Φ_qᵀλ)/∂q; the other terms are zero off the
+        // tangent pattern (the system's promise)
         sys.constraint_force_jacobian(t, q, lambda, k);
-        let n = self.n;
-        for j in 0..n {
-            for i in 0..n {
-                k[(i, j)] += self.dm[(i, j)] - self.fq[(i, j)];
-                c[(i, j)] = -self.fv[(i, j)];
-            }
+        c.fill(0.0);
+        for &(i, j) in &self.mass_entries {
+            k[(i, j)] += self.dm[(i, j)] - self.fq[(i, j)];
+            c[(i, j)] = -self.fv[(i, j)];
         }
         Ok(())
     }

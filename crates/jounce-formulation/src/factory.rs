@@ -146,12 +146,10 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             s.partition_ratio,
             s.partition_condition_max,
         )?),
-        "penalty" => Box::new(Penalty::new(
-            sys,
-            s.penalty_factor,
-            s.penalty_omega,
-            s.penalty_xi,
-        )?),
+        "penalty" => Box::new(
+            Penalty::new(sys, s.penalty_factor, s.penalty_omega, s.penalty_xi)?
+                .with_linear_solver(s.linear_solver),
+        ),
         "index3" => Box::new(DaeFormulation::index3(sys).with_linear_solver(s.linear_solver)),
         "ggl" => Box::new(DaeFormulation::ggl(sys).with_linear_solver(s.linear_solver)),
         "odae" => Box::new(Odae::new(sys).with_linear_solver(s.linear_solver)),

@@ -7,9 +7,12 @@ use std::str::FromStr;
 /// How the KKT-based formulations (augmented, projection, index3, ggl,
 /// odae) solve [M Φ_qᵀ; Φ_q 0][a; λ] = [r₁; r₂] (see `kkt.rs`), and how
 /// the structural methods on `index3` factor their iteration matrix
-/// [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0]: `Sparse` declares its pattern to the
-/// driver (sparse LU, any M), `Dense` does not, `Auto` from n + m = 40 on
-/// (`dae_formulation.rs`).
+/// [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0] and the DAE methods (bdf, radau5) on
+/// `index3` and `ggl` theirs, G = ∂F/∂y + c ∂F/∂y': `Sparse` declares the
+/// pattern to the driver (sparse LU, any M), `Dense` does not, `Auto`
+/// from n + m = 40 on (`dae_formulation.rs`); and how `penalty` factors
+/// M + αΦ_qᵀΦ_q (sparse LDLᵀ or dense full-pivot LU, `Auto` from
+/// n + m = 40 on: `penalty.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LinearSolver {
     /// Sparse when M is diagonal with entries within 10⁸ of each other

@@ -52,15 +52,88 @@
 //! M + αΦ_qᵀΦ_q is singular (a coordinate with neither inertia nor
 //! constraint), [`Formulation::initial_state`] refuses with
 //! [`FormulationError::SingularMass`] naming the coordinates.
+//!
+//! **Sparse.** M_p has the pattern of M plus the couplings of Φ_qᵀΦ_q
+//! (coordinates that share a constraint row): O(N) entries for a chain.
+//! With a sparse linear solver (`settings.linear_solver`; `auto` from
+//! n + m = 40 on, when the system declares the patterns of M and Φ_q) M_p
+//! is assembled into that fixed pattern, O(nnz(M) + Σ_k r_k²) with r_k the
+//! entries of constraint row k, and factored by sparse LDLᵀ
+//! ([`SparseLdlt`]: ordering and symbolic analysis once; M_p is symmetric
+//! positive definite exactly when the full-pivot LU finds it regular),
+//! a pivot at or below 1e-13 of its diagonal entry counting as singular;
+//! Φ_qᵀc and Φ_q a are formed from the sparse Φ_q. The dense full-pivot
+//! LU stays for small systems and `linear_solver = "dense"`.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
-use jounce_mechanics::{MechanicalSystem, Quantities, SystemData};
+use jounce_mechanics::{MechanicalSystem, Quantities, SparseLdlt, SystemData};
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::{diagnose, PIVOT_TOL};
+use crate::linear_solver::LinearSolver;
 use crate::lu::FullPivLu;
+
+/// Smallest n + m at which [`LinearSolver::Auto`] factors M_p sparse (as
+/// the iteration matrices of `dae_formulation.rs`).
+const SPARSE_MIN_DIM: usize = 40;
+
+/// M_p = M + αΦ_qᵀΦ_q in a fixed sparse pattern and its LDLᵀ factors
+/// (module documentation, "Sparse").
+struct SparsePenaltyMatrix {
+    ldlt: SparseLdlt,
+    /// (i, j, slot) of M_ij, i ≤ j.
+    mass: Vec<(usize, usize, usize)>,
+    /// (position of J_ki, position of J_kj in Φ_q's values, slot of
+    /// (i, j)), each unordered pair of a row once.
+    terms: Vec<(usize, usize, usize)>,
+}
+
+impl SparsePenaltyMatrix {
+    /// The pattern of M (`mass_entries`) and of Φ_q (`data`'s sparse
+    /// Φ_q), or `None` when Φ_q is stored dense.
+    fn new(n: usize, mass_entries: &[(usize, usize)], data: &SystemData) -> Option<Self> {
+        let jac = &data.constraint_jacobian;
+        if jac.is_dense() {
+            return None;
+        }
+        let mut entries: Vec<(usize, usize)> = mass_entries
+            .iter()
+            .map(|&(i, j)| (i.min(j), i.max(j)))
+            .collect();
+        let cols = jac.col_indices();
+        for k in 0..jac.nrows() {
+            let r = jac.row_range(k);
+            for a in r.clone() {
+                for b in a..r.end {
+                    entries.push((cols[a].min(cols[b]), cols[a].max(cols[b])));
+                }
+            }
+        }
+        entries.sort_unstable();
+        entries.dedup();
+        let ldlt = SparseLdlt::new(n, &entries);
+        let slot = |i, j| ldlt.slot(i, j).expect("every entry is in the pattern");
+        let mut mass: Vec<(usize, usize, usize)> = mass_entries
+            .iter()
+            .map(|&(i, j)| (i.min(j), i.max(j)))
+            .map(|(i, j)| (i, j, slot(i, j)))
+            .collect();
+        mass.sort_unstable();
+        mass.dedup();
+        let mut terms = Vec::new();
+        for k in 0..jac.nrows() {
+            let r = jac.row_range(k);
+            for a in r.clone() {
+                for b in a..r.end {
+                    terms.push((a, b, slot(cols[a], cols[b])));
+                }
+            }
+        }
+        Some(Self { ldlt, mass, terms })
+    }
+}
 
 /// The penalty formulation with factor α, natural frequency ω and damping
 /// ratio ξ of the constraint dynamics.
@@ -79,6 +152,8 @@ pub struct Penalty<'a, S: MechanicalSystem + ?Sized> {
     /// −γ + 2ξωΦ' + ω²Φ
     c: Vec<f64>,
     lu: FullPivLu,
+    /// M_p sparse (module documentation), `None` on the dense path.
+    sparse: Option<SparsePenaltyMatrix>,
     acc: Vec<f64>,
     work: Vec<f64>,
     breakpoints: Vec<f64>,
@@ -135,7 +210,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             data: sys.data(),
             jac: DMatrix::zeros(m, n),
             c: vec![0.0; m],
-            lu: FullPivLu::new(n, n),
+            lu: FullPivLu::new(0, 0),
+            sparse: None,
             acc: vec![0.0; n],
             work: vec![0.0; n],
             breakpoints: sys.breakpoints(),
@@ -152,7 +228,51 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             pqt: DMatrix::zeros(m, n),
             w: vec![0.0; m],
             col: vec![0.0; n],
-        })
+        }
+        .with_linear_solver(LinearSolver::Auto))
+    }
+
+    /// Factor M_p sparse or dense as `solver` says (default
+    /// [`LinearSolver::Auto`]: sparse from n + m = 40 on when the system
+    /// declares the patterns of M and Φ_q).
+    #[must_use]
+    pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
+        let (n, m) = (self.n, self.m);
+        let want = match solver {
+            LinearSolver::Dense => false,
+            LinearSolver::Sparse => true,
+            LinearSolver::Auto => n + m >= SPARSE_MIN_DIM,
+        };
+        self.sparse = if want {
+            self.sys
+                .tangent_pattern()
+                .and_then(|mass| SparsePenaltyMatrix::new(n, &mass, &self.data))
+        } else {
+            None
+        };
+        if self.sparse.is_none() && self.lu.rows() != n {
+            self.lu = FullPivLu::new(n, n);
+        }
+        self
+    }
+
+    /// Whether M_p is factored sparse.
+    #[must_use]
+    pub fn uses_sparse_solver(&self) -> bool {
+        self.sparse.is_some()
+    }
+
+    /// b ← M_p⁻¹ b with the current factors (`work` len n).
+    fn solve_mp(
+        sparse: &Option<SparsePenaltyMatrix>,
+        lu: &FullPivLu,
+        b: &mut [f64],
+        work: &mut [f64],
+    ) {
+        match sparse {
+            Some(sp) => sp.ldlt.solve_in_place(b, work),
+            None => lu.solve_in_place(b, work),
+        }
     }
 
     /// (α, ω, ξ).
@@ -175,6 +295,18 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
     /// Factor M + αΦ_qᵀΦ_q of the M and Φ_q in `data`.
     fn factor_loaded(&mut self) -> bool {
         let (n, m, a) = (self.n, self.m, self.alpha);
+        if let Some(sp) = self.sparse.as_mut() {
+            let d = &self.data;
+            let v = &d.constraint_jacobian.values;
+            sp.ldlt.clear();
+            for &(i, j, s) in &sp.mass {
+                sp.ldlt.ax[s] += d.mass_matrix[(i, j)];
+            }
+            for &(p, q, s) in &sp.terms {
+                sp.ldlt.ax[s] += a * v[p] * v[q];
+            }
+            return sp.ldlt.factor(PIVOT_TOL).is_ok();
+        }
         self.data.constraint_jacobian.to_dense_into(&mut self.jac);
         let (mass, jac) = (&self.data.mass_matrix, &self.jac);
         for i in 0..n {
@@ -201,6 +333,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             self.c[i] =
                 -d.gamma[i] + 2.0 * z * w * d.velocity_constraints[i] + w * w * d.constraints[i];
         }
+        if self.sparse.is_some() {
+            self.acc.copy_from_slice(&d.forces);
+            for (wi, ci) in self.w.iter_mut().zip(&self.c) {
+                *wi = -self.alpha * ci;
+            }
+            d.constraint_jacobian.tr_mul_add(&self.w, &mut self.acc);
+            return;
+        }
         for j in 0..n {
             let mut s = 0.0;
             for i in 0..m {
@@ -216,6 +356,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
     fn tangent_loaded(&mut self, t: f64, q: &[f64], v: &[f64], a: &[f64]) {
         let (n, m) = (self.n, self.m);
         let sys = self.sys;
+        if self.sparse.is_some() {
+            // the sparse path keeps Φ_q sparse; the tangent is dense
+            self.data.constraint_jacobian.to_dense_into(&mut self.jac);
+        }
         let (al, zw, w2) = (
             self.alpha,
             2.0 * self.xi * self.omega,
@@ -271,7 +415,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             });
         }
         self.penalty_forces_loaded();
-        self.lu.solve_in_place(&mut self.acc, &mut self.work);
+        Self::solve_mp(&self.sparse, &self.lu, &mut self.acc, &mut self.work);
         Ok(())
     }
 }
@@ -307,7 +451,7 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Penalty<'_, S> {
                 for i in 0..n {
                     self.col[i] = -src[(i, k)];
                 }
-                self.lu.solve_in_place(&mut self.col, &mut self.work);
+                Self::solve_mp(&self.sparse, &self.lu, &mut self.col, &mut self.work);
                 for i in 0..n {
                     jac[(n + i, off + k)] = self.col[i];
                 }
@@ -370,7 +514,7 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Penalty<'_, S> {
                 for i in 0..n {
                     self.col[i] = src[(i, j)];
                 }
-                self.lu.solve_in_place(&mut self.col, &mut self.work);
+                Self::solve_mp(&self.sparse, &self.lu, &mut self.col, &mut self.work);
                 for i in 0..n {
                     dst[(i, j)] = self.col[i];
                 }
@@ -440,6 +584,14 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
         v.copy_from_slice(&y[n..]);
         self.accelerations(t, q, v)?;
         // λ = α(Φ_q a − γ + 2ξωΦ' + ω²Φ)
+        if self.sparse.is_some() {
+            lambda.copy_from_slice(&self.c);
+            self.data.constraint_jacobian.mul_add(&self.acc, lambda);
+            for l in lambda.iter_mut() {
+                *l *= self.alpha;
+            }
+            return Ok(());
+        }
         for i in 0..m {
             let mut s = self.c[i];
             for j in 0..n {

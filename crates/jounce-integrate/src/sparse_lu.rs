@@ -18,7 +18,12 @@
 //! ([`crate::constrained::ConstrainedSecondOrderProblem::sparsity`]):
 //! S = [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0] of a chain of N bodies has O(N)
 //! entries and factors without fill beyond a band, where the dense LU
-//! costs O(N³).
+//! costs O(N³). The DAE drivers ([`crate::dae`]) factor their iteration
+//! matrices G = ∂F/∂y + c ∂F/∂y' with it when a problem declares their
+//! pattern ([`crate::dae::DaeProblem::sparsity`]); radau5's complex matrix
+//! J + ((α + iβ)/h) M is factored as such ([`SparseLuOf`] over `c64`):
+//! the same pattern and column ordering as the real one, a quarter of the
+//! index work of the equivalent real 2n × 2n system.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::perm::PermRef;
@@ -28,30 +33,71 @@ use faer::sparse::linalg::lu::simplicial::{
     solve_in_place_scratch, SimplicialLu,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, MatMut, Par};
+use faer::traits::ComplexField;
+use faer::{c64, Conj, MatMut, Par};
+
+/// The entries a [`SparseLuOf`] factors: `f64` and `c64` (faer's and
+/// nalgebra's `Complex<f64>`, the same type).
+pub trait LuScalar:
+    ComplexField + Copy + std::ops::AddAssign + std::ops::Mul<Output = Self>
+{
+    /// |x| (the modulus), for the pivot test.
+    fn modulus(self) -> f64;
+    /// Whether every part is finite.
+    fn finite(self) -> bool;
+    /// Zero.
+    fn zero_value() -> Self;
+}
+
+impl LuScalar for f64 {
+    fn modulus(self) -> f64 {
+        self.abs()
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn zero_value() -> Self {
+        0.0
+    }
+}
+
+impl LuScalar for c64 {
+    fn modulus(self) -> f64 {
+        self.re.hypot(self.im)
+    }
+    fn finite(self) -> bool {
+        self.re.is_finite() && self.im.is_finite()
+    }
+    fn zero_value() -> Self {
+        c64::new(0.0, 0.0)
+    }
+}
+
+/// The real sparse LU (the structural driver's, bdf's, radau5's E1).
+pub type SparseLu = SparseLuOf<f64>;
 
 /// LU with partial pivoting of an n × n matrix with a fixed sparsity
-/// pattern (module documentation). Write values through
-/// [`SparseLu::slot`] into [`SparseLu::values_mut`], then
-/// [`SparseLu::factor`] and [`SparseLu::solve_in_place`].
-pub struct SparseLu {
+/// pattern (module documentation), real or complex. Write values through
+/// [`SparseLuOf::slot`] into [`SparseLuOf::values_mut`], then
+/// [`SparseLuOf::factor`] and [`SparseLuOf::solve_in_place`].
+pub struct SparseLuOf<T: LuScalar> {
     n: usize,
     /// Compressed sparse columns of A, rows sorted within a column.
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
-    values: Vec<f64>,
+    values: Vec<T>,
     /// Fill-reducing column ordering Q (forward and inverse).
     col_fwd: Vec<usize>,
     col_inv: Vec<usize>,
     /// Row permutation P of the last factorisation.
     row_fwd: Vec<usize>,
     row_inv: Vec<usize>,
-    lu: SimplicialLu<usize, f64>,
+    lu: SimplicialLu<usize, T>,
     mem: MemBuffer,
     factored: bool,
 }
 
-impl std::fmt::Debug for SparseLu {
+impl<T: LuScalar> std::fmt::Debug for SparseLuOf<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseLu")
             .field("n", &self.n)
@@ -61,7 +107,7 @@ impl std::fmt::Debug for SparseLu {
     }
 }
 
-impl SparseLu {
+impl<T: LuScalar> SparseLuOf<T> {
     /// Set up the pattern of an n × n matrix with (at most) the nonzero
     /// entries `entries` (row, column); duplicates are merged and the
     /// diagonal is always included. The column ordering is computed here,
@@ -105,14 +151,14 @@ impl SparseLu {
             .expect("COLAMD on a valid pattern cannot fail but for memory");
         }
         let req = StackReq::any_of(&[
-            factorize_simplicial_numeric_lu_scratch::<usize, f64>(n, n),
-            solve_in_place_scratch::<usize, f64>(n, 1, Par::Seq),
+            factorize_simplicial_numeric_lu_scratch::<usize, T>(n, n),
+            solve_in_place_scratch::<usize, T>(n, 1, Par::Seq),
         ]);
         Self {
             n,
             col_ptr,
             row_idx,
-            values: vec![0.0; nnz],
+            values: vec![T::zero_value(); nnz],
             col_fwd,
             col_inv,
             row_fwd: vec![0; n],
@@ -145,24 +191,21 @@ impl SparseLu {
 
     /// The values of A in pattern order (column by column); writing them
     /// forgets the factorisation.
-    pub fn values_mut(&mut self) -> &mut [f64] {
+    pub fn values_mut(&mut self) -> &mut [T] {
         self.factored = false;
         &mut self.values
     }
 
     /// The values of A in pattern order.
     #[must_use]
-    pub fn values(&self) -> &[f64] {
+    pub fn values(&self) -> &[T] {
         &self.values
     }
 
     /// y ← y + A x with the current values (not the factors).
-    pub fn mul_add(&self, x: &[f64], y: &mut [f64]) {
+    pub fn mul_add(&self, x: &[T], y: &mut [T]) {
         for j in 0..self.n {
             let xj = x[j];
-            if xj == 0.0 {
-                continue;
-            }
             for k in self.col_ptr[j]..self.col_ptr[j + 1] {
                 y[self.row_idx[k]] += self.values[k] * xj;
             }
@@ -173,6 +216,13 @@ impl SparseLu {
     /// singular (a zero or non-finite pivot, the test of the dense LU);
     /// the factorisation is then unusable.
     pub fn factor(&mut self) -> bool {
+        self.factor_above(0.0)
+    }
+
+    /// [`SparseLuOf::factor`] with pivots of modulus ≤ `tol` taken as
+    /// singular (the dense LU's `factor_above`, for matrices whose rows
+    /// are equilibrated to a largest entry of 1).
+    pub fn factor_above(&mut self, tol: f64) -> bool {
         self.factored = false;
         let n = self.n;
         let a = SparseColMatRef::new(
@@ -195,7 +245,7 @@ impl SparseLu {
         let u = self.lu.u_factor_unsorted();
         for j in 0..n {
             match u.val_of_col(j).last() {
-                Some(p) if *p != 0.0 && p.is_finite() => {}
+                Some(p) if p.modulus() > tol && p.finite() => {}
                 _ => return false,
             }
         }
@@ -218,7 +268,7 @@ impl SparseLu {
     ///
     /// # Panics
     /// If no factorisation is available (a programming error of the caller).
-    pub fn solve_in_place(&mut self, b: &mut [f64]) {
+    pub fn solve_in_place(&mut self, b: &mut [T]) {
         assert!(self.factored, "SparseLu::solve_in_place before factor");
         let n = self.n;
         let p = PermRef::new_checked(&self.row_fwd, &self.row_inv, n);
@@ -300,6 +350,43 @@ mod tests {
         let mut y = b.as_slice().to_vec();
         lu.solve_in_place(&mut y);
         assert!((DVector::from_vec(y) - &x * 0.5).amax() < 1e-12);
+    }
+
+    /// The complex twin (radau5's E2 = J + ((α + iβ)/h) M) in the pattern
+    /// of the real matrix solves to rounding, against nalgebra's dense LU.
+    #[test]
+    fn solves_a_complex_system_in_the_same_pattern() {
+        use nalgebra::Complex;
+        let j = kkt(12, 8);
+        let mut mass = DMatrix::zeros(20, 20);
+        for i in 0..12 {
+            mass[(i, i)] = 1.0 + 0.05 * i as f64;
+        }
+        let a = DMatrix::from_fn(20, 20, |r, c| {
+            Complex::new(j[(r, c)] + 3.0 * mass[(r, c)], 2.0 * mass[(r, c)])
+        });
+        let pattern: Vec<(usize, usize)> = (0..20)
+            .flat_map(|i| (0..20).map(move |k| (i, k)))
+            .filter(|&(i, k)| j[(i, k)] != 0.0)
+            .collect();
+        let mut lu = SparseLuOf::<c64>::new(20, &pattern);
+        for &(i, k) in &pattern {
+            let s = lu.slot(i, k).unwrap();
+            lu.values_mut()[s] = a[(i, k)];
+        }
+        assert!(lu.factor());
+        let x = DVector::from_fn(20, |i, _| {
+            Complex::new((i as f64).sin(), (i as f64 * 0.3).cos())
+        });
+        let b = &a * &x;
+        let mut y = b.as_slice().to_vec();
+        lu.solve_in_place(&mut y);
+        let err = (DVector::from_vec(y) - &x)
+            .iter()
+            .fold(0.0f64, |e, z| e.max(z.norm()));
+        assert!(err < 1e-12, "error {err}");
+        // a near-zero pivot of an equilibrated matrix is refused above a floor
+        assert!(!lu.factor_above(1e30));
     }
 
     #[test]

@@ -2,52 +2,88 @@
 //! a fixed pattern: ordering and symbolic analysis once, numeric
 //! factorisation and solves without allocation.
 //!
-//! P A Pᵀ = L D Lᵀ, L unit lower triangular, D diagonal. The fill-reducing
-//! permutation P is a minimum-degree ordering of the graph of A (Tinney &
-//! Walker 1967, "scheme 2"; George & Liu 1989, *Computer Solution of Large
-//! Sparse Positive Definite Systems*, ch. 5), ties broken by the lower
-//! index, so a banded matrix (a chain) keeps its natural order and its
-//! factor no fill. The elimination tree, column counts and the up-looking
-//! numeric factorisation are those of Davis's LDL package (T. A. Davis,
-//! "Algorithm 849: A concise sparse Cholesky factorization package", ACM
-//! TOMS 31(4), 2005): row k of L is the reach of the pattern of column k
-//! of the upper triangle in the elimination tree, and
-//! d_k = a_kk − Σ_{i<k} l_ki² d_i.
+//! P A Pᵀ = L D Lᵀ, L unit lower triangular, D diagonal. Both phases are
+//! faer's (`faer::sparse::linalg`): P is the approximate minimum degree
+//! ordering of the graph of A (Amestoy, Davis & Duff 1996, SIAM J. Matrix
+//! Anal. Appl. 17(4):886–905; `amd::order`), which leaves a banded matrix
+//! (a chain) without fill; the elimination tree, column counts and the
+//! up-looking simplicial numeric factorisation are those of Davis's LDL
+//! package (T. A. Davis, "Algorithm 849: A concise sparse Cholesky
+//! factorization package", ACM TOMS 31(4), 2005; `cholesky::simplicial`):
+//! row k of L is the reach of the pattern of column k of the upper
+//! triangle in the elimination tree, and d_k = a_kk − Σ_{i<k} l_ki² d_i.
+//! This module owns the pattern, the value slots a caller writes into, the
+//! work memory (set up once: the numeric phase allocates nothing) and the
+//! pivot test.
 //!
 //! No pivoting: the matrix must be positive definite. A pivot d_k at or
-//! below `tol · a_kk` is reported (the row of A it belongs to), which for
-//! a Gram matrix J W Jᵀ means that row k of J depends, to that relative
-//! tolerance, on the rows eliminated before it; callers then fall back
-//! to a dense rank-revealing factorisation for the diagnosis.
+//! below `tol · a_kk` is reported (the row of A it belongs to, the first in
+//! elimination order), which for a Gram matrix J W Jᵀ means that row k of J
+//! depends, to that relative tolerance, on the rows eliminated before it;
+//! callers then fall back to a dense rank-revealing factorisation for the
+//! diagnosis.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::LdltRegularization;
+use faer::sparse::linalg::amd;
+use faer::sparse::linalg::cholesky::simplicial::{
+    factorize_simplicial_numeric_ldlt, factorize_simplicial_numeric_ldlt_scratch,
+    factorize_simplicial_symbolic_cholesky, factorize_simplicial_symbolic_cholesky_scratch,
+    prefactorize_symbolic_cholesky, prefactorize_symbolic_cholesky_scratch, SimplicialLdltRef,
+    SymbolicSimplicialCholesky,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par};
 
 /// LDLᵀ of an n × n symmetric positive definite matrix with a fixed
 /// pattern. Fill the values of the upper triangle of A through the slots
 /// returned by [`SparseLdlt::slot`], then [`SparseLdlt::factor`] and
 /// [`SparseLdlt::solve_in_place`].
-#[derive(Clone, Debug)]
 pub struct SparseLdlt {
     n: usize,
     /// `perm[k]`: original index eliminated k-th; `inv[i]`: position of i.
     perm: Vec<usize>,
     inv: Vec<usize>,
-    /// Upper triangle of P A Pᵀ by columns (rows ≤ column).
+    /// Upper triangle of P A Pᵀ by columns (rows ≤ column, sorted).
     ap: Vec<usize>,
     ai: Vec<usize>,
     /// Values of the upper triangle (what the caller fills).
     pub ax: Vec<f64>,
-    /// Elimination tree (usize::MAX at roots), L's column pointers.
-    parent: Vec<usize>,
-    lp: Vec<usize>,
-    lnz: Vec<usize>,
-    li: Vec<usize>,
+    /// Position of a_kk in `ax` (k in elimination order).
+    diag: Vec<usize>,
+    symbolic: SymbolicSimplicialCholesky<usize>,
+    /// L (unit diagonal) with d_k in place of l_kk, by columns.
     lx: Vec<f64>,
-    d: Vec<f64>,
-    y: Vec<f64>,
-    pattern: Vec<usize>,
-    flag: Vec<usize>,
+    req: StackReq,
+    mem: MemBuffer,
+}
+
+impl Clone for SparseLdlt {
+    fn clone(&self) -> Self {
+        SparseLdlt {
+            n: self.n,
+            perm: self.perm.clone(),
+            inv: self.inv.clone(),
+            ap: self.ap.clone(),
+            ai: self.ai.clone(),
+            ax: self.ax.clone(),
+            diag: self.diag.clone(),
+            symbolic: self.symbolic.clone(),
+            lx: self.lx.clone(),
+            req: self.req,
+            mem: MemBuffer::new(self.req),
+        }
+    }
+}
+
+impl std::fmt::Debug for SparseLdlt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseLdlt")
+            .field("n", &self.n)
+            .field("nnz", &self.ai.len())
+            .field("factor_nnz", &self.factor_nnz())
+            .finish()
+    }
 }
 
 impl SparseLdlt {
@@ -59,84 +95,68 @@ impl SparseLdlt {
     /// When an entry lies outside n × n (a programming error).
     #[must_use]
     pub fn new(n: usize, entries: &[(usize, usize)]) -> SparseLdlt {
-        // adjacency of the graph of A
-        let mut adj: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        // upper triangle of A by columns, the diagonal included
+        let mut cols: Vec<Vec<usize>> = (0..n).map(|k| vec![k]).collect();
         for &(i, j) in entries {
             assert!(i < n && j < n, "entry ({i}, {j}) outside {n} × {n}");
-            if i != j {
-                adj[i].insert(j);
-                adj[j].insert(i);
-            }
+            cols[i.max(j)].push(i.min(j));
         }
-        let perm = minimum_degree(adj.clone());
-        let mut inv = vec![0; n];
-        for (k, &i) in perm.iter().enumerate() {
-            inv[i] = k;
+        let (cp, ci) = compress(cols);
+        let (mut perm, mut inv) = (vec![0usize; n], vec![0usize; n]);
+        {
+            let a = SymbolicSparseColMatRef::new_checked(n, n, &cp, None, &ci);
+            let mut mem = MemBuffer::new(amd::order_scratch::<usize>(n, ci.len()));
+            amd::order(
+                &mut perm,
+                &mut inv,
+                a,
+                amd::Control::default(),
+                MemStack::new(&mut mem),
+            )
+            .expect("AMD on a valid pattern cannot fail but for memory");
         }
         // upper triangle of P A Pᵀ by columns
-        let mut cols: Vec<Vec<usize>> = (0..n).map(|k| vec![k]).collect();
-        for (i, nb) in adj.iter().enumerate() {
-            for &j in nb {
+        let mut cols: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            for &i in &ci[cp[j]..cp[j + 1]] {
                 let (pi, pj) = (inv[i], inv[j]);
-                if pi < pj {
-                    cols[pj].push(pi);
-                }
+                cols[pi.max(pj)].push(pi.min(pj));
             }
         }
-        let mut ap = Vec::with_capacity(n + 1);
-        let mut ai = Vec::new();
-        ap.push(0);
-        for mut c in cols {
-            c.sort_unstable();
-            c.dedup();
-            ai.extend_from_slice(&c);
-            ap.push(ai.len());
-        }
-        // elimination tree and column counts (ldl_symbolic)
-        let none = usize::MAX;
-        let mut parent = vec![none; n];
-        let mut flag = vec![none; n];
-        let mut lnz = vec![0; n];
-        for k in 0..n {
-            flag[k] = k;
-            for p in ap[k]..ap[k + 1] {
-                let mut i = ai[p];
-                while i < k && flag[i] != k {
-                    if parent[i] == none {
-                        parent[i] = k;
-                    }
-                    lnz[i] += 1;
-                    flag[i] = k;
-                    i = parent[i];
-                }
-            }
-        }
-        let mut lp = vec![0; n + 1];
-        for k in 0..n {
-            lp[k + 1] = lp[k] + lnz[k];
-        }
-        let nnz_l = lp[n];
-        let nnz_a = ai.len();
+        let (ap, ai) = compress(cols);
+        let diag = (0..n)
+            .map(|k| ap[k] + ai[ap[k]..ap[k + 1]].partition_point(|&r| r < k))
+            .collect();
+        let symbolic = {
+            let a = SymbolicSparseColMatRef::new_checked(n, n, &ap, None, &ai);
+            let (mut etree, mut counts) = (vec![0isize; n], vec![0usize; n]);
+            let mut mem = MemBuffer::new(StackReq::any_of(&[
+                prefactorize_symbolic_cholesky_scratch::<usize>(n, ai.len()),
+                factorize_simplicial_symbolic_cholesky_scratch::<usize>(n),
+            ]));
+            let stack = MemStack::new(&mut mem);
+            let tree = prefactorize_symbolic_cholesky(&mut etree, &mut counts, a, stack);
+            factorize_simplicial_symbolic_cholesky(a, tree, &counts, MemStack::new(&mut mem))
+                .expect("symbolic Cholesky cannot fail but for memory")
+        };
+        let req = factorize_simplicial_numeric_ldlt_scratch::<usize, f64>(n);
+        let nnz = ai.len();
         SparseLdlt {
             n,
             perm,
             inv,
             ap,
             ai,
-            ax: vec![0.0; nnz_a],
-            parent,
-            lp,
-            lnz,
-            li: vec![0; nnz_l],
-            lx: vec![0.0; nnz_l],
-            d: vec![0.0; n],
-            y: vec![0.0; n],
-            pattern: vec![0; n],
-            flag,
+            ax: vec![0.0; nnz],
+            diag,
+            lx: vec![0.0; symbolic.len_val()],
+            symbolic,
+            req,
+            mem: MemBuffer::new(req),
         }
     }
 
-    /// Order n.
+    /// Dimension n.
     #[must_use]
     pub fn dim(&self) -> usize {
         self.n
@@ -145,7 +165,7 @@ impl SparseLdlt {
     /// Nonzeros of L below the diagonal (fill included).
     #[must_use]
     pub fn factor_nnz(&self) -> usize {
-        self.lp[self.n]
+        self.symbolic.len_val() - self.n
     }
 
     /// Position in `ax` of entry (i, j) = (j, i) of A, if in the pattern
@@ -166,64 +186,38 @@ impl SparseLdlt {
         self.ax.iter_mut().for_each(|x| *x = 0.0);
     }
 
-    /// Numeric factorisation of the values in `ax` (ldl_numeric). Fails
-    /// with the original index of the first row whose pivot d_k is not
-    /// above `tol_rel · a_kk` (or not finite).
+    /// Numeric factorisation of the values in `ax`. Fails with the
+    /// original index of the first row (in elimination order) whose pivot
+    /// d_k is not above `tol_rel · a_kk` (or not finite).
     ///
     /// # Errors
     /// The original row index of the failing pivot.
     pub fn factor(&mut self, tol_rel: f64) -> Result<(), usize> {
         let n = self.n;
-        for k in 0..n {
-            self.y[k] = 0.0;
-            let mut top = n;
-            self.flag[k] = k;
-            self.lnz[k] = 0;
-            let mut diag = 0.0;
-            for p in self.ap[k]..self.ap[k + 1] {
-                let mut i = self.ai[p];
-                self.y[i] += self.ax[p];
-                if i == k {
-                    diag += self.ax[p];
-                    continue;
-                }
-                let mut len = 0;
-                while self.flag[i] != k {
-                    self.pattern[len] = i;
-                    len += 1;
-                    self.flag[i] = k;
-                    i = self.parent[i];
-                }
-                while len > 0 {
-                    top -= 1;
-                    len -= 1;
-                    self.pattern[top] = self.pattern[len];
-                }
+        let a = SparseColMatRef::new(
+            SymbolicSparseColMatRef::new_checked(n, n, &self.ap, None, &self.ai),
+            &self.ax,
+        );
+        let r = factorize_simplicial_numeric_ldlt(
+            &mut self.lx,
+            a,
+            LdltRegularization::default(),
+            &self.symbolic,
+            MemStack::new(&mut self.mem),
+        );
+        let cp = self.symbolic.col_ptr();
+        let first_bad = (0..n).find(|&k| {
+            let dk = self.lx[cp[k]];
+            let akk = self.ax[self.diag[k]];
+            !(dk.is_finite() && dk > tol_rel * akk.abs()) || dk <= 0.0
+        });
+        match (r, first_bad) {
+            (_, Some(k)) => Err(self.perm[k]),
+            (Err(faer::linalg::cholesky::ldlt::factor::LdltError::ZeroPivot { index }), None) => {
+                Err(self.perm[index.min(n - 1)])
             }
-            let mut dk = self.y[k];
-            self.y[k] = 0.0;
-            for t in top..n {
-                let i = self.pattern[t];
-                let yi = self.y[i];
-                self.y[i] = 0.0;
-                let p2 = self.lp[i] + self.lnz[i];
-                for p in self.lp[i]..p2 {
-                    self.y[self.li[p]] -= self.lx[p] * yi;
-                }
-                let l_ki = yi / self.d[i];
-                dk -= l_ki * yi;
-                self.li[p2] = k;
-                self.lx[p2] = l_ki;
-                self.lnz[i] += 1;
-            }
-            self.d[k] = dk;
-            if !(dk.is_finite() && dk > tol_rel * diag.abs()) || dk <= 0.0 {
-                // leave y clean for the next factorisation
-                self.y.iter_mut().for_each(|x| *x = 0.0);
-                return Err(self.perm[k]);
-            }
+            (Ok(_), None) => Ok(()),
         }
-        Ok(())
     }
 
     /// Solve A x = b with the current factors, in place (`b` becomes x);
@@ -233,58 +227,32 @@ impl SparseLdlt {
         for k in 0..n {
             work[k] = b[self.perm[k]];
         }
-        for j in 0..n {
-            let xj = work[j];
-            for p in self.lp[j]..self.lp[j + 1] {
-                work[self.li[p]] -= self.lx[p] * xj;
-            }
-        }
-        for j in 0..n {
-            work[j] /= self.d[j];
-        }
-        for j in (0..n).rev() {
-            let mut s = work[j];
-            for p in self.lp[j]..self.lp[j + 1] {
-                s -= self.lx[p] * work[self.li[p]];
-            }
-            work[j] = s;
-        }
+        let ldlt = SimplicialLdltRef::new(&self.symbolic, &self.lx);
+        // the simplicial solve uses no work memory
+        ldlt.solve_in_place_with_conj(
+            Conj::No,
+            MatMut::from_column_major_slice_mut(&mut work[..n], n, 1),
+            Par::Seq,
+            MemStack::new(&mut []),
+        );
         for k in 0..n {
             b[self.perm[k]] = work[k];
         }
     }
 }
 
-/// Minimum-degree elimination order of the graph `adj` (explicit
-/// elimination graph: the neighbours of an eliminated node become a
-/// clique). Ties go to the lower index.
-fn minimum_degree(mut adj: Vec<BTreeSet<usize>>) -> Vec<usize> {
-    let n = adj.len();
-    let mut heap: BinaryHeap<Reverse<(usize, usize)>> =
-        (0..n).map(|i| Reverse((adj[i].len(), i))).collect();
-    let mut done = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse((deg, v))) = heap.pop() {
-        if done[v] || deg != adj[v].len() {
-            continue;
-        }
-        done[v] = true;
-        order.push(v);
-        let nb: Vec<usize> = std::mem::take(&mut adj[v]).into_iter().collect();
-        for &a in &nb {
-            adj[a].remove(&v);
-        }
-        for (x, &a) in nb.iter().enumerate() {
-            for &b in &nb[x + 1..] {
-                adj[a].insert(b);
-                adj[b].insert(a);
-            }
-        }
-        for &a in &nb {
-            heap.push(Reverse((adj[a].len(), a)));
-        }
+/// Compressed columns of `cols` (each sorted and deduplicated here).
+fn compress(cols: Vec<Vec<usize>>) -> (Vec<usize>, Vec<usize>) {
+    let mut cp = Vec::with_capacity(cols.len() + 1);
+    let mut ci = Vec::new();
+    cp.push(0);
+    for mut c in cols {
+        c.sort_unstable();
+        c.dedup();
+        ci.extend_from_slice(&c);
+        cp.push(ci.len());
     }
-    order
+    (cp, ci)
 }
 
 #[cfg(test)]
@@ -347,8 +315,53 @@ mod tests {
         assert!(f.factor(1e-12).is_err());
     }
 
+    /// The Gram matrix J Jᵀ of a 200-link chain's constraint Jacobian
+    /// pattern (block bidiagonal J, random values): the faer factorisation
+    /// solves as nalgebra's dense Cholesky does, to rounding, with O(N)
+    /// fill, and refactors new values in the same pattern.
     #[test]
-    fn a_tridiagonal_matrix_keeps_its_order_and_has_no_fill() {
+    fn agrees_with_a_dense_cholesky_on_a_chain_gram_matrix() {
+        let links = 200;
+        let (m, n) = (2 * links, 3 * links);
+        let mut j = DMatrix::zeros(m, n);
+        for k in 0..links {
+            for r in 0..2 {
+                let row = 2 * k + r;
+                for c in 0..3 {
+                    j[(row, 3 * k + c)] = 1.0 + 0.1 * ((row * 7 + c * 3) % 11) as f64;
+                    if k > 0 {
+                        j[(row, 3 * (k - 1) + c)] = -0.5 - 0.05 * ((row + c) % 5) as f64;
+                    }
+                }
+            }
+        }
+        let g = &j * j.transpose();
+        let entries: Vec<(usize, usize)> = (0..m)
+            .flat_map(|i| (0..m).map(move |k| (i, k)))
+            .filter(|&(i, k)| g[(i, k)] != 0.0)
+            .collect();
+        let mut f = SparseLdlt::new(m, &entries);
+        assert!(f.factor_nnz() < 10 * m, "fill {}", f.factor_nnz());
+        for scale in [1.0, 3.0] {
+            f.clear();
+            for &(i, k) in &entries {
+                if i <= k {
+                    let s = f.slot(i, k).unwrap();
+                    f.ax[s] = scale * g[(i, k)];
+                }
+            }
+            f.factor(1e-12).expect("full row rank");
+            let b = DVector::from_fn(m, |i, _| (i as f64 * 0.37).cos());
+            let want = (&g * scale).cholesky().expect("SPD").solve(&b);
+            let (mut x, mut work) = (b.as_slice().to_vec(), vec![0.0; m]);
+            f.solve_in_place(&mut x, &mut work);
+            let err = (DVector::from_vec(x) - &want).amax() / want.amax();
+            assert!(err < 1e-11, "scale {scale}: {err:e}");
+        }
+    }
+
+    #[test]
+    fn a_tridiagonal_matrix_has_no_fill() {
         let n = 50;
         let entries: Vec<(usize, usize)> = (0..n - 1).map(|i| (i, i + 1)).collect();
         let f = SparseLdlt::new(n, &entries);

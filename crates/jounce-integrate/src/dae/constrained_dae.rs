@@ -39,12 +39,22 @@
 //!                                             [ ∂(Φ_q v + Φ_t)/∂q  Φ_q     0     0    ]
 //! ```
 //!
+//! **Sparse.** When the problem declares the sparsity of its blocks
+//! ([`ConstrainedSecondOrderProblem::sparsity`]: one pattern for M, C, K,
+//! one for Φ_q), so does the DAE ([`DaeProblem::sparsity`]): the entries
+//! of the block matrices above, in a fixed order, with ∂(Φ_qᵀμ)/∂q taken
+//! in K's pattern (it is the multiplier part of K) and (Φ_q v)_q + Φ_qt in
+//! Φ_q's (a row of Φ depends only on the coordinates of its pattern). G is
+//! then never formed densely, and the residual comes from the problem's
+//! own O(nnz) evaluation ([`ConstrainedSecondOrderProblem::residual`])
+//! when it has one.
+//!
 //! Positions and velocities must have equal sizes here (q' = v); spatial
 //! bodies with quaternions will add a kinematic map q' = T(q) v.
 
 use nalgebra::DMatrix;
 
-use crate::constrained::ConstrainedSecondOrderProblem;
+use crate::constrained::{ConstrainedSecondOrderProblem, IterationSparsity};
 use crate::dae::DaeProblem;
 use crate::error::{EvalError, IntegrateError};
 
@@ -78,6 +88,9 @@ pub struct ConstrainedDae<P: ConstrainedSecondOrderProblem> {
     f: Vec<f64>,
     phi: Vec<f64>,
     nu: Vec<f64>,
+    /// The problem's block sparsity, once [`DaeProblem::sparsity`] has
+    /// declared a pattern.
+    pattern: Option<IterationSparsity>,
 }
 
 impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
@@ -127,6 +140,86 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             f: vec![0.0; n],
             phi: vec![0.0; m],
             nu: vec![0.0; m],
+            pattern: None,
+        })
+    }
+
+    /// Every entry of G in the order of [`DaeProblem::sparsity`] with its
+    /// value from the blocks in the buffers: of G = ∂F/∂y + c ∂F/∂y', or
+    /// of ∂F/∂y' when `derivative` (module documentation; the two share
+    /// one pattern and one order).
+    fn visit_entries(
+        &self,
+        pattern: &IterationSparsity,
+        c: f64,
+        derivative: bool,
+        mut emit: impl FnMut(usize, usize, f64),
+    ) {
+        let (n, m) = (self.n, self.m);
+        // ∂F/∂y' has entries in the q' and M v' blocks only
+        let d = |x: f64| if derivative { 0.0 } else { x };
+        for i in 0..n {
+            emit(i, i, if derivative { 1.0 } else { c });
+            emit(i, n + i, d(-1.0));
+        }
+        for &(i, j) in &pattern.tangent {
+            emit(n + i, j, d(self.k[(i, j)]));
+            let mc = if derivative {
+                self.mass[(i, j)]
+            } else {
+                c * self.mass[(i, j)] + self.c[(i, j)]
+            };
+            emit(n + i, n + j, mc);
+        }
+        for &(k, j) in &pattern.constraint_jacobian {
+            let a = d(self.jac[(k, j)]);
+            emit(n + j, 2 * n + k, a);
+            emit(2 * n + k, j, a);
+        }
+        if self.form == DaeForm::Ggl && m > 0 {
+            for &(i, j) in &pattern.tangent {
+                emit(i, j, d(self.cfj[(i, j)]));
+            }
+            for &(k, j) in &pattern.constraint_jacobian {
+                let a = d(self.jac[(k, j)]);
+                emit(j, 2 * n + m + k, a);
+                emit(2 * n + m + k, j, d(self.vjac[(k, j)]));
+                emit(2 * n + m + k, n + j, a);
+            }
+        }
+    }
+
+    /// The blocks M, K, C, Φ_q (and for GGL ∂(Φ_qᵀμ)/∂q, (Φ_q v)_q + Φ_qt)
+    /// at (t, y, y') into the buffers.
+    fn blocks(&mut self, t: f64, y: &[f64], yp: &[f64]) -> Result<(), EvalError> {
+        let (n, m) = (self.n, self.m);
+        let q = &y[..n];
+        let v = &y[n..2 * n];
+        let lambda = &y[2 * n..2 * n + m];
+        let a = &yp[n..2 * n];
+        let p = &mut self.problem;
+        p.mass_matrix(t, q, &mut self.mass)?;
+        p.tangent(t, q, v, a, lambda, &mut self.k, &mut self.c)?;
+        if m > 0 {
+            p.constraint_jacobian(t, q, &mut self.jac)?;
+        }
+        if self.form == DaeForm::Ggl && m > 0 {
+            let mu = &y[2 * n + m..];
+            p.constraint_force_jacobian(t, q, mu, &mut self.cfj)?;
+            p.velocity_constraint_jacobian(t, q, v, &mut self.vjac)?;
+        }
+        Ok(())
+    }
+
+    /// The declared pattern, set up on first use.
+    fn declared(&mut self) -> Result<IterationSparsity, EvalError> {
+        if self.pattern.is_none() {
+            self.sparsity();
+        }
+        self.pattern.take().ok_or_else(|| {
+            EvalError::Other(
+                "sparse iteration matrix of a constrained problem that declares no sparsity".into(),
+            )
         })
     }
 
@@ -161,6 +254,38 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         let lambda = &y[2 * n..2 * n + m];
         let (qp, vp) = (&yp[..n], &yp[n..2 * n]);
         let p = &mut self.problem;
+        if self.pattern.is_some() && p.has_own_residual() {
+            // O(nnz): M v' + Φ_qᵀλ − Q and Φ in one pass
+            for i in 0..n {
+                r[i] = qp[i] - v[i];
+            }
+            let (rv, rest) = r[n..].split_at_mut(n);
+            p.residual(t, q, v, vp, lambda, rv, &mut rest[..m])?;
+            if self.form == DaeForm::Ggl && m > 0 {
+                let mu = &y[2 * n + m..];
+                let pattern = self
+                    .pattern
+                    .as_ref()
+                    .map_or(&[][..], |s| &s.constraint_jacobian);
+                p.constraint_jacobian(t, q, &mut self.jac)?;
+                p.velocity_rhs(t, q, &mut self.nu)?;
+                for k in 0..m {
+                    r[2 * n + m + k] = -self.nu[k];
+                }
+                for &(k, j) in pattern {
+                    let a = self.jac[(k, j)];
+                    r[j] += a * mu[k];
+                    r[2 * n + m + k] += a * v[j];
+                }
+            }
+            if r.iter().any(|x| !x.is_finite()) {
+                return Err(EvalError::NonFinite {
+                    what: "DAE residual F(t, y, y')".into(),
+                    t,
+                });
+            }
+            return Ok(());
+        }
         p.mass_matrix(t, q, &mut self.mass)?;
         p.forces(t, q, v, &mut self.f)?;
         if m > 0 {
@@ -277,6 +402,57 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
 
     fn has_exact_jacobian(&self) -> bool {
         self.problem.has_exact_tangent()
+    }
+
+    /// The block pattern (module documentation) when the problem declares
+    /// one.
+    fn sparsity(&mut self) -> Option<Vec<(usize, usize)>> {
+        self.pattern = self.problem.sparsity();
+        let pattern = self.pattern.as_ref()?;
+        let mut entries = Vec::new();
+        self.visit_entries(pattern, 0.0, false, |i, j, _| entries.push((i, j)));
+        Some(entries)
+    }
+
+    fn sparse_iteration_matrix(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        c: f64,
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let pattern = self.declared()?;
+        let r = self.blocks(t, y, yp);
+        if r.is_ok() {
+            let mut k = 0;
+            self.visit_entries(&pattern, c, false, |_, _, v| {
+                values[k] = v;
+                k += 1;
+            });
+        }
+        self.pattern = Some(pattern);
+        r
+    }
+
+    fn sparse_derivative_jacobian(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        _yp: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let pattern = self.declared()?;
+        let r = self.problem.mass_matrix(t, &y[..self.n], &mut self.mass);
+        if r.is_ok() {
+            let mut k = 0;
+            self.visit_entries(&pattern, 0.0, true, |_, _, v| {
+                values[k] = v;
+                k += 1;
+            });
+        }
+        self.pattern = Some(pattern);
+        r
     }
 
     fn variable_index(&self) -> &[u8] {

@@ -27,6 +27,7 @@ pub mod constrained_dae;
 pub(crate) use crate::dense_lu;
 pub mod dispatch;
 pub mod radau;
+mod sparse_iteration;
 
 use nalgebra::DMatrix;
 
@@ -90,6 +91,60 @@ pub trait DaeProblem {
         false
     }
 
+    /// The entries (i, j) of ∂F/∂y and ∂F/∂y' that can be nonzero, or
+    /// `None` (the default) to have the methods treat G as dense. A
+    /// problem that declares a pattern (and has an exact iteration
+    /// matrix) promises that every other entry of both is zero at every
+    /// (t, y, y'), and provides [`DaeProblem::sparse_iteration_matrix`]
+    /// and [`DaeProblem::sparse_derivative_jacobian`] in this order of
+    /// entries; bdf and radau5 then assemble and factor G sparse
+    /// ([`crate::sparse_lu`]: the pattern and its column ordering once,
+    /// O(nnz) per refactorisation). Entries may repeat (their values are
+    /// summed). Called at set-up (reset), never on the hot path; it may
+    /// allocate.
+    fn sparsity(&mut self) -> Option<Vec<(usize, usize)>> {
+        None
+    }
+
+    /// The values of G = ∂F/∂y + c ∂F/∂y' at the entries of
+    /// [`DaeProblem::sparsity`], in its order, into `values`.
+    ///
+    /// Default: the dense [`DaeProblem::iteration_matrix`] gathered
+    /// (allocates; problems that declare a sparsity override it).
+    fn sparse_iteration_matrix(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        c: f64,
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.dim();
+        let mut g = DMatrix::zeros(n, n);
+        self.iteration_matrix(t, y, yp, c, &mut g)?;
+        gather_once(&mut g, self.sparsity().unwrap_or_default(), values);
+        Ok(())
+    }
+
+    /// The values of ∂F/∂y' at the entries of [`DaeProblem::sparsity`],
+    /// in its order, into `values`.
+    ///
+    /// Default: the dense [`DaeProblem::derivative_jacobian`] gathered
+    /// (allocates; problems that declare a sparsity override it).
+    fn sparse_derivative_jacobian(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        values: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let n = self.dim();
+        let mut g = DMatrix::zeros(n, n);
+        self.derivative_jacobian(t, y, yp, &mut g)?;
+        gather_once(&mut g, self.sparsity().unwrap_or_default(), values);
+        Ok(())
+    }
+
     /// Differential index of each component (len n): 1, 2 or 3.
     fn variable_index(&self) -> &[u8];
 
@@ -113,6 +168,14 @@ pub trait DaeProblem {
     /// nothing.
     fn after_step(&mut self, _t: f64, _y: &mut [f64]) -> Result<bool, EvalError> {
         Ok(false)
+    }
+}
+
+/// values[k] = g[entries[k]], a repeated entry counted once (the
+/// defaults of the sparse evaluations: their values are summed).
+fn gather_once(g: &mut DMatrix<f64>, entries: Vec<(usize, usize)>, values: &mut [f64]) {
+    for (v, &(i, j)) in values.iter_mut().zip(&entries) {
+        *v = std::mem::take(&mut g[(i, j)]);
     }
 }
 

@@ -32,7 +32,11 @@
 //! when the iteration diverges or will not converge in time), and J, M and
 //! the factorisations are reused over steps as radau5.f does (a new
 //! Jacobian only after a slowly converging iteration, θ > 0.001; the old
-//! factorisations when h changes by a factor in [1, 1.2]).
+//! factorisations when h changes by a factor in [1, 1.2]). When the
+//! problem declares the pattern of J and M ([`DaeProblem::sparsity`], with
+//! an exact iteration matrix) both systems are formed in it and factored
+//! by the sparse LU ([`crate::sparse_lu`]), the complex one over `c64`
+//! with the real one's pattern and column ordering.
 //!
 //! **Index-aware scaling.** The error weights are [`dae_weights`] without
 //! excluding the algebraic components: the tolerance of an index-k
@@ -89,6 +93,7 @@ use nalgebra::{Complex, ComplexField, DMatrix, Matrix3};
 
 use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
+use crate::dae::sparse_iteration::SparseIteration;
 use crate::dae::{counted_residual, dae_weights, fd_iteration_matrix, DaeProblem};
 use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
@@ -154,6 +159,15 @@ fn weighted_norm(v: &[f64], w: &[f64]) -> f64 {
     (s / v.len().max(1) as f64).sqrt().max(1e-10)
 }
 
+/// A singular E1 or E2 at t with step h.
+fn singular(t: f64, h: f64) -> EvalError {
+    EvalError::Singular {
+        what: "radau5 iteration matrix ∂F/∂y + (γ/h) ∂F/∂y' (or its complex twin)".into(),
+        t,
+        detail: format!("h = {h:e}"),
+    }
+}
+
 /// How a Newton iteration ended.
 enum NewtonEnd {
     /// Converged after this many iterations.
@@ -190,6 +204,10 @@ pub struct DaeRadau5 {
     mass: DMatrix<f64>,
     e1: DenseLu<f64>,
     e2: DenseLu<C64>,
+    /// J and M in the pattern the problem declares
+    /// ([`DaeProblem::sparsity`]), E1 factored in its `lu`, E2 in its
+    /// `complex`; `jac`, `mass`, `e1`, `e2` are 0 × 0 then.
+    sparse: Option<SparseIteration>,
     /// h of the factorisations (NaN: none).
     lu_h: f64,
     need_jac: bool,
@@ -263,6 +281,7 @@ impl DaeRadau5 {
             mass: DMatrix::zeros(0, 0),
             e1: DenseLu::new(),
             e2: DenseLu::new(),
+            sparse: None,
             lu_h: f64::NAN,
             need_jac: true,
             caljac: false,
@@ -302,10 +321,24 @@ impl DaeRadau5 {
         self.yps = z();
         self.tmp = z();
         self.cvec = vec![C64::new(0.0, 0.0); n];
-        self.jac = DMatrix::zeros(n, n);
-        self.mass = DMatrix::zeros(n, n);
-        self.e1.resize(n);
-        self.e2.resize(n);
+    }
+
+    /// The sparse form of the Jacobians when the problem declares their
+    /// pattern (set up once per pattern), the dense storage otherwise.
+    fn set_up_matrices(
+        &mut self,
+        dae: &mut dyn DaeProblem,
+        n: usize,
+    ) -> Result<(), IntegrateError> {
+        self.sparse = SparseIteration::set_up(dae, self.sparse.take(), true, NAME)?;
+        let d = if self.sparse.is_some() { 0 } else { n };
+        if self.e1.piv.len() != d || self.jac.nrows() != d {
+            self.jac = DMatrix::zeros(d, d);
+            self.mass = DMatrix::zeros(d, d);
+            self.e1.resize(d);
+            self.e2.resize(d);
+        }
+        Ok(())
     }
 
     /// J = ∂F/∂y and M = ∂F/∂y' at (t_n, y_n, y'_n): the problem's own when
@@ -313,6 +346,22 @@ impl DaeRadau5 {
     fn jacobians(&mut self, dae: &mut dyn DaeProblem, stats: &mut Stats) -> Result<(), EvalError> {
         stats.n_jac += 1;
         let (t, y, yp) = (self.t, &self.y, &self.yp);
+        if let Some(sp) = self.sparse.as_mut() {
+            dae.sparse_iteration_matrix(t, y, yp, 0.0, &mut sp.values)?;
+            dae.sparse_derivative_jacobian(t, y, yp, &mut sp.derivative)?;
+            if sp
+                .values
+                .iter()
+                .chain(&sp.derivative)
+                .any(|v| !v.is_finite())
+            {
+                return Err(EvalError::NonFinite {
+                    what: "DAE Jacobians ∂F/∂y, ∂F/∂y'".into(),
+                    t,
+                });
+            }
+            return Ok(());
+        }
         if dae.has_exact_jacobian() {
             dae.iteration_matrix(t, y, yp, 0.0, &mut self.jac)?;
             dae.derivative_jacobian(t, y, yp, &mut self.mass)?;
@@ -343,6 +392,23 @@ impl DaeRadau5 {
         let n = self.y.len();
         let fac1 = self.co.gamma / h;
         let (alphn, betan) = (self.co.alpha / h, self.co.beta / h);
+        if let Some(sp) = self.sparse.as_mut() {
+            let e2 = sp.complex.as_mut().expect("set up with the complex twin");
+            let (a1, a2) = (sp.lu.values_mut(), e2.values_mut());
+            a1.fill(0.0);
+            a2.fill(C64::new(0.0, 0.0));
+            for ((&s, &jv), &mv) in sp.slots.iter().zip(&sp.values).zip(&sp.derivative) {
+                a1[s] += jv + fac1 * mv;
+                a2[s] += C64::new(jv + alphn * mv, betan * mv);
+            }
+            stats.n_lu += 1;
+            self.lu_h = f64::NAN;
+            if !sp.lu.factor() || !e2.factor() {
+                return Err(singular(self.t, h));
+            }
+            self.lu_h = h;
+            return Ok(());
+        }
         for j in 0..n {
             for i in 0..n {
                 let (jv, mv) = (self.jac[(i, j)], self.mass[(i, j)]);
@@ -354,14 +420,26 @@ impl DaeRadau5 {
         stats.n_lu += 1;
         self.lu_h = f64::NAN;
         if !self.e1.factor() || !self.e2.factor() {
-            return Err(EvalError::Singular {
-                what: "radau5 iteration matrix ∂F/∂y + (γ/h) ∂F/∂y' (or its complex twin)".into(),
-                t: self.t,
-                detail: format!("h = {h:e}"),
-            });
+            return Err(singular(self.t, h));
         }
         self.lu_h = h;
         Ok(())
+    }
+
+    /// tmp ← E1⁻¹ tmp.
+    fn solve_e1(&mut self) {
+        match self.sparse.as_mut() {
+            Some(sp) => sp.lu.solve_in_place(&mut self.tmp),
+            None => self.e1.solve(&mut self.tmp),
+        }
+    }
+
+    /// cvec ← E2⁻¹ cvec.
+    fn solve_e2(&mut self) {
+        match self.sparse.as_mut().and_then(|s| s.complex.as_mut()) {
+            Some(e2) => e2.solve_in_place(&mut self.cvec),
+            None => self.e2.solve(&mut self.cvec),
+        }
     }
 
     /// Starting stage increments: zero on a first step, otherwise the
@@ -431,8 +509,8 @@ impl DaeRadau5 {
             }
             // counted once per pair, as radau5.f's NSOL
             stats.n_solve += 1;
-            self.e1.solve(&mut self.tmp);
-            self.e2.solve(&mut self.cvec);
+            self.solve_e1();
+            self.solve_e2();
             newt += 1;
             let mut s = 0.0;
             for m in 0..n {
@@ -503,7 +581,7 @@ impl DaeRadau5 {
         counted_residual(dae, self.t, &self.ys, &self.yps, &mut self.tmp, stats)?;
         self.tmp.iter_mut().for_each(|v| *v = -*v);
         stats.n_solve += 1;
-        self.e1.solve(&mut self.tmp);
+        self.solve_e1();
         Ok(weighted_norm(&self.tmp, &self.wt))
     }
 
@@ -786,9 +864,10 @@ impl Stepper for DaeRadau5 {
                 detail: format!("the state has {n} components, the DAE {nd}"),
             });
         }
-        if self.y.len() != n || self.e1.piv.len() != n {
+        if self.y.len() != n {
             self.allocate(n);
         }
+        self.set_up_matrices(p.as_dae().ok_or_else(not_a_dae)?, n)?;
         let opts = ctx.opts;
         if !(opts.rtol > 0.0) || !(opts.atol >= 0.0) {
             return Err(IntegrateError::BadMethod(format!(
