@@ -70,10 +70,10 @@ pub struct PlanarSystem {
     jac_slots: Vec<[[usize; 6]; 3]>,
     /// Number of entries of that pattern.
     jac_nnz: usize,
-    /// Bodies of the revolute joints, each once: their (sin θ, cos θ) are
-    /// computed once per evaluation (into [`SystemData::scratch`]) and
+    /// Whether a revolute joint exists: then (sin θ, cos θ) of every body
+    /// is computed once per evaluation (into [`SystemData::scratch`]) and
     /// shared by the joints.
-    revolute_bodies: Vec<usize>,
+    has_revolute: bool,
 }
 
 fn body_index(r: BodyRef, count: usize, element: &str) -> Result<Option<usize>, MechanicsError> {
@@ -569,16 +569,12 @@ impl PlanarSystem {
             })
             .collect();
 
-        let mut revolute_bodies: Vec<usize> = constraints
+        let has_revolute = constraints
             .iter()
-            .filter(|el| matches!(el.kind, ConstraintKind::Revolute { .. }))
-            .flat_map(|el| el.bodies.into_iter().flatten())
-            .collect();
-        revolute_bodies.sort_unstable();
-        revolute_bodies.dedup();
+            .any(|el| matches!(el.kind, ConstraintKind::Revolute { .. }));
 
         Ok(PlanarSystem {
-            revolute_bodies,
+            has_revolute,
             jac_pattern,
             jac_slots,
             jac_nnz: probe.nnz(),
@@ -828,14 +824,16 @@ impl MechanicalSystem for PlanarSystem {
             data.constraint_jacobian.fill_zero();
         }
         if want_jac || want_phi || want_vel || want_gamma {
-            // (sin θ, cos θ) of the bodies of revolute joints, once each
-            // (a workspace from elsewhere without the scratch: per joint)
-            let shared_sc = data.scratch.len() >= 2 * self.body_names.len();
+            // (sin θ, cos θ) of every body, once each, for the revolute
+            // joints (a workspace from elsewhere without the scratch: per
+            // joint)
+            let shared_sc = self.has_revolute && data.scratch.len() >= 2 * self.body_names.len();
             if shared_sc {
-                for &b in &self.revolute_bodies {
-                    let (sn, cs) = q[3 * b + 2].sin_cos();
-                    data.scratch[2 * b] = sn;
-                    data.scratch[2 * b + 1] = cs;
+                let thetas = q.iter().skip(2).step_by(3);
+                for (sc, &theta) in data.scratch.chunks_exact_mut(2).zip(thetas) {
+                    let (sn, cs) = theta.sin_cos();
+                    sc[0] = sn;
+                    sc[1] = cs;
                 }
             }
             let sin_cos = |body: Option<usize>, theta: f64| match body {
