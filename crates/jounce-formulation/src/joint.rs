@@ -228,13 +228,19 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
         self.js
             .forward_dynamics(&mut self.data, t, q, v, dv)
             .map_err(|e| eval_error(t, e))?;
-        if !dv.iter().all(|x| x.is_finite()) {
+        // q' = v, and q'' finite; element by element (n is small where
+        // the cost of this matters, and a call to memcpy is not)
+        let mut finite = true;
+        for ((dqi, &vi), &ai) in dq.iter_mut().zip(v).zip(dv.iter()) {
+            *dqi = vi;
+            finite &= ai.is_finite();
+        }
+        if !finite {
             return Err(EvalError::NonFinite {
                 what: "joint accelerations".into(),
                 t,
             });
         }
-        dq.copy_from_slice(v);
         Ok(())
     }
 

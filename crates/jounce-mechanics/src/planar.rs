@@ -28,7 +28,7 @@ use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
-use crate::revolute::revolute_kinematics;
+use crate::revolute::revolute_kinematics_sc;
 use crate::rigid::relative_pose;
 use crate::rotational_spring::RotationalSpringParams;
 use crate::sparse::SparseMatrix;
@@ -70,6 +70,10 @@ pub struct PlanarSystem {
     jac_slots: Vec<[[usize; 6]; 3]>,
     /// Number of entries of that pattern.
     jac_nnz: usize,
+    /// Whether a revolute joint exists: then (sin θ, cos θ) of every body
+    /// is computed once per evaluation (into [`SystemData::scratch`]) and
+    /// shared by the joints.
+    has_revolute: bool,
 }
 
 fn body_index(r: BodyRef, count: usize, element: &str) -> Result<Option<usize>, MechanicsError> {
@@ -565,7 +569,12 @@ impl PlanarSystem {
             })
             .collect();
 
+        let has_revolute = constraints
+            .iter()
+            .any(|el| matches!(el.kind, ConstraintKind::Revolute { .. }));
+
         Ok(PlanarSystem {
+            has_revolute,
             jac_pattern,
             jac_slots,
             jac_nnz: probe.nnz(),
@@ -650,6 +659,19 @@ impl MechanicalSystem for PlanarSystem {
 
     fn constraint_jacobian_pattern(&self) -> Option<Vec<(usize, usize)>> {
         Some(self.jac_pattern.clone())
+    }
+
+    /// The default workspace, with [`SystemData::scratch`] holding
+    /// (sin θ, cos θ) of every body for `evaluate`.
+    fn data(&self) -> SystemData {
+        let mut data = SystemData::with_jacobian_pattern(
+            self.nq(),
+            self.nv(),
+            self.nc(),
+            Some(&self.jac_pattern),
+        );
+        data.scratch = vec![0.0; 2 * self.body_names.len()];
+        data
     }
 
     /// Each body's own 3 × 3 block (M, and the Hessians of its rotation),
@@ -802,6 +824,23 @@ impl MechanicalSystem for PlanarSystem {
             data.constraint_jacobian.fill_zero();
         }
         if want_jac || want_phi || want_vel || want_gamma {
+            // (sin θ, cos θ) of every body, once each, for the revolute
+            // joints (a workspace from elsewhere without the scratch: per
+            // joint)
+            let shared_sc = self.has_revolute && data.scratch.len() >= 2 * self.body_names.len();
+            if shared_sc {
+                let thetas = q.iter().skip(2).step_by(3);
+                for (sc, &theta) in data.scratch.chunks_exact_mut(2).zip(thetas) {
+                    let (sn, cs) = theta.sin_cos();
+                    sc[0] = sn;
+                    sc[1] = cs;
+                }
+            }
+            let sin_cos = |body: Option<usize>, theta: f64| match body {
+                Some(b) if shared_sc => (data.scratch[2 * b], data.scratch[2 * b + 1]),
+                Some(_) => theta.sin_cos(),
+                None => (0.0, 1.0),
+            };
             for (e, el) in self.constraints.iter().enumerate() {
                 let n = el.rows();
                 let rows = el.row..el.row + n;
@@ -813,7 +852,14 @@ impl MechanicalSystem for PlanarSystem {
                     } else {
                         [0.0; 6]
                     };
-                    let k = revolute_kinematics(&x0, &v0, sa, sb);
+                    let k = revolute_kinematics_sc(
+                        &x0,
+                        &v0,
+                        sa,
+                        sb,
+                        sin_cos(el.bodies[0], x0[2]),
+                        sin_cos(el.bodies[1], x0[5]),
+                    );
                     if want_jac || want_phi {
                         data.constraints[rows.clone()].copy_from_slice(&k.phi);
                     }

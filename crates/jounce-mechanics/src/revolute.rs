@@ -57,8 +57,24 @@ pub fn revolute_kinematics(
     sa: [f64; 2],
     sb: [f64; 2],
 ) -> RevoluteKinematics {
-    let (sn_a, cs_a) = x[2].sin_cos();
-    let (sn_b, cs_b) = x[5].sin_cos();
+    revolute_kinematics_sc(x, v, sa, sb, x[2].sin_cos(), x[5].sin_cos())
+}
+
+/// [`revolute_kinematics`] given (sin θ_a, cos θ_a) `sc_a` and
+/// (sin θ_b, cos θ_b) `sc_b` (computed once per body when several joints
+/// share it).
+#[inline]
+#[must_use]
+pub fn revolute_kinematics_sc(
+    x: &[f64; 6],
+    v: &[f64; 6],
+    sa: [f64; 2],
+    sb: [f64; 2],
+    sc_a: (f64, f64),
+    sc_b: (f64, f64),
+) -> RevoluteKinematics {
+    let (sn_a, cs_a) = sc_a;
+    let (sn_b, cs_b) = sc_b;
     let ua = [cs_a * sa[0] - sn_a * sa[1], sn_a * sa[0] + cs_a * sa[1]];
     let ub = [cs_b * sb[0] - sn_b * sb[1], sn_b * sb[0] + cs_b * sb[1]];
     let (wa, wb) = (v[2], v[5]);

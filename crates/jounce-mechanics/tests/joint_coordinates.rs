@@ -160,6 +160,71 @@ fn aba_equals_crba_solve_on_random_trees() {
     }
 }
 
+/// Without gravity and forces on the bodies (only rotational springs on
+/// tree joints) the small-tree path evaluates the kinematics with the root
+/// joints' angles at zero (rotation invariance) and, for chains, with every
+/// index a constant, for two coordinates by Cramer's rule: q'' still equals
+/// the CRBA solve at the actual angles, on chains and branched trees (two
+/// branches from ground, or a body with two children), at random states.
+#[test]
+fn small_tree_in_a_field_free_plane_equals_crba_solve() {
+    let mut seed = 23;
+    let mut checked = 0;
+    for nb in [1, 2, 3, 4, 5, 6] {
+        for _ in 0..8 {
+            let mut model = random_tree(nb, &mut seed);
+            model.gravity = [0.0, 0.0];
+            model
+                .forces
+                .retain(|f| matches!(f.kind, ForceKind::RotationalSpring { .. }));
+            let sys = system(&model);
+            let js = PlanarJointSystem::new(&sys);
+            for _ in 0..3 {
+                let (q, v) = random_state(nb, &mut seed);
+                let (a, b) = aba_and_crba(&js, &q, &v);
+                assert_close(&a, &b, 1e-10, &format!("field-free tree of {nb}"));
+                checked += 1;
+            }
+        }
+    }
+    // two branches hanging from ground, and a chain, of two coordinates
+    for (name, second_parent) in [("two roots", None), ("chain", Some(0))] {
+        let bodies = vec![
+            body("a", 1.3, 0.0, 1.0, 0.0, 0.0),
+            body("b", 0.7, 0.05, 0.0, 1.0, 0.0),
+        ];
+        let at = |p: Option<usize>, s| p.map_or(ground(s), |p| on(p, s));
+        let joints = vec![
+            revolute("ja", ground([0.2, -0.1]), on(0, [-1.0, 0.0])),
+            revolute("jb", at(second_parent, [0.3, 0.4]), on(1, [0.1, -0.6])),
+        ];
+        let springs = (0..2)
+            .map(|j| {
+                force(
+                    &format!("k{j}"),
+                    ForceKind::RotationalSpring {
+                        joint: j,
+                        stiffness: 50.0,
+                        damping: 0.3,
+                        zero_angle: 0.1,
+                        actuator: None,
+                        one_sided: None,
+                    },
+                )
+            })
+            .collect();
+        let mut m = model(name, bodies, joints, vec![], springs);
+        m.gravity = [0.0, 0.0];
+        let js = PlanarJointSystem::new(&system(&m));
+        for _ in 0..5 {
+            let (q, v) = random_state(2, &mut seed);
+            let (a, b) = aba_and_crba(&js, &q, &v);
+            assert_close(&a, &b, 1e-12, name);
+        }
+    }
+    assert_eq!(checked, 6 * 8 * 3);
+}
+
 /// A horizontal chain of N uniform links hanging from ground.
 fn chain(n: usize) -> Model {
     let bodies = (0..n)
@@ -397,6 +462,34 @@ fn zero_articulated_inertia_names_the_joint() {
         .forward_dynamics(&mut js.data(), 0.0, &[0.0], &[1.0], &mut a)
         .unwrap_err();
     assert!(err.to_string().contains("joint 'pin'"), "{err}");
+    // two coordinates (Cramer's rule), in a field-free plane and under
+    // gravity, point masses: the outer one pinned at its centre (its joint
+    // sees nothing), and the outer one hanging from the inner one's pivot,
+    // which is the inner one's centre (the inner joint sees nothing once
+    // the outer one is free)
+    for gravity in [[0.0, 0.0], [0.0, -9.81]] {
+        for (case, ends, expect) in [
+            ("outer", [[1.0, 0.0], [0.0, 0.0]], "joint 'jb'"),
+            ("inner", [[0.0, 0.0], [-1.0, 0.0]], "joint 'ja'"),
+        ] {
+            let bodies = vec![
+                body("a", 1.0, 0.0, 0.0, 0.0, 0.0),
+                body("b", 1.0, 0.0, 1.0, 0.0, 0.0),
+            ];
+            let joints = vec![
+                revolute("ja", ground([0.0, 0.0]), on(0, [0.0, 0.0])),
+                revolute("jb", on(0, ends[0]), on(1, ends[1])),
+            ];
+            let mut m = model(case, bodies, joints, vec![], vec![]);
+            m.gravity = gravity;
+            let js = PlanarJointSystem::new(&system(&m));
+            let mut a = [0.0; 2];
+            let err = js
+                .forward_dynamics(&mut js.data(), 0.0, &[0.3, -0.2], &[1.0, 2.0], &mut a)
+                .unwrap_err();
+            assert!(err.to_string().contains(expect), "{case}: {err}");
+        }
+    }
 }
 
 /// A body held by no revolute or translational joint gets a free joint:

@@ -99,6 +99,21 @@ pub(crate) fn node_motion<D: Scalar>(
     q: D,
     qd: D,
 ) -> NodeMotion<D> {
+    node_motion_sc(n, pp, psc, pv, q, qd, None)
+}
+
+/// [`node_motion`] given (sin θ, cos θ) of the node's own angle in `sc`
+/// when the caller knows it (`None`: computed here).
+#[inline]
+pub(crate) fn node_motion_sc<D: Scalar>(
+    n: &TreeNode,
+    pp: [D; 3],
+    psc: [D; 2],
+    pv: [D; 3],
+    q: D,
+    qd: D,
+    sc: Option<[D; 2]>,
+) -> NodeMotion<D> {
     let ap = rot(psc, n.sp);
     let sq = q * n.sign;
     let sqd = qd * n.sign;
@@ -124,10 +139,12 @@ pub(crate) fn node_motion<D: Scalar>(
         }
     };
     // a prismatic joint keeps the parent's angle up to a constant offset
-    let (sn, cs) = if matches!(n.kind, TreeJointKind::Prismatic { .. }) && n.offset == 0.0 {
-        (psc[0], psc[1])
-    } else {
-        theta.sin_cos()
+    let (sn, cs) = match sc {
+        Some([sn, cs]) => (sn, cs),
+        None if matches!(n.kind, TreeJointKind::Prismatic { .. }) && n.offset == 0.0 => {
+            (psc[0], psc[1])
+        }
+        None => theta.sin_cos(),
     };
     let ac = rot([sn, cs], n.sc);
     let r = [p[0] - ac[0], p[1] - ac[1]];

@@ -52,6 +52,13 @@ pub struct PlanarJointSystem {
     row_owner: Vec<(usize, usize)>,
     /// Number of body coordinates.
     body_nq: usize,
+    /// No gravity and no force element on the bodies (only forces on joint
+    /// coordinates): nothing depends on the absolute orientation, so the
+    /// joint-space dynamics are invariant under a rotation of the whole
+    /// system about a root revolute joint's ground point, and q'' does not
+    /// depend on that joint's angle (`small_tree` then evaluates the
+    /// kinematics with it at zero, one sine and cosine fewer).
+    pub(crate) rotation_invariant: bool,
     breakpoints: Vec<f64>,
 }
 
@@ -93,6 +100,8 @@ impl PlanarJointSystem {
             });
             row += el.rows();
         }
+        let rotation_invariant = sys.gravity() == [0.0, 0.0] && forces.is_empty();
+
         PlanarJointSystem {
             tree,
             mass,
@@ -104,6 +113,7 @@ impl PlanarJointSystem {
             nc: row,
             row_owner,
             body_nq: sys.nq(),
+            rotation_invariant,
             breakpoints: sys.breakpoints(),
         }
     }

@@ -71,6 +71,9 @@ pub(crate) struct KinematicTree {
     pub cut: Vec<usize>,
     /// Children of each node, in order.
     pub children: Vec<Vec<usize>>,
+    /// Whether node i's parent is node i − 1 for every i > 0 and node 0
+    /// hangs from ground (a serial chain).
+    pub is_chain: bool,
 }
 
 impl KinematicTree {
@@ -136,11 +139,16 @@ impl KinematicTree {
                 children[p].push(i);
             }
         }
+        let is_chain = nodes
+            .iter()
+            .enumerate()
+            .all(|(i, n)| n.parent == i.checked_sub(1));
         KinematicTree {
             nodes,
             body_node,
             cut,
             children,
+            is_chain,
         }
     }
 }
