@@ -46,6 +46,8 @@ impl PlanarJointSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError> {
         match q.len() {
+            // no coordinates (a model without bodies): nothing moves
+            0 => Ok(()),
             1 => self.small_tree::<1>(t, q, v, a),
             2 => self.small_tree::<2>(t, q, v, a),
             3 => self.small_tree::<3>(t, q, v, a),
