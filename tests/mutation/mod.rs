@@ -194,6 +194,90 @@ pub const INSERTED_LINES: &[&str] = &[
     "gravity = [nan, 0.0]",
 ];
 
+/// Every registered integrator and formulation, and near misses.
+pub const METHODS: &[&str] = &[
+    "euler",
+    "midpoint",
+    "heun",
+    "ralston",
+    "rk4",
+    "rkf45",
+    "cash_karp",
+    "cash_karp_vo",
+    "dopri5",
+    "dop853",
+    "ab1",
+    "ab2",
+    "ab3",
+    "ab4",
+    "ab5",
+    "am1",
+    "am2",
+    "am3",
+    "am4",
+    "am5",
+    "pece",
+    "adams_vo",
+    "bdf",
+    "ndf",
+    "backward_euler",
+    "trapezoidal",
+    "implicit_midpoint",
+    "sdirk2",
+    "sdirk2_l",
+    "sdirk3",
+    "trbdf2",
+    "esdirk43",
+    "radau5",
+    "ode23s",
+    "rodas4",
+    "newmark",
+    "hht",
+    "generalized_alpha",
+    "midpoint_rule",
+    "wilson",
+    "collocation",
+    "llm",
+    "RK4",
+    "dopri",
+    "",
+];
+pub const FORMULATIONS: &[&str] = &[
+    "augmented",
+    "partitioning",
+    "projection",
+    "penalty",
+    "index3",
+    "ggl",
+    "state_space",
+    "odae",
+    "joint",
+    "Augmented",
+];
+/// Method parameters, with values in and out of their ranges.
+pub const PARAMS: &[&str] = &[
+    "beta = 0.25",
+    "beta = -1.0",
+    "beta = 1e300",
+    "gamma = 0.5",
+    "gamma = 0.0",
+    "alpha = -0.1",
+    "alpha = -0.5",
+    "alpha = 1.0",
+    "rho_inf = 0.0",
+    "rho_inf = 1.0",
+    "rho_inf = 2.0",
+    "rho_inf = nan",
+    "theta = 1.4",
+    "theta = 0.5",
+    "theta = 1e9",
+    "max_order = 1",
+    "max_order = 5",
+    "max_order = 0",
+    "max_order = 1000",
+    "xyz = 1.0",
+];
+
 /// One mutation operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -205,6 +289,9 @@ pub enum Op {
     RenameKey,
     SwapReference,
     InsertLine,
+    /// A run setting changed in place: the method or formulation to
+    /// another (every registered name), a fixed step, method parameters.
+    Settings,
     Truncate,
     RandomBytes,
 }
@@ -219,6 +306,9 @@ pub const OPS: &[Op] = &[
     Op::RenameKey,
     Op::SwapReference,
     Op::InsertLine,
+    Op::Settings,
+    Op::Settings,
+    Op::Settings,
     Op::Truncate,
     Op::RandomBytes,
 ];
@@ -304,7 +394,7 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
         }
         Op::DuplicateLine if !lines.is_empty() => {
             let k = rng.below(n);
-            let to = rng.below(n + 1);
+            let to = rng.below(lines.len() + 1);
             let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             let mut dup = v[k].clone();
             if !dup.ends_with('\n') {
@@ -378,7 +468,7 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
             replace(s, a, &with).into_bytes()
         }
         Op::InsertLine => {
-            let to = rng.below(n + 1);
+            let to = rng.below(lines.len() + 1);
             let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             if let Some(last) = v.last_mut() {
                 if !last.ends_with('\n') {
@@ -388,8 +478,68 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
             v.insert(to, format!("{}\n", rng.pick(INSERTED_LINES)));
             v.concat().into_bytes()
         }
+        Op::Settings => settings(s, rng).into_bytes(),
         Op::Truncate if !text.is_empty() => text[..rng.below(text.len())].to_vec(),
         _ => random_bytes(text, rng),
+    }
+}
+
+/// Change the method or formulation of the `[settings]` in place (or add
+/// them), or add a fixed step or a method parameter in their own tables.
+fn settings(s: &str, rng: &mut SplitMix64) -> String {
+    let set = |s: &str, key: &str, val: String, table: &str| -> String {
+        let prefix = format!("{key} = ");
+        if let Some((off, l)) = line_offsets(s)
+            .into_iter()
+            .find(|(_, l)| l.trim_start().starts_with(&prefix))
+        {
+            replace(s, (off, off + l.len()), &format!("{key} = {val}"))
+        } else if let Some(i) = s.find(&format!("[{table}]\n")) {
+            let at = i + table.len() + 3;
+            format!("{}{key} = {val}\n{}", &s[..at], &s[at..])
+        } else {
+            format!("{s}\n[{table}]\n{key} = {val}\n")
+        }
+    };
+    match rng.below(6) {
+        0 | 1 => set(
+            s,
+            "method",
+            format!("\"{}\"", rng.pick(METHODS)),
+            "settings.integrator",
+        ),
+        2 => set(
+            s,
+            "formulation",
+            format!("\"{}\"", rng.pick(FORMULATIONS)),
+            "settings",
+        ),
+        3 => {
+            let h = *rng.pick(&["1e-3", "1e-2", "0.05", "1e-5", "0.5"]);
+            set(s, "step", h.to_string(), "settings.integrator")
+        }
+        4 => {
+            let (k, v) = rng.pick(PARAMS).split_once(" = ").unwrap();
+            if s.contains("[settings.integrator.params]") {
+                set(s, k, v.to_string(), "settings.integrator.params")
+            } else {
+                format!("{s}\n[settings.integrator.params]\n{k} = {v}\n")
+            }
+        }
+        _ => {
+            let a = set(
+                s,
+                "method",
+                format!("\"{}\"", rng.pick(METHODS)),
+                "settings.integrator",
+            );
+            set(
+                &a,
+                "formulation",
+                format!("\"{}\"", rng.pick(FORMULATIONS)),
+                "settings",
+            )
+        }
     }
 }
 
