@@ -235,6 +235,8 @@ fn run_case(bytes: &[u8], k: u64, cap: Duration) -> [(Outcome, String); 2] {
 #[derive(Default)]
 struct Tally {
     counts: BTreeMap<(&'static str, &'static str), u64>,
+    /// Why runs failed cleanly: the error's first words, numbers elided.
+    run_errors: BTreeMap<String, u64>,
     failures: Vec<String>,
     /// Failures of [`Outcome::is_pending`] kinds.
     pending: Vec<String>,
@@ -258,6 +260,9 @@ fn campaign(seed: u64, cases: u64, cap: Duration, jobs: usize) -> Tally {
                 let mut t = tally.lock().unwrap();
                 for ((o, msg), cmd) in res.iter().zip(["check", "run"]) {
                     *t.counts.entry((cmd, o.category())).or_default() += 1;
+                    if cmd == "run" && *o == Outcome::CleanError {
+                        *t.run_errors.entry(error_kind(msg)).or_default() += 1;
+                    }
                     if o.is_failure() {
                         let _ = std::fs::create_dir_all(&keep);
                         let name = format!("seed{seed}-case{k}.toml");
@@ -279,10 +284,45 @@ fn campaign(seed: u64, cases: u64, cap: Duration, jobs: usize) -> Tally {
     tally.into_inner().unwrap()
 }
 
+/// The kind of a clean error: the message after `error: FILE: `, cut
+/// at 50 characters, digits and quoted names elided.
+fn error_kind(msg: &str) -> String {
+    let line = msg.lines().find(|l| l.starts_with("error: ")).unwrap_or("");
+    let rest = line.split_once(".toml").map_or(line, |(_, r)| r);
+    let rest = rest.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit() || c == ' ');
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in rest.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push_str(if quoted { "'_" } else { "'" });
+            }
+            _ if quoted => {}
+            c if c.is_ascii_digit() => {
+                if !out.ends_with('#') {
+                    out.push('#');
+                }
+            }
+            c => out.push(c),
+        }
+        if out.chars().count() >= 50 {
+            break;
+        }
+    }
+    out
+}
+
 fn report(t: &Tally, seed: u64, cases: u64, secs: f64) -> String {
     let mut s = format!("mutation campaign: seed {seed}, {cases} cases, {secs:.1} s\n");
     for ((cmd, cat), n) in &t.counts {
         s.push_str(&format!("  {cmd:<5} {cat:<32} {n}\n"));
+    }
+    let mut kinds: Vec<_> = t.run_errors.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1));
+    s.push_str("  most frequent clean run errors:\n");
+    for (k, n) in kinds.iter().take(12) {
+        s.push_str(&format!("    {n:>5}  {k}\n"));
     }
     s.push_str(&format!("  failing commands: {}\n", t.failures.len()));
     for f in &t.failures {
