@@ -212,12 +212,12 @@ fn run_case(bytes: &[u8], k: u64, cap: Duration) -> [(Outcome, String); 2] {
     let out_dir = dir.join("out");
     let od = out_dir.to_str().unwrap();
     let mut args = vec!["run", f, "-o", od, "-q", "--max-steps", MAX_STEPS];
-    if k % 4 != 0 {
+    if !k.is_multiple_of(4) {
         args.extend(["--t-end", SHORT_T_END]);
     }
     let (mut run, out, err) = jounce(&args, &dir, cap);
     if run == Outcome::Hang {
-        if let Some(rows) = implied_rows(bytes, k % 4 != 0).filter(|&r| r > ROW_BUDGET) {
+        if let Some(rows) = implied_rows(bytes, !k.is_multiple_of(4)).filter(|&r| r > ROW_BUDGET) {
             run = Outcome::HangOutputRows(rows.min(u64::MAX as f64) as u64);
         }
     }

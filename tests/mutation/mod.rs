@@ -418,7 +418,8 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
                 return random_bytes(text, rng);
             }
             let sp = *rng.pick(&spans);
-            replace(s, sp, *rng.pick(EXTREME_NUMBERS)).into_bytes()
+            let with: &&str = rng.pick(EXTREME_NUMBERS);
+            replace(s, sp, with).into_bytes()
         }
         Op::WrongType => {
             // the value after a "key = " on a random assignment line
@@ -438,7 +439,8 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
                 return random_bytes(text, rng);
             }
             let sp = *rng.pick(&cands);
-            replace(s, sp, *rng.pick(WRONG_TYPES)).into_bytes()
+            let with: &&str = rng.pick(WRONG_TYPES);
+            replace(s, sp, with).into_bytes()
         }
         Op::RenameKey => {
             let cands: Vec<(usize, usize)> = line_offsets(s)
@@ -453,7 +455,8 @@ pub fn apply(op: Op, text: &[u8], rng: &mut SplitMix64) -> Vec<u8> {
                 return random_bytes(text, rng);
             }
             let sp = *rng.pick(&cands);
-            replace(s, sp, *rng.pick(KEY_NAMES)).into_bytes()
+            let with: &&str = rng.pick(KEY_NAMES);
+            replace(s, sp, with).into_bytes()
         }
         Op::SwapReference => {
             // a string's content replaced by another string of the file
