@@ -561,7 +561,27 @@ fn finish<S: MechanicalSystem + ?Sized>(
         singular,
     } = r;
     let n = q.len();
+    // finite inputs can overflow here (a velocity of 1e308 plus its
+    // correction): name the coordinate rather than report |Φ_q v| = inf
+    if let Some(i) = (0..n).find(|&i| !v[i].is_finite()) {
+        return Err(AssemblyError::NonFinite {
+            what: format!(
+                "consistent velocity of {} (initial velocity {:e}: too large to correct)",
+                sys.coordinate_label(i),
+                v_guess[i]
+            ),
+        });
+    }
     let velocity_residual = max_abs(&vres);
+    if !velocity_residual.is_finite() {
+        return Err(AssemblyError::NonFinite {
+            what: format!(
+                "velocity constraint residual |Φ_q v + Φ_t| (worst: {}; initial velocities up to {:e})",
+                list(&worst_rows(sys, &vres, 3)),
+                max_abs(v_guess)
+            ),
+        });
+    }
     let scale = 1.0 + max_abs(&v) + max_abs(&phi_t);
     if !(velocity_residual <= tol.max(1e-12) * scale) {
         return Err(AssemblyError::InconsistentVelocity {

@@ -7,6 +7,10 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum MechanicsError {
+    /// The model has no bodies: no coordinates, nothing to simulate (the
+    /// formulations' linear algebra would be of size zero).
+    #[error("the model has no bodies: nothing to simulate (add a [[bodies]] entry)")]
+    NoBodies,
     /// A body has invalid inertial data or a non-finite initial state.
     #[error("body '{body}': {problem}")]
     InvalidBody {

@@ -240,9 +240,13 @@ impl PlanarSystem {
     /// [`MechanicsError`] naming the element when a body or joint index is
     /// out of range, a driver or rotational spring refers to a joint of the
     /// wrong kind, an element connects a body to itself, or a parameter
-    /// (mass, inertia, axis, stiffness, …) is invalid.
+    /// (mass, inertia, axis, stiffness, …) is invalid;
+    /// [`MechanicsError::NoBodies`] for a model without bodies.
     pub fn from_model(model: &Model) -> Result<PlanarSystem, MechanicsError> {
         let nb = model.bodies.len();
+        if nb == 0 {
+            return Err(MechanicsError::NoBodies);
+        }
         let mut q0 = Vec::with_capacity(3 * nb);
         let mut v0 = Vec::with_capacity(3 * nb);
         for b in &model.bodies {

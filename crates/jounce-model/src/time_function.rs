@@ -38,6 +38,8 @@ pub enum TimeFunction {
     },
     /// f = from for t < t0, linear from `from` to `to` on [t0, t1], `to` for
     /// t ≥ t1: f = from + (to − from)(t − t0)/(t1 − t0). Requires t1 > t0.
+    /// Evaluated as f = (1 − λ) from + λ to with λ = (t − t0)/(t1 − t0) ∈
+    /// [0, 1], which stays finite even when to − from overflows.
     Ramp {
         /// Start [s].
         t0: f64,
@@ -52,6 +54,10 @@ pub enum TimeFunction {
     /// f = offset + amplitude · (atan(rate · (t − time)) + π/2).
     /// With u = rate (t − time): f' = amplitude · rate/(1 + u²),
     /// f'' = −2 amplitude · rate² u/(1 + u²)². Smooth: no breakpoints.
+    /// For |u| > 1 these are evaluated with v = 1/u and rate · v =
+    /// 1/(t − time) as f' = amplitude (rate v) v/(1 + v²),
+    /// f'' = −2 amplitude (rate v)² v/(1 + v²)², so that u² never
+    /// overflows (no NaN for any finite rate and t).
     Arctan {
         /// Amplitude (the total rise is π · amplitude).
         amplitude: f64,
@@ -66,6 +72,8 @@ pub enum TimeFunction {
     /// f = 0 for s < 0, f = F (s/T − sin(2π s/T)/(2π)) for 0 ≤ s ≤ T,
     /// f = F for s > T; f' = (F/T)(1 − cos(2π s/T)),
     /// f'' = (2π F/T²) sin(2π s/T). Breakpoints at time and time + T.
+    /// At s = 0 the right-hand values (0, 0, 0) are returned exactly, and
+    /// F/T² is formed as (F/T)/T, so a tiny T gives ±∞, never NaN.
     Cycloidal {
         /// Start t0 [s].
         time: f64,
@@ -137,8 +145,9 @@ impl TimeFunction {
                 } else if t >= *t1 {
                     (*to, 0.0, 0.0)
                 } else {
+                    let lambda = (t - t0) / (t1 - t0);
                     let slope = (to - from) / (t1 - t0);
-                    (from + slope * (t - t0), slope, 0.0)
+                    ((1.0 - lambda) * from + lambda * to, slope, 0.0)
                 }
             }
             TimeFunction::Arctan {
@@ -148,12 +157,27 @@ impl TimeFunction {
                 offset,
             } => {
                 let u = rate * (t - time);
-                let w = 1.0 + u * u;
-                (
-                    offset + amplitude * (u.atan() + FRAC_PI_2),
-                    amplitude * rate / w,
-                    -2.0 * amplitude * rate * rate * u / (w * w),
-                )
+                let f = offset + amplitude * (u.atan() + FRAC_PI_2);
+                if *amplitude == 0.0 || u == 0.0 {
+                    (f, amplitude * rate, 0.0)
+                } else if u.abs() <= 1.0 {
+                    let w = 1.0 + u * u;
+                    (
+                        f,
+                        amplitude * rate / w,
+                        -2.0 * (amplitude * rate) * (rate * u) / (w * w),
+                    )
+                } else {
+                    // v = 1/u, rate v = 1/(t − time): no u² to overflow
+                    let v = 1.0 / u;
+                    let rv = 1.0 / (t - time);
+                    let c = 1.0 / (1.0 + v * v);
+                    (
+                        f,
+                        amplitude * rv * v * c,
+                        -2.0 * amplitude * rv * rv * v * c * c,
+                    )
+                }
             }
             TimeFunction::Cycloidal {
                 time,
@@ -161,7 +185,7 @@ impl TimeFunction {
                 magnitude,
             } => {
                 let s = t - time;
-                if s < 0.0 {
+                if s <= 0.0 {
                     (0.0, 0.0, 0.0)
                 } else if s > *duration {
                     (*magnitude, 0.0, 0.0)
@@ -171,7 +195,7 @@ impl TimeFunction {
                     (
                         magnitude * (s / duration - sx / (2.0 * PI)),
                         magnitude / duration * (1.0 - cx),
-                        2.0 * PI * magnitude / (duration * duration) * sx,
+                        2.0 * PI * (magnitude / duration) / duration * sx,
                     )
                 }
             }

@@ -60,6 +60,8 @@ impl PlanarJointSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError> {
         match (q.len(), self.tree.is_chain) {
+            // no coordinates (a model without bodies): nothing moves
+            (0, _) => Ok(()),
             (1, _) => self.small_tree::<1, true>(t, q, v, a),
             (2, true) => self.small_tree::<2, true>(t, q, v, a),
             (2, false) => self.small_tree::<2, false>(t, q, v, a),
