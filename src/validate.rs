@@ -122,12 +122,20 @@ pub fn fixed_step_verdict(
         Some(hs) => format!("a step below about {hs:.3e} s"),
         None => "a much smaller step".to_string(),
     };
+    let adaptive = if entry.info.adaptive {
+        format!(
+            "{} without a fixed step (it controls its own)",
+            entry.info.name
+        )
+    } else {
+        "an adaptive method (dopri5, dop853)".to_string()
+    };
     Some(format!(
         "the fixed step h = {h} s is beyond the stability limit of {} for this model: its mode \
          λ = {:.4} {:+.4}i 1/s (|λ| = {:.4} 1/s; the fastest mode at t = 0 has |λ| = {:.4} 1/s) \
-         is multiplied by |R(hλ)| = {:.4} per step, {growth} times over the {:.0} steps to \
+         is multiplied by |R(hλ)| = {:.4e} per step, {growth} times over the {:.0} steps to \
          t_end, while the model itself does not grow it; the run would blow up. Use {advice}, \
-         an adaptive method (dopri5, dop853), or an implicit one (trapezoidal, radau5, bdf)",
+         {adaptive}, or an implicit method (trapezoidal, radau5, bdf)",
         entry.info.name,
         l.re,
         l.im,

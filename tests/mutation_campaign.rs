@@ -11,11 +11,6 @@
 //! - `run` reports success (exit 0) with a non-finite number in
 //!   `timeseries.csv` or `summary.json`, or `check` succeeds printing NaN/inf.
 //!
-//! Two kinds are pending other work of issue 9 and are listed without
-//! failing the test unless `JOUNCE_CAMPAIGN_STRICT=1`: a run that blows
-//! up to inf yet reports success (deliverable 1) and a hang writing more
-//! than 1e7 output rows (deliverable 3); see `Outcome::is_pending`.
-//!
 //! `campaign_in_ci` runs 500 cases; `full_campaign` (ignored; run it with
 //! `cargo test --release --test mutation_campaign -- --ignored --nocapture`)
 //! runs `JOUNCE_CAMPAIGN_CASES` cases (default 3000) from
@@ -72,21 +67,6 @@ enum Outcome {
 impl Outcome {
     fn is_failure(&self) -> bool {
         !matches!(self, Outcome::Ok | Outcome::CleanError)
-    }
-
-    /// Failures whose fix is pending elsewhere in issue 9, counted and
-    /// listed but not failing the test unless `JOUNCE_CAMPAIGN_STRICT=1`:
-    /// a run that blows up to inf and still reports success (deliverable 1,
-    /// failing on non-finite values) and a run that hangs writing more
-    /// than `ROW_BUDGET` output rows (deliverable 3, the row budget).
-    /// Remove this exemption when those land.
-    fn is_pending(&self, cmd: &str) -> bool {
-        let pending = match self {
-            Outcome::NonFinite(_) => cmd == "run",
-            Outcome::HangOutputRows(_) => true,
-            _ => false,
-        };
-        pending && std::env::var("JOUNCE_CAMPAIGN_STRICT").as_deref() != Ok("1")
     }
 
     fn category(&self) -> &'static str {
@@ -238,8 +218,6 @@ struct Tally {
     /// Why runs failed cleanly: the error's first words, numbers elided.
     run_errors: BTreeMap<String, u64>,
     failures: Vec<String>,
-    /// Failures of [`Outcome::is_pending`] kinds.
-    pending: Vec<String>,
 }
 
 fn campaign(seed: u64, cases: u64, cap: Duration, jobs: usize) -> Tally {
@@ -267,12 +245,7 @@ fn campaign(seed: u64, cases: u64, cap: Duration, jobs: usize) -> Tally {
                         let _ = std::fs::create_dir_all(&keep);
                         let name = format!("seed{seed}-case{k}.toml");
                         let _ = std::fs::write(keep.join(&name), &bytes);
-                        let list = if o.is_pending(cmd) {
-                            &mut t.pending
-                        } else {
-                            &mut t.failures
-                        };
-                        list.push(format!(
+                        t.failures.push(format!(
                             "case {k} ({what}) -> target/mutation-campaign/{name}: `jounce {cmd}`: {o:?}\n{}",
                             msg.lines().take(6).collect::<Vec<_>>().join("\n")
                         ));
@@ -326,13 +299,6 @@ fn report(t: &Tally, seed: u64, cases: u64, secs: f64) -> String {
     }
     s.push_str(&format!("  failing commands: {}\n", t.failures.len()));
     for f in &t.failures {
-        s.push_str(&format!("{f}\n"));
-    }
-    s.push_str(&format!(
-        "  pending (issue 9 deliverables 1 and 3; JOUNCE_CAMPAIGN_STRICT=1 fails on them): {}\n",
-        t.pending.len()
-    ));
-    for f in &t.pending {
         s.push_str(&format!("{f}\n"));
     }
     s
