@@ -8,6 +8,8 @@
 use jounce_analysis::{fixed_step_stability, linearised_eigenvalues};
 use jounce_formulation::Formulation;
 use jounce_integrate::method::{self, MethodEntry};
+use jounce_integrate::multistep::coeffs::fixed_table;
+use jounce_integrate::nalgebra::Complex;
 use jounce_integrate::{explicit, SolverOptions, Stepper};
 use jounce_model::Model;
 
@@ -91,7 +93,8 @@ pub fn validate_run_settings(
     Ok((entry, opts, stepper))
 }
 
-/// For a fixed-step explicit Runge–Kutta run: whether the step is stable
+/// For a fixed-step explicit Runge–Kutta or multistep (Adams) run:
+/// whether the step is stable
 /// on the linearisation of the formulation at (0, y0)
 /// ([`jounce_analysis::step_stability`]). Returns a message when it is
 /// not, `None` when it is or when the check does not apply (adaptive
@@ -105,10 +108,18 @@ pub fn fixed_step_verdict(
     y0: &[f64],
 ) -> Option<String> {
     let h = opts.fixed_step?;
-    let tab = explicit::tableau(entry.info.name)?;
+    let name = entry.info.name;
+    let amplification: Box<dyn Fn(Complex<f64>) -> f64> =
+        match (explicit::tableau(name), fixed_table(name)) {
+            (Some(tab), _) => Box::new(move |z| tab.stability_function(z).norm()),
+            // the conditionally stable fixed multistep formulas (AB, AM3-5);
+            // AM1 and AM2 are A-stable and pass anyway
+            (None, Some(lmm)) => Box::new(move |z| lmm.amplification(z)),
+            _ => return None,
+        };
     let lambdas = linearised_eigenvalues(form, 0.0, y0).ok()??;
     let span = model.settings.t_end;
-    let v = fixed_step_stability(&lambdas, h, span, &|z| tab.stability_function(z));
+    let v = fixed_step_stability(&lambdas, h, span, &*amplification);
     if !v.unstable() {
         return None;
     }

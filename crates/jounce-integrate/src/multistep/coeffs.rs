@@ -5,6 +5,8 @@
 //! Σ α_j = 0; order p means Σ α_j j^q = q Σ β_j j^(q−1) for q = 1..p
 //! (Hairer–Nørsett–Wanner I, Section III.2, Theorem 2.4).
 
+use nalgebra::{Complex, DMatrix};
+
 /// A linear multistep method Σ_{j=0}^{k} α_j y_{n+j} = h Σ_{j=0}^{k} β_j f_{n+j}.
 #[derive(Debug)]
 pub struct Lmm {
@@ -32,6 +34,44 @@ impl Lmm {
     pub fn implicit(&self) -> bool {
         self.beta[self.steps()] != 0.0
     }
+
+    /// Amplification per step on y' = λy at z = hλ: the largest modulus
+    /// of the roots ζ of the characteristic equation
+    /// Σ_j (α_j − z β_j) ζ^j = 0 (Hairer & Wanner II, Section V.1,
+    /// eq. (1.5)), from the eigenvalues of its companion matrix; ∞ when
+    /// the leading coefficient α_k − z β_k vanishes.
+    pub fn amplification(&self, z: Complex<f64>) -> f64 {
+        let k = self.steps();
+        let c: Vec<Complex<f64>> = (0..=k)
+            .map(|j| Complex::new(self.alpha[j], 0.0) - z * self.beta[j])
+            .collect();
+        let lead = c[k];
+        if lead.norm() == 0.0 {
+            return f64::INFINITY;
+        }
+        if k == 1 {
+            return (c[0] / lead).norm();
+        }
+        // companion matrix of ζ^k + Σ_{j<k} (c_j / c_k) ζ^j
+        let mut m = DMatrix::<Complex<f64>>::zeros(k, k);
+        for j in 0..k {
+            m[(0, j)] = -c[k - 1 - j] / lead;
+        }
+        for i in 1..k {
+            m[(i, i - 1)] = Complex::new(1.0, 0.0);
+        }
+        match m.schur().eigenvalues() {
+            Some(ev) => ev.iter().fold(0.0f64, |r, e| r.max(e.norm())),
+            None => f64::INFINITY,
+        }
+    }
+}
+
+/// The fixed-step table registered under `name` (ab1..ab5, am1..am5).
+pub fn fixed_table(name: &str) -> Option<&'static Lmm> {
+    [&AB1, &AB2, &AB3, &AB4, &AB5, &AM1, &AM2, &AM3, &AM4, &AM5]
+        .into_iter()
+        .find(|t| t.name == name)
 }
 
 // ---------------------------------------------------------------------------
@@ -215,4 +255,35 @@ pub fn milne_factor(p: usize) -> f64 {
     let c = ADAMS_BASHFORTH[p - 1].error_constant;
     let cs = ADAMS_MOULTON[p - 1].error_constant;
     cs / (c - cs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amplification_is_the_root_modulus_of_the_characteristic_equation() {
+        let z = |re: f64, im: f64| Complex::new(re, im);
+        // AB1 is forward Euler: |1 + z|
+        for w in [z(-0.5, 0.3), z(-2.5, 0.0), z(0.0, 1.0)] {
+            assert!((AB1.amplification(w) - (Complex::new(1.0, 0.0) + w).norm()).abs() < 1e-14);
+        }
+        // AB2's real stability interval is [-1, 0]: ζ = −1 is a root at z = −1
+        assert!((AB2.amplification(z(-1.0, 0.0)) - 1.0).abs() < 1e-9);
+        assert!(AB2.amplification(z(-0.9, 0.0)) < 1.0);
+        assert!(AB2.amplification(z(-1.1, 0.0)) > 1.0);
+        // AM2 is the trapezoidal rule: |(1 + z/2)/(1 − z/2)|, A-stable
+        let w = z(-3.0, 7.0);
+        let r = (Complex::new(1.0, 0.0) + w / 2.0) / (Complex::new(1.0, 0.0) - w / 2.0);
+        assert!((AM2.amplification(w) - r.norm()).abs() < 1e-12);
+        for t in fixed_table("ab4").into_iter().chain(fixed_table("am5")) {
+            // consistent and zero-stable: the principal root at z = 0 is 1
+            assert!(
+                (t.amplification(z(0.0, 0.0)) - 1.0).abs() < 1e-9,
+                "{}",
+                t.name
+            );
+        }
+        assert!(fixed_table("bdf9").is_none());
+    }
 }
