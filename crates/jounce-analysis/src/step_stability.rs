@@ -30,6 +30,10 @@ pub const GROWTH_LIMIT: f64 = 10.0;
 /// (O(n³)); beyond it the check is skipped.
 pub const MAX_DIMENSION: usize = 600;
 
+/// Iterations of the Schur decomposition before the eigenvalues are given
+/// up (a well-scaled matrix needs a few per eigenvalue).
+pub const MAX_SCHUR_ITERATIONS: usize = 10_000;
+
 /// The worst mode under a fixed step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepStability {
@@ -93,7 +97,18 @@ pub fn linearised_eigenvalues<P: OdeProblem + ?Sized>(
     if jac.iter().any(|x| !x.is_finite()) {
         return Ok(None);
     }
-    Ok(Some(jac.complex_eigenvalues().iter().copied().collect()))
+    // a bounded Schur iteration: nalgebra's `complex_eigenvalues` iterates
+    // until convergence, which a matrix of extreme entries (1e300) never
+    // reaches; such a model gets no verdict rather than a hang
+    let Some(schur) = nalgebra::linalg::Schur::try_new(jac, f64::EPSILON, MAX_SCHUR_ITERATIONS)
+    else {
+        return Ok(None);
+    };
+    let ev: Vec<Complex<f64>> = schur.complex_eigenvalues().iter().copied().collect();
+    Ok(ev
+        .iter()
+        .all(|l| l.re.is_finite() && l.im.is_finite())
+        .then_some(ev))
 }
 
 /// ln G(h) over `span` seconds for the eigenvalues `lambdas` and the

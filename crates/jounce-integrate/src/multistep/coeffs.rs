@@ -60,7 +60,11 @@ impl Lmm {
         for i in 1..k {
             m[(i, i - 1)] = Complex::new(1.0, 0.0);
         }
-        match m.schur().eigenvalues() {
+        // bounded: an unconverged Schur iteration (extreme z) is no verdict
+        // of stability, reported as unbounded amplification
+        match nalgebra::linalg::Schur::try_new(m, f64::EPSILON, 10_000)
+            .and_then(|s| s.eigenvalues())
+        {
             Some(ev) => ev.iter().fold(0.0f64, |r, e| r.max(e.norm())),
             None => f64::INFINITY,
         }
