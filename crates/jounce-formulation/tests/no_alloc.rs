@@ -7,42 +7,17 @@
 //! several formulations (counted by a global allocator, per thread, so
 //! that tests running in parallel do not disturb each other's counts).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod chain;
+mod counting_alloc;
+
+use chain::chain_model;
+use counting_alloc::allocations;
 
 use jounce_formulation::examples::models;
 use jounce_formulation::{build, Augmented, Formulation, FormulationSettings, NAMES};
 use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, Quantities};
 use nalgebra::DMatrix;
-
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Allocations made by this thread so far.
-fn allocations() -> u64 {
-    ALLOCS.with(|c| c.get())
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn rhs_and_after_step_do_not_allocate() {
@@ -235,53 +210,6 @@ fn every_formulation<S: MechanicalSystem>(
         }
         let after = allocations();
         assert_eq!(after, before, "{name} allocated {} times", after - before);
-    }
-}
-
-/// A horizontal chain of `n` uniform 1 m links pinned end to end, the
-/// first to ground at the origin.
-fn chain_model(n: usize) -> jounce_model::Model {
-    use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
-    let bodies = (0..n)
-        .map(|i| Body {
-            name: format!("link{i}"),
-            mass: 1.0,
-            inertia: 1.0 / 12.0,
-            position: [i as f64 + 0.5, 0.0],
-            angle: 0.0,
-            velocity: [0.0; 2],
-            angular_velocity: 0.0,
-            points: vec![],
-        })
-        .collect();
-    let joints = (0..n)
-        .map(|i| Joint {
-            name: format!("pin{i}"),
-            kind: JointKind::Revolute {
-                a: Attachment {
-                    body: if i == 0 {
-                        BodyRef::Ground
-                    } else {
-                        BodyRef::Body(i - 1)
-                    },
-                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
-                },
-                b: Attachment {
-                    body: BodyRef::Body(i),
-                    point: [-0.5, 0.0],
-                },
-            },
-        })
-        .collect();
-    Model {
-        name: format!("chain of {n}"),
-        source: "<test>".into(),
-        gravity: [0.0, -9.81],
-        bodies,
-        joints,
-        drivers: vec![],
-        forces: vec![],
-        settings: Settings::default(),
     }
 }
 

@@ -4,8 +4,9 @@
 //! adaptive steps, the choice made by `settings.linear_solver`, and no
 //! allocation per step.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod counting_alloc;
+
+use counting_alloc::allocations;
 
 use jounce_formulation::{build, DaeFormulation, FormulationSettings, LinearSolver};
 use jounce_integrate::constrained::{dynamic_residual, ConstrainedSecondOrderProblem};
@@ -13,34 +14,6 @@ use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
 use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
 use nalgebra::DMatrix;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Allocations made by this thread so far.
-fn allocations() -> u64 {
-    ALLOCATIONS.with(Cell::get)
-}
-
-struct Counting;
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// A chain of N parallelograms (`bench/pc_chain.py`, the peers' P-C):
 /// N + 1 cranks pinned to the ground at x = 0..N and joined at their tips

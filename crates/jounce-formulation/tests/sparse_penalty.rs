@@ -4,90 +4,16 @@
 //! same run, the choice made by `settings.linear_solver`, and no
 //! allocation per step.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod chain;
+mod counting_alloc;
+
+use chain::pendulum_chain;
+use counting_alloc::allocations;
 
 use jounce_formulation::{build, Formulation, FormulationSettings, LinearSolver, Penalty};
 use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
-use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
 use nalgebra::DMatrix;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Allocations made by this thread so far.
-fn allocations() -> u64 {
-    ALLOCATIONS.with(Cell::get)
-}
-
-struct Counting;
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// A chain of `n` uniform 1 m links pinned end to end, the first to the
-/// ground at the origin, released horizontal under gravity (the pendulum
-/// chains of `examples/benchmarks/`): n_q = 3n, m = 2n.
-fn pendulum_chain(n: usize) -> PlanarSystem {
-    let bodies = (0..n)
-        .map(|i| Body {
-            name: format!("link{i}"),
-            mass: 1.0,
-            inertia: 1.0 / 12.0,
-            position: [i as f64 + 0.5, 0.0],
-            angle: 0.0,
-            velocity: [0.0; 2],
-            angular_velocity: 0.0,
-            points: vec![],
-        })
-        .collect();
-    let joints = (0..n)
-        .map(|i| Joint {
-            name: format!("pin{i}"),
-            kind: JointKind::Revolute {
-                a: Attachment {
-                    body: if i == 0 {
-                        BodyRef::Ground
-                    } else {
-                        BodyRef::Body(i - 1)
-                    },
-                    point: if i == 0 { [0.0, 0.0] } else { [0.5, 0.0] },
-                },
-                b: Attachment {
-                    body: BodyRef::Body(i),
-                    point: [-0.5, 0.0],
-                },
-            },
-        })
-        .collect();
-    let model = Model {
-        name: format!("chain of {n}"),
-        source: "<test>".into(),
-        gravity: [0.0, -9.81],
-        bodies,
-        joints,
-        drivers: vec![],
-        forces: vec![],
-        settings: Settings::default(),
-    };
-    PlanarSystem::from_model(&model).expect("valid chain")
-}
 
 /// A state off the motion: positions moved, velocities set.
 fn state(sys: &PlanarSystem) -> Vec<f64> {
