@@ -168,6 +168,31 @@ pub trait StepAttempt {
     ) -> Result<(), IntegrateError>;
 }
 
+/// The four [`StepAttempt`] accessors of a stepper that keeps its current
+/// time in `t`, its next step size in `h` and the loop's memory in
+/// `loop_state` (most drivers): write `step_state_accessors!();` inside
+/// the `impl StepAttempt` block.
+macro_rules! step_state_accessors {
+    () => {
+        fn current_t(&self) -> f64 {
+            self.t
+        }
+
+        fn proposed_h(&self) -> f64 {
+            self.h
+        }
+
+        fn set_h(&mut self, h: f64) {
+            self.h = h;
+        }
+
+        fn loop_state(&mut self) -> &mut $crate::step_loop::LoopState {
+            &mut self.loop_state
+        }
+    };
+}
+pub(crate) use step_state_accessors;
+
 /// The error of a run whose step budget is used up at `t`: stiffness when
 /// Hairer's test fired before ([`crate::Stats::stiffness_detected_at`]), else the
 /// budget itself.

@@ -273,21 +273,7 @@ impl CashKarpVo {
 }
 
 impl StepAttempt for CashKarpVo {
-    fn current_t(&self) -> f64 {
-        self.t
-    }
-
-    fn proposed_h(&self) -> f64 {
-        self.h
-    }
-
-    fn set_h(&mut self, h: f64) {
-        self.h = h;
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::step_state_accessors!();
 
     /// The early-quit attempt; its outcome is kept for `factor` and
     /// `commit` (an accepted solution may cover only a fraction of h). A

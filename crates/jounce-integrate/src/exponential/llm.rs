@@ -352,21 +352,7 @@ impl Stepper for LocalLinearization {
 }
 
 impl StepAttempt for LocalLinearization {
-    fn current_t(&self) -> f64 {
-        self.t
-    }
-
-    fn proposed_h(&self) -> f64 {
-        self.h
-    }
-
-    fn set_h(&mut self, h: f64) {
-        self.h = h;
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::step_state_accessors!();
 
     fn attempt(
         &mut self,

@@ -519,21 +519,7 @@ impl Stepper for Dirk {
 }
 
 impl StepAttempt for Dirk {
-    fn current_t(&self) -> f64 {
-        self.t
-    }
-
-    fn proposed_h(&self) -> f64 {
-        self.h
-    }
-
-    fn set_h(&mut self, h: f64) {
-        self.h = h;
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::step_state_accessors!();
 
     /// The stages (or the doubled step without an embedded pair); a
     /// Newton failure with a Jacobian from an earlier step refreshes it and

@@ -705,21 +705,7 @@ impl Stepper for Radau5 {
 }
 
 impl StepAttempt for Radau5 {
-    fn current_t(&self) -> f64 {
-        self.t
-    }
-
-    fn proposed_h(&self) -> f64 {
-        self.h
-    }
-
-    fn set_h(&mut self, h: f64) {
-        self.h = h;
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::step_state_accessors!();
 
     /// Jacobian when asked for, the two factorisations when h changed,
     /// the simplified Newton iteration and radau5.f's error estimate. A

@@ -583,21 +583,7 @@ impl VarAdams {
 }
 
 impl StepAttempt for VarAdams {
-    fn current_t(&self) -> f64 {
-        self.t
-    }
-
-    fn proposed_h(&self) -> f64 {
-        self.h
-    }
-
-    fn set_h(&mut self, h: f64) {
-        self.h = h;
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::step_state_accessors!();
 
     /// P(EC)^m at the order the history allows. pece: Milne's estimate;
     /// adams_vo: E_k, E_{k−1}, E_{k−2} from correctors of consecutive
