@@ -460,6 +460,7 @@ fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
             ("penalty_omega", f.penalty_omega),
             ("penalty_xi", f.penalty_xi),
         ],
+        FormulationKind::AugmentedLagrangian => vec![("al_penalty", f.al_penalty)],
         FormulationKind::Partitioning
         | FormulationKind::StateSpace
         | FormulationKind::Index3

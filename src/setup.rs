@@ -21,6 +21,7 @@ pub fn formulation_name(kind: FormulationKind) -> &'static str {
         FormulationKind::StateSpace => "state_space",
         FormulationKind::Odae => "odae",
         FormulationKind::Joint => "joint",
+        FormulationKind::AugmentedLagrangian => "augmented_lagrangian",
     }
 }
 
@@ -39,6 +40,7 @@ pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
         "state_space" => FormulationKind::StateSpace,
         "odae" => FormulationKind::Odae,
         "joint" => FormulationKind::Joint,
+        "augmented_lagrangian" => FormulationKind::AugmentedLagrangian,
         _ => {
             return Err(RunError::Setup(format!(
                 "unknown formulation '{name}'{}; known: {}",
@@ -153,6 +155,7 @@ pub fn build_formulation<'a>(
         penalty_factor: f.penalty_factor,
         penalty_omega: f.penalty_omega,
         penalty_xi: f.penalty_xi,
+        al_penalty: f.al_penalty,
         linear_solver: match f.linear_solver {
             LinearSolverKind::Auto => LinearSolver::Auto,
             LinearSolverKind::Dense => LinearSolver::Dense,

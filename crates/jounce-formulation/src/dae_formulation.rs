@@ -318,6 +318,29 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         Ok(())
     }
 
+    /// The system's sparse Φ_q (its pattern is the one
+    /// [`ConstrainedSecondOrderProblem::sparsity`] declares, stored by rows
+    /// with ascending columns), O(nnz).
+    fn sparse_constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        let jac = &mut self.data.constraint_jacobian;
+        if jac.is_dense() || jac.nnz() != values.len() {
+            return Ok(false);
+        }
+        self.sys.sparse_constraint_jacobian(t, q, jac);
+        let mut at = 0;
+        for k in 0..jac.nrows() {
+            let (_, v) = jac.row(k);
+            values[at..at + v.len()].copy_from_slice(v);
+            at += v.len();
+        }
+        Ok(true)
+    }
+
     /// (Φ_q v)_q + Φ_qt.
     fn velocity_constraint_jacobian(
         &mut self,

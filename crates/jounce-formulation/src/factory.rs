@@ -4,6 +4,7 @@ use jounce_integrate::ProblemForm;
 use jounce_mechanics::MechanicalSystem;
 
 use crate::augmented::Augmented;
+use crate::augmented_lagrangian::AugmentedLagrangian;
 use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
@@ -16,7 +17,7 @@ use crate::projection::Projection;
 use crate::state_space::StateSpace;
 
 /// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "augmented",
     "partitioning",
     "projection",
@@ -26,6 +27,7 @@ pub const NAMES: [&str; 9] = [
     "state_space",
     "odae",
     "joint",
+    "augmented_lagrangian",
 ];
 
 /// The problem forms the formulation registered as `name` offers
@@ -56,6 +58,7 @@ pub fn provides(name: &str) -> &'static [ProblemForm] {
         "index3" => &[ProblemForm::ConstrainedSecondOrder, ProblemForm::Dae],
         "ggl" => &[ProblemForm::Dae],
         "odae" => &[ProblemForm::Overdetermined],
+        "augmented_lagrangian" => &[ProblemForm::AugmentedLagrangian],
         _ => &[],
     }
 }
@@ -81,6 +84,10 @@ pub struct FormulationSettings {
     pub partition_condition_max: f64,
     /// `projection`: project when ‖Φ‖∞ or ‖Φ'‖∞ exceeds this.
     pub projection_tol: f64,
+    /// Penalty p of `augmented_lagrangian`, relative to the largest
+    /// diagonal entry of M (dimensionless; the Newton matrix is
+    /// M + … + p·max M_ii·Φ_qᵀΦ_q at every step size).
+    pub al_penalty: f64,
     /// Linear solver of the KKT system (augmented, projection, index3,
     /// ggl, odae).
     pub linear_solver: LinearSolver,
@@ -101,6 +108,7 @@ impl Default for FormulationSettings {
             partition_ratio: 2.0,
             partition_condition_max: 1e6,
             projection_tol: 1e-10,
+            al_penalty: 1e4,
             linear_solver: LinearSolver::Auto,
         }
     }
@@ -153,6 +161,9 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         "index3" => Box::new(DaeFormulation::index3(sys).with_linear_solver(s.linear_solver)),
         "ggl" => Box::new(DaeFormulation::ggl(sys).with_linear_solver(s.linear_solver)),
         "odae" => Box::new(Odae::new(sys).with_linear_solver(s.linear_solver)),
+        "augmented_lagrangian" => Box::new(
+            AugmentedLagrangian::new(sys, s.al_penalty)?.with_linear_solver(s.linear_solver),
+        ),
         "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
         other => return Err(FormulationError::Unknown(other.to_string())),
     })

@@ -58,6 +58,7 @@
 
 mod acceleration_jacobian;
 pub mod augmented;
+pub mod augmented_lagrangian;
 pub mod dae_formulation;
 pub mod error;
 pub mod examples;
@@ -75,6 +76,7 @@ mod reduced_kkt;
 pub mod state_space;
 
 pub use augmented::Augmented;
+pub use augmented_lagrangian::AugmentedLagrangian;
 pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
 pub use factory::{build, provides, FormulationSettings, NAMES};

@@ -120,6 +120,21 @@ pub trait ConstrainedSecondOrderProblem {
         None
     }
 
+    /// Φ_q(t, q) at the entries of [`ConstrainedSecondOrderProblem::sparsity`]'s
+    /// `constraint_jacobian`, row by row with the columns of each row
+    /// ascending (compressed sparse rows of that pattern), into `values`;
+    /// `Ok(false)` when the problem has no such evaluation (the default;
+    /// drivers then gather from [`ConstrainedSecondOrderProblem::constraint_jacobian`]).
+    /// O(nnz) where the dense evaluation costs O(m n_v).
+    fn sparse_constraint_jacobian(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+
     /// Tangent matrices of the dynamic residual
     /// r(q, v, a, λ) = M(q) a + Φ_q(q)ᵀ λ − Q(t, q, v):
     /// K = ∂r/∂q (n_v × n_v, the mass-matrix and constraint-force

@@ -94,6 +94,7 @@ impl MethodInfo {
             (Family::Structural, _) => &[
                 ProblemForm::SecondOrder,
                 ProblemForm::ConstrainedSecondOrder,
+                ProblemForm::AugmentedLagrangian,
             ],
             (_, "bdf") => &[
                 ProblemForm::FirstOrder,

@@ -156,6 +156,16 @@ pub trait OdeProblem {
         None
     }
 
+    /// The penalty factor of the index-3 augmented Lagrangian, if this
+    /// problem's constrained second-order form
+    /// ([`OdeProblem::as_constrained_second_order`]) is to be integrated
+    /// that way ([`crate::structural::augmented_lagrangian`]): a multiple of
+    /// the largest diagonal entry of M (dimensionless, > 0). The problem
+    /// then offers only [`ProblemForm::AugmentedLagrangian`].
+    fn augmented_lagrangian_penalty(&self) -> Option<f64> {
+        None
+    }
+
     /// The implicit DAE F(t, y, y') = 0 this problem is, if it is one; its
     /// state is the integrator's y and `rhs` then serves only for
     /// initial-step estimates. DAE methods (bdf, radau5) integrate it
@@ -180,6 +190,11 @@ pub trait OdeProblem {
     /// ignores its invariants would let them drift.
     fn forms(&mut self) -> Vec<ProblemForm> {
         let mut dae = Vec::new();
+        if self.augmented_lagrangian_penalty().is_some()
+            && self.as_constrained_second_order().is_some()
+        {
+            return vec![ProblemForm::AugmentedLagrangian];
+        }
         if self.as_constrained_second_order().is_some() {
             dae.push(ProblemForm::ConstrainedSecondOrder);
         }
@@ -210,6 +225,11 @@ pub enum ProblemForm {
     /// M(q) q'' + Φ_qᵀλ = Q, Φ = 0, the index-3 DAE
     /// ([`ConstrainedSecondOrderProblem`]).
     ConstrainedSecondOrder,
+    /// The same index-3 DAE solved by the augmented Lagrangian with
+    /// mass-orthogonal projections (Bayo & Ledesma 1996), which needs
+    /// neither a regular M nor a full-rank Φ_q
+    /// ([`OdeProblem::augmented_lagrangian_penalty`]).
+    AugmentedLagrangian,
     /// F(t, y, y') = 0 with an index description ([`DaeProblem`]).
     Dae,
     /// y' = f(t, y) together with invariants g(t, y) = 0, the
@@ -224,6 +244,7 @@ impl ProblemForm {
             Self::FirstOrder => "ode",
             Self::SecondOrder => "second-order",
             Self::ConstrainedSecondOrder => "index-3",
+            Self::AugmentedLagrangian => "index-3 AL",
             Self::Dae => "dae",
             Self::Overdetermined => "odae",
         }

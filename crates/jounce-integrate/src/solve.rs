@@ -180,6 +180,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     ) -> Option<&mut dyn crate::constrained::ConstrainedSecondOrderProblem> {
         self.inner.as_constrained_second_order()
     }
+    fn augmented_lagrangian_penalty(&self) -> Option<f64> {
+        self.inner.augmented_lagrangian_penalty()
+    }
     fn as_dae(&mut self) -> Option<&mut dyn crate::dae::DaeProblem> {
         self.inner.as_dae()
     }

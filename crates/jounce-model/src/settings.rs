@@ -17,6 +17,7 @@ const FORMULATIONS: &[&str] = &[
     "state_space",
     "odae",
     "joint",
+    "augmented_lagrangian",
 ];
 
 /// Parses `[settings]` (absent: defaults).
@@ -37,6 +38,7 @@ pub(crate) fn parse<'a, 'i>(
         "linear_solver",
         "baumgarte",
         "penalty",
+        "augmented_lagrangian",
         "integrator",
         "checks",
     ])?;
@@ -61,6 +63,7 @@ pub(crate) fn parse<'a, 'i>(
             FormulationKind::StateSpace,
             FormulationKind::Odae,
             FormulationKind::Joint,
+            FormulationKind::AugmentedLagrangian,
         ][i];
     }
     if let Some(i) = e.choice(
@@ -95,6 +98,18 @@ pub(crate) fn parse<'a, 'i>(
         }
         if let Some(x) = p.opt_num("xi")? {
             f.penalty_xi = p.non_negative("xi", x)?;
+        }
+    }
+    if let Some(v) = e.get("augmented_lagrangian") {
+        let p = labelled(
+            &e,
+            "augmented_lagrangian",
+            v,
+            "[settings.augmented_lagrangian]",
+        )?;
+        p.check_keys(&["penalty"])?;
+        if let Some(x) = p.opt_num("penalty")? {
+            f.al_penalty = p.positive("penalty", x)?;
         }
     }
     if let Some(v) = e.get("integrator") {

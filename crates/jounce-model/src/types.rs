@@ -244,6 +244,12 @@ pub enum FormulationKind {
     /// articulated-body algorithm for trees, cut joints and drivers as
     /// constraints (KKT in joint coordinates) for closed loops.
     Joint,
+    /// The index-3 augmented Lagrangian with mass-orthogonal projections
+    /// (Bayo & Ledesma 1996; ALI3-P), y = [q; v; λ], for the structural
+    /// methods (newmark, hht, generalized_alpha, midpoint_rule): runs
+    /// singular mass matrices, redundant constraints and singular
+    /// configurations.
+    AugmentedLagrangian,
 }
 
 /// Formulation settings.
@@ -261,6 +267,9 @@ pub struct FormulationSettings {
     pub penalty_omega: f64,
     /// Penalty damping ratio ξ.
     pub penalty_xi: f64,
+    /// Penalty p of the augmented Lagrangian, relative to the largest
+    /// diagonal entry of M (dimensionless), `[settings.augmented_lagrangian]`.
+    pub al_penalty: f64,
     /// Linear solver of the augmented (KKT) system, `settings.linear_solver`.
     pub linear_solver: LinearSolverKind,
 }
@@ -286,6 +295,7 @@ impl Default for FormulationSettings {
             penalty_factor: 1e7,
             penalty_omega: 10.0,
             penalty_xi: 1.0,
+            al_penalty: 1e4,
             linear_solver: LinearSolverKind::Auto,
         }
     }

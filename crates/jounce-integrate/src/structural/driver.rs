@@ -181,6 +181,7 @@ use crate::problem::OdeProblem;
 use crate::sparse_lu::SparseLu;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
+use crate::structural::augmented_lagrangian::AugmentedLagrangianStepper;
 use crate::structural::scheme::{Balance, StructuralScheme};
 
 /// Counts force evaluations (including those of a finite-difference
@@ -541,6 +542,10 @@ enum Control {
 
 /// Stepper of the structural family over one [`StructuralScheme`].
 pub struct StructuralStepper {
+    /// The augmented-Lagrangian stepper, when the problem asks for it
+    /// ([`OdeProblem::augmented_lagrangian_penalty`]); every call goes to
+    /// it then.
+    al: Option<Box<AugmentedLagrangianStepper>>,
     scheme: StructuralScheme,
     bal: Balance,
     form: Form,
@@ -647,6 +652,7 @@ impl StructuralStepper {
     /// A stepper for `scheme`.
     pub fn new(scheme: StructuralScheme) -> Self {
         Self {
+            al: None,
             scheme,
             bal: scheme.balance(),
             form: Form::Balance,
@@ -1844,6 +1850,10 @@ impl Stepper for StructuralStepper {
         y: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
+        if self.al.is_some() {
+            let t = self.t();
+            return self.reset(p, t, y, ctx);
+        }
         if y.len() != self.y.len() {
             let t = self.t;
             return self.reset(p, t, y, ctx);
@@ -1861,6 +1871,24 @@ impl Stepper for StructuralStepper {
         y0: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
+        if let Some(penalty) = p.augmented_lagrangian_penalty() {
+            let scheme = self.scheme;
+            let al = p.as_constrained_second_order().map(|cp| {
+                let keep = self.al.take().filter(|al| al.fits(cp, penalty));
+                let mut al = keep.unwrap_or_else(|| {
+                    Box::new(AugmentedLagrangianStepper::new(scheme, penalty, cp))
+                });
+                al.reset(cp, t0, y0, ctx).map(|()| al)
+            });
+            return match al {
+                Some(r) => {
+                    self.al = Some(r?);
+                    Ok(())
+                }
+                None => Err(self.unsupported()),
+            };
+        }
+        self.al = None;
         let name = self.scheme.name;
         self.fixed = ctx.opts.fixed_step.is_some();
         self.trial = TrialState::default();
@@ -1920,22 +1948,38 @@ impl Stepper for StructuralStepper {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
+        if let Some(al) = &mut self.al {
+            return al.step(p, t_stop, ctx);
+        }
         advance(self, p, t_stop, ctx)
     }
 
     fn t(&self) -> f64 {
-        self.t
+        match &self.al {
+            Some(al) => al.t(),
+            None => self.t,
+        }
     }
 
     fn y(&self) -> &[f64] {
-        &self.y
+        match &self.al {
+            Some(al) => al.y(),
+            None => &self.y,
+        }
     }
 
     fn t_prev(&self) -> f64 {
-        self.t_prev
+        match &self.al {
+            Some(al) => al.t_prev(),
+            None => self.t_prev,
+        }
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
+        if let Some(al) = &self.al {
+            al.interpolate(t, out);
+            return;
+        }
         let nd = self.nq + self.n;
         hermite_cubic(
             self.t_prev,

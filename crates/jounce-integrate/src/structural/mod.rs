@@ -6,6 +6,7 @@
 //! stepping code. The problem must expose its second-order form through
 //! [`crate::OdeProblem::as_second_order`] (e.g. [`crate::FirstOrderForm`]).
 
+pub mod augmented_lagrangian;
 pub mod driver;
 pub mod scheme;
 
@@ -14,6 +15,7 @@ use crate::method::{check_params, Family, MethodEntry, MethodInfo, Stability};
 use crate::options::SolverOptions;
 use crate::stepper::Stepper;
 
+pub use augmented_lagrangian::AugmentedLagrangianStepper;
 pub use driver::StructuralStepper;
 pub use scheme::{Balance, StructuralScheme};
 
