@@ -25,6 +25,10 @@ use jounce_model::Model;
 
 use crate::error::RunError;
 
+/// Times in (0, t_end] at which the consistency of redundant rows is
+/// measured again when the model has drivers.
+const DRIVER_SAMPLES: usize = 8;
+
 /// Whether the formulation registered as `name` needs a constraint
 /// Jacobian of full row rank, i.e. runs a redundant model on its
 /// independent rows ([`IndependentRows`]). False for `penalty` (the penalty
@@ -72,6 +76,14 @@ impl Redundancy {
         if asm.redundant_rows.is_empty() {
             return Redundancy::default();
         }
+        // drivers move Φ with t: sample the run's interval too
+        let later: Vec<f64> = if model.drivers.is_empty() {
+            Vec::new()
+        } else {
+            (1..=DRIVER_SAMPLES)
+                .map(|k| model.settings.t_end * k as f64 / DRIVER_SAMPLES as f64)
+                .collect()
+        };
         let rows = redundant_consistency(
             sys,
             0.0,
@@ -79,6 +91,7 @@ impl Redundancy {
             &asm.v,
             &asm.redundant_rows,
             model.settings.assembly_tol,
+            &later,
         )
         .unwrap_or_else(|| {
             // the kept rows could not be assembled alone from the

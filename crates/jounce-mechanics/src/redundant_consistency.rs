@@ -14,6 +14,11 @@
 //!   the way the others imply. Tested with the velocities of the same
 //!   samples (perturbed as well).
 //!
+//! Drivers make Φ depend on t, and two drivers may agree at t = 0 and part
+//! later (f₁ = t, f₂ = t + t²): callers pass later times, at which the
+//! kept rows are assembled by continuation from the previous time and the
+//! redundant rows measured again.
+//!
 //! Dropping a consistent row leaves the motion unchanged; dropping an
 //! inconsistent one would silently ignore a constraint, so a model with
 //! one is refused (García de Jalón & Bayo 1994, §3.4: redundant
@@ -77,8 +82,10 @@ fn lcg(seed: &mut u64) -> f64 {
 /// from a configuration `q0` (and velocities `v0`) near the constraint
 /// manifold: the kept rows are assembled from `q0` and from nearby
 /// perturbations with tolerance `tol`, and the redundant rows' residuals
-/// measured there. Returns `None` when the kept rows alone cannot be
-/// assembled from `q0`. Set-up only (allocates).
+/// measured there; then at the times `later` (ascending, for drivers),
+/// each assembled from the configuration of the time before (a time at
+/// which that fails ends the sampling). Returns `None` when the kept rows
+/// alone cannot be assembled from `q0`. Set-up only (allocates).
 pub fn redundant_consistency<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
@@ -86,6 +93,7 @@ pub fn redundant_consistency<S: MechanicalSystem + ?Sized>(
     v0: &[f64],
     redundant: &[usize],
     tol: f64,
+    later: &[f64],
 ) -> Option<Vec<RedundantRow>> {
     let (m, n) = (sys.nc(), sys.nv());
     let kept = IndependentRows::new(sys, redundant);
@@ -113,7 +121,7 @@ pub fn redundant_consistency<S: MechanicalSystem + ?Sized>(
     let mut phi_t = vec![0.0; m];
     let mut jac = DMatrix::zeros(m, n);
     let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut measure = |q: &[f64], v: &[f64], rows: &mut [RedundantRow]| {
+    let mut measure = |t: f64, q: &[f64], v: &[f64], rows: &mut [RedundantRow]| {
         sys.constraints(t, q, &mut phi);
         sys.constraint_time_derivative(t, q, &mut phi_t);
         sys.constraint_jacobian(t, q, &mut jac);
@@ -124,7 +132,7 @@ pub fn redundant_consistency<S: MechanicalSystem + ?Sized>(
             row.velocity_residual = row.velocity_residual.max(vel.abs());
         }
     };
-    measure(&base.q, &base.v, &mut rows);
+    measure(t, &base.q, &base.v, &mut rows);
     for _ in 0..SAMPLES {
         let qp: Vec<f64> = base
             .q
@@ -137,7 +145,17 @@ pub fn redundant_consistency<S: MechanicalSystem + ?Sized>(
             .map(|x| x + lcg(&mut seed) * (1.0 + x.abs()))
             .collect();
         if let Ok(s) = assemble(&kept, t, &qp, &vp, tol) {
-            measure(&s.q, &s.v, &mut rows);
+            measure(t, &s.q, &s.v, &mut rows);
+        }
+    }
+    let (mut q, mut v) = (base.q.clone(), base.v.clone());
+    for &tk in later {
+        match assemble(&kept, tk, &q, &v, tol) {
+            Ok(s) => {
+                measure(tk, &s.q, &s.v, &mut rows);
+                (q, v) = (s.q, s.v);
+            }
+            Err(_) => break,
         }
     }
     for row in &mut rows {
@@ -172,5 +190,5 @@ pub fn diagnose_inconsistent_redundancy<S: MechanicalSystem + ?Sized>(
     if dependent.is_empty() {
         return None;
     }
-    redundant_consistency(sys, t, q_guess, v_guess, &dependent, tol)
+    redundant_consistency(sys, t, q_guess, v_guess, &dependent, tol, &[])
 }
