@@ -23,7 +23,7 @@
 //! second derivatives, patterns, labels). The hot path allocates nothing:
 //! the inner system is evaluated into full-size scratch held by the
 //! adapter (a [`RefCell`], created at set-up; the dense m × n scratch of
-//! the dense single-quantity methods is created on first use), and the
+//! the dense single-quantity methods too, up to 2 MB, else on first use), and the
 //! kept rows are copied out. Its sparse Φ_q pattern is the rows K of the
 //! inner pattern, so formulations keep their sparse path.
 //!
@@ -39,6 +39,11 @@ use crate::data::{Quantities, SystemData};
 use crate::sparse::SparseMatrix;
 use crate::system::MechanicalSystem;
 
+/// Largest m × n_v for which the dense scratch is allocated at set-up
+/// (2 MB each); larger systems allocate it at the first call of a dense
+/// method (those run sparse and rarely call one).
+const DENSE_AT_SETUP: usize = 1 << 18;
+
 /// Full-size scratch of the inner system's evaluations.
 #[derive(Debug)]
 struct Scratch {
@@ -49,7 +54,7 @@ struct Scratch {
     /// λ embedded in all rows, zeros in the dropped rows (len m).
     lambda: Vec<f64>,
     /// Dense m × n_v scratch for the dense single-quantity methods (0 × 0
-    /// until first used).
+    /// until first used when larger than [`DENSE_AT_SETUP`]).
     dense_a: DMatrix<f64>,
     /// Second dense m × n_v scratch (∂γ/∂v).
     dense_b: DMatrix<f64>,
@@ -101,12 +106,17 @@ impl<'a, S: MechanicalSystem + ?Sized> IndependentRows<'a, S> {
             Some(p) => SparseMatrix::from_pattern(m, inner.nv(), p),
             None => SparseMatrix::dense(m, inner.nv()),
         };
+        let (dr, dc) = if m * inner.nv() <= DENSE_AT_SETUP {
+            (m, inner.nv())
+        } else {
+            (0, 0)
+        };
         let scratch = Scratch {
             data: inner.data(),
             rows: vec![0.0; m],
             lambda: vec![0.0; m],
-            dense_a: DMatrix::zeros(0, 0),
-            dense_b: DMatrix::zeros(0, 0),
+            dense_a: DMatrix::zeros(dr, dc),
+            dense_b: DMatrix::zeros(dr, dc),
             jac,
         };
         IndependentRows {
