@@ -71,13 +71,15 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         asm.rank,
         asm.dof
     ));
-    if asm.redundant.is_empty() {
+    let redundancy = crate::redundancy::Redundancy::analyse(model, &sys, &asm);
+    if redundancy.is_empty() {
         s.push_str("  no redundant constraints\n");
     } else {
         s.push_str(&format!(
             "  redundant constraints: {}\n",
             asm.redundant.join(", ")
         ));
+        s.push_str(&redundancy.report());
     }
     if !asm.singular.is_empty() {
         s.push_str(&format!(
@@ -121,7 +123,15 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
     // the run's own start: the formulation at the assembled state, and a
     // fixed step's stability on its linearisation; the report so far is
     // kept for the user when it fails
-    let start = build_formulation(model, &sys).and_then(|mut form| {
+    let form_name = formulation_name(model.settings.formulation.kind);
+    let independent = redundancy.independent_rows(&sys, form_name);
+    let form = redundancy
+        .refuse(model, form_name)
+        .and_then(|()| match &independent {
+            Some(rows) => build_formulation(model, rows),
+            None => build_formulation(model, &sys),
+        });
+    let start = form.and_then(|mut form| {
         let y0 = form
             .initial_state(0.0, &asm.q, &asm.v)
             .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;

@@ -11,6 +11,7 @@ pub mod check;
 pub mod error;
 pub mod methods_table;
 pub mod observer;
+pub mod redundancy;
 pub mod run;
 pub mod setup;
 pub mod study;

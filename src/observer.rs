@@ -66,6 +66,9 @@ pub struct RunObserver<'a> {
     started: Instant,
     /// The checks on the solution (blow-up, drift), if any.
     pub checks: Option<crate::trust::SolutionChecks>,
+    /// With redundant constraints: the formulation's multipliers → the
+    /// minimum-norm ones over all rows (see [`crate::redundancy`]).
+    pub reactions: Option<jounce_mechanics::MinimumNormReactions>,
 }
 
 impl<'a> RunObserver<'a> {
@@ -100,6 +103,7 @@ impl<'a> RunObserver<'a> {
             t_end,
             started: Instant::now(),
             checks: None,
+            reactions: None,
         }
     }
 
@@ -126,7 +130,13 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         t: f64,
         y: &[f64],
     ) -> Result<(), EvalError> {
-        form.physical_state(t, y, &mut self.q, &mut self.v, &mut self.lambda)?;
+        match &mut self.reactions {
+            Some(r) => {
+                form.physical_state(t, y, &mut self.q, &mut self.v, r.input_mut())?;
+                r.apply(self.sys, t, &self.q, &mut self.lambda);
+            }
+            None => form.physical_state(t, y, &mut self.q, &mut self.v, &mut self.lambda)?,
+        }
         let inv = self.monitor.evaluate(self.sys, t, &self.q, &self.v);
         self.extremes.update(&inv);
         self.row.clear();

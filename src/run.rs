@@ -308,7 +308,16 @@ fn integrate_model(
     let asm = assemble_model(model, &sys)?;
     let t_end = model.settings.t_end;
 
-    let mut form = build_formulation(model, &sys)?;
+    // redundant rows: refused when inconsistent or under `joint`; else the
+    // formulation runs on the independent rows when it needs them
+    let form_name = crate::setup::formulation_name(model.settings.formulation.kind);
+    let redundancy = crate::redundancy::Redundancy::analyse(model, &sys, &asm);
+    redundancy.refuse(model, form_name)?;
+    let independent = redundancy.independent_rows(&sys, form_name);
+    let mut form = match &independent {
+        Some(rows) => build_formulation(model, rows)?,
+        None => build_formulation(model, &sys)?,
+    };
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
@@ -317,6 +326,7 @@ fn integrate_model(
         .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
         .map(|w| format!("input warning: {w}"))
         .collect();
+    diagnostics.extend(redundancy.reactions_note());
     if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
     {
         match model.settings.checks.on_failure {
@@ -334,6 +344,7 @@ fn integrate_model(
         TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
     let mut obs = RunObserver::new(&sys, writer, t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
+    obs.reactions = redundancy.reactions(&sys, form_name);
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),
@@ -427,6 +438,7 @@ fn integrate_model(
             wall_seconds: wall.elapsed().as_secs_f64(),
         },
         diagnostics,
+        non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
         accuracy: AccuracySummary {
             energy_conserved_by_model: conservative,
             max_relative_energy_error: ex.max_relative_energy_error,

@@ -4,7 +4,9 @@
 
 use jounce_formulation::{provides, Formulation, FormulationSettings, LinearSolver, NAMES};
 use jounce_integrate::method::{self, MethodInfo};
-use jounce_mechanics::{assemble, Assembly, PlanarSystem};
+use jounce_mechanics::{
+    assemble, diagnose_inconsistent_redundancy, Assembly, MechanicalSystem, PlanarSystem,
+};
 use jounce_model::{ForceKind, FormulationKind, LinearSolverKind, Model};
 
 use crate::error::RunError;
@@ -128,25 +130,50 @@ pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
 /// approximate initial configuration.
 ///
 /// # Errors
-/// [`RunError::Setup`] naming the joints that cannot be closed.
+/// [`RunError::Setup`] naming the joints that cannot be closed; when rows
+/// dependent on others cannot be closed with them, it names those rows as
+/// inconsistent redundant constraints
+/// ([`diagnose_inconsistent_redundancy`]).
 pub fn assemble_model(model: &Model, sys: &PlanarSystem) -> Result<Assembly, RunError> {
-    assemble(
-        sys,
-        0.0,
-        &sys.initial_q(),
-        &sys.initial_v(),
+    let (q0, v0, tol) = (
+        sys.initial_q(),
+        sys.initial_v(),
         model.settings.assembly_tol,
-    )
-    .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))
+    );
+    assemble(sys, 0.0, &q0, &v0, tol).map_err(|e| {
+        let redundancy = diagnose_inconsistent_redundancy(sys, 0.0, &q0, &v0, tol)
+            .map(|rows| {
+                let bad: Vec<String> = rows
+                    .iter()
+                    .filter(|r| !r.consistent)
+                    .map(|r| format!("{}: {}", r.label, r.verdict()))
+                    .collect();
+                if bad.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; inconsistent redundant constraint(s): {} (a redundant row must hold \
+                         wherever the rows it depends on hold: check the dimensions of the \
+                         elements that close the loop twice)",
+                        bad.join("; ")
+                    )
+                }
+            })
+            .unwrap_or_default();
+        RunError::Setup(format!(
+            "{}: assembly failed: {e}{redundancy}",
+            model.source
+        ))
+    })
 }
 
 /// The formulation chosen in the model's settings.
 ///
 /// # Errors
 /// [`RunError::Setup`] when the formulation's parameters are invalid.
-pub fn build_formulation<'a>(
+pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
     model: &Model,
-    sys: &'a PlanarSystem,
+    sys: &'a S,
 ) -> Result<Box<dyn Formulation + 'a>, RunError> {
     let f = &model.settings.formulation;
     let settings = FormulationSettings {

@@ -123,6 +123,11 @@ pub struct RunSummary {
     /// Explanations of what made the run slow or inaccurate (e.g. stiffness
     /// detected by an explicit method).
     pub diagnostics: Vec<String>,
+    /// Labels of the redundant constraint rows, whose multipliers are not
+    /// unique (the `lambda` columns hold the minimum-norm ones over all
+    /// rows); empty when the model has none.
+    #[serde(default)]
+    pub non_unique_reactions: Vec<String>,
     /// Accuracy.
     pub accuracy: AccuracySummary,
 }

@@ -80,6 +80,9 @@ pub struct Assembly {
     /// Labels of redundant constraint rows (linearly dependent on earlier
     /// rows at generic configurations), e.g. `joint 'extra' (x)`.
     pub redundant: Vec<String>,
+    /// Indices of the rows in `redundant` (ascending): the rows
+    /// [`crate::IndependentRows`] leaves out.
+    pub redundant_rows: Vec<usize>,
     /// Labels of rows that lose independence only at this configuration
     /// (singular configuration); empty when the configuration is regular.
     pub singular: Vec<String>,
@@ -436,6 +439,7 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
                     rank: m,
                     generic_rank: m,
                     redundant: Vec::new(),
+                    redundant_rows: Vec::new(),
                     singular: Vec::new(),
                 },
             );
@@ -520,6 +524,7 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
             rank,
             generic_rank,
             redundant,
+            redundant_rows: generic_dep,
             singular,
         },
     )
@@ -538,6 +543,7 @@ struct Findings<'a> {
     rank: usize,
     generic_rank: usize,
     redundant: Vec<String>,
+    redundant_rows: Vec<usize>,
     singular: Vec<String>,
 }
 
@@ -558,6 +564,7 @@ fn finish<S: MechanicalSystem + ?Sized>(
         rank,
         generic_rank,
         redundant,
+        redundant_rows,
         singular,
     } = r;
     let n = q.len();
@@ -602,6 +609,7 @@ fn finish<S: MechanicalSystem + ?Sized>(
         rank,
         generic_rank,
         redundant,
+        redundant_rows,
         singular,
         velocity_residual,
         velocity_change,

@@ -30,6 +30,11 @@
 //!   Φ_q W Φ_qᵀ (the KKT Schur complement, assembly's minimum-norm steps).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
 //!   velocities, degrees of freedom, redundant and singular constraints.
+//! * Redundant constraints: [`IndependentRows`] presents only the
+//!   independent rows to formulations that need a Φ_q of full row rank,
+//!   [`MinimumNormReactions`] reports the (non-unique) multipliers as the
+//!   minimum-norm ones over all rows, [`redundant_consistency`] tells
+//!   whether the redundant rows hold wherever the others hold.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
 //!
 //! Element equations, one file each: [`revolute`], [`translational`],
@@ -86,10 +91,13 @@ pub mod driver;
 pub mod error;
 pub(crate) mod forces;
 pub mod gram;
+pub mod independent_rows;
 pub mod joint_coordinates;
 pub mod kinematics;
+pub mod minimum_norm_reactions;
 pub mod planar;
 pub mod point_force;
+pub mod redundant_consistency;
 pub mod revolute;
 pub mod rigid;
 pub mod rotational_spring;
@@ -103,8 +111,13 @@ pub use assembly::{assemble, Assembly, AssemblyError};
 pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
 pub use gram::GramFactor;
+pub use independent_rows::IndependentRows;
 pub use joint_coordinates::{JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem};
+pub use minimum_norm_reactions::MinimumNormReactions;
 pub use planar::PlanarSystem;
+pub use redundant_consistency::{
+    diagnose_inconsistent_redundancy, redundant_consistency, RedundantRow,
+};
 pub use sparse::SparseMatrix;
 pub use sparse_ldlt::SparseLdlt;
 pub use system::MechanicalSystem;

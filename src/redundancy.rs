@@ -1,0 +1,251 @@
+//! Redundant constraints in a run: which formulations run them and how,
+//! whether they are consistent, and what is said about their reactions.
+//!
+//! Assembly names the redundant rows ([`Assembly::redundant_rows`]: rows
+//! dependent on rows declared before them wherever the constraints hold).
+//! Then:
+//! - their consistency is measured ([`redundant_consistency`]); a model
+//!   with an inconsistent redundant row is refused before integrating;
+//! - formulations that need Φ_q of full row rank (the KKT-based ones,
+//!   partitioning, state_space) run on [`IndependentRows`], the system
+//!   without the redundant rows; penalty and augmented_lagrangian run all
+//!   rows as they are; `joint` (its closure rows in joint coordinates are
+//!   not selected) refuses the model before integrating, naming the rows
+//!   and the formulations that can run it;
+//! - the multipliers written are the minimum-norm ones over all rows
+//!   ([`MinimumNormReactions`]), and the run says that those of the
+//!   redundant rows (and the rows they depend on) are not unique.
+
+use jounce_formulation::NAMES;
+use jounce_mechanics::{
+    redundant_consistency, Assembly, IndependentRows, MechanicalSystem, MinimumNormReactions,
+    RedundantRow,
+};
+use jounce_model::Model;
+
+use crate::error::RunError;
+
+/// Times in (0, t_end] at which the consistency of redundant rows is
+/// measured again when the model has drivers.
+const DRIVER_SAMPLES: usize = 8;
+
+/// Whether the formulation registered as `name` needs a constraint
+/// Jacobian of full row rank, i.e. runs a redundant model on its
+/// independent rows ([`IndependentRows`]). False for `penalty` (the penalty
+/// force α Φ_qᵀ(...) needs no inverse of Φ_q) and `augmented_lagrangian`
+/// (its iterated multipliers converge with dependent rows: Bayo & Ledesma
+/// 1996).
+pub fn needs_independent_rows(name: &str) -> bool {
+    !matches!(name, "penalty" | "augmented_lagrangian")
+}
+
+/// Whether the formulation registered as `name` can run a model with
+/// redundant constraints: all but `joint`, whose closure constraints live
+/// in joint coordinates, where the row selection of assembly does not
+/// apply.
+pub fn runs_redundant(name: &str) -> bool {
+    name != "joint"
+}
+
+/// The registered formulations that run a model with redundant rows.
+pub fn formulations_for_redundant() -> Vec<&'static str> {
+    NAMES
+        .iter()
+        .copied()
+        .filter(|n| runs_redundant(n))
+        .collect()
+}
+
+/// What a run knows about the model's redundant rows.
+#[derive(Clone, Debug, Default)]
+pub struct Redundancy {
+    /// One entry per redundant row, with its consistency; empty when the
+    /// model has none.
+    pub rows: Vec<RedundantRow>,
+    /// Row indices of `rows`.
+    pub dropped: Vec<usize>,
+}
+
+impl Redundancy {
+    /// The redundant rows of an assembled model and their consistency.
+    pub fn analyse<S: MechanicalSystem + ?Sized>(
+        model: &Model,
+        sys: &S,
+        asm: &Assembly,
+    ) -> Redundancy {
+        if asm.redundant_rows.is_empty() {
+            return Redundancy::default();
+        }
+        // drivers move Φ with t: sample the run's interval too
+        let later: Vec<f64> = if model.drivers.is_empty() {
+            Vec::new()
+        } else {
+            (1..=DRIVER_SAMPLES)
+                .map(|k| model.settings.t_end * k as f64 / DRIVER_SAMPLES as f64)
+                .collect()
+        };
+        let rows = redundant_consistency(
+            sys,
+            0.0,
+            &asm.q,
+            &asm.v,
+            &asm.redundant_rows,
+            model.settings.assembly_tol,
+            &later,
+        )
+        .unwrap_or_else(|| {
+            // the kept rows could not be assembled alone from the
+            // assembled pose: nothing measured, so nothing claimed
+            asm.redundant_rows
+                .iter()
+                .map(|&r| RedundantRow {
+                    row: r,
+                    label: sys.constraint_label(r),
+                    depends_on: Vec::new(),
+                    position_residual: f64::NAN,
+                    velocity_residual: f64::NAN,
+                    consistent: false,
+                })
+                .collect()
+        });
+        Redundancy {
+            dropped: asm.redundant_rows.clone(),
+            rows,
+        }
+    }
+
+    /// Whether there is anything redundant.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The labels of the redundant rows, comma-separated.
+    pub fn labels(&self) -> String {
+        self.rows
+            .iter()
+            .map(|r| r.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Why `formulation` cannot run this model, before integrating: an
+    /// inconsistent redundant row (any formulation), or redundancy under
+    /// `joint`.
+    ///
+    /// # Errors
+    /// [`RunError::Setup`] naming the model file and the rows.
+    pub fn refuse(&self, model: &Model, formulation: &str) -> Result<(), RunError> {
+        let bad: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| !r.consistent)
+            .map(|r| format!("{}: {}", r.label, r.verdict()))
+            .collect();
+        if !bad.is_empty() {
+            return Err(RunError::Setup(format!(
+                "{}: inconsistent redundant constraint(s): {}; a redundant row must hold \
+                 wherever the rows it depends on hold (check the dimensions of the \
+                 elements that close the loop twice, and drivers on redundant rows)",
+                model.source,
+                bad.join("; ")
+            )));
+        }
+        if !self.is_empty() && !runs_redundant(formulation) {
+            return Err(RunError::Setup(format!(
+                "{}: formulation '{formulation}' cannot run a model with redundant constraints \
+                 ({}): its closure constraints are solved in joint coordinates and need \
+                 independent rows; remove the redundant joint(s) or use one of the \
+                 formulations {}",
+                model.source,
+                self.labels(),
+                formulations_for_redundant().join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// The system `formulation` should run on: the independent rows when it
+    /// needs them and the model has redundant rows, else `None` (the full
+    /// system).
+    pub fn independent_rows<'a, S: MechanicalSystem + ?Sized>(
+        &self,
+        sys: &'a S,
+        formulation: &str,
+    ) -> Option<IndependentRows<'a, S>> {
+        (!self.is_empty() && needs_independent_rows(formulation))
+            .then(|| IndependentRows::new(sys, &self.dropped))
+    }
+
+    /// The map from the formulation's multipliers to the minimum-norm ones
+    /// over all rows, when the model has redundant rows.
+    pub fn reactions<S: MechanicalSystem + ?Sized>(
+        &self,
+        sys: &S,
+        formulation: &str,
+    ) -> Option<MinimumNormReactions> {
+        (!self.is_empty()).then(|| {
+            MinimumNormReactions::new(sys, &self.dropped, !needs_independent_rows(formulation))
+        })
+    }
+
+    /// The note a run writes about its reactions.
+    pub fn reactions_note(&self) -> Option<String> {
+        (!self.is_empty()).then(|| {
+            format!(
+                "redundant constraints: {} (consistent); reactions in these rows and the rows \
+                 they depend on are not unique: the lambda columns hold the minimum-norm \
+                 multipliers over all rows (the same for every formulation)",
+                self.labels()
+            )
+        })
+    }
+
+    /// The lines `jounce check` prints per redundant row.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        for r in &self.rows {
+            s.push_str(&format!("    {}: {}\n", r.label, r.verdict()));
+            if !r.depends_on.is_empty() {
+                let deps: Vec<String> = r
+                    .depends_on
+                    .iter()
+                    .map(|(l, c)| format!("{c:+.4} {l}"))
+                    .collect();
+                s.push_str(&format!(
+                    "      depends on: {} (at the assembled configuration)\n",
+                    deps.join(", ")
+                ));
+            }
+            s.push_str(
+                "      its reaction is not unique (the load is shared with the rows it depends \
+                 on): runs report the minimum-norm multipliers\n",
+            );
+        }
+        if !self.is_empty() {
+            let all = formulations_for_redundant();
+            let indep: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|n| needs_independent_rows(n))
+                .collect();
+            let full: Vec<&str> = all
+                .iter()
+                .copied()
+                .filter(|n| !needs_independent_rows(n))
+                .collect();
+            s.push_str(&format!(
+                "    formulations that run this model: {} (on the independent rows), {} (all rows); \
+                 not: {}\n",
+                indep.join(", "),
+                full.join(", "),
+                NAMES
+                    .iter()
+                    .copied()
+                    .filter(|n| !runs_redundant(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        s
+    }
+}
