@@ -76,7 +76,7 @@ fn lam_y(s: &Series, joint: &str) -> Vec<f64> {
 
 /// Every formulation that accepts redundancy, with a method that runs it;
 /// (formulation, method, fixed step).
-const RUNS: [(&str, &str, Option<f64>); 9] = [
+const RUNS: [(&str, &str, Option<f64>); 11] = [
     ("augmented", "dopri5", None),
     ("partitioning", "dopri5", None),
     ("projection", "dopri5", None),
@@ -86,6 +86,9 @@ const RUNS: [(&str, &str, Option<f64>); 9] = [
     ("index3", "generalized_alpha", Some(1e-3)),
     ("ggl", "radau5", None),
     ("odae", "bdf", None),
+    // all rows, no selection: the augmented Lagrangian needs no full rank
+    ("augmented_lagrangian", "generalized_alpha", Some(1e-3)),
+    ("augmented_lagrangian", "newmark", Some(1e-3)),
 ];
 
 #[test]
@@ -139,7 +142,7 @@ fn third_crank_moves_like_the_non_redundant_twin_with_every_formulation() {
         // 5.7e-5 and 1.3e-5, ggl 6.0e-6 and 1.8e-6, generalized-α at
         // h = 1e-3 1.0e-7 and 8.8e-5, of |λ| up to 18 N; the ODE
         // formulations 5e-9 at most)
-        let lambda_tol = if matches!(f, "index3" | "ggl") {
+        let lambda_tol = if matches!(f, "index3" | "ggl" | "augmented_lagrangian") {
             1e-5
         } else {
             1e-8
@@ -283,7 +286,7 @@ fn check_reports_consistency_and_who_runs_the_model() {
         "joint 'pivot_mid' (y)",
         "not unique",
         "formulations that run this model: augmented, partitioning, projection, index3, ggl, \
-         state_space, odae (on the independent rows), penalty (all rows); not: joint",
+         state_space, odae (on the independent rows), penalty, augmented_lagrangian (all rows); not: joint",
     ] {
         assert!(report.contains(s), "missing '{s}' in\n{report}");
     }

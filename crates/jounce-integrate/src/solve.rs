@@ -392,7 +392,13 @@ fn run<P: OdeProblem + ?Sized>(
         p.events(t0, y0, &mut g_old)?;
     }
     cpu += thread_cpu_seconds() - cpu_mark;
-    observer.output(p.inner, t0, y0)?;
+    // the stepper's start, which may complete y0 (the multipliers λ0 the
+    // augmented Lagrangian finds at reset)
+    if stepper.y().len() == y0.len() {
+        observer.output(p.inner, t0, stepper.y())?;
+    } else {
+        observer.output(p.inner, t0, y0)?;
+    }
     *last_out = t0;
     cpu_mark = thread_cpu_seconds();
 
