@@ -110,6 +110,14 @@ const STALL_FACTOR: f64 = 1e3;
 const PROJECTION_TOL: f64 = 1e-11;
 /// Convergence rate above which modified Newton refreshes its tangent.
 const REFRESH_RATE: f64 = 0.2;
+/// The retries update the multipliers once Newton has converged for the
+/// current ones, to increments of â below this fraction of 1 + |â|∞.
+const INNER_TOL: f64 = 1e-6;
+/// Increments growing by more than this factor from one iteration to the
+/// next: Newton diverges, the attempt is given up.
+const DIVERGING: f64 = 1e3;
+/// The penalty factors of the attempts of one step, relative to p.
+const PENALTY_RETRIES: [f64; 3] = [1.0, 1e-2, 1e-4];
 /// Largest factor by which a step raises the penalty where the
 /// multiplier iteration converges slowly.
 const MAX_BOOST: f64 = 1e4;
@@ -536,6 +544,8 @@ impl AugmentedLagrangianStepper {
         &mut self,
         p: &mut dyn ConstrainedSecondOrderProblem,
         h: f64,
+        scale: f64,
+        gated: bool,
         ctx: &mut StepContext,
     ) -> Result<Result<u32, u32>, EvalError> {
         let (n, m) = (self.n, self.m);
@@ -564,9 +574,11 @@ impl AugmentedLagrangianStepper {
         // the penalty of this step: raised where the multiplier iteration
         // is slow (near a singular configuration Φ_q has a small singular
         // value σ and the iteration contracts by 1/(1 + p σ²) only)
-        let mut boost = 1.0f64;
-        let mut alpha = self.s * ca;
+        let mut boost = scale;
+        let mut boosted = false;
+        let mut alpha = self.s * boost * ca;
         let mut since_refresh = 0u32;
+        let mut phi_last = f64::INFINITY;
         for it in 0..MAX_ITER as u32 {
             ctx.stats.n_newton_iter += 1;
             for i in 0..n {
@@ -582,14 +594,29 @@ impl AugmentedLagrangianStepper {
             // quadratic in q and cannot be driven to zero, so the update
             // would let λ* grow without bound and move â by the same amount
             // at every iteration; with λ* fixed, Newton converges
-            if it > 0 && phi_max > phi_tol {
-                for k in 0..m {
-                    self.lam_t[k] += alpha * self.phi[k];
-                }
-            }
+            // gated (the retries): the method of multipliers proper, λ*
+            // updated only once Newton has solved the penalised equations
+            // for the current λ*; an update from the linearisation error of
+            // a far iterate (α Φ, α ∝ 1/h²) can throw λ* off by orders of
+            // magnitude when a step turns the bodies far (S1: 17° per step)
             if !phi_max.is_finite() {
                 return Ok(Err(it));
             }
+            // (a raised penalty or a gated multiplier update in the last
+            // iteration moves â at once: not divergence)
+            if it >= 2 && d_acc / d_prev > DIVERGING && !boosted {
+                return Ok(Err(it));
+            }
+            boosted = false;
+            let ah_max = self.ah_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            let inner_done = !gated || d_acc <= INNER_TOL * (1.0 + ah_max);
+            if it > 0 && phi_max > phi_tol && inner_done {
+                for k in 0..m {
+                    self.lam_t[k] += alpha * self.phi[k];
+                }
+                boosted = gated;
+            }
+            let phi_prev = std::mem::replace(&mut phi_last, phi_max);
             // linear convergence at rate ρ leaves about ρ/(1 − ρ) of the
             // last increment to go
             let rate = d_acc / d_prev;
@@ -620,11 +647,16 @@ impl AugmentedLagrangianStepper {
             // own linear rate), then, if still slow with a fresh tangent,
             // a larger penalty (the multiplier iteration's rate 1/(1 + pσ²))
             let mut refactor = false;
-            let mut refresh = it == 0;
+            // the retries run full Newton
+            let mut refresh = it == 0 || gated;
+            // Φ stagnating above the tolerance while the increments still
+            // fall: the multiplier iteration's slow mode, not nonlinearity
+            let phi_stuck = phi_max > phi_tol && phi_max > 0.5 * phi_prev;
             if it >= 2 && rate > REFRESH_RATE {
                 if since_refresh >= 2 {
                     refresh = true;
-                } else if boost < MAX_BOOST {
+                } else if boost < MAX_BOOST && rate < 1.0 && phi_stuck {
+                    boosted = true;
                     boost = (boost * 10.0).min(MAX_BOOST);
                     alpha = self.s * boost * ca;
                     refactor = true;
@@ -875,9 +907,21 @@ impl StepAttempt for AugmentedLagrangianStepper {
         } else {
             h
         };
-        let r = with_al(p, |cp| self.solve_step(cp, h, ctx)).ok_or_else(|| {
-            IntegrateError::BadMethod("the augmented Lagrangian needs an index-3 problem".into())
-        })??;
+        // a penalty too large for the nonlinearity of the step makes Newton
+        // diverge (S1 at h = 1e-3: 17° per step); the same step is tried
+        // again with a penalty a hundred and then ten thousand times
+        // smaller, updating the multipliers only after Newton converged
+        let mut r = Err(0);
+        for (k, scale) in PENALTY_RETRIES.into_iter().enumerate() {
+            r = with_al(p, |cp| self.solve_step(cp, h, scale, k > 0, ctx)).ok_or_else(|| {
+                IntegrateError::BadMethod(
+                    "the augmented Lagrangian needs an index-3 problem".into(),
+                )
+            })??;
+            if r.is_ok() {
+                break;
+            }
+        }
         match r {
             Ok(_) if self.fixed => Ok(Trial::Unchecked),
             Ok(_) => Ok(Trial::Estimated(self.error_norm(
