@@ -82,6 +82,24 @@ fn four_bar_crank_rotates_fully() {
     assert!(s.accuracy.max_relative_energy_error < 1e-6);
 }
 
+/// The chain of parallelograms passes its singular poses on the right
+/// branch: crank angle at t = 10 s within 1e-4 rad of the exact 1-DOF
+/// solution 31.621729822777 (pc_model.reference(10), DOP853 at 1e-13).
+#[test]
+fn parallelogram_chain_keeps_its_branch_through_the_singular_poses() {
+    let (s, ts) = run_example(
+        "examples/parallelogram_chain.toml",
+        Overrides::default(),
+        "pchain",
+    );
+    assert_eq!(s.status, "completed", "{:?}", s.error);
+    let theta = *ts.col("crank0.theta").last().unwrap();
+    assert!(
+        (theta - 31.621_729_822_777).abs() <= 1e-4,
+        "crank angle {theta}"
+    );
+}
+
 /// Every example model under `examples/` and `examples/studies/`, as paths
 /// relative to the repository.
 fn example_files() -> Vec<String> {
