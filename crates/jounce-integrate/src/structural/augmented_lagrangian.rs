@@ -103,9 +103,13 @@ const VEL_TOL: f64 = 1e-11;
 /// once the estimated remaining change is within this multiple of the
 /// tolerance.
 const TO_GO_FACTOR: f64 = 10.0;
-/// An iteration that stalls (rate ≥ 1/2, in the rounding of the penalty
-/// forces α ε |q|) within this multiple of the tolerance has converged.
-const STALL_FACTOR: f64 = 1e3;
+/// An iteration that stalls (rate ≥ 1/2: the rounding of the penalty
+/// forces α ε |q|, the conditioning of the Newton matrix near a singular
+/// configuration) has converged once its increments change the velocities
+/// by at most this fraction of 1 + |v|∞ (at h = 1e-5 on the P-C chain the
+/// increments stall at |Δâ| ≈ 0.03 m/s², Δv ≈ 1.5e-7 m/s, for a few steps
+/// at each singular pose).
+const STALL_VEL: f64 = 1e-7;
 /// Relative tolerance of the velocity and acceleration projections.
 const PROJECTION_TOL: f64 = 1e-11;
 /// Convergence rate above which modified Newton refreshes its tangent.
@@ -630,7 +634,7 @@ impl AugmentedLagrangianStepper {
                 let v_max = self.v_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
                 let tol = VEL_TOL * (1.0 + v_max) / (gamma * h);
                 let small = d_acc <= tol && (it == 1 || to_go <= TO_GO_FACTOR * tol);
-                let stalled = rate >= 0.5 && d_acc <= STALL_FACTOR * tol;
+                let stalled = rate >= 0.5 && gamma * h * d_acc <= STALL_VEL * (1.0 + v_max);
                 if small || stalled || d_acc <= acc_floor {
                     if phi_max > self.max_phi {
                         self.max_phi = phi_max;
