@@ -98,6 +98,10 @@ fn parallelogram_chain_keeps_its_branch_through_the_singular_poses() {
         (theta - 31.621_729_822_777).abs() <= 1e-4,
         "crank angle {theta}"
     );
+    // generalized-α at ρ∞ = 0.9 dissipates little: measured 2.1e-5
+    assert!(s.accuracy.energy_conserved_by_model);
+    let e = s.accuracy.max_relative_energy_error;
+    assert!(e < 1e-4, "energy error {e:e}");
 }
 
 /// Every example model under `examples/` and `examples/studies/`, as paths
@@ -204,6 +208,12 @@ fn dopri5_energy(rel: &str, tol: f64, t_end: Option<f64>) -> (bool, f64) {
 fn conservative_examples_keep_energy_with_dopri5() {
     let mut conservative = 0;
     for rel in example_files() {
+        // its singular poses break every ODE formulation (issue 10): it is
+        // run with its own method, energy included, by
+        // parallelogram_chain_keeps_its_branch_through_the_singular_poses
+        if rel == "examples/parallelogram_chain.toml" {
+            continue;
+        }
         if DOPRI5_ENERGY_EXCEPTIONS.iter().any(|(f, ..)| *f == rel) {
             conservative += 1;
             continue;

@@ -39,9 +39,12 @@ use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::linear_solver::LinearSolver;
+use crate::penalty::Penalty;
 
 /// The `augmented_lagrangian` formulation (module documentation).
 pub struct AugmentedLagrangian<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    solver: LinearSolver,
     inner: DaeFormulation<'a, S>,
     penalty: f64,
     n: usize,
@@ -61,6 +64,8 @@ impl<'a, S: MechanicalSystem + ?Sized> AugmentedLagrangian<'a, S> {
             });
         }
         Ok(Self {
+            sys,
+            solver: LinearSolver::Auto,
             inner: DaeFormulation::index3(sys),
             penalty,
             n: sys.nq(),
@@ -73,6 +78,7 @@ impl<'a, S: MechanicalSystem + ?Sized> AugmentedLagrangian<'a, S> {
     #[must_use]
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.inner = self.inner.with_linear_solver(solver);
+        self.solver = solver;
         self
     }
 }
@@ -108,10 +114,12 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
 
     /// y0 = [q0; v0; 0]: the stepper finds λ0 (and q̈0) by the
     /// augmented-Lagrangian iteration at the acceleration level, which
-    /// needs no regular KKT matrix.
+    /// needs no regular KKT matrix, but M + s Φ_qᵀΦ_q must be regular: a
+    /// coordinate with neither inertia nor constraint (a point mass pinned
+    /// at its centre) is refused here by name, as `penalty` refuses it.
     fn initial_state(
         &mut self,
-        _t0: f64,
+        t0: f64,
         q0: &[f64],
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
@@ -124,6 +132,22 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
                     q0.len(),
                     v0.len()
                 ),
+            });
+        }
+        let mut mass = nalgebra::DMatrix::zeros(n, n);
+        self.sys.mass_matrix(q0, &mut mass);
+        let m_max = (0..n).fold(0.0f64, |s, i| s.max(mass[(i, i)].abs()));
+        let s = self.penalty * if m_max > 0.0 { m_max } else { 1.0 };
+        let mut check = Penalty::new(self.sys, s, 10.0, 1.0)?.with_linear_solver(self.solver);
+        if let Err(FormulationError::SingularMass { detail, .. }) = check.initial_state(t0, q0, v0)
+        {
+            let detail = match detail.find(" (if the masses") {
+                Some(k) => detail[..k].to_string(),
+                None => detail,
+            };
+            return Err(FormulationError::SingularMass {
+                formulation: "augmented_lagrangian".into(),
+                detail,
             });
         }
         let mut y = Vec::with_capacity(2 * n + self.m);

@@ -23,7 +23,7 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
         // slider-crank: n = 9 coordinates, m = 8 constraints, 1 DOF
         let want = match name {
             "partitioning" | "state_space" => 2,
-            "index3" => 26,
+            "index3" | "augmented_lagrangian" => 26,
             "ggl" => 34,
             _ => 18,
         };
@@ -56,7 +56,18 @@ fn provides_lists_the_forms_each_formulation_offers() {
         assert_eq!(f.forms(), provides(name).to_vec(), "{name}");
         let dae = provides(name).contains(&ProblemForm::ConstrainedSecondOrder);
         assert_eq!(dae, name == "index3", "{name}");
-        assert_eq!(f.as_constrained_second_order().is_some(), dae, "{name}");
+        // augmented_lagrangian has the same equations, integrated its way
+        // (ProblemForm::AugmentedLagrangian)
+        let al = name == "augmented_lagrangian";
+        assert_eq!(
+            provides(name).contains(&ProblemForm::AugmentedLagrangian),
+            al
+        );
+        assert_eq!(
+            f.as_constrained_second_order().is_some(),
+            dae || al,
+            "{name}"
+        );
         let implicit = provides(name).contains(&ProblemForm::Dae);
         assert_eq!(implicit, name == "index3" || name == "ggl", "{name}");
         assert_eq!(f.as_dae().is_some(), implicit, "{name}");
@@ -128,8 +139,9 @@ fn redundant_constraints_are_named() {
         }
         let mut f = build(name, &FormulationSettings::default(), &sys).unwrap();
         let r = f.initial_state(0.0, &q0, &v0);
-        if name == "penalty" {
-            // M + αΦ_qᵀΦ_q stays regular with redundant rows: penalty runs
+        if name == "penalty" || name == "augmented_lagrangian" {
+            // M + αΦ_qᵀΦ_q stays regular with redundant rows: penalty and
+            // the augmented Lagrangian run
             assert!(r.is_ok());
             continue;
         }
