@@ -157,18 +157,15 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
         Ok(y)
     }
 
+    /// The state of `index3`: q, v and λ are components of y.
     fn physical_state(
         &mut self,
-        _t: f64,
+        t: f64,
         y: &[f64],
         q: &mut [f64],
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        let n = self.n;
-        q.copy_from_slice(&y[..n]);
-        v.copy_from_slice(&y[n..2 * n]);
-        lambda.copy_from_slice(&y[2 * n..2 * n + self.m]);
-        Ok(())
+        self.inner.physical_state(t, y, q, v, lambda)
     }
 }

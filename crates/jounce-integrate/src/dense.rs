@@ -30,6 +30,30 @@ pub fn hermite_cubic(
     }
 }
 
+/// The continuous solution of a step of the second-order family, state
+/// y = [x; z] with x = y[..nd] (positions and velocities, derivatives f
+/// known at both ends) and z = y[nd..] (multipliers): x by
+/// [`hermite_cubic`], z linearly between the ends.
+#[allow(clippy::too_many_arguments)]
+pub fn hermite_cubic_linear_tail(
+    t0: f64,
+    y0: &[f64],
+    f0: &[f64],
+    t1: f64,
+    y1: &[f64],
+    f1: &[f64],
+    nd: usize,
+    t: f64,
+    out: &mut [f64],
+) {
+    hermite_cubic(t0, &y0[..nd], f0, t1, &y1[..nd], f1, t, &mut out[..nd]);
+    let span = t1 - t0;
+    let th = if span > 0.0 { (t - t0) / span } else { 1.0 };
+    for i in nd..y1.len() {
+        out[i] = (1.0 - th) * y0[i] + th * y1[i];
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

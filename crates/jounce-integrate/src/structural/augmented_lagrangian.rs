@@ -80,7 +80,7 @@
 use nalgebra::DMatrix;
 
 use crate::constrained::ConstrainedSecondOrderProblem;
-use crate::dense::hermite_cubic;
+use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::problem::OdeProblem;
@@ -871,26 +871,17 @@ impl AugmentedLagrangianStepper {
     /// Cubic Hermite interpolation of q and v (from v and a at both ends),
     /// linear in λ.
     pub fn interpolate(&self, t: f64, out: &mut [f64]) {
-        let nd = 2 * self.n;
-        hermite_cubic(
+        hermite_cubic_linear_tail(
             self.t_prev,
-            &self.y_prev[..nd],
+            &self.y_prev,
             &self.dy_prev,
             self.t,
-            &self.y[..nd],
+            &self.y,
             &self.dy,
+            2 * self.n,
             t,
-            &mut out[..nd],
+            out,
         );
-        let span = self.t - self.t_prev;
-        let th = if span > 0.0 {
-            (t - self.t_prev) / span
-        } else {
-            1.0
-        };
-        for i in nd..self.y.len() {
-            out[i] = (1.0 - th) * self.y_prev[i] + th * self.y[i];
-        }
     }
 }
 

@@ -172,7 +172,7 @@ use crate::constrained::{
     fd_constrained_tangent, ConstrainedSecondOrderProblem, IterationSparsity, Unconstrained,
 };
 use crate::controller::{proportional_scale, ErrorPer, StepController};
-use crate::dense::hermite_cubic;
+use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
@@ -1980,25 +1980,16 @@ impl Stepper for StructuralStepper {
             al.interpolate(t, out);
             return;
         }
-        let nd = self.nq + self.n;
-        hermite_cubic(
+        hermite_cubic_linear_tail(
             self.t_prev,
-            &self.y_prev[..nd],
+            &self.y_prev,
             &self.dy_prev,
             self.t,
-            &self.y[..nd],
+            &self.y,
             &self.dy,
+            self.nq + self.n,
             t,
-            &mut out[..nd],
+            out,
         );
-        let span = self.t - self.t_prev;
-        let th = if span > 0.0 {
-            (t - self.t_prev) / span
-        } else {
-            1.0
-        };
-        for i in nd..self.y.len() {
-            out[i] = (1.0 - th) * self.y_prev[i] + th * self.y[i];
-        }
     }
 }
