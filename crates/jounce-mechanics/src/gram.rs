@@ -91,10 +91,29 @@ impl GramFactor {
     /// The row of J whose pivot fell below `tol_rel` times its diagonal
     /// entry of S: J is (numerically) rank deficient there.
     pub fn factor(&mut self, j: &SparseMatrix, w: &[f64], tol_rel: f64) -> Result<(), usize> {
+        self.factor_shifted(j, w, 0.0, tol_rel)
+    }
+
+    /// Assemble S + δI (S = J W Jᵀ) and factor it: with δ > 0 the factors
+    /// exist where J loses rank (inverse iteration for the smallest
+    /// singular value of J, which sees λ_min(S) + δ).
+    ///
+    /// # Errors
+    /// As [`GramFactor::factor`].
+    pub fn factor_shifted(
+        &mut self,
+        j: &SparseMatrix,
+        w: &[f64],
+        shift: f64,
+        tol_rel: f64,
+    ) -> Result<(), usize> {
         self.ldlt.clear();
         let v = &j.values;
         for t in &self.terms {
             self.ldlt.ax[t.slot] += v[t.a] * w[t.col] * v[t.b];
+        }
+        if shift != 0.0 {
+            self.ldlt.add_to_diagonal(shift);
         }
         self.ldlt.factor(tol_rel)
     }

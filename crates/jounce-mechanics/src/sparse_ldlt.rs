@@ -181,6 +181,13 @@ impl SparseLdlt {
             .map(|k| range.start + k)
     }
 
+    /// A + δI: `shift` added to every diagonal value.
+    pub fn add_to_diagonal(&mut self, shift: f64) {
+        for &d in &self.diag {
+            self.ax[d] += shift;
+        }
+    }
+
     /// Every value of A set to zero.
     pub fn clear(&mut self) {
         self.ax.iter_mut().for_each(|x| *x = 0.0);
