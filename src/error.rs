@@ -25,10 +25,17 @@ pub enum RunError {
     Io(#[from] jounce_io::IoError),
     /// The integration failed; the rows up to `failure.t` and the summary
     /// were written.
-    #[error("{model}: integration failed: {failure}{}", advice_suffix(.advice))]
+    #[error(
+        "{model}: integration failed: {}{failure}{}",
+        cause_prefix(.cause),
+        advice_suffix(.advice)
+    )]
     Integration {
         /// Model file.
         model: String,
+        /// What the mechanism did, when it explains the failure (a lock-up
+        /// or a singular configuration at the last accepted step).
+        cause: Option<String>,
         /// What failed and when.
         failure: jounce_integrate::SolveFailure,
         /// Why, in the user's terms, and what to do (a step budget the user
@@ -37,6 +44,12 @@ pub enum RunError {
         /// The summary that was written.
         summary: Box<jounce_io::RunSummary>,
     },
+}
+
+fn cause_prefix(c: &Option<String>) -> String {
+    c.as_ref().map_or_else(String::new, |c| {
+        format!("{c}; the integrator stopped with: ")
+    })
 }
 
 fn advice_suffix(a: &Option<String>) -> String {

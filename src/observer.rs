@@ -69,6 +69,17 @@ pub struct RunObserver<'a> {
     /// With redundant constraints: the formulation's multipliers → the
     /// minimum-norm ones over all rows (see [`crate::redundancy`]).
     pub reactions: Option<jounce_mechanics::MinimumNormReactions>,
+    /// The watch on singular configurations and branch switches, if any.
+    pub singular: Option<jounce_analysis::SingularityMonitor>,
+    /// A branch switch is recorded in `switch_warnings` rather than
+    /// stopping the run (`settings.checks.on_failure = "warn"`).
+    pub warn_on_switch: bool,
+    /// Branch switches recorded under `warn_on_switch`.
+    pub switch_warnings: Vec<String>,
+    /// Physical state at the last accepted step (the monitor's input).
+    q_step: Vec<f64>,
+    v_step: Vec<f64>,
+    lambda_step: Vec<f64>,
 }
 
 impl<'a> RunObserver<'a> {
@@ -104,6 +115,12 @@ impl<'a> RunObserver<'a> {
             started: Instant::now(),
             checks: None,
             reactions: None,
+            singular: None,
+            warn_on_switch: false,
+            switch_warnings: Vec::new(),
+            q_step: vec![0.0; n],
+            v_step: vec![0.0; sys.nv()],
+            lambda_step: vec![0.0; m],
         }
     }
 
@@ -160,6 +177,39 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             c.check(self.sys, t, &self.q, &self.v, &self.lambda, &inv)?;
         }
         Ok(())
+    }
+
+    fn accepted_step(
+        &mut self,
+        form: &mut (dyn Formulation + 'a),
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), EvalError> {
+        let Some(mon) = &mut self.singular else {
+            return Ok(());
+        };
+        let lambda = match &mut self.reactions {
+            Some(r) => r.input_mut(),
+            None => &mut self.lambda_step,
+        };
+        form.physical_state(t, y, &mut self.q_step, &mut self.v_step, lambda)?;
+        match mon.observe(self.sys, t, &self.q_step, &self.v_step) {
+            Ok(()) => Ok(()),
+            Err(switch) if self.warn_on_switch => {
+                self.switch_warnings
+                    .push(format!("check failed (run continued): {switch}"));
+                Ok(())
+            }
+            Err(switch) => Err(EvalError::Other(switch.to_string())),
+        }
+    }
+
+    fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {
+        // a state change at an event (an impact) may turn the velocity:
+        // no passage spans it
+        if let Some(mon) = &mut self.singular {
+            mon.restart();
+        }
     }
 
     fn step(&mut self, t: f64, _h: f64, _stats: &Stats) {

@@ -345,6 +345,16 @@ fn integrate_model(
     let mut obs = RunObserver::new(&sys, writer, t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
     obs.reactions = redundancy.reactions(&sys, form_name);
+    obs.singular = Some(jounce_analysis::SingularityMonitor::new(
+        &sys,
+        0.0,
+        &asm.q,
+        redundancy.rows.len(),
+    ));
+    if let Some(mon) = &mut obs.singular {
+        mon.set_conservative(crate::setup::is_conservative(model));
+    }
+    obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),
@@ -385,6 +395,20 @@ fn integrate_model(
         (Some(e), Some(a)) => Some(format!("{e}: {a}")),
         (e, _) => e,
     };
+    // a failure at a singular configuration says so first (lock-up, or
+    // the joints that lost rank), then what the integrator saw
+    let cause = match (&error, &mut obs.singular) {
+        (Some(e), Some(mon)) if !e.contains("branch switch") => mon.failure_note(&sys),
+        _ => None,
+    };
+    let error = match (error, &cause) {
+        (Some(e), Some(c)) => Some(format!("{c}; the integrator stopped with: {e}")),
+        (e, _) => e,
+    };
+    if let Some(mon) = &obs.singular {
+        diagnostics.extend(mon.diagnostics());
+    }
+    diagnostics.extend(obs.switch_warnings.iter().cloned());
     if let Some(c) = &obs.checks {
         diagnostics.extend(c.warnings.iter().cloned());
     }
@@ -452,6 +476,7 @@ fn integrate_model(
         Ok(_) => Ok(summary),
         Err(f) => Err(RunError::Integration {
             model: model.source.clone(),
+            cause,
             failure: f,
             advice,
             summary: Box::new(summary),

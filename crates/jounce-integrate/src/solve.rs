@@ -31,6 +31,15 @@ pub trait Observer<P: ?Sized = dyn OdeProblem> {
     /// An accepted step ended at `t` with size `h`; `stats` are the work
     /// counters so far (for step-size and cost-versus-time plots).
     fn step(&mut self, _t: f64, _h: f64, _stats: &Stats) {}
+    /// The state y at the end of an accepted step, after the problem's
+    /// post-step correction: for checks that need every step (a branch
+    /// switch at a singular configuration happens within one). An error
+    /// stops the integration like a failed evaluation. It runs inside the
+    /// integration's CPU time: keep it cheap. Not called for a step cut
+    /// short by an event ([`Observer::event`] is).
+    fn accepted_step(&mut self, _problem: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
     /// Event `index` was located at `t`.
     fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {}
 }
@@ -544,6 +553,7 @@ fn run<P: OdeProblem + ?Sized>(
                     g_old.copy_from_slice(&g_new);
                 }
             }
+            observer.accepted_step(p.inner, tb, &ybuf)?;
             if dt_out.is_none() || tb >= t_end {
                 cpu += thread_cpu_seconds() - cpu_mark;
                 observer.output(p.inner, tb, stepper.y())?;
