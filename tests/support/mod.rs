@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod pc_chain;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
