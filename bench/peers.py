@@ -25,8 +25,9 @@ Errors, as ../shared/peers defines them:
   jounce's output points (every 1e-4 s).
 - P-C (N-four-bar chain, N = 1, 10, 40): |theta_1(10) - exact 1-DOF| with
   pc_model.reference; fixed steps on both sides (Exudyn generalized-alpha
-  rho_inf = 0.9; jounce generalized_alpha with the same rho_inf on `index3`,
-  bench/pc_chain.py, which gives the same error at the same step).
+  rho_inf = 0.9; jounce generalized_alpha with the same rho_inf on
+  `augmented_lagrangian`, issue 10's formulation for singular poses,
+  bench/pc_chain.py; index3 fails at N = 10 at the collinear poses).
 """
 import argparse
 import json
@@ -304,19 +305,20 @@ def problem_c():
         log(f"P-C N={N}: Exudyn done")
         model = os.path.join(a.work, f"pc_{N}.toml")
         with open(model, "w") as f:
-            subprocess.run([sys.executable, os.path.join(HERE, "pc_chain.py"), str(N)], stdout=f, check=True)
+            subprocess.run([sys.executable, os.path.join(HERE, "pc_chain.py"), str(N),
+                            "--formulation", "augmented_lagrangian"], stdout=f, check=True)
         pts = []
         for h in hs:
             s, ts, cpu = jounce(model, step=h)
             err = abs(ts["crank0.theta"][-1] - th_ref) if s["status"] == "completed" else float("nan")
-            record({"problem": "P-C", "case": f"N={N}", "solver": "jounce index3+generalized_alpha",
+            record({"problem": "P-C", "case": f"N={N}", "solver": "jounce augmented_lagrangian+generalized_alpha",
                     "h": h, "status": s["status"], "error": s.get("error"), "cpu_s": cpu,
                     "err_phi1_vs_exact": err})
             pts.append((err, cpu))
         log(f"P-C N={N}: jounce done")
         for target in (1e-3, 1e-4):
-            compare("P-C", f"N={N}", "CPU, index3+gen-alpha vs Exudyn GA", target,
-                    {"index3+generalized_alpha": pts}, {"Exudyn GA-rho0.9": peer}, 0.5)
+            compare("P-C", f"N={N}", "CPU, augmented_lagrangian+gen-alpha vs Exudyn GA", target,
+                    {"augmented_lagrangian+generalized_alpha": pts}, {"Exudyn GA-rho0.9": peer}, 0.5)
 
 
 todo = a.only.split(",")

@@ -824,9 +824,9 @@ impl SingularityMonitor {
         } else {
             format!(
                 "at a singular configuration of joints {} at t = {} (σ_min/σ_generic = {s:.1e}): \
-                 the constraints lose rank there (bars collinear, assembly branches crossing); a \
-                 fixed step through it with index3 or augmented_lagrangian, or a smaller \
-                 tolerance, may pass it",
+                 the constraints lose rank there (bars collinear, assembly branches crossing); \
+                 another step size or tolerance, or the formulation made for such poses \
+                 (augmented_lagrangian at a fixed step), may pass it",
                 joints.join(", "),
                 p.t
             )
