@@ -256,3 +256,21 @@ fn a_four_bar_driven_past_its_toggle_fails_naming_lock_up() {
         );
     }
 }
+
+#[test]
+fn with_on_failure_warn_a_branch_switch_is_recorded_and_the_run_goes_on() {
+    let integrator = "method = \"radau5\"\nrtol = 1e-6\natol = 1e-8\n\n[settings.checks]\non_failure = \"warn\"\n";
+    let text = pc_chain_model(1, "augmented", integrator, 10.0, false);
+    let (s, _) = match run_text(&text, "switch-warn") {
+        Outcome::Ran(s, series) => (s, series),
+        Outcome::Refused(e) => panic!("{e}"),
+    };
+    assert_eq!(s.status, "completed", "{:?}", s.error);
+    assert!(
+        s.diagnostics
+            .iter()
+            .any(|d| d.contains("check failed (run continued): branch switch at t = 1.21")),
+        "{:?}",
+        s.diagnostics
+    );
+}

@@ -735,11 +735,16 @@ impl SingularityMonitor {
         const SHOWN: usize = 10;
         let mut out = Vec::new();
         for p in self.passages.iter().take(SHOWN) {
+            // the saddle-point matrices [M Φ_qᵀ; Φ_q 0] the formulations
+            // factor have a Schur complement Φ_q M⁻¹ Φ_qᵀ of condition
+            // ∝ 1/σ_min²
             out.push(format!(
-                "singular configuration at t = {:.6} s: joints {} (σ_min/σ_generic = {:.1e})",
+                "singular configuration at t = {:.6} s: joints {} (σ_min/σ_generic = {:.1e}; \
+                 the condition of the constrained iteration matrices grows by about {:.0e} there)",
                 p.t,
                 p.joints.join(", "),
-                p.s_min
+                p.s_min,
+                1.0 / (p.s_min * p.s_min).max(f64::MIN_POSITIVE)
             ));
         }
         if self.passages.len() > SHOWN {
