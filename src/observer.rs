@@ -192,7 +192,7 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             Some(r) => r.input_mut(),
             None => &mut self.lambda_step,
         };
-        form.physical_state(t, y, &mut self.q_step, &mut self.v_step, lambda)?;
+        form.physical_motion(t, y, &mut self.q_step, &mut self.v_step, lambda)?;
         match mon.observe(self.sys, t, &self.q_step, &self.v_step) {
             Ok(()) => Ok(()),
             Err(switch) if self.warn_on_switch => {

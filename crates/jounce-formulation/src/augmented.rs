@@ -236,6 +236,18 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Augmented<'_, S> {
         lambda.copy_from_slice(&self.kkt.sol[n..]);
         Ok(())
     }
+
+    fn physical_motion(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        _lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        crate::formulation::split_motion(y, q, v);
+        Ok(())
+    }
 }
 
 /// Refuse a start where the dimensions are wrong or the KKT matrix is

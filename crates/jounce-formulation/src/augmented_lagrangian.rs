@@ -168,4 +168,15 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
     ) -> Result<(), EvalError> {
         self.inner.physical_state(t, y, q, v, lambda)
     }
+
+    fn physical_motion(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.inner.physical_motion(t, y, q, v, lambda)
+    }
 }

@@ -36,4 +36,28 @@ pub trait Formulation: OdeProblem {
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError>;
+
+    /// Physical coordinates q and velocities v only, at (t, y): for
+    /// per-step watches (singular configurations) that need no
+    /// multipliers. `lambda` is scratch of length nc. Default: through
+    /// [`Formulation::physical_state`]; formulations whose multipliers
+    /// cost a solve give q and v directly.
+    fn physical_motion(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.physical_state(t, y, q, v, lambda)
+    }
+}
+
+/// q and v from a state y = [q; v; …] (formulations that integrate the
+/// body coordinates themselves).
+pub(crate) fn split_motion(y: &[f64], q: &mut [f64], v: &mut [f64]) {
+    let n = q.len();
+    q.copy_from_slice(&y[..n]);
+    v.copy_from_slice(&y[n..2 * n]);
 }

@@ -189,6 +189,17 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Odae<'_, S> {
     ) -> Result<(), EvalError> {
         self.aug.physical_state(t, y, q, v, lambda)
     }
+
+    fn physical_motion(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        self.aug.physical_motion(t, y, q, v, lambda)
+    }
 }
 
 #[cfg(test)]

@@ -601,4 +601,16 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
         }
         Ok(())
     }
+
+    fn physical_motion(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        _lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        crate::formulation::split_motion(y, q, v);
+        Ok(())
+    }
 }
