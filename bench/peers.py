@@ -96,7 +96,7 @@ import pb_common  # noqa: E402
 
 def jounce(model, reps=REPS, **over):
     """Run jounce `reps` times; returns (summary, timeseries rows as a dict of columns, median CPU)."""
-    args = [JOUNCE, "run", model, "-q"]
+    args = [JOUNCE, "run", model, "-q", "--no-steps"]
     for k, v in over.items():
         if v is not None:
             args += ["--" + k.replace("_", "-"), str(v)]

@@ -61,6 +61,10 @@ enum Command {
         /// (settings.checks.max_output_rows, default 10 million rows).
         #[arg(long)]
         force: bool,
+        /// Do not write steps.csv (settings.step_history = false): the
+        /// per-step history reads the CPU clock at every step.
+        #[arg(long)]
+        no_steps: bool,
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
@@ -120,6 +124,7 @@ fn main() -> ExitCode {
             max_steps,
             no_breakpoints,
             force,
+            no_steps,
             quiet,
         } => {
             let mut m = match jounce_model::load_file(&model) {
@@ -136,6 +141,7 @@ fn main() -> ExitCode {
                 max_steps,
                 no_breakpoints,
                 force,
+                no_step_history: no_steps,
             };
             if let Err(e) = apply_overrides(&mut m, &o) {
                 return fail(&e);

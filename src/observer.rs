@@ -7,7 +7,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use jounce_analysis::{InvariantExtremes, InvariantMonitor};
 use jounce_formulation::Formulation;
-use jounce_integrate::{EvalError, Observer, Stats};
+use jounce_integrate::{EvalError, Observer, Stats, StepRecord};
 use jounce_io::TimeseriesWriter;
 use jounce_mechanics::MechanicalSystem;
 
@@ -46,6 +46,19 @@ fn velocity_label(coord: &str) -> String {
     }
 }
 
+/// Columns of `steps.csv`, one row per accepted step: its end time and
+/// size, the method's local error estimate in units of the tolerance (NaN
+/// when it reports none), the Newton iterations and rejected attempts it
+/// took, and the cumulative CPU time of the integration.
+pub const STEPS_HEADER: [&str; 6] = [
+    "t",
+    "h",
+    "error_estimate",
+    "newton_iterations",
+    "rejected_attempts",
+    "cpu_seconds",
+];
+
 /// Streams physical output rows of a run.
 pub struct RunObserver<'a> {
     sys: &'a dyn MechanicalSystem,
@@ -76,6 +89,9 @@ pub struct RunObserver<'a> {
     pub warn_on_switch: bool,
     /// Branch switches recorded under `warn_on_switch`.
     pub switch_warnings: Vec<String>,
+    /// The per-step history `steps.csv`, if kept ([`STEPS_HEADER`]).
+    pub steps: Option<TimeseriesWriter>,
+    step_row: [f64; 6],
     /// Physical state at the last accepted step (the monitor's input).
     q_step: Vec<f64>,
     v_step: Vec<f64>,
@@ -116,6 +132,8 @@ impl<'a> RunObserver<'a> {
             checks: None,
             reactions: None,
             singular: None,
+            steps: None,
+            step_row: [0.0; 6],
             warn_on_switch: false,
             switch_warnings: Vec::new(),
             q_step: vec![0.0; n],
@@ -133,6 +151,9 @@ impl<'a> RunObserver<'a> {
     pub fn finish(&mut self) -> Result<(), jounce_io::IoError> {
         if let Some(pb) = &self.progress {
             pb.finish_and_clear();
+        }
+        if let Some(w) = &mut self.steps {
+            w.flush()?;
         }
         self.writer.flush()
     }
@@ -202,6 +223,26 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             }
             Err(switch) => Err(EvalError::Other(switch.to_string())),
         }
+    }
+
+    fn wants_step_history(&self) -> bool {
+        self.steps.is_some()
+    }
+
+    fn step_history(&mut self, r: &StepRecord) -> Result<(), EvalError> {
+        if let Some(w) = &mut self.steps {
+            self.step_row = [
+                r.t,
+                r.h,
+                r.error_estimate,
+                r.newton_iterations as f64,
+                r.rejected as f64,
+                r.cpu_seconds,
+            ];
+            w.write_row(&self.step_row)
+                .map_err(|e| EvalError::Other(e.to_string()))?;
+        }
+        Ok(())
     }
 
     fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {

@@ -42,6 +42,8 @@ pub struct Overrides {
     /// Write the output even above the row budget
     /// (`settings.checks.max_output_rows`).
     pub force: bool,
+    /// No `steps.csv` (`settings.step_history = false`).
+    pub no_step_history: bool,
 }
 
 /// What `jounce run` needs.
@@ -97,6 +99,9 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     }
     if o.no_breakpoints {
         s.integrator.stop_at_breakpoints = false;
+    }
+    if o.no_step_history {
+        s.step_history = false;
     }
     if let Some(n) = o.max_steps {
         if n == 0 {
@@ -344,6 +349,12 @@ fn integrate_model(
         TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
     let mut obs = RunObserver::new(&sys, writer, t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
+    if model.settings.step_history {
+        obs.steps = Some(TimeseriesWriter::create(
+            &out_dir.join("steps.csv"),
+            &crate::observer::STEPS_HEADER.map(String::from),
+        )?);
+    }
     obs.reactions = redundancy.reactions(&sys, form_name);
     obs.singular = Some(jounce_analysis::SingularityMonitor::new(
         &sys,

@@ -69,6 +69,6 @@ pub use problem::{
     EventAction, EventDirection, EventSpec, OdeProblem, OverdeterminedProblem, ProblemForm,
     SecondOrderProblem, StepFix,
 };
-pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved};
+pub use solve::{solve, Discard, Observer, Recorder, SolveFailure, Solved, StepRecord};
 pub use stats::Stats;
 pub use stepper::{StepContext, Stepper};

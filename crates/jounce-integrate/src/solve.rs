@@ -42,6 +42,36 @@ pub trait Observer<P: ?Sized = dyn OdeProblem> {
     }
     /// Event `index` was located at `t`.
     fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {}
+    /// Whether the observer keeps a per-step history ([`Observer::step_history`]):
+    /// the CPU clock is then read at every step.
+    fn wants_step_history(&self) -> bool {
+        false
+    }
+    /// The record of an accepted step, written outside the integration's
+    /// CPU time (only called when [`Observer::wants_step_history`]).
+    fn step_history(&mut self, _record: &StepRecord) -> Result<(), EvalError> {
+        Ok(())
+    }
+}
+
+/// What one accepted step cost: a row of the per-step history.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepRecord {
+    /// End of the step.
+    pub t: f64,
+    /// Its size.
+    pub h: f64,
+    /// The method's local error estimate in units of the tolerance (1 = at
+    /// the tolerance), NaN when the method reports none (fixed steps,
+    /// explicit Runge–Kutta).
+    pub error_estimate: f64,
+    /// Newton iterations of the step, its rejected attempts included.
+    pub newton_iterations: u64,
+    /// Attempts rejected before it was accepted.
+    pub rejected: u64,
+    /// CPU seconds of the integration from its start to the end of the
+    /// step.
+    pub cpu_seconds: f64,
 }
 
 /// An observer that keeps nothing (when only the end value or the work
@@ -409,6 +439,9 @@ fn run<P: OdeProblem + ?Sized>(
         observer.output(p.inner, t0, y0)?;
     }
     *last_out = t0;
+    // the per-step history: the counters at the last accepted step
+    let history = observer.wants_step_history();
+    let mut last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
     cpu_mark = thread_cpu_seconds();
 
     let mut breakpoints: Vec<f64> = Vec::new();
@@ -486,6 +519,20 @@ fn run<P: OdeProblem + ?Sized>(
             // counted: an observer's step hook must be cheap (a progress
             // bar redraws at most a thousand times)
             observer.step(t_end_step, t_end_step - ta, stats);
+            if history {
+                cpu += thread_cpu_seconds() - cpu_mark;
+                let e = stats.accumulated_error - last.0;
+                observer.step_history(&StepRecord {
+                    t: t_end_step,
+                    h: t_end_step - ta,
+                    error_estimate: if e > 0.0 { e } else { f64::NAN },
+                    newton_iterations: stats.n_newton_iter - last.1,
+                    rejected: stats.n_reject - last.2,
+                    cpu_seconds: cpu,
+                })?;
+                last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+                cpu_mark = thread_cpu_seconds();
+            }
             if let Some((te, idx)) = event {
                 stats.n_events += 1;
                 stepper.interpolate(te, &mut ybuf);

@@ -33,6 +33,7 @@ pub(crate) fn parse<'a, 'i>(
     e.check_keys(&[
         "t_end",
         "output_interval",
+        "step_history",
         "assembly_tol",
         "formulation",
         "linear_solver",
@@ -47,6 +48,9 @@ pub(crate) fn parse<'a, 'i>(
     }
     if let Some(x) = e.opt_num("output_interval")? {
         s.output_interval = e.positive("output_interval", x)?;
+    }
+    if let Some(b) = e.opt_bool("step_history")? {
+        s.step_history = b;
     }
     if let Some(x) = e.opt_num("assembly_tol")? {
         s.assembly_tol = e.positive("assembly_tol", x)?;

@@ -363,6 +363,9 @@ pub struct Settings {
     pub t_end: f64,
     /// Output interval [s].
     pub output_interval: f64,
+    /// Write `steps.csv`, one row per accepted step (default true; false
+    /// for benchmarks: the history reads the CPU clock at every step).
+    pub step_history: bool,
     /// Formulation.
     pub formulation: FormulationSettings,
     /// Integrator.
@@ -418,6 +421,7 @@ impl Default for Settings {
         Self {
             t_end: 1.0,
             output_interval: 0.01,
+            step_history: true,
             formulation: FormulationSettings::default(),
             integrator: IntegratorSettings::default(),
             assembly_tol: 1e-10,

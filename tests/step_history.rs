@@ -1,0 +1,123 @@
+//! Issue 12, point 7: every run writes `steps.csv`, one row per accepted
+//! step (t, h, error estimate, Newton iterations, rejected attempts,
+//! cumulative CPU), whose sums are the run's own counters.
+
+mod support;
+
+use jounce::run::run_model;
+use support::{repo, scratch, Series};
+
+/// Run an example with `formulation` and `integrator` lines replacing its
+/// own; the summary and steps.csv.
+fn run(example: &str, formulation: &str, integrator: &str) -> (jounce_io::RunSummary, Series) {
+    let text = std::fs::read_to_string(repo(example)).unwrap();
+    let (head, _) = text.split_once("[settings.integrator]").unwrap();
+    let text = format!(
+        "{}[settings.integrator]\n{integrator}\n",
+        head.replace(
+            "[settings]\n",
+            &format!("[settings]\nformulation = \"{formulation}\"\n")
+        )
+    );
+    let model = jounce_model::from_str(&text, example).unwrap();
+    let out = scratch("steps");
+    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{example}: {e}"));
+    let steps = Series::read(&out.join("steps.csv"));
+    let _ = std::fs::remove_dir_all(&out);
+    (s, steps)
+}
+
+#[test]
+fn steps_csv_adds_up_to_the_runs_counters() {
+    for (example, formulation, integrator, reports_error) in [
+        (
+            "examples/slider_crank.toml",
+            "augmented",
+            "method = \"dopri5\"\nrtol = 1e-9\natol = 1e-12",
+            false,
+        ),
+        (
+            "examples/double_pendulum.toml",
+            "index3",
+            "method = \"radau5\"\nrtol = 1e-6\natol = 1e-8",
+            true,
+        ),
+        (
+            "examples/four_bar.toml",
+            "index3",
+            "method = \"generalized_alpha\"\nrtol = 1e-5\natol = 1e-7",
+            true,
+        ),
+    ] {
+        let tag = format!("{example} {formulation} {integrator}");
+        let (s, steps) = run(example, formulation, integrator);
+        assert_eq!(s.status, "completed", "{tag}: {:?}", s.error);
+        let (t, h) = (steps.col("t"), steps.col("h"));
+        assert_eq!(
+            t.len() as u64,
+            s.work.steps_accepted,
+            "{tag}: one row per step"
+        );
+        assert_eq!(
+            *t.last().unwrap(),
+            s.t_end,
+            "{tag}: the last row ends the run"
+        );
+        // each step starts where the last ended
+        for k in 1..t.len() {
+            assert!(
+                (t[k] - t[k - 1] - h[k]).abs() <= 1e-12 * t[k].abs().max(1.0),
+                "{tag}: row {k}: t {} − {} ≠ h {}",
+                t[k],
+                t[k - 1],
+                h[k]
+            );
+        }
+        let sum = |c: &str| steps.col(c).iter().sum::<f64>();
+        assert_eq!(
+            sum("rejected_attempts") as u64,
+            s.work.steps_rejected,
+            "{tag}"
+        );
+        assert_eq!(
+            sum("newton_iterations") as u64,
+            s.work.newton_iterations,
+            "{tag}"
+        );
+        let cpu = steps.col("cpu_seconds");
+        assert!(cpu.windows(2).all(|w| w[1] >= w[0]), "{tag}: CPU decreases");
+        assert!(
+            *cpu.last().unwrap() <= s.work.cpu_seconds + 1e-9,
+            "{tag}: {} > {}",
+            cpu.last().unwrap(),
+            s.work.cpu_seconds
+        );
+        let err = steps.col("error_estimate");
+        if reports_error {
+            // accepted steps: estimates at or below the tolerance
+            assert!(
+                err.iter().all(|e| e.is_finite() && *e <= 1.0 + 1e-12),
+                "{tag}: {:?}",
+                err.iter().cloned().fold(0.0, f64::max)
+            );
+        } else {
+            assert!(
+                err.iter().all(|e| e.is_nan()),
+                "{tag}: dopri5 reports no estimate"
+            );
+        }
+    }
+}
+
+#[test]
+fn step_history_false_writes_no_steps_csv() {
+    let text = std::fs::read_to_string(repo("examples/simple_pendulum.toml")).unwrap();
+    let text = text.replace("[settings]\n", "[settings]\nstep_history = false\n");
+    let model = jounce_model::from_str(&text, "simple_pendulum.toml").unwrap();
+    let out = scratch("no-steps");
+    let s = run_model(&model, &out, false).unwrap();
+    assert_eq!(s.status, "completed");
+    assert!(out.join("timeseries.csv").exists());
+    assert!(!out.join("steps.csv").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
