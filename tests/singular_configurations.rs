@@ -41,24 +41,13 @@ fn run_text(text: &str, tag: &str) -> Outcome {
     outcome
 }
 
-const FORMULATIONS: [&str; 9] = [
-    "augmented",
-    "partitioning",
-    "projection",
-    "penalty",
-    "index3",
-    "ggl",
-    "state_space",
-    "joint",
-    "augmented_lagrangian",
-];
-
 #[test]
 fn pc_parallelogram_never_completes_on_another_branch() {
     let exact = exact_angle(1, 10.0);
     let mut table = Vec::new();
     let (mut right, mut named, mut refused) = (0, 0, 0);
-    for form in FORMULATIONS {
+    // every formulation jounce has (odae runs only with bdf and ndf: refused)
+    for form in jounce_formulation::NAMES {
         for method in ["radau5", "dopri5", "generalized_alpha"] {
             for rtol in [1e-4f64, 1e-6, 1e-8] {
                 let integrator = format!(
