@@ -65,6 +65,10 @@ enum Command {
         /// per-step history reads the CPU clock at every step.
         #[arg(long)]
         no_steps: bool,
+        /// Report the cost (steps, rejections, Newton iterations, CPU) of
+        /// the part of the run after time T, s (settings.cost_from).
+        #[arg(long, value_name = "T")]
+        cost_from: Option<f64>,
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
@@ -125,6 +129,7 @@ fn main() -> ExitCode {
             no_breakpoints,
             force,
             no_steps,
+            cost_from,
             quiet,
         } => {
             let mut m = match jounce_model::load_file(&model) {
@@ -142,6 +147,7 @@ fn main() -> ExitCode {
                 no_breakpoints,
                 force,
                 no_step_history: no_steps,
+                cost_from,
             };
             if let Err(e) = apply_overrides(&mut m, &o) {
                 return fail(&e);

@@ -59,6 +59,56 @@ pub const STEPS_HEADER: [&str; 6] = [
     "cpu_seconds",
 ];
 
+/// What the steps ending after `t_from` cost: the part of a run a user
+/// asks about (`jounce run --cost-from T`; studies.md S3 reports the
+/// discontinuous part t in [2, 4]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubintervalCost {
+    /// Start of the sub-interval.
+    pub t_from: f64,
+    /// Steps accepted, attempts rejected and Newton iterations in it.
+    pub steps: u64,
+    /// Attempts rejected in it.
+    pub rejected: u64,
+    /// Newton iterations in it.
+    pub newton_iterations: u64,
+    /// Integration CPU seconds in it.
+    pub cpu_seconds: f64,
+    cpu_at_start: Option<f64>,
+    cpu_last: f64,
+}
+
+impl SubintervalCost {
+    /// The cost from `t_from` on, nothing counted yet.
+    pub fn new(t_from: f64) -> Self {
+        Self {
+            t_from,
+            ..Self::default()
+        }
+    }
+
+    /// Count an accepted step if it ends after `t_from` (a step that
+    /// straddles it counts whole).
+    pub fn add(&mut self, r: &StepRecord) {
+        if r.t > self.t_from {
+            let start = *self.cpu_at_start.get_or_insert(self.cpu_last);
+            self.steps += 1;
+            self.rejected += r.rejected;
+            self.newton_iterations += r.newton_iterations;
+            self.cpu_seconds = r.cpu_seconds - start;
+        }
+        self.cpu_last = r.cpu_seconds;
+    }
+
+    /// One line for the summary's diagnostics.
+    pub fn describe(&self) -> String {
+        format!(
+            "cost from t = {} s: {} steps accepted, {} rejected, {} Newton iterations, {:.4} s CPU",
+            self.t_from, self.steps, self.rejected, self.newton_iterations, self.cpu_seconds
+        )
+    }
+}
+
 /// Streams physical output rows of a run.
 pub struct RunObserver<'a> {
     sys: &'a dyn MechanicalSystem,
@@ -91,6 +141,9 @@ pub struct RunObserver<'a> {
     pub switch_warnings: Vec<String>,
     /// The per-step history `steps.csv`, if kept ([`STEPS_HEADER`]).
     pub steps: Option<TimeseriesWriter>,
+    /// The cost of the steps that end after this time, when asked
+    /// (`--cost-from`).
+    pub cost_from: Option<SubintervalCost>,
     step_row: [f64; 6],
     /// Physical state at the last accepted step (the monitor's input).
     q_step: Vec<f64>,
@@ -133,6 +186,7 @@ impl<'a> RunObserver<'a> {
             reactions: None,
             singular: None,
             steps: None,
+            cost_from: None,
             step_row: [0.0; 6],
             warn_on_switch: false,
             switch_warnings: Vec::new(),
@@ -226,10 +280,13 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
     }
 
     fn wants_step_history(&self) -> bool {
-        self.steps.is_some()
+        self.steps.is_some() || self.cost_from.is_some()
     }
 
     fn step_history(&mut self, r: &StepRecord) -> Result<(), EvalError> {
+        if let Some(c) = &mut self.cost_from {
+            c.add(r);
+        }
         if let Some(w) = &mut self.steps {
             self.step_row = [
                 r.t,

@@ -44,6 +44,8 @@ pub struct Overrides {
     pub force: bool,
     /// No `steps.csv` (`settings.step_history = false`).
     pub no_step_history: bool,
+    /// Report the cost of the steps ending after this time.
+    pub cost_from: Option<f64>,
 }
 
 /// What `jounce run` needs.
@@ -102,6 +104,14 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     }
     if o.no_step_history {
         s.step_history = false;
+    }
+    if let Some(t) = o.cost_from {
+        if !(t >= 0.0 && t.is_finite()) {
+            return Err(RunError::Setup(format!(
+                "--cost-from must be a time >= 0, not {t}"
+            )));
+        }
+        s.cost_from = Some(t);
     }
     if let Some(n) = o.max_steps {
         if n == 0 {
@@ -349,6 +359,10 @@ fn integrate_model(
         TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
     let mut obs = RunObserver::new(&sys, writer, t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
+    obs.cost_from = model
+        .settings
+        .cost_from
+        .map(crate::observer::SubintervalCost::new);
     if model.settings.step_history {
         obs.steps = Some(TimeseriesWriter::create(
             &out_dir.join("steps.csv"),
@@ -420,6 +434,9 @@ fn integrate_model(
         diagnostics.extend(mon.diagnostics());
     }
     diagnostics.extend(obs.switch_warnings.iter().cloned());
+    if let Some(c) = &obs.cost_from {
+        diagnostics.push(c.describe());
+    }
     if let Some(c) = &obs.checks {
         diagnostics.extend(c.warnings.iter().cloned());
     }

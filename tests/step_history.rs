@@ -121,3 +121,48 @@ fn step_history_false_writes_no_steps_csv() {
     assert!(!out.join("steps.csv").exists());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn cost_from_counts_the_steps_after_its_time() {
+    let text = std::fs::read_to_string(repo("examples/double_pendulum.toml")).unwrap();
+    let (head, _) = text.split_once("[settings.integrator]").unwrap();
+    let t_end = 2.0;
+    let text = format!(
+        "{}[settings.integrator]\nmethod = \"radau5\"\nrtol = 1e-7\natol = 1e-9\n",
+        head.replace(
+            "[settings]\n",
+            &format!(
+                "[settings]\nformulation = \"index3\"\ncost_from = {:?}\n",
+                t_end / 2.0
+            )
+        )
+    );
+    let mut model = jounce_model::from_str(&text, "double_pendulum.toml").unwrap();
+    model.settings.t_end = t_end;
+    let out = scratch("cost-from");
+    let s = run_model(&model, &out, false).unwrap();
+    let steps = Series::read(&out.join("steps.csv"));
+    let _ = std::fs::remove_dir_all(&out);
+    let after: Vec<usize> = (0..steps.col("t").len())
+        .filter(|&k| steps.col("t")[k] > t_end / 2.0)
+        .collect();
+    let newton: f64 = after
+        .iter()
+        .map(|&k| steps.col("newton_iterations")[k])
+        .sum();
+    let line = s
+        .diagnostics
+        .iter()
+        .find(|d| d.starts_with("cost from t = 1 s"))
+        .unwrap_or_else(|| panic!("{:?}", s.diagnostics));
+    assert!(
+        line.contains(&format!("{} steps accepted", after.len())),
+        "{line}: {} steps after t = 1",
+        after.len()
+    );
+    assert!(
+        line.contains(&format!("{newton} Newton iterations")),
+        "{line}"
+    );
+    assert!(!after.is_empty() && after.len() < steps.col("t").len());
+}

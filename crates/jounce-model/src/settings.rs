@@ -34,6 +34,7 @@ pub(crate) fn parse<'a, 'i>(
         "t_end",
         "output_interval",
         "step_history",
+        "cost_from",
         "assembly_tol",
         "formulation",
         "linear_solver",
@@ -51,6 +52,9 @@ pub(crate) fn parse<'a, 'i>(
     }
     if let Some(b) = e.opt_bool("step_history")? {
         s.step_history = b;
+    }
+    if let Some(x) = e.opt_num("cost_from")? {
+        s.cost_from = Some(e.non_negative("cost_from", x)?);
     }
     if let Some(x) = e.opt_num("assembly_tol")? {
         s.assembly_tol = e.positive("assembly_tol", x)?;

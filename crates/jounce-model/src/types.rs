@@ -366,6 +366,9 @@ pub struct Settings {
     /// Write `steps.csv`, one row per accepted step (default true; false
     /// for benchmarks: the history reads the CPU clock at every step).
     pub step_history: bool,
+    /// Report the cost (steps, Newton iterations, CPU) of the steps ending
+    /// after this time, s (`jounce run --cost-from T`).
+    pub cost_from: Option<f64>,
     /// Formulation.
     pub formulation: FormulationSettings,
     /// Integrator.
@@ -422,6 +425,7 @@ impl Default for Settings {
             t_end: 1.0,
             output_interval: 0.01,
             step_history: true,
+            cost_from: None,
             formulation: FormulationSettings::default(),
             integrator: IntegratorSettings::default(),
             assembly_tol: 1e-10,
