@@ -219,6 +219,8 @@ pub struct SingularityMonitor {
     work: Vec<f64>,
     jt_x: Vec<f64>,
     jt_y: Vec<f64>,
+    /// The watched vector at the deepest point of the open passage.
+    u_min: Vec<f64>,
     phi_t: Vec<f64>,
     q_mid: Vec<f64>,
     q_prev: Vec<f64>,
@@ -302,6 +304,7 @@ impl SingularityMonitor {
             work: vec![0.0; m],
             jt_x: vec![0.0; nv],
             jt_y: vec![0.0; nv],
+            u_min: vec![0.0; m],
             phi_t: vec![0.0; m],
             q_mid: q0.to_vec(),
             q_prev: q0.to_vec(),
@@ -445,7 +448,11 @@ impl SingularityMonitor {
 
     /// The joints of the rows that make up the watched singular vector.
     fn involved(&self) -> Vec<String> {
-        let u = &self.x[self.watched()];
+        self.joints_of(&self.x[self.watched()])
+    }
+
+    /// The joints of the rows that make up the singular vector `u`.
+    fn joints_of(&self, u: &[f64]) -> Vec<String> {
         let umax = u.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
         let mut out: Vec<String> = Vec::new();
         for (i, x) in u.iter().enumerate() {
@@ -540,11 +547,14 @@ impl SingularityMonitor {
         }
         if s < S_NEAR {
             let deeper = self.open.as_ref().is_none_or(|o| s < o.s_min);
-            let (joints, driven) = if deeper {
-                (self.involved(), self.driven(sys, t, q))
-            } else {
-                (Vec::new(), false)
-            };
+            // the vector at the deepest point is kept (no allocation); its
+            // joints are named when the passage ends or the run fails
+            let driven = deeper && self.driven(sys, t, q);
+            if deeper {
+                let k = self.watched();
+                self.u_min.copy_from_slice(&self.x[k]);
+            }
+            let joints = Vec::new();
             match &mut self.open {
                 None => {
                     // from the last step before the passage
@@ -579,7 +589,6 @@ impl SingularityMonitor {
                     if deeper {
                         o.s_min = s;
                         o.t_min = t;
-                        o.joints = joints;
                         o.driven = driven;
                     }
                     self.count_fast(dv, rate);
@@ -675,10 +684,15 @@ impl SingularityMonitor {
         let turn = self.norm_m(v, Some(&o.v_in));
         let speed = self.norm_m(v, None).max(self.norm_m(&o.v_in, None));
         let (jump, rate) = o.jump;
+        let joints = if o.joints.is_empty() {
+            self.joints_of(&self.u_min)
+        } else {
+            o.joints
+        };
         let passage = Passage {
             t: o.t_min,
             s_min: o.s_min,
-            joints: o.joints,
+            joints,
             driven: o.driven,
         };
         self.passages.push(passage.clone());
@@ -841,7 +855,11 @@ impl SingularityMonitor {
                 Passage {
                     t: o.t_min,
                     s_min: o.s_min,
-                    joints: o.joints.clone(),
+                    joints: if o.joints.is_empty() {
+                        self.joints_of(&self.u_min)
+                    } else {
+                        o.joints.clone()
+                    },
                     driven: o.driven,
                 },
                 self.s_last.min(o.s_min),

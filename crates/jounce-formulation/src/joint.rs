@@ -437,4 +437,18 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
         }
         Ok(())
     }
+
+    fn physical_motion(
+        &mut self,
+        _t: f64,
+        y: &[f64],
+        q: &mut [f64],
+        v: &mut [f64],
+        _lambda: &mut [f64],
+    ) -> Result<(), EvalError> {
+        // forward kinematics only: the multipliers need the accelerations
+        let (yq, yv) = y.split_at(self.n);
+        self.js.body_state(&mut self.data, yq, yv, q, v);
+        Ok(())
+    }
 }
