@@ -33,6 +33,11 @@ pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
     for r in 0..sys.nc() {
         h.push(format!("lambda[{}]", sys.constraint_label(r)));
     }
+    for i in 0..sys.n_switching_functions() {
+        let name = sys.switching_label(i);
+        h.push(format!("{name}.gap"));
+        h.push(format!("{name}.normal_force"));
+    }
     h
 }
 
@@ -243,6 +248,11 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             inv.velocity_violation,
         ]);
         self.row.extend_from_slice(&self.lambda);
+        for i in 0..self.sys.n_switching_functions() {
+            let (gap, force) = self.sys.contact_state(t, &self.q, &self.v, i);
+            self.row.push(gap);
+            self.row.push(force);
+        }
         self.writer
             .write_row(&self.row)
             .map_err(|e| EvalError::Other(e.to_string()))?;

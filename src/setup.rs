@@ -206,5 +206,11 @@ pub fn is_conservative(model: &Model) -> bool {
             | ForceKind::RotationalSpring {
                 damping, actuator, ..
             } => *damping == 0.0 && actuator.is_none(),
+            // a penalty contact without damping stores and returns its
+            // work; an impact conserves energy only at e = 1
+            ForceKind::Contact { law, damping, .. } => match law {
+                jounce_model::ContactLaw::Impact { restitution } => *restitution == 1.0,
+                _ => *damping == 0.0,
+            },
         })
 }

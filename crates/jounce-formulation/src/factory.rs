@@ -135,7 +135,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             nv: sys.nv(),
         });
     }
-    Ok(match kind {
+    let f: Box<dyn Formulation + 'a> = match kind {
         "augmented" => Box::new(
             Augmented::new(sys)
                 .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?
@@ -166,5 +166,12 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         ),
         "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
         other => return Err(FormulationError::Unknown(other.to_string())),
+    };
+    // contact gaps and other switching functions become events of
+    // whichever formulation runs the system
+    Ok(if sys.n_switching_functions() > 0 {
+        Box::new(crate::switching::Switched::new(f, sys))
+    } else {
+        f
     })
 }

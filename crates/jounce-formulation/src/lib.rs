@@ -74,6 +74,7 @@ pub mod penalty;
 pub mod projection;
 mod reduced_kkt;
 pub mod state_space;
+pub mod switching;
 
 pub use augmented::Augmented;
 pub use augmented_lagrangian::AugmentedLagrangian;
@@ -88,3 +89,4 @@ pub use partitioning::Partitioning;
 pub use penalty::Penalty;
 pub use projection::Projection;
 pub use state_space::StateSpace;
+pub use switching::Switched;

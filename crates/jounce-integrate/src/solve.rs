@@ -238,6 +238,14 @@ fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
     }
 }
 
+/// Interior points of a step at which the event functions are sampled when
+/// they have the same sign at both ends.
+const INTERIOR_SAMPLES: usize = 3;
+
+/// Points at which the cubic Hermite model of an event function is
+/// scanned for a sign change inside a step.
+const HERMITE_SCAN: usize = 64;
+
 /// Locate the earliest root in (ta, tb] of the event functions that cross,
 /// on the stepper's continuous solution, by the Illinois variant of
 /// regula falsi (Dahlquist & Björck, *Numerical Methods*, 6.2.3) to
@@ -257,13 +265,72 @@ fn locate_event<P: OdeProblem + ?Sized>(
             .filter(|&i| crossing(p.event_spec(i).direction, ga[i], gb[i]))
             .collect()
     };
-    if crossing_set(ga, gb, p).is_empty() {
-        return Ok(None);
+    let mut gb = gb.to_vec();
+    let mut tb = tb;
+    if crossing_set(ga, &gb, p).is_empty() {
+        // no sign change between the ends: a function may still have
+        // changed sign twice inside the step (a contact entered and left
+        // within it); the continuous solution is sampled at interior
+        // points and the first sample past a root bounds the search
+        stepper.prepare_dense_output(p)?;
+        let h = tb - ta;
+        // candidate times: where the cubic Hermite model of each function
+        // (values and end slopes, the slopes by differences on the
+        // continuous solution) crosses, then evenly spaced points. The
+        // model is exact for a gap that is quadratic in time (free flight
+        // under gravity), which no fixed sampling is: a step over a whole
+        // contact of a few milliseconds between samples of a long step
+        let eps = 1e-6 * h;
+        let mut slope_a = vec![0.0; ga.len()];
+        let mut slope_b = vec![0.0; ga.len()];
+        stepper.interpolate(ta + eps, y);
+        p.events(ta + eps, y, g)?;
+        for i in 0..ga.len() {
+            slope_a[i] = (g[i] - ga[i]) / eps;
+        }
+        stepper.interpolate(tb - eps, y);
+        p.events(tb - eps, y, g)?;
+        for i in 0..ga.len() {
+            slope_b[i] = (gb[i] - g[i]) / eps;
+        }
+        let mut candidates: Vec<f64> = Vec::new();
+        for i in 0..ga.len() {
+            let (g0, g1, d0, d1) = (ga[i], gb[i], slope_a[i] * h, slope_b[i] * h);
+            for k in 1..HERMITE_SCAN {
+                let s = k as f64 / HERMITE_SCAN as f64;
+                let (s2, s3) = (s * s, s * s * s);
+                let model = (2.0 * s3 - 3.0 * s2 + 1.0) * g0
+                    + (s3 - 2.0 * s2 + s) * d0
+                    + (-2.0 * s3 + 3.0 * s2) * g1
+                    + (s3 - s2) * d1;
+                if crossing(p.event_spec(i).direction, g0, model) {
+                    candidates.push(ta + s * h);
+                    break;
+                }
+            }
+        }
+        candidates.sort_by(f64::total_cmp);
+        candidates.extend(
+            (1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64),
+        );
+        let mut found = false;
+        for tc in candidates {
+            stepper.interpolate(tc, y);
+            p.events(tc, y, g)?;
+            if !crossing_set(ga, g, p).is_empty() {
+                tb = tc;
+                gb.copy_from_slice(g);
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return Ok(None);
+        }
     }
     stepper.prepare_dense_output(p)?;
-    let (mut ta, mut tb) = (ta, tb);
+    let mut ta = ta;
     let mut ga = ga.to_vec();
-    let mut gb = gb.to_vec();
     // Illinois weights: an end point retained twice in a row has its value halved
     let (mut wa, mut wb) = (1.0, 1.0);
     let mut last_moved = 0i8;
@@ -452,6 +519,14 @@ fn run<P: OdeProblem + ?Sized>(
     breakpoints.sort_by(f64::total_cmp);
     breakpoints.dedup();
     let mut terminal = None;
+    // the state at the start of the step (problems with events): a step
+    // across which an event function changes sign is redone from there to
+    // end exactly at the root, so that no stage sees the other side of the
+    // switch (a penalty contact's force, an impact's velocity)
+    let mut y_start = vec![0.0; if ne > 0 { n } else { 0 }];
+    let mut y_probe = vec![0.0; if ne > 0 { n } else { 0 }];
+    // the root (time, event) the redone step is heading for
+    let mut pending: Option<(f64, usize)> = None;
     let result: Result<(), IntegrateError> = (|| {
         while stepper.t() < t_end {
             let t = stepper.t();
@@ -460,7 +535,13 @@ fn run<P: OdeProblem + ?Sized>(
                 .iter()
                 .copied()
                 .find(|&b| b > t + tiny && b < t_end);
-            let t_stop = bp.unwrap_or(t_end);
+            let mut t_stop = bp.unwrap_or(t_end);
+            if let Some((te, _)) = pending {
+                t_stop = t_stop.min(te);
+            }
+            if ne > 0 {
+                y_start.copy_from_slice(stepper.y());
+            }
             p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
             // the budget is honoured: no step beyond it is attempted
             if stats.n_steps() >= opts.max_steps {
@@ -492,7 +573,40 @@ fn run<P: OdeProblem + ?Sized>(
             let mut event = None;
             if ne > 0 {
                 p.events(tb, stepper.y(), &mut g_new)?;
-                event = locate_event(p, stepper, ta, &g_old, tb, &g_new, &mut ybuf, &mut g_tmp)?;
+                let tiny_b = 4.0 * f64::EPSILON * tb.abs().max(1.0);
+                let located =
+                    locate_event(p, stepper, ta, &g_old, tb, &g_new, &mut ybuf, &mut g_tmp)?;
+                match (located, pending) {
+                    // a root inside the step, met for the first time: the
+                    // step is redone from its start to end exactly there
+                    (Some((tr, idx)), None) if tr < tb - tiny_b && tr > ta => {
+                        pending = Some((tr, idx));
+                        stats.n_accept = stats.n_accept.saturating_sub(1);
+                        stats.n_reject += 1;
+                        let mut ctx = StepContext { opts, stats };
+                        stepper.reset(p, ta, &y_start, &mut ctx)?;
+                        continue;
+                    }
+                    // the redone step met a root before the one it was
+                    // heading for (its path differs from the first
+                    // attempt's by the local error): located on its
+                    // continuous solution, not redone again
+                    (Some(e), Some(_)) if e.0 < tb - tiny_b => {
+                        pending = None;
+                        event = Some(e);
+                    }
+                    // the redone step ended at the root: the event, if
+                    // its function has changed sign on this path too (it
+                    // differs from the first attempt's by the local error;
+                    // if not, the next step meets the root at once)
+                    (_, Some((te, idx))) if (tb - te).abs() <= tiny_b => {
+                        pending = None;
+                        if crossing(p.event_spec(idx).direction, g_old[idx], g_new[idx]) {
+                            event = Some((tb, idx));
+                        }
+                    }
+                    (e, _) => event = e,
+                }
             }
             let t_end_step = event.map(|e| e.0).unwrap_or(tb);
             // outputs inside the step; the CPU clock (a system call of about
@@ -536,9 +650,7 @@ fn run<P: OdeProblem + ?Sized>(
             if let Some((te, idx)) = event {
                 stats.n_events += 1;
                 stepper.interpolate(te, &mut ybuf);
-                // the event's own function takes the sign it has after the root
                 p.events(te, &ybuf, &mut g_old)?;
-                g_old[idx] = g_new[idx];
                 cpu += thread_cpu_seconds() - cpu_mark;
                 observer.event(te, idx, &ybuf);
                 observer.output(p.inner, te, &ybuf)?;
@@ -566,10 +678,25 @@ fn run<P: OdeProblem + ?Sized>(
                         observer.output(p.inner, te, &ybuf)?;
                         cpu_mark = thread_cpu_seconds();
                         p.events(te, &ybuf, &mut g_old)?;
-                        // the event that fired starts from zero: its own
-                        // crossing is not found again in the next step
-                        g_old[idx] = 0.0;
+                        // the side the event's own function takes just
+                        // after the state change, where it is zero to
+                        // rounding: from the new state moved a little along
+                        // y' (an impact has reversed its rate). With that
+                        // sign the root just handled is not found again,
+                        // and a function that leaves zero and comes back
+                        // within the next step is seen crossing
+                        p.rhs(te, &ybuf, &mut y_probe)?;
+                        // (at least 1e-9 of the time scale: a step just
+                        // redone to the root may be a sliver)
+                        let d = (1e-6 * (te - ta).abs()).max(1e-9 * te.abs().max(1.0));
+                        for (yp, yb) in y_probe.iter_mut().zip(&ybuf) {
+                            *yp = yb + d * *yp;
+                        }
+                        p.events(te, &y_probe, &mut g_tmp)?;
+                        g_old[idx] = g_tmp[idx];
                     }
+                    // the root is the end of the bracket on the crossed
+                    // side: the functions' values there carry their new signs
                     EventAction::Continue => {}
                 }
                 stats.n_restart += 1;

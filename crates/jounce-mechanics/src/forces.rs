@@ -8,6 +8,7 @@
 
 use jounce_model::{ForceFrame, TimeFunction};
 
+use crate::contact::{contact_force, contact_potential, ContactParams};
 use crate::kinematics::Scalar;
 use crate::point_force::{point_force, torque};
 use crate::rotational_spring::{
@@ -37,6 +38,8 @@ pub(crate) enum ForceElementKind {
         params: RotationalSpringParams,
         actuator: Option<TimeFunction>,
     },
+    /// Unilateral contact between a and b (`crate::contact`).
+    Contact { params: ContactParams },
 }
 
 /// A force element.
@@ -83,6 +86,9 @@ impl ForceElement {
                 qa,
                 qb,
             ),
+            ForceElementKind::Contact { params } => {
+                contact_force(params, &x[0..3], &v[0..3], &x[3..6], &v[3..6], qa, qb)
+            }
         }
     }
 
@@ -123,6 +129,7 @@ impl ForceElement {
                     q[k] -= q0[k];
                 }
             }
+            ForceElementKind::Contact { .. } => {}
         }
     }
 
@@ -135,6 +142,7 @@ impl ForceElement {
             ForceElementKind::RotationalSpring { params, .. } => {
                 rotational_spring_potential(params, &x[0..3], &x[3..6])
             }
+            ForceElementKind::Contact { params } => contact_potential(params, &x[0..3], &x[3..6]),
             _ => 0.0,
         }
     }
@@ -153,6 +161,7 @@ impl ForceElement {
                     f.breakpoints(out);
                 }
             }
+            ForceElementKind::Contact { .. } => {}
         }
     }
 }

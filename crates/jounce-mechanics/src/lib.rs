@@ -85,6 +85,7 @@
 
 pub mod assembly;
 pub(crate) mod constraints;
+pub mod contact;
 pub mod data;
 pub mod distance;
 pub mod driver;

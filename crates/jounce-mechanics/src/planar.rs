@@ -25,6 +25,7 @@ use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2SVec64, Dual2_64, Dual64, DualSVec64};
 
 use crate::constraints::{ConstraintElement, ConstraintKind};
+use crate::contact::{contact_frame, contact_state, gap_gradient, ContactParams};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
@@ -61,6 +62,9 @@ pub struct PlanarSystem {
     row_owner: Vec<(usize, usize)>,
     /// Force elements.
     forces: Vec<ForceElement>,
+    /// Contact pairs: (index into `forces`, name), in model order; their
+    /// gaps are the switching functions.
+    contacts: Vec<(usize, String)>,
     /// Pattern of Φ_q: for every constraint row, the columns of its
     /// element's bodies.
     jac_pattern: Vec<(usize, usize)>,
@@ -429,6 +433,7 @@ impl PlanarSystem {
 
         // forces
         let mut forces = Vec::new();
+        let mut contacts = Vec::new();
         for f in &model.forces {
             let label = format!("force '{}'", f.name);
             let el = match &f.kind {
@@ -536,6 +541,30 @@ impl PlanarSystem {
                         bodies: el.bodies,
                     }
                 }
+                ForceKind::Contact {
+                    a,
+                    b,
+                    geometry,
+                    law,
+                    stiffness,
+                    damping,
+                } => {
+                    let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    let params = ContactParams {
+                        sa,
+                        sb,
+                        geometry: *geometry,
+                        law: *law,
+                        stiffness: nonnegative(*stiffness, "stiffness", &label)?,
+                        damping: nonnegative(*damping, "damping", &label)?,
+                    };
+                    contacts.push((forces.len(), f.name.clone()));
+                    ForceElement {
+                        kind: ForceElementKind::Contact { params },
+                        bodies: [ba, bb],
+                    }
+                }
             };
             forces.push(el);
         }
@@ -591,6 +620,7 @@ impl PlanarSystem {
             constraints,
             row_owner,
             forces,
+            contacts,
         })
     }
 
@@ -1146,6 +1176,117 @@ impl MechanicalSystem for PlanarSystem {
 
     fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
         Some(Box::new(crate::PlanarJointSystem::new(self)))
+    }
+
+    fn n_switching_functions(&self) -> usize {
+        self.contacts.len()
+    }
+
+    fn switching_functions(&self, _t: f64, q: &[f64], _v: &[f64], s: &mut [f64]) {
+        for (k, (e, _)) in self.contacts.iter().enumerate() {
+            let el = &self.forces[*e];
+            if let ForceElementKind::Contact { params } = &el.kind {
+                let x = gather(el.bodies, q);
+                s[k] = contact_frame(params, &x[0..3], &x[3..6]).0;
+            }
+        }
+    }
+
+    fn switching_label(&self, i: usize) -> String {
+        self.contacts
+            .get(i)
+            .map_or_else(|| format!("switching function {i}"), |(_, n)| n.clone())
+    }
+
+    fn contact_state(&self, _t: f64, q: &[f64], v: &[f64], i: usize) -> (f64, f64) {
+        let Some((e, _)) = self.contacts.get(i) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let el = &self.forces[*e];
+        let ForceElementKind::Contact { params } = &el.kind else {
+            return (f64::NAN, f64::NAN);
+        };
+        let (x, w) = (gather(el.bodies, q), gather(el.bodies, v));
+        contact_state(params, &x[0..3], &w[0..3], &x[3..6], &w[3..6])
+    }
+
+    fn restitution(&self, i: usize) -> Option<f64> {
+        let (e, _) = self.contacts.get(i)?;
+        match &self.forces[*e].kind {
+            ForceElementKind::Contact { params } => match params.law {
+                jounce_model::ContactLaw::Impact { restitution } => Some(restitution),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn apply_impact(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        i: usize,
+        v_out: &mut [f64],
+    ) -> Result<bool, String> {
+        let (Some(e), Some(restitution)) = (self.contacts.get(i).map(|c| c.0), self.restitution(i))
+        else {
+            return Ok(false);
+        };
+        let el = &self.forces[e];
+        let ForceElementKind::Contact { params } = &el.kind else {
+            return Ok(false);
+        };
+        let n = self.nq();
+        let x = gather(el.bodies, q);
+        let wl = gap_gradient(params, &x[0..3], &x[3..6]);
+        let mut w = vec![0.0; n];
+        for (k, wk) in wl.iter().enumerate() {
+            if let Some(col) = column(el.bodies, k) {
+                w[col] += wk;
+            }
+        }
+        let closing: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();
+        v_out.copy_from_slice(v);
+        if closing >= 0.0 {
+            return Ok(false);
+        }
+        // [M Φ_qᵀ; Φ_q 0] [u; μ] = [w; 0]: the velocity change of a unit
+        // normal impulse that keeps the joints (Φ_q u = 0)
+        let m = self.nc();
+        let mut kkt = DMatrix::zeros(n + m, n + m);
+        let mut mass = DMatrix::zeros(n, n);
+        self.mass_matrix(q, &mut mass);
+        let mut jac = DMatrix::zeros(m, n);
+        self.constraint_jacobian(t, q, &mut jac);
+        kkt.view_mut((0, 0), (n, n)).copy_from(&mass);
+        kkt.view_mut((n, 0), (m, n)).copy_from(&jac);
+        kkt.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+        let mut rhs = nalgebra::DVector::zeros(n + m);
+        rhs.rows_mut(0, n).copy_from_slice(&w);
+        let u = kkt
+            .full_piv_lu()
+            .solve(&rhs)
+            .filter(|u| u.iter().all(|x| x.is_finite()))
+            .ok_or_else(|| {
+                format!(
+                    "the impact of contact '{}' has no unique impulse: the matrix [M Φ_qᵀ; Φ_q 0] is singular",
+                    self.switching_label(i)
+                )
+            })?;
+        let wu: f64 = (0..n).map(|k| w[k] * u[k]).sum();
+        if !(wu > 0.0) {
+            return Err(format!(
+                "the impact of contact '{}' cannot change the gap's rate: the contact normal is blocked by the joints",
+                self.switching_label(i)
+            ));
+        }
+        // Newton's law: g'⁺ = −e g'⁻
+        let p = -(1.0 + restitution) * closing / wu;
+        for k in 0..n {
+            v_out[k] += p * u[k];
+        }
+        Ok(true)
     }
 
     fn breakpoints(&self) -> Vec<f64> {

@@ -353,6 +353,61 @@ pub trait MechanicalSystem {
         None
     }
 
+    /// Number of switching functions s_i(t, q, v) (contact gaps): where
+    /// one changes sign a force law switches or an impact happens, so an
+    /// integrator must stop there (located as events).
+    fn n_switching_functions(&self) -> usize {
+        0
+    }
+
+    /// The switching functions s(t, q, v) into `s` (len
+    /// [`MechanicalSystem::n_switching_functions`]); a contact's is its
+    /// gap g(q), negative in penetration.
+    fn switching_functions(&self, _t: f64, _q: &[f64], _v: &[f64], _s: &mut [f64]) {}
+
+    /// Name of the element of switching function `i`.
+    fn switching_label(&self, i: usize) -> String {
+        format!("switching function {i}")
+    }
+
+    /// Gap and normal force of the contact of switching function `i`, for
+    /// output.
+    fn contact_state(&self, _t: f64, _q: &[f64], _v: &[f64], _i: usize) -> (f64, f64) {
+        (f64::NAN, f64::NAN)
+    }
+
+    /// Coefficient of restitution when switching function `i` is a rigid
+    /// contact with Newton's impact law.
+    fn restitution(&self, _i: usize) -> Option<f64> {
+        None
+    }
+
+    /// Velocities just after the impact of switching function `i` at
+    /// (t, q, v) into `v_out`: Newton's law g'⁺ = −e g'⁻ with the
+    /// impulse consistent with the joints,
+    ///
+    /// ```text
+    /// [M Φ_qᵀ; Φ_q 0] [u; μ] = [w; 0],   v⁺ = v + P u,   P = −(1 + e) (w·v)/(w·u)
+    /// ```
+    ///
+    /// (w = ∂g/∂q the impulse direction; Pfeiffer & Glocker 1996,
+    /// *Multibody Dynamics with Unilateral Contacts*, ch. 7). Ok(false)
+    /// when the contact is not closing (v unchanged).
+    ///
+    /// # Errors
+    /// A message when no unique impulse exists.
+    fn apply_impact(
+        &self,
+        _t: f64,
+        _q: &[f64],
+        v: &[f64],
+        _i: usize,
+        v_out: &mut [f64],
+    ) -> Result<bool, String> {
+        v_out.copy_from_slice(v);
+        Ok(false)
+    }
+
     /// Times at which the applied forces or drivers are not smooth (steps,
     /// table knots, ends of ramps), sorted ascending.
     fn breakpoints(&self) -> Vec<f64> {

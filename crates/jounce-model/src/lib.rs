@@ -38,6 +38,7 @@
 
 mod breakpoints;
 mod connections;
+mod contacts;
 pub mod error;
 mod forces;
 mod functions;

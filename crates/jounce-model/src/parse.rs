@@ -23,6 +23,7 @@ const TOP_KEYS: &[&str] = &[
     "functions",
     "bodies",
     "joints",
+    "contacts",
     "drivers",
     "forces",
     "settings",
@@ -182,7 +183,8 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         functions,
     };
     let (joints, drivers) = crate::connections::parse(&mut ctx, root)?;
-    let forces = crate::forces::parse(&mut ctx, root, &joints)?;
+    let mut forces = crate::forces::parse(&mut ctx, root, &joints)?;
+    forces.extend(crate::contacts::parse(&mut ctx, root, &forces)?);
     let settings = crate::settings::parse(src, root.get("settings"))?;
 
     Ok(Model {

@@ -195,6 +195,23 @@ pub enum ForceKind {
         /// One-sided activity of the spring and damper.
         one_sided: Option<OneSided>,
     },
+    /// Unilateral contact between two bodies ([[contacts]]): a penalty
+    /// force law or an impact law on the gap g(q) of `geometry`; g is a
+    /// switching function located as an event.
+    Contact {
+        /// Line point (or centre of circle a) on body a.
+        a: Attachment,
+        /// Circle centre (or point) on body b.
+        b: Attachment,
+        /// Shape of the pair.
+        geometry: ContactGeometry,
+        /// Force or impact law.
+        law: ContactLaw,
+        /// Stiffness k [N/m^e] (0 for the impact law).
+        stiffness: f64,
+        /// Damping c [N·s/m] (Hunt–Crossley: [s/m]).
+        damping: f64,
+    },
     /// Rotational spring-damper on a revolute joint's relative angle
     /// φ = θ_b − θ_a: torque τ = −k (φ − φ0) − c φ' + τ_act(t) on body b
     /// (and the reaction on body a).
@@ -211,6 +228,59 @@ pub enum ForceKind {
         actuator: Option<TimeFunction>,
         /// One-sided: active only below (Compression) or above (Tension) φ0.
         one_sided: Option<OneSided>,
+    },
+}
+
+/// Shape of a planar contact pair: body a carries the line or the first
+/// circle, body b the circle or the point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContactGeometry {
+    /// A circle of radius r on body b against the line through point a of
+    /// body a with unit normal n (body a's frame, pointing to the free
+    /// side): gap g = n·(C_b − P_a) − r.
+    CircleLine {
+        /// Radius of the circle on body b [m].
+        radius: f64,
+        /// Unit normal of the line in body a's frame.
+        normal: [f64; 2],
+    },
+    /// Two circles: g = |C_b − C_a| − r_a − r_b.
+    CircleCircle {
+        /// Radius of the circle on body a [m].
+        radius_a: f64,
+        /// Radius of the circle on body b [m].
+        radius_b: f64,
+    },
+    /// Point b against the line through point a with unit normal n:
+    /// g = n·(P_b − P_a).
+    PointLine {
+        /// Unit normal of the line in body a's frame.
+        normal: [f64; 2],
+    },
+}
+
+/// Normal force law of a contact as a function of the penetration
+/// δ = −g > 0 and its rate δ'; no force when δ ≤ 0, never adhesive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContactLaw {
+    /// F = k δ + c δ'.
+    Linear,
+    /// Hertz: F = k δ^e + c δ'.
+    Hertz {
+        /// Exponent e (3/2 for spheres and cylinders of Hertz theory).
+        exponent: f64,
+    },
+    /// Hunt & Crossley (1975): F = k δ^e (1 + c δ'), c in s/m.
+    HuntCrossley {
+        /// Exponent e.
+        exponent: f64,
+    },
+    /// Rigid contact by Newton's impact law at the event g = 0 closing:
+    /// the normal relative velocity g' changes to −e g' by an impulse
+    /// consistent with the constraints.
+    Impact {
+        /// Coefficient of restitution e in [0, 1].
+        restitution: f64,
     },
 }
 

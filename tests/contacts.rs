@@ -1,0 +1,208 @@
+//! Contact on events (issue 11): studies.md S6 with every adaptive method
+//! that runs it, Newton's impact law on a bouncing ball, and contact
+//! models refused with the element named.
+
+mod support;
+
+use jounce::run::Overrides;
+use support::run_example;
+
+const S6: &str = "examples/studies/s6_two_balls.toml";
+
+/// Number of separate intervals in which a sampled gap is negative.
+fn contact_intervals(gap: &[f64]) -> usize {
+    let mut n = 0;
+    let mut inside = false;
+    for &g in gap {
+        if g < 0.0 && !inside {
+            n += 1;
+        }
+        inside = g < 0.0;
+    }
+    n
+}
+
+/// S6: every contact begins and ends with a located event (2 events per
+/// impact, the impacts counted independently on a 0.1 ms output grid of a
+/// tight reference run); no ball sinks deeper than the penalty springs
+/// allow; the energy of the undamped contacts is kept over 10 s.
+#[test]
+fn s6_contacts_are_located_by_every_adaptive_method() {
+    let (reference, ts) = run_example(
+        S6,
+        Overrides {
+            method: Some("dop853".into()),
+            rtol: Some(1e-11),
+            atol: Some(1e-11),
+            ..Overrides::default()
+        },
+        "s6ref",
+    );
+    assert_eq!(reference.status, "completed");
+    // a fine grid: each contact lasts π/ω ≈ 7-10 ms
+    let mut fine = jounce_model::load_file(&support::repo(S6)).unwrap();
+    fine.settings.output_interval = 1e-4;
+    fine.settings.integrator.method = "dop853".into();
+    fine.settings.integrator.rtol = 1e-11;
+    fine.settings.integrator.atol = 1e-11;
+    let out = support::scratch("s6fine");
+    jounce::run::run_model(&fine, &out, false).unwrap();
+    let fine_ts = support::Series::read(&out.join("timeseries.csv"));
+    let impacts = contact_intervals(fine_ts.col("ball2_ground.gap"))
+        + contact_intervals(fine_ts.col("ball1_ball2.gap"));
+    assert!(impacts >= 20, "{impacts} impacts in 10 s");
+    assert_eq!(reference.work.events, 2 * impacts as u64);
+    let _ = ts;
+
+    // penetration bound: the whole initial energy (44.145 J above the
+    // ground) in one spring, ½ k δ² ≤ E0
+    let e0 = 9.81 * (3.0 + 1.5);
+    let max_penetration = (2.0 * e0 / 1e5f64).sqrt();
+    for method in ["dopri5", "dop853", "radau5", "rodas4", "bdf"] {
+        let (s, ts) = run_example(
+            S6,
+            Overrides {
+                method: Some(method.into()),
+                rtol: Some(1e-8),
+                atol: Some(1e-8),
+                ..Overrides::default()
+            },
+            "s6",
+        );
+        assert_eq!(s.status, "completed", "{method}");
+        assert_eq!(
+            s.work.events,
+            2 * impacts as u64,
+            "{method}: {} events for {impacts} impacts",
+            s.work.events
+        );
+        let deepest = ts
+            .col("ball2_ground.gap")
+            .iter()
+            .chain(ts.col("ball1_ball2.gap"))
+            .fold(f64::INFINITY, |a, &b| a.min(b));
+        assert!(
+            deepest > -max_penetration,
+            "{method}: penetration {deepest} beyond {max_penetration}"
+        );
+        assert!(
+            s.accuracy.energy_conserved_by_model,
+            "undamped penalty contacts conserve energy"
+        );
+        let e = s.accuracy.max_relative_energy_error;
+        println!(
+            "S6 {method}: {} steps, {} events, energy drift {e:.2e}",
+            s.work.steps_accepted, s.work.events
+        );
+        assert!(e < 1e-4, "{method}: energy drift {e:e}");
+    }
+}
+
+/// Newton's impact law: every impact multiplies the normal velocity by
+/// −e, so successive apex heights above the contact height fall by e²
+/// (from the velocities in the rows written just after each impact).
+#[test]
+fn bouncing_ball_apex_heights_fall_by_e_squared() {
+    let e = 0.8f64;
+    let (s, ts) = run_example(
+        "examples/bouncing_ball.toml",
+        Overrides::default(),
+        "bounce",
+    );
+    assert_eq!(s.status, "completed");
+    assert!(!s.accuracy.energy_conserved_by_model);
+    let (t, vy, gap) = (ts.col("t"), ts.col("ball.vy"), ts.col("ground_contact.gap"));
+    // the row after an impact has the same time as the one before it
+    let mut rebound = Vec::new();
+    for i in 1..t.len() {
+        if t[i] == t[i - 1] && vy[i] > 0.0 && vy[i - 1] < 0.0 {
+            assert!(
+                gap[i].abs() < 1e-9,
+                "impact away from the ground: {}",
+                gap[i]
+            );
+            assert!(
+                (vy[i] + e * vy[i - 1]).abs() < 1e-9 * vy[i],
+                "restitution: {} after {}",
+                vy[i],
+                vy[i - 1]
+            );
+            rebound.push(vy[i]);
+        }
+    }
+    assert_eq!(rebound.len() as u64, s.work.events, "{rebound:?}");
+    assert!(rebound.len() >= 4, "{rebound:?}");
+    let g = 9.81;
+    let apex: Vec<f64> = rebound.iter().map(|v| v * v / (2.0 * g)).collect();
+    for k in 1..apex.len() {
+        let ratio = apex[k] / apex[k - 1];
+        assert!(
+            (ratio / (e * e) - 1.0).abs() < 1e-8,
+            "apex {k}: ratio {ratio} vs e² = {}",
+            e * e
+        );
+    }
+    // the first apex from the drop: the ball falls 1.75 m to contact
+    assert!((apex[0] / (e * e * 1.75) - 1.0).abs() < 1e-8, "{}", apex[0]);
+}
+
+/// Contacts run with every formulation that the ball's free body allows
+/// and give the same motion (the gap is an event of each formulation).
+#[test]
+fn a_contact_is_an_event_of_every_formulation() {
+    let mut last: Option<f64> = None;
+    for f in ["augmented", "projection", "penalty", "index3", "joint"] {
+        let method = if f == "index3" { "radau5" } else { "dopri5" };
+        let (s, ts) = run_example(
+            "examples/bouncing_ball.toml",
+            Overrides {
+                formulation: Some(f.into()),
+                method: Some(method.into()),
+                rtol: Some(1e-9),
+                atol: Some(1e-9),
+                ..Overrides::default()
+            },
+            "bounce_form",
+        );
+        assert_eq!(s.status, "completed", "{f}");
+        // impacts at t = 0.60, 1.55, 2.32 and 2.93 s (the next is at 3.42)
+        assert_eq!(s.work.events, 4, "{f}");
+        let y_end = *ts.col("ball.y").last().unwrap();
+        if let Some(y) = last {
+            assert!((y - y_end).abs() < 1e-5, "{f}: {y_end} vs {y}");
+        }
+        last = Some(y_end);
+    }
+}
+
+#[test]
+fn bad_contacts_are_refused_naming_the_element() {
+    let base = std::fs::read_to_string(support::repo("examples/bouncing_ball.toml")).unwrap();
+    for (from, to, what) in [
+        (
+            "restitution = 0.8",
+            "restitution = 1.5",
+            "must be in [0, 1]",
+        ),
+        (
+            "normal1 = [0.0, 1.0]",
+            "normal1 = [0.0, 0.0]",
+            "nonzero vector",
+        ),
+        (
+            "law = \"impact\"\nrestitution = 0.8",
+            "law = \"impact\"\nrestitution = 0.8\nstiffness = 1e5",
+            "no stiffness",
+        ),
+        ("radius2 = 0.25", "radius2 = -0.25", "radius2"),
+        ("law = \"impact\"", "law = \"elastic\"", "contact law"),
+    ] {
+        let text = base.replace(from, to);
+        assert_ne!(text, base);
+        let err = jounce_model::from_str(&text, "ball.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ground_contact"), "{err}");
+        assert!(err.contains(what), "{what}: {err}");
+    }
+}
