@@ -285,3 +285,69 @@ fn formulation_for(implicit: bool, constrained: bool) -> String {
         "augmented".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modes::Mode;
+
+    /// A model with one pair λ = −ζω ± iω√(1−ζ²) per (ω, ζ).
+    fn analysis(modes: &[(f64, f64)]) -> ModeAnalysis {
+        let mut ev = Vec::new();
+        let ms = modes
+            .iter()
+            .map(|&(w, z)| {
+                let (re, im) = (-z * w, w * (1.0 - z * z).sqrt());
+                ev.push((re, im));
+                ev.push((re, -im));
+                Mode {
+                    kind: ModeKind::Oscillatory,
+                    eigenvalue_re: re,
+                    eigenvalue_im: im,
+                    natural_frequency_hz: w / std::f64::consts::TAU,
+                    damped_frequency_hz: im / std::f64::consts::TAU,
+                    damping_ratio: z,
+                    shape: vec![],
+                }
+            })
+            .collect();
+        ModeAnalysis {
+            t: 0.0,
+            degrees_of_freedom: modes.len(),
+            independent_coordinates: vec![],
+            eigenvalues: ev,
+            modes: ms,
+            stiffness_ratio: None,
+        }
+    }
+
+    #[test]
+    fn a_damped_fast_mode_calls_for_implicit_and_an_undamped_one_for_explicit() {
+        // S2 1a-like: ω 4486 (ζ 0.112) over ω 31.5 (ζ 0.058), 1 s
+        let r = recommend(&analysis(&[(4486.0, 0.112), (31.5, 0.058)]), 1.0, true);
+        assert!(r.implicit(), "{r:?}");
+        assert_eq!(
+            (r.method.as_str(), r.formulation.as_str()),
+            ("radau5", "state_space")
+        );
+        // the same frequencies undamped: the fast mode persists
+        let r = recommend(&analysis(&[(4486.0, 0.0), (31.5, 0.0)]), 1.0, true);
+        assert!(!r.implicit(), "{r:?}");
+        assert_eq!(r.undamped_fast_modes_hz.len(), 1);
+        // 714 cycles: rtol ≤ 1e-3/714 → 1e-6
+        assert_eq!(r.rtol, 1e-6);
+    }
+
+    #[test]
+    fn rk4_limit_on_an_undamped_mode_is_its_imaginary_axis_interval() {
+        let w = 100.0;
+        let l = [Complex::new(0.0, w), Complex::new(0.0, -w)];
+        let lim = explicit_limits(&l, 1.0);
+        let rk4 = lim.iter().find(|l| l.method == "rk4").unwrap();
+        let h = rk4.largest_stable_step.unwrap();
+        // |R(ihω)| ≤ 1 for hω ≤ 2√2; the growth allowance over the run
+        // admits a little more
+        assert!(h >= 2.0 * 2f64.sqrt() / w * 0.999 && h < 3.0 / w, "h = {h}");
+        assert_eq!(rk4.stages, 4);
+    }
+}
