@@ -5,15 +5,19 @@
 //! - [`run::run_model`]: a whole run, writing `timeseries.csv` and `summary.json`;
 //! - [`check::check_model`]: validation, assembly, DOF and redundancy;
 //! - [`methods_table`]: the integrator registry as a table;
-//! - [`study`]: the seed studies of studies.md as tables.
+//! - [`study`]: the seed studies of studies.md as tables;
+//! - [`static_cmd`]: the static equilibrium and its state file;
+//! - [`modes`]: linearised modes and the integrator they call for.
 
 pub mod check;
 pub mod error;
 pub mod methods_table;
+pub mod modes;
 pub mod observer;
 pub mod redundancy;
 pub mod run;
 pub mod setup;
+pub mod static_cmd;
 pub mod study;
 pub mod trust;
 pub mod validate;

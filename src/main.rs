@@ -72,6 +72,41 @@ enum Command {
         /// No progress bar and no summary on stdout.
         #[arg(short, long)]
         quiet: bool,
+        /// Start from the static equilibrium (computed first, as `jounce
+        /// static`), velocities zero.
+        #[arg(long, conflicts_with = "initial_state")]
+        from_static: bool,
+        /// Start from the body poses and velocities of a state file written
+        /// by `jounce static` (JSON).
+        #[arg(long, value_name = "FILE")]
+        initial_state: Option<PathBuf>,
+    },
+    /// Static equilibrium: each body's pose, its deflection from the
+    /// initial pose and the constraint reactions; writes DIR/static_state.json
+    /// for `jounce run --initial-state`.
+    Static {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// Output directory [default: out/<model file stem>].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+    /// Linearised modes in independent coordinates (frequency, damping
+    /// ratio, shape), stiffness ratio, explicit stability limits and a
+    /// recommended integrator.
+    Modes {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// Linearise at the state of a run at time T [s] (the model is run
+        /// to T first).
+        #[arg(long, value_name = "T", conflicts_with = "static_")]
+        at: Option<f64>,
+        /// Linearise at the static equilibrium.
+        #[arg(long = "static", id = "static_")]
+        static_: bool,
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
     },
     /// Validate and assemble a model: bodies, joints, DOF, redundancy.
     Check {
@@ -131,11 +166,29 @@ fn main() -> ExitCode {
             no_steps,
             cost_from,
             quiet,
+            from_static,
+            initial_state,
         } => {
             let mut m = match jounce_model::load_file(&model) {
                 Ok(m) => m,
                 Err(e) => return fail(&e.into()),
             };
+            let start = if from_static {
+                jounce::static_cmd::static_state(&m).map(|s| Some((s, "--from-static".to_string())))
+            } else if let Some(path) = &initial_state {
+                jounce::static_cmd::read_state(path).map(|s| Some((s, path.display().to_string())))
+            } else {
+                Ok(None)
+            };
+            match start {
+                Ok(Some((s, origin))) => {
+                    if let Err(e) = jounce::static_cmd::apply_state(&mut m, &s, &origin) {
+                        return fail(&e);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => return fail(&e),
+            }
             let o = Overrides {
                 method,
                 formulation,
@@ -175,6 +228,56 @@ fn main() -> ExitCode {
                     }
                     fail(&e)
                 }
+            }
+        }
+        Command::Static { model, out } => {
+            let m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out").join(model.file_stem().unwrap_or_default())
+            });
+            match jounce::static_cmd::static_state(&m)
+                .and_then(|s| jounce::static_cmd::write_state(&s, &out).map(|p| (s, p)))
+            {
+                Ok((s, path)) => {
+                    print!("{}", jounce::static_cmd::static_text(&s));
+                    println!("  state: {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Modes {
+            model,
+            at,
+            static_,
+            json,
+        } => {
+            let m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            use jounce::modes::LinearisationPoint as P;
+            let point = match (at, static_) {
+                (Some(t), _) => P::At(t),
+                (None, true) => P::Static,
+                (None, false) => P::Initial,
+            };
+            match jounce::modes::modes_report(&m, point) {
+                Ok(r) => {
+                    if json {
+                        match serde_json::to_string_pretty(&r) {
+                            Ok(s) => println!("{s}"),
+                            Err(e) => return fail(&RunError::Setup(format!("JSON: {e}"))),
+                        }
+                    } else {
+                        print!("{}", jounce::modes::modes_text(&r));
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
             }
         }
         Command::Check { model } => {

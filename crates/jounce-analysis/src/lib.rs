@@ -5,13 +5,24 @@
 //! [`InvariantExtremes`]) and the stability of a fixed step on the
 //! linearisation at the start ([`step_stability`]), singular
 //! configurations, branch switches and lock-up during a run
-//! ([`SingularityMonitor`]). Must not integrate or
+//! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium`]),
+//! linearised modes in independent coordinates ([`linearised_modes`]) and
+//! the integrator they call for ([`recommend`]). Must not integrate or
 //! write files.
 
 pub mod invariants;
+pub mod modes;
+pub mod recommendation;
 pub mod singular_configuration;
+pub mod static_equilibrium;
 pub mod step_stability;
 
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
+pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
+pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
-pub use step_stability::{fixed_step_stability, linearised_eigenvalues, StepStability};
+pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError};
+pub use step_stability::{
+    eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
+    StepStability,
+};

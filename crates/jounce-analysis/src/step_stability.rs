@@ -58,8 +58,8 @@ impl StepStability {
 }
 
 /// Eigenvalues of J = ∂f/∂y at (t, y), from the problem's exact Jacobian
-/// or central differences of its right-hand side; `None` above
-/// [`MAX_DIMENSION`].
+/// or central differences of its right-hand side
+/// ([`linearised_jacobian`]); `None` above [`MAX_DIMENSION`].
 ///
 /// # Errors
 /// The evaluation error of the right-hand side.
@@ -68,6 +68,23 @@ pub fn linearised_eigenvalues<P: OdeProblem + ?Sized>(
     t: f64,
     y: &[f64],
 ) -> Result<Option<Vec<Complex<f64>>>, EvalError> {
+    let Some(jac) = linearised_jacobian(p, t, y)? else {
+        return Ok(None);
+    };
+    Ok(eigenvalues_of(jac))
+}
+
+/// J = ∂f/∂y at (t, y): the problem's exact Jacobian, or central
+/// differences of its right-hand side; `None` when the dimension is 0 or
+/// above [`MAX_DIMENSION`], or J is not finite.
+///
+/// # Errors
+/// The evaluation error of the right-hand side.
+pub fn linearised_jacobian<P: OdeProblem + ?Sized>(
+    p: &mut P,
+    t: f64,
+    y: &[f64],
+) -> Result<Option<DMatrix<f64>>, EvalError> {
     let n = y.len();
     if n == 0 || n > MAX_DIMENSION {
         return Ok(None);
@@ -97,18 +114,20 @@ pub fn linearised_eigenvalues<P: OdeProblem + ?Sized>(
     if jac.iter().any(|x| !x.is_finite()) {
         return Ok(None);
     }
+    Ok(Some(jac))
+}
+
+/// All eigenvalues of a square matrix by a bounded Schur iteration;
+/// `None` when it does not converge or gives non-finite values.
+pub fn eigenvalues_of(jac: DMatrix<f64>) -> Option<Vec<Complex<f64>>> {
     // a bounded Schur iteration: nalgebra's `complex_eigenvalues` iterates
     // until convergence, which a matrix of extreme entries (1e300) never
     // reaches; such a model gets no verdict rather than a hang
-    let Some(schur) = nalgebra::linalg::Schur::try_new(jac, f64::EPSILON, MAX_SCHUR_ITERATIONS)
-    else {
-        return Ok(None);
-    };
+    let schur = nalgebra::linalg::Schur::try_new(jac, f64::EPSILON, MAX_SCHUR_ITERATIONS)?;
     let ev: Vec<Complex<f64>> = schur.complex_eigenvalues().iter().copied().collect();
-    Ok(ev
-        .iter()
+    ev.iter()
         .all(|l| l.re.is_finite() && l.im.is_finite())
-        .then_some(ev))
+        .then_some(ev)
 }
 
 /// ln G(h) over `span` seconds for the eigenvalues `lambdas` and the

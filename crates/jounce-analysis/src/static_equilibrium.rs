@@ -1,0 +1,608 @@
+//! Static equilibrium of a constrained mechanical system.
+//!
+//! With the velocities zero, the equations of motion
+//! M q'' + Φ_qᵀ λ = Q (docs/conventions.md) are in equilibrium where
+//!
+//! ```text
+//! r(q, λ) = [ Φ_qᵀ(q) λ − Q(t, q, 0) ]  = 0,
+//!           [ Φ(t, q)               ]
+//! ```
+//!
+//! solved by Newton's method on the KKT (saddle-point) system
+//!
+//! ```text
+//! [ K_T + μ W   Φ_qᵀ ] [ Δq ]     [ Φ_qᵀλ − Q ]
+//! [ Φ_q         0    ] [ Δλ ] = − [ Φ         ],   K_T = −∂Q/∂q + ∂(Φ_qᵀλ)/∂q,
+//! ```
+//!
+//! with the exact derivatives of the system
+//! ([`MechanicalSystem::force_jacobians`],
+//! [`MechanicalSystem::constraint_force_jacobian`]); K_T is the tangent
+//! stiffness of nonlinear finite-element statics (Bathe, *Finite Element
+//! Procedures*, 2014, Section 8.4; Géradin & Cardona, *Flexible Multibody
+//! Dynamics*, 2001, Section 11.2 for the constrained form). The step is
+//! accepted when it lowers the scaled residual; otherwise a
+//! Levenberg–Marquardt term μ W (W = M plus a small diagonal, so the
+//! regularised step is a step of pseudo-transient relaxation, Kelley &
+//! Keyes 1998) is raised until it does; near the solution μ → 0 and
+//! Newton converges quadratically.
+//!
+//! When that fails, pseudo-transient continuation (the same steps with μ
+//! lowered as the residual falls, no descent test) follows the overdamped
+//! motion from the start; it passes configurations where the residual is
+//! stationary and K_T singular (a pendulum released horizontally), where
+//! a descent test stops Newton. When both fail, the load is applied in
+//! steps: the Newton homotopy r(q, λ) − (1 − s) r(q₀, λ₀) = 0 is followed
+//! from s = 0 (the initial state solves it) to s = 1, each step solved by
+//! the same Newton iteration and halved on failure (Allgower & Georg,
+//! *Introduction to Numerical Continuation Methods*, 2003, Section 2.1:
+//! load stepping on the out-of-balance load).
+//!
+//! When both fail, the reduced stiffness Nᵀ K_T N at the start (N a basis
+//! of the null space of Φ_q) is searched for directions of zero stiffness
+//! along which the load does not vanish: a body that can move along them
+//! has no support, and the error names it (`body 'x' has no support in
+//! y`).
+
+use nalgebra::{DMatrix, DVector, SymmetricEigen};
+
+use jounce_mechanics::MechanicalSystem;
+
+/// Newton iterations per solve (one load level).
+pub const MAX_NEWTON: usize = 60;
+/// Iterations of pseudo-transient continuation.
+pub const MAX_PSEUDO_TRANSIENT: usize = 500;
+/// Smallest load step of the continuation.
+pub const MIN_LOAD_STEP: f64 = 1e-6;
+/// Largest number of load steps.
+pub const MAX_LOAD_STEPS: usize = 400;
+/// Force residual ‖Φ_qᵀλ − Q‖∞ accepted, relative to the load scale.
+pub const FORCE_TOL: f64 = 1e-11;
+/// Constraint residual ‖Φ‖∞ accepted [m or rad].
+pub const CONSTRAINT_TOL: f64 = 1e-12;
+
+/// A static equilibrium.
+#[derive(Clone, Debug)]
+pub struct StaticEquilibrium {
+    /// Equilibrium configuration q (len n_q).
+    pub q: Vec<f64>,
+    /// Lagrange multipliers λ (len m): the constraint reactions
+    /// (minimum-norm ones when constraints are redundant).
+    pub lambda: Vec<f64>,
+    /// Newton iterations, all load steps included.
+    pub iterations: usize,
+    /// Load steps taken (0: Newton converged directly).
+    pub load_steps: usize,
+    /// ‖Φ_qᵀλ − Q‖∞ at the solution [N or N·m].
+    pub force_residual: f64,
+    /// ‖Φ‖∞ at the solution.
+    pub constraint_residual: f64,
+    /// Smallest eigenvalue of the reduced tangent stiffness Nᵀ K_T N
+    /// (symmetric part) at the solution: positive for a stable
+    /// equilibrium, about zero for a neutral one (a free coordinate with
+    /// no load on it), negative for an unstable one.
+    pub min_reduced_stiffness: f64,
+    /// Largest |eigenvalue| of the reduced stiffness (its scale).
+    pub max_reduced_stiffness: f64,
+}
+
+impl StaticEquilibrium {
+    /// "stable", "neutral" (a direction without stiffness) or "unstable".
+    pub fn stability(&self) -> &'static str {
+        let tol = 1e-9 * self.max_reduced_stiffness;
+        if self.min_reduced_stiffness > tol {
+            "stable"
+        } else if self.min_reduced_stiffness >= -tol {
+            "neutral"
+        } else {
+            "unstable"
+        }
+    }
+}
+
+/// Why no equilibrium was found.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StaticError {
+    /// A direction of zero stiffness carries load: e.g. a body in free fall.
+    #[error("no static equilibrium: {what} has no support in {direction} (a load of {load:.4e} acts along a direction without stiffness or constraint)")]
+    NoSupport {
+        /// `body 'x'` (or the coordinate's label).
+        what: String,
+        /// The coordinate: x, y or theta.
+        direction: String,
+        /// The load along the unsupported direction [N or N·m].
+        load: f64,
+    },
+    /// Newton and load stepping did not converge.
+    #[error("no static equilibrium found: Newton's method and load stepping ({load_steps} load steps, smallest {min_step:.1e}) did not converge; force residual {force_residual:.3e}, constraint residual {constraint_residual:.3e}")]
+    NotConverged {
+        /// Load steps tried.
+        load_steps: usize,
+        /// Smallest load step tried.
+        min_step: f64,
+        /// Best force residual.
+        force_residual: f64,
+        /// Its constraint residual.
+        constraint_residual: f64,
+    },
+    /// Input the method cannot take.
+    #[error("static equilibrium: {0}")]
+    Unsupported(String),
+}
+
+/// Scratch and evaluations of the residual and its Jacobian.
+struct Statics<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    t: f64,
+    n: usize,
+    m: usize,
+    zero_v: Vec<f64>,
+    /// Mass-like regularisation W (n × n).
+    w: DMatrix<f64>,
+    /// Scale of the loads [N].
+    f_scale: f64,
+}
+
+impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
+    /// r = [Φ_qᵀλ − Q; Φ] at x = [q; λ].
+    fn residual(&self, x: &[f64]) -> DVector<f64> {
+        let (n, m) = (self.n, self.m);
+        let q = &x[..n];
+        let lam = DVector::from_column_slice(&x[n..]);
+        let mut f = vec![0.0; n];
+        self.sys.generalized_forces(self.t, q, &self.zero_v, &mut f);
+        let mut jac = DMatrix::zeros(m, n);
+        self.sys.constraint_jacobian(self.t, q, &mut jac);
+        let reac = jac.transpose() * lam;
+        let mut phi = vec![0.0; m];
+        self.sys.constraints(self.t, q, &mut phi);
+        let mut r = DVector::zeros(n + m);
+        for i in 0..n {
+            r[i] = reac[i] - f[i];
+        }
+        for i in 0..m {
+            r[n + i] = phi[i];
+        }
+        r
+    }
+
+    /// K_T = −∂Q/∂q + ∂(Φ_qᵀλ)/∂q and Φ_q at x.
+    fn tangent(&self, x: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
+        let (n, m) = (self.n, self.m);
+        let q = &x[..n];
+        let (mut dq, mut dv) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+        self.sys
+            .force_jacobians(self.t, q, &self.zero_v, &mut dq, &mut dv);
+        let mut kc = DMatrix::zeros(n, n);
+        if m > 0 {
+            self.sys
+                .constraint_force_jacobian(self.t, q, &x[n..], &mut kc);
+        }
+        let mut jac = DMatrix::zeros(m, n);
+        self.sys.constraint_jacobian(self.t, q, &mut jac);
+        (kc - dq, jac)
+    }
+
+    /// Merit: the force residual over the load scale plus the constraint
+    /// residual (2-norms).
+    fn merit(&self, r: &DVector<f64>) -> f64 {
+        let n = self.n;
+        r.rows(0, n).norm() / self.f_scale + r.rows(n, self.m).norm()
+    }
+
+    fn converged(&self, r: &DVector<f64>) -> bool {
+        let n = self.n;
+        r.rows(0, n).amax() <= FORCE_TOL * self.f_scale
+            && (self.m == 0 || r.rows(n, self.m).amax() <= CONSTRAINT_TOL)
+    }
+
+    /// Close enough that round-off stops further progress.
+    fn nearly_converged(&self, r: &DVector<f64>) -> bool {
+        let n = self.n;
+        r.rows(0, n).amax() <= 1e-8 * self.f_scale
+            && (self.m == 0 || r.rows(n, self.m).amax() <= 1e-10)
+    }
+
+    /// Solve the regularised KKT system for the Newton step at x against
+    /// the residual `r` (a pseudo-inverse: rank-deficient Φ_q from
+    /// redundant joints gives the minimum-norm multipliers).
+    fn step(
+        &self,
+        k: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+        mu: f64,
+        r: &DVector<f64>,
+    ) -> DVector<f64> {
+        let (n, m) = (self.n, self.m);
+        let mut a = DMatrix::zeros(n + m, n + m);
+        a.view_mut((0, 0), (n, n)).copy_from(&(k + &self.w * mu));
+        a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+        a.view_mut((n, 0), (m, n)).copy_from(jac);
+        let svd = a.svd(true, true);
+        let smax = svd.singular_values.max();
+        let eps = 1e-13 * smax.max(f64::MIN_POSITIVE);
+        svd.solve(&(-r), eps)
+            .unwrap_or_else(|_| DVector::zeros(n + m))
+    }
+
+    /// Newton with Levenberg–Marquardt safeguard on r(x) − shift = 0.
+    /// Returns the iterations used, or `None` when it stalls.
+    fn newton(&self, x: &mut [f64], shift: &DVector<f64>, iterations: &mut usize) -> bool {
+        let mut r = self.residual(x) - shift;
+        let mut phi = self.merit(&r);
+        let mut mu = 0.0;
+        for _ in 0..MAX_NEWTON {
+            if self.converged(&r) {
+                return true;
+            }
+            *iterations += 1;
+            let (k, jac) = self.tangent(x);
+            let sigma = (k.amax() / self.w.amax()).max(1.0);
+            let mut accepted = false;
+            loop {
+                let dx = self.step(&k, &jac, mu, &r);
+                let trial: Vec<f64> = x.iter().zip(dx.iter()).map(|(a, b)| a + b).collect();
+                let rt = self.residual(&trial) - shift;
+                let pt = self.merit(&rt);
+                if pt.is_finite() && pt < phi {
+                    x.copy_from_slice(&trial);
+                    r = rt;
+                    phi = pt;
+                    mu = if mu <= 1e-6 * sigma { 0.0 } else { mu / 10.0 };
+                    accepted = true;
+                    break;
+                }
+                mu = if mu == 0.0 { 1e-6 * sigma } else { mu * 10.0 };
+                if mu > 1e12 * sigma {
+                    break;
+                }
+            }
+            if !accepted {
+                return self.nearly_converged(&r);
+            }
+        }
+        self.converged(&r) || self.nearly_converged(&r)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
+    /// Pseudo-transient continuation (Kelley & Keyes 1998): steps of
+    /// (K_T + μ W) Δq + Φ_qᵀ Δλ = −r without a descent test, μ = 1/Δτ²
+    /// lowered by switched evolution relaxation, μ_{k+1} = μ_k ‖r_k‖/‖r_{k−1}‖.
+    /// The early steps follow the overdamped motion towards a stable
+    /// equilibrium (it passes where K_T is singular and the residual is
+    /// stationary, a pendulum released horizontally), the late ones are
+    /// Newton steps.
+    fn pseudo_transient(&self, x: &mut [f64], iterations: &mut usize) -> bool {
+        let zero = DVector::zeros(self.n + self.m);
+        let mut r = self.residual(x);
+        let mut phi = self.merit(&r);
+        let (k, _) = self.tangent(x);
+        let sigma = (k.amax() / self.w.amax()).max(1.0);
+        let mut mu = sigma;
+        for _ in 0..MAX_PSEUDO_TRANSIENT {
+            if self.converged(&r) {
+                return true;
+            }
+            *iterations += 1;
+            let (k, jac) = self.tangent(x);
+            let mut dx = self.step(&k, &jac, mu, &r);
+            // a trust region on the motion: at most 0.1 (m or rad, relative
+            // to the size of q) per step, by raising μ
+            let limit = 0.1 * x[..self.n].iter().fold(1.0_f64, |a, b| a.max(b.abs()));
+            let mut tries = 0;
+            while dx.rows(0, self.n).amax() > limit && tries < 40 {
+                mu = if mu == 0.0 { sigma } else { mu * 4.0 };
+                dx = self.step(&k, &jac, mu, &r);
+                tries += 1;
+            }
+            for (a, b) in x.iter_mut().zip(dx.iter()) {
+                *a += b;
+            }
+            let rn = self.residual(x);
+            let pn = self.merit(&rn);
+            if !pn.is_finite() {
+                return false;
+            }
+            mu *= (pn / phi.max(f64::MIN_POSITIVE)).min(10.0);
+            if mu < 1e-12 * sigma {
+                mu = 0.0;
+            }
+            r = rn;
+            phi = pn;
+            if mu == 0.0 {
+                // Newton from here
+                return self.newton(x, &zero, iterations);
+            }
+        }
+        self.converged(&r)
+    }
+}
+
+/// The static equilibrium of `sys` at time `t` (drivers held at their
+/// value at t), from the configuration `q0` (e.g. the assembled initial
+/// one); see the module documentation for the method.
+///
+/// # Errors
+/// [`StaticError::NoSupport`] naming the body and direction without
+/// support, [`StaticError::NotConverged`] when the iteration fails for
+/// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v
+/// or non-finite input.
+pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q0: &[f64],
+) -> Result<StaticEquilibrium, StaticError> {
+    let (n, m) = (sys.nq(), sys.nc());
+    if sys.nv() != n {
+        return Err(StaticError::Unsupported(
+            "only systems whose positions and velocities have the same dimension".into(),
+        ));
+    }
+    if q0.len() != n || q0.iter().any(|x| !x.is_finite()) || !t.is_finite() {
+        return Err(StaticError::Unsupported(
+            "the start configuration is not finite or has the wrong length".into(),
+        ));
+    }
+    let zero_v = vec![0.0; n];
+    let mut mass = DMatrix::zeros(n, n);
+    sys.mass_matrix(q0, &mut mass);
+    let mmax = mass.amax().max(f64::MIN_POSITIVE);
+    let w = &mass + DMatrix::identity(n, n) * (1e-6 * mmax);
+    let mut f0 = vec![0.0; n];
+    sys.generalized_forces(t, q0, &zero_v, &mut f0);
+    let f_scale = f0.iter().fold(0.0_f64, |a, b| a.max(b.abs())).max(1e-300);
+    let st = Statics {
+        sys,
+        t,
+        n,
+        m,
+        zero_v,
+        w,
+        f_scale: if f_scale > 1e-300 { f_scale } else { 1.0 },
+    };
+
+    // start: λ₀ from the KKT system at rest, [W Φ_qᵀ; Φ_q 0][a; λ] = [Q; 0]
+    let mut x0 = q0.to_vec();
+    x0.extend(std::iter::repeat_n(0.0, m));
+    if m > 0 {
+        let mut jac = DMatrix::zeros(m, n);
+        sys.constraint_jacobian(t, q0, &mut jac);
+        let r = st.residual(&x0);
+        let lam = st.step(&DMatrix::zeros(n, n), &jac, 1.0, &r);
+        for i in 0..m {
+            x0[n + i] = lam[n + i];
+        }
+    }
+    if x0.iter().any(|v| !v.is_finite()) {
+        return Err(StaticError::Unsupported(
+            "the loads or constraint Jacobian are not finite at the start".into(),
+        ));
+    }
+
+    let mut iterations = 0;
+    let zero = DVector::zeros(n + m);
+    let mut x = x0.clone();
+    let mut load_steps = 0;
+    let mut ok = st.newton(&mut x, &zero, &mut iterations);
+    let mut min_step: f64 = 1.0;
+    if !ok {
+        x.copy_from_slice(&x0);
+        ok = st.pseudo_transient(&mut x, &mut iterations);
+    }
+    if !ok {
+        // load stepping on the out-of-balance load (Newton homotopy)
+        let r0 = st.residual(&x0);
+        x.copy_from_slice(&x0);
+        let (mut s, mut ds) = (0.0_f64, 0.125_f64);
+        while load_steps < MAX_LOAD_STEPS {
+            let s_next = (s + ds).min(1.0);
+            let shift = &r0 * (1.0 - s_next);
+            let mut trial = x.clone();
+            load_steps += 1;
+            if st.newton(&mut trial, &shift, &mut iterations) {
+                x = trial;
+                s = s_next;
+                if s >= 1.0 {
+                    ok = true;
+                    break;
+                }
+                ds = (2.0 * ds).min(0.5);
+            } else {
+                ds /= 4.0;
+                min_step = min_step.min(ds);
+                if ds < MIN_LOAD_STEP {
+                    break;
+                }
+            }
+        }
+        if ok {
+            // polish at full load
+            ok = st.newton(&mut x, &zero, &mut iterations);
+        }
+    }
+    if !ok {
+        if let Some(e) = unsupported_direction(&st, &x0) {
+            return Err(e);
+        }
+        let r = st.residual(&x);
+        return Err(StaticError::NotConverged {
+            load_steps,
+            min_step,
+            force_residual: r.rows(0, n).amax(),
+            constraint_residual: if m > 0 { r.rows(n, m).amax() } else { 0.0 },
+        });
+    }
+    let r = st.residual(&x);
+    let (kmin, kmax) = reduced_stiffness_range(&st, &x);
+    Ok(StaticEquilibrium {
+        q: x[..n].to_vec(),
+        lambda: x[n..].to_vec(),
+        iterations,
+        load_steps,
+        force_residual: r.rows(0, n).amax(),
+        constraint_residual: if m > 0 { r.rows(n, m).amax() } else { 0.0 },
+        min_reduced_stiffness: kmin,
+        max_reduced_stiffness: kmax,
+    })
+}
+
+/// An orthonormal basis N (n × (n − rank)) of the null space of Φ_q at
+/// x: the motions the constraints allow.
+fn null_space(jac: &DMatrix<f64>, n: usize) -> DMatrix<f64> {
+    if jac.nrows() == 0 {
+        return DMatrix::identity(n, n);
+    }
+    // SVD of the n × n matrix Φ_qᵀΦ_q keeps all n right singular vectors
+    let g = jac.transpose() * jac;
+    let eig = SymmetricEigen::new(g);
+    let emax = eig.eigenvalues.amax().max(f64::MIN_POSITIVE);
+    let cols: Vec<usize> = (0..n)
+        .filter(|&j| eig.eigenvalues[j] <= 1e-10 * emax)
+        .collect();
+    let mut nmat = DMatrix::zeros(n, cols.len());
+    for (k, &j) in cols.iter().enumerate() {
+        nmat.set_column(k, &eig.eigenvectors.column(j));
+    }
+    nmat
+}
+
+/// Symmetric part of the reduced tangent stiffness Nᵀ K_T N at x, with N.
+fn reduced_stiffness<S: MechanicalSystem + ?Sized>(
+    st: &Statics<'_, S>,
+    x: &[f64],
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (k, jac) = st.tangent(x);
+    let nmat = null_space(&jac, st.n);
+    let kr = nmat.transpose() * k * &nmat;
+    ((&kr + kr.transpose()) * 0.5, nmat)
+}
+
+fn reduced_stiffness_range<S: MechanicalSystem + ?Sized>(
+    st: &Statics<'_, S>,
+    x: &[f64],
+) -> (f64, f64) {
+    let (kr, _) = reduced_stiffness(st, x);
+    if kr.nrows() == 0 {
+        return (0.0, 0.0);
+    }
+    let e = SymmetricEigen::new(kr).eigenvalues;
+    (e.min(), e.amax())
+}
+
+/// A loaded direction of zero reduced stiffness at x0, named by the
+/// coordinate that moves most along it.
+fn unsupported_direction<S: MechanicalSystem + ?Sized>(
+    st: &Statics<'_, S>,
+    x0: &[f64],
+) -> Option<StaticError> {
+    let (kr, nmat) = reduced_stiffness(st, x0);
+    let p = kr.nrows();
+    if p == 0 {
+        return None;
+    }
+    let eig = SymmetricEigen::new(kr);
+    let kmax = eig.eigenvalues.amax();
+    let zero: Vec<usize> = (0..p)
+        .filter(|&j| eig.eigenvalues[j].abs() <= 1e-9 * kmax)
+        .collect();
+    if zero.is_empty() {
+        return None;
+    }
+    // the load within the zero-stiffness subspace: g = Zᵀ Nᵀ Q
+    let mut f = vec![0.0; st.n];
+    st.sys
+        .generalized_forces(st.t, &x0[..st.n], &st.zero_v, &mut f);
+    let f = DVector::from_vec(f);
+    let mut z = DMatrix::zeros(p, zero.len());
+    for (k, &j) in zero.iter().enumerate() {
+        z.set_column(k, &eig.eigenvectors.column(j));
+    }
+    let basis = &nmat * z;
+    let g = basis.transpose() * &f;
+    let load = g.norm();
+    if load <= 1e-9 * st.f_scale {
+        return None;
+    }
+    let d = basis * g;
+    let i = d.iamax();
+    let label = st.sys.coordinate_label(i);
+    let (what, direction) = match label.rsplit_once('.') {
+        Some((body, c)) => (format!("body '{body}'"), c.to_string()),
+        None => (format!("coordinate '{label}'"), "its direction".to_string()),
+    };
+    Some(StaticError::NoSupport {
+        what,
+        direction,
+        load,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jounce_mechanics::PlanarSystem;
+
+    fn system(text: &str) -> PlanarSystem {
+        let model = jounce_model::from_str(text, "test.toml").expect("valid model");
+        PlanarSystem::from_model(&model).expect("valid system")
+    }
+
+    #[test]
+    fn a_body_in_free_fall_has_no_support_in_y() {
+        let sys = system(
+            r#"
+[model]
+name = "free fall"
+[[bodies]]
+name = "ball"
+mass = 2
+inertia = 0.1
+position = [0.0, 1.0]
+[settings]
+t_end = 1.0
+"#,
+        );
+        let e = static_equilibrium(&sys, 0.0, &sys.initial_q()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("no static equilibrium: body 'ball' has no support in y"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_pendulum_released_horizontally_hangs_down() {
+        // a rod of length 2 pinned at its end at the origin; K_T is singular
+        // where it starts (horizontal), so the regularised steps carry it
+        let sys = system(
+            r#"
+[model]
+name = "pendulum"
+[[bodies]]
+name = "rod"
+mass = 1
+inertia = 0.3333333333333333
+position = [1.0, 0.0]
+points = { end = [-1.0, 0.0] }
+[[joints]]
+name = "pin"
+type = "revolute"
+body1 = "ground"
+point1 = [0.0, 0.0]
+body2 = "rod"
+point2 = "end"
+[settings]
+t_end = 1.0
+"#,
+        );
+        let eq = static_equilibrium(&sys, 0.0, &sys.initial_q()).unwrap();
+        let q = &eq.q;
+        assert!(q[0].abs() < 1e-9 && (q[1] + 1.0).abs() < 1e-9, "{q:?}");
+        assert!((q[2] + std::f64::consts::FRAC_PI_2).abs() < 1e-9, "{q:?}");
+        assert!(eq.load_steps == 0, "{eq:?}");
+        // the pin carries the weight: Φ_qᵀλ = Q, λ_y = −m g in the y row
+        assert!((eq.lambda[1] + 9.81).abs() < 1e-9 || (eq.lambda[1] - 9.81).abs() < 1e-9);
+        assert_eq!(eq.stability(), "stable");
+    }
+}
