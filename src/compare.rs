@@ -32,6 +32,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use jounce_integrate::cputime::thread_cpu_seconds;
 use jounce_io::RunSummary;
 use jounce_model::Model;
 use rayon::prelude::*;
@@ -146,6 +147,17 @@ pub struct CompareRow {
     pub newton_iterations: u64,
     /// CPU seconds of the integration alone.
     pub cpu_seconds: f64,
+    /// CPU seconds of the whole run on its thread: setup, assembly,
+    /// integration and output (`timeseries.csv`, `steps.csv`, the
+    /// per-step monitors).
+    pub run_cpu_seconds: f64,
+    /// Wall-clock time from the start of the comparison at which the run
+    /// started and finished [s] (runs overlap when they run in parallel).
+    pub started_seconds: f64,
+    /// See `started_seconds`.
+    pub finished_seconds: f64,
+    /// The rayon worker thread that ran it.
+    pub worker: Option<usize>,
     /// Max energy error: relative to |E(0)| when the model conserves
     /// energy, else the max change in J.
     pub energy_error: f64,
@@ -250,6 +262,7 @@ fn run_one(
     formulation: &str,
     o: &Overrides,
     dir: &Path,
+    start: Instant,
 ) -> CompareRow {
     let mut row = CompareRow {
         method: method.to_string(),
@@ -265,6 +278,10 @@ fn run_one(
         lu_factorizations: 0,
         newton_iterations: 0,
         cpu_seconds: 0.0,
+        run_cpu_seconds: 0.0,
+        started_seconds: start.elapsed().as_secs_f64(),
+        finished_seconds: 0.0,
+        worker: rayon::current_thread_index(),
         energy_error: f64::NAN,
         energy_error_relative: false,
         max_position_violation: f64::NAN,
@@ -275,14 +292,11 @@ fn run_one(
         error_note: None,
         flagged: false,
     };
-    let m = match configured(model, method, formulation, o) {
-        Ok(m) => m,
-        Err(e) => {
-            row.reason = Some(e.to_string());
-            return row;
-        }
-    };
-    let summary: RunSummary = match run_model(&m, dir, false) {
+    let cpu = thread_cpu_seconds();
+    let result = configured(model, method, formulation, o).and_then(|m| run_model(&m, dir, false));
+    row.run_cpu_seconds = thread_cpu_seconds() - cpu;
+    row.finished_seconds = start.elapsed().as_secs_f64();
+    let summary: RunSummary = match result {
         Ok(s) => {
             row.status = RunStatus::Completed;
             s
@@ -486,7 +500,7 @@ pub fn compare(model: &Model, opts: &CompareOptions) -> Result<Comparison, RunEr
         },
         || {
             jobs.par_iter()
-                .map(|(m, f, dir)| run_one(model, m, f, &shared, dir))
+                .map(|(m, f, dir)| run_one(model, m, f, &shared, dir, wall))
                 .collect::<Vec<CompareRow>>()
         },
     );
@@ -675,7 +689,7 @@ pub fn table_text(c: &Comparison) -> String {
 }
 
 /// CSV header of [`write_csv`].
-pub const CSV_HEADER: [&str; 21] = [
+pub const CSV_HEADER: [&str; 22] = [
     "method",
     "formulation",
     "status",
@@ -687,6 +701,7 @@ pub const CSV_HEADER: [&str; 21] = [
     "lu_factorizations",
     "newton_iterations",
     "cpu_seconds",
+    "run_cpu_seconds",
     "energy_error",
     "energy_error_relative",
     "max_position_violation",
@@ -731,6 +746,7 @@ pub fn csv_text(c: &Comparison) -> String {
             r.lu_factorizations.to_string(),
             r.newton_iterations.to_string(),
             r.cpu_seconds.to_string(),
+            r.run_cpu_seconds.to_string(),
             r.energy_error.to_string(),
             r.energy_error_relative.to_string(),
             r.max_position_violation.to_string(),

@@ -123,6 +123,19 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     }
 }
 
+/// A short axis label for `v`: "0", "0.25", "1.5e-6".
+fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e4).contains(&a) {
+        format!("{v:.1e}")
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// Draw `curves` (every one, even one with no finite point, so that the
 /// chart has one polyline per curve) into the SVG file `path`.
 ///
@@ -201,7 +214,8 @@ where
     ctx.configure_mesh()
         .x_desc(chart.x_label)
         .y_desc(chart.y_label)
-        .x_label_formatter(&|v| format!("{v:.3}"))
+        .x_label_formatter(&|v| tick_label(*v))
+        .y_label_formatter(&|v| tick_label(*v))
         .x_max_light_lines(1)
         .y_max_light_lines(1)
         .draw()
