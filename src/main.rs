@@ -113,6 +113,51 @@ enum Command {
         /// Model file (TOML).
         model: PathBuf,
     },
+    /// Run a model with several methods x formulations in parallel and
+    /// print one table of cost and accuracy against a tight reference.
+    Compare {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// Integrators, comma-separated (see `jounce methods`).
+        #[arg(long, value_delimiter = ',', required = true)]
+        methods: Vec<String>,
+        /// Formulations, comma-separated [default: the model's].
+        #[arg(long, value_delimiter = ',')]
+        formulations: Vec<String>,
+        /// Relative tolerance of every run.
+        #[arg(long)]
+        rtol: Option<f64>,
+        /// Absolute tolerance of every run.
+        #[arg(long)]
+        atol: Option<f64>,
+        /// Fixed step size of every run [s].
+        #[arg(long)]
+        step: Option<f64>,
+        /// End time [s].
+        #[arg(long)]
+        t_end: Option<f64>,
+        /// What the runs are compared to: auto (dop853 on augmented at
+        /// rtol = atol = 1e-12, else radau5 on ggl) or the timeseries.csv
+        /// of an earlier run.
+        #[arg(long, default_value = "auto")]
+        reference: String,
+        /// Output directory [default: out/compare/<model file stem>].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+        /// Print the table as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Plot columns of a run's timeseries.csv against t (SVG).
+    Plot {
+        /// Output directory of a run (holds timeseries.csv).
+        run_dir: PathBuf,
+        /// Columns to plot [default: the first position coordinates].
+        columns: Vec<String>,
+        /// SVG file to write [default: RUN_DIR/plot.svg].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
     /// List every integrator with order, stability and source.
     Methods {
         /// Print JSON instead of a table.
@@ -325,6 +370,64 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
+        Command::Compare {
+            model,
+            methods,
+            formulations,
+            rtol,
+            atol,
+            step,
+            t_end,
+            reference,
+            out,
+            json,
+        } => {
+            let m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out")
+                    .join("compare")
+                    .join(model.file_stem().unwrap_or_default())
+            });
+            let opts = jounce::compare::CompareOptions {
+                methods,
+                formulations,
+                rtol,
+                atol,
+                step,
+                t_end,
+                reference: jounce::compare::Reference::parse(&reference),
+                out_dir: out.clone(),
+            };
+            let c = match jounce::compare::compare(&m, &opts) {
+                Ok(c) => c,
+                Err(e) => return fail(&e),
+            };
+            let files = jounce::compare::write_outputs(&c, &out);
+            if json {
+                println!("{}", jounce::compare::json_text(&c));
+            } else {
+                print!("{}", jounce::compare::table_text(&c));
+                println!("  results: {}", out.display());
+            }
+            match files {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Plot {
+            run_dir,
+            columns,
+            out,
+        } => match jounce::plot::plot_run(&run_dir, &columns, out.as_deref()) {
+            Ok(p) => {
+                println!("{} ({} curves)", p.path.display(), p.curves);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
         Command::Methods { json } => {
             if json {
                 println!("{}", jounce::methods_table::methods_json());
