@@ -258,16 +258,16 @@ fn locate_event<P: OdeProblem + ?Sized>(
     tb: f64,
     gb: &[f64],
     y: &mut [f64],
-    g: &mut [f64],
+    w: &mut EventScratch,
 ) -> Result<Option<(f64, usize)>, IntegrateError> {
-    let crossing_set = |ga: &[f64], gb: &[f64], p: &Counting<P>| -> Vec<usize> {
-        (0..ga.len())
-            .filter(|&i| crossing(p.event_spec(i).direction, ga[i], gb[i]))
-            .collect()
+    // the first function that crosses between the values a and b
+    let first_crossing = |a: &[f64], b: &[f64], p: &Counting<P>| {
+        (0..a.len()).find(|&i| crossing(p.event_spec(i).direction, a[i], b[i]))
     };
-    let mut gb = gb.to_vec();
-    let mut tb = tb;
-    if crossing_set(ga, &gb, p).is_empty() {
+    let (mut ta, mut tb) = (ta, tb);
+    w.ga.copy_from_slice(ga);
+    w.gb.copy_from_slice(gb);
+    if first_crossing(&w.ga, &w.gb, p).is_none() {
         // no sign change between the ends: a function may still have
         // changed sign twice inside the step (a contact entered and left
         // within it); the continuous solution is sampled at interior
@@ -281,21 +281,19 @@ fn locate_event<P: OdeProblem + ?Sized>(
         // under gravity), which no fixed sampling is: a step over a whole
         // contact of a few milliseconds between samples of a long step
         let eps = 1e-6 * h;
-        let mut slope_a = vec![0.0; ga.len()];
-        let mut slope_b = vec![0.0; ga.len()];
         stepper.interpolate(ta + eps, y);
-        p.events(ta + eps, y, g)?;
+        p.events(ta + eps, y, &mut w.g)?;
         for i in 0..ga.len() {
-            slope_a[i] = (g[i] - ga[i]) / eps;
+            w.slope_a[i] = (w.g[i] - ga[i]) / eps;
         }
         stepper.interpolate(tb - eps, y);
-        p.events(tb - eps, y, g)?;
+        p.events(tb - eps, y, &mut w.g)?;
         for i in 0..ga.len() {
-            slope_b[i] = (gb[i] - g[i]) / eps;
+            w.slope_b[i] = (gb[i] - w.g[i]) / eps;
         }
-        let mut candidates: Vec<f64> = Vec::new();
+        w.candidates.clear();
         for i in 0..ga.len() {
-            let (g0, g1, d0, d1) = (ga[i], gb[i], slope_a[i] * h, slope_b[i] * h);
+            let (g0, g1, d0, d1) = (ga[i], gb[i], w.slope_a[i] * h, w.slope_b[i] * h);
             for k in 1..HERMITE_SCAN {
                 let s = k as f64 / HERMITE_SCAN as f64;
                 let (s2, s3) = (s * s, s * s * s);
@@ -304,22 +302,22 @@ fn locate_event<P: OdeProblem + ?Sized>(
                     + (-2.0 * s3 + 3.0 * s2) * g1
                     + (s3 - s2) * d1;
                 if crossing(p.event_spec(i).direction, g0, model) {
-                    candidates.push(ta + s * h);
+                    w.candidates.push(ta + s * h);
                     break;
                 }
             }
         }
-        candidates.sort_by(f64::total_cmp);
-        candidates.extend(
+        w.candidates.sort_by(f64::total_cmp);
+        w.candidates.extend(
             (1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64),
         );
         let mut found = false;
-        for tc in candidates {
+        for &tc in &w.candidates {
             stepper.interpolate(tc, y);
-            p.events(tc, y, g)?;
-            if !crossing_set(ga, g, p).is_empty() {
+            p.events(tc, y, &mut w.g)?;
+            if first_crossing(ga, &w.g, p).is_some() {
                 tb = tc;
-                gb.copy_from_slice(g);
+                w.gb.copy_from_slice(&w.g);
                 found = true;
                 break;
             }
@@ -329,8 +327,6 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
     }
     stepper.prepare_dense_output(p)?;
-    let mut ta = ta;
-    let mut ga = ga.to_vec();
     // Illinois weights: an end point retained twice in a row has its value halved
     let (mut wa, mut wb) = (1.0, 1.0);
     let mut last_moved = 0i8;
@@ -341,8 +337,11 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
         // the earliest regula-falsi estimate among the crossing functions
         let mut tc = tb;
-        for i in crossing_set(&ga, &gb, p) {
-            let (fa, fb) = (wa * ga[i], wb * gb[i]);
+        for i in 0..ga.len() {
+            if !crossing(p.event_spec(i).direction, w.ga[i], w.gb[i]) {
+                continue;
+            }
+            let (fa, fb) = (wa * w.ga[i], wb * w.gb[i]);
             let cand = if fb != fa {
                 tb - fb * (tb - ta) / (fb - fa)
             } else {
@@ -354,24 +353,49 @@ fn locate_event<P: OdeProblem + ?Sized>(
             tc = 0.5 * (ta + tb);
         }
         stepper.interpolate(tc, y);
-        p.events(tc, y, g)?;
-        if crossing_set(&ga, g, p).is_empty() {
+        p.events(tc, y, &mut w.g)?;
+        if first_crossing(&w.ga, &w.g, p).is_none() {
             // root lies in (tc, tb]
             ta = tc;
-            ga.copy_from_slice(g);
+            w.ga.copy_from_slice(&w.g);
             wa = 1.0;
             wb = if last_moved == -1 { 0.5 * wb } else { 1.0 };
             last_moved = -1;
         } else {
             tb = tc;
-            gb.copy_from_slice(g);
+            w.gb.copy_from_slice(&w.g);
             wb = 1.0;
             wa = if last_moved == 1 { 0.5 * wa } else { 1.0 };
             last_moved = 1;
         }
     }
-    let idx = crossing_set(&ga, &gb, p)[0];
+    let idx = first_crossing(&w.ga, &w.gb, p).unwrap_or(0);
     Ok(Some((tb, idx)))
+}
+
+/// Scratch of [`locate_event`], sized once per run: the bracket's event
+/// values, one evaluation, end slopes and candidate times (no allocation
+/// per step).
+struct EventScratch {
+    ga: Vec<f64>,
+    gb: Vec<f64>,
+    g: Vec<f64>,
+    slope_a: Vec<f64>,
+    slope_b: Vec<f64>,
+    candidates: Vec<f64>,
+}
+
+impl EventScratch {
+    fn new(ne: usize) -> Self {
+        Self {
+            ga: vec![0.0; ne],
+            gb: vec![0.0; ne],
+            g: vec![0.0; ne],
+            slope_a: vec![0.0; ne],
+            slope_b: vec![0.0; ne],
+            candidates: Vec::with_capacity(ne + INTERIOR_SAMPLES),
+        }
+    }
 }
 
 /// Integrate `problem` from (t0, y0) to `t_end` with `stepper`, reporting to
@@ -480,6 +504,7 @@ fn run<P: OdeProblem + ?Sized>(
     let mut g_old = vec![0.0; ne];
     let mut g_new = vec![0.0; ne];
     let mut g_tmp = vec![0.0; ne];
+    let mut event_scratch = EventScratch::new(ne);
     let mut ybuf = vec![0.0; n];
     let mut cpu = 0.0;
     let mut cpu_mark = thread_cpu_seconds();
@@ -574,8 +599,16 @@ fn run<P: OdeProblem + ?Sized>(
             if ne > 0 {
                 p.events(tb, stepper.y(), &mut g_new)?;
                 let tiny_b = 4.0 * f64::EPSILON * tb.abs().max(1.0);
-                let located =
-                    locate_event(p, stepper, ta, &g_old, tb, &g_new, &mut ybuf, &mut g_tmp)?;
+                let located = locate_event(
+                    p,
+                    stepper,
+                    ta,
+                    &g_old,
+                    tb,
+                    &g_new,
+                    &mut ybuf,
+                    &mut event_scratch,
+                )?;
                 match (located, pending) {
                     // a root inside the step, met for the first time: the
                     // step is redone from its start to end exactly there
