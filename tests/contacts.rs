@@ -58,7 +58,7 @@ fn s6_contacts_are_located_by_every_adaptive_method() {
     // ground) in one spring, ½ k δ² ≤ E0
     let e0 = 9.81 * (3.0 + 1.5);
     let max_penetration = (2.0 * e0 / 1e5f64).sqrt();
-    for method in ["dopri5", "dop853", "radau5", "rodas4", "bdf"] {
+    for method in ["dopri5", "dop853", "radau5", "rodas4", "bdf", "llm"] {
         let (s, ts) = run_example(
             S6,
             Overrides {

@@ -242,6 +242,13 @@ fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
 /// they have the same sign at both ends.
 const INTERIOR_SAMPLES: usize = 3;
 
+/// Largest turn of the continuous solution between two samples of the
+/// fine scan ([`Stepper::dense_output_rotation`]), radians.
+const FINE_SCAN_ANGLE: f64 = std::f64::consts::FRAC_PI_4;
+
+/// At most this many samples per step in the fine scan.
+const FINE_SCAN_MAX: usize = 4096;
+
 /// Points at which the cubic Hermite model of an event function is
 /// scanned for a sign change inside a step.
 const HERMITE_SCAN: usize = 64;
@@ -267,6 +274,36 @@ fn locate_event<P: OdeProblem + ?Sized>(
     let (mut ta, mut tb) = (ta, tb);
     w.ga.copy_from_slice(ga);
     w.gb.copy_from_slice(gb);
+    // a continuous solution that can turn by more than π/4 inside the step
+    // (an exponential flow over several periods of a linear phase) is
+    // sampled in order at intervals of at most π/4 of its turn: the first
+    // sample past a root bounds the search, the last one before it starts
+    // it, so that the root found is the first, not any of the bracket's
+    let turn = stepper.dense_output_rotation();
+    if turn > FINE_SCAN_ANGLE {
+        stepper.prepare_dense_output(p)?;
+        let h = tb - ta;
+        let n = ((turn / FINE_SCAN_ANGLE).ceil() as usize).min(FINE_SCAN_MAX);
+        for k in 1..n {
+            let tc = ta + h * k as f64 / n as f64;
+            stepper.interpolate(tc, y);
+            p.events(tc, y, &mut w.g)?;
+            if first_crossing(&w.ga, &w.g, p).is_some() {
+                tb = tc;
+                w.gb.copy_from_slice(&w.g);
+                break;
+            }
+            // keep the bracket's start at the last sample on the start's
+            // side (strictly, so that the sign test stays valid)
+            if (0..w.g.len()).all(|i| w.g[i] * ga[i] > 0.0) {
+                ta = tc;
+                w.ga.copy_from_slice(&w.g);
+            }
+        }
+        if first_crossing(&w.ga, &w.gb, p).is_none() {
+            return Ok(None);
+        }
+    }
     if first_crossing(&w.ga, &w.gb, p).is_none() {
         // no sign change between the ends: a function may still have
         // changed sign twice inside the step (a contact entered and left

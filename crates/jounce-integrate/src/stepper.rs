@@ -93,6 +93,20 @@ pub trait Stepper {
         Ok(())
     }
 
+    /// An upper estimate of the angle, in radians, by which the continuous
+    /// solution of the last accepted step can turn inside it: h·ρ(J) for a
+    /// method whose continuous solution is the flow of a linearization
+    /// (e^{sJ} turns a mode of frequency ω by ω s). The event scan samples
+    /// such a step at intervals of at most π/4 of that angle, so that a
+    /// switching function that changes sign several times inside one step
+    /// (the LLM steps over whole periods of a penalty contact) is bracketed
+    /// at its first root. Polynomial continuous solutions, whose shape the
+    /// scan's cubic model and samples already follow, return 0 (the
+    /// default).
+    fn dense_output_rotation(&self) -> f64 {
+        0.0
+    }
+
     /// The method's continuous solution at t ∈ [t_prev(), t()] into `out`
     /// (of the method's full dense order after
     /// [`Stepper::prepare_dense_output`]).

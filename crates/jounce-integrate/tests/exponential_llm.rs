@@ -349,3 +349,88 @@ fn llm_takes_large_steps_on_a_stiff_double_pendulum() {
     }
     assert!(n_steps[1] > n_steps[0], "{n_steps:?}");
 }
+
+/// x'' = −ω² x, ω = 20, x(0) = 1, with the event g = x: the LLM is exact
+/// on it and its error estimate is zero, so its steps grow over many
+/// half-periods; the event scan samples its exponential flow in order
+/// (at most π/4 of turn apart, from the power-iteration estimate of
+/// ρ(J) = ω) and finds every zero crossing, first to last, at
+/// t_k = (k + ½) π/ω.
+struct EventOscillator {
+    omega: f64,
+}
+
+impl OdeProblem for EventOscillator {
+    fn dim(&self) -> usize {
+        2
+    }
+    fn rhs(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        dy[0] = y[1];
+        dy[1] = -self.omega * self.omega * y[0];
+        Ok(())
+    }
+    fn jacobian(&mut self, _t: f64, _y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        jac.fill(0.0);
+        jac[(0, 1)] = 1.0;
+        jac[(1, 0)] = -self.omega * self.omega;
+        Ok(())
+    }
+    fn has_exact_jacobian(&self) -> bool {
+        true
+    }
+    fn n_events(&self) -> usize {
+        1
+    }
+    fn events(&mut self, _t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
+        g[0] = y[0];
+        Ok(())
+    }
+}
+
+struct EventTimes(Vec<f64>);
+
+impl<P: OdeProblem + ?Sized> Observer<P> for EventTimes {
+    fn output(&mut self, _p: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+    fn event(&mut self, t: f64, _index: usize, _y: &[f64]) {
+        self.0.push(t);
+    }
+}
+
+#[test]
+fn llm_events_are_found_in_order_across_long_exact_steps() {
+    let omega = 20.0;
+    let opts = SolverOptions {
+        rtol: 1e-6,
+        atol: 1e-6,
+        ..SolverOptions::default()
+    };
+    let mut st = method::build("llm", &opts).unwrap();
+    let mut times = EventTimes(Vec::new());
+    let r = solve(
+        &mut EventOscillator { omega },
+        st.as_mut(),
+        0.0,
+        &[1.0, 0.0],
+        3.0,
+        &opts,
+        &mut times,
+    )
+    .unwrap();
+    let period = std::f64::consts::PI / omega;
+    let want: Vec<f64> = (0..)
+        .map(|k| (k as f64 + 0.5) * period)
+        .take_while(|&t| t < 3.0)
+        .collect();
+    eprintln!(
+        "llm: {} steps, {} events (want {})",
+        r.stats.n_accept,
+        times.0.len(),
+        want.len()
+    );
+    assert_eq!(times.0.len(), want.len(), "{:?}", times.0);
+    for (got, want) in times.0.iter().zip(&want) {
+        assert!((got - want).abs() < 1e-9, "event at {got}, want {want}");
+    }
+}
