@@ -208,9 +208,15 @@ pub fn is_conservative(model: &Model) -> bool {
             } => *damping == 0.0 && actuator.is_none(),
             // a penalty contact without damping stores and returns its
             // work; an impact conserves energy only at e = 1
-            ForceKind::Contact { law, damping, .. } => match law {
+            // and friction dissipates
+            ForceKind::Contact {
+                law,
+                damping,
+                friction,
+                ..
+            } => match law {
                 jounce_model::ContactLaw::Impact { restitution } => *restitution == 1.0,
-                _ => *damping == 0.0,
+                _ => *damping == 0.0 && friction.is_none_or(|f| f.coefficient == 0.0),
             },
         })
 }

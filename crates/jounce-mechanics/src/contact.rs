@@ -23,11 +23,18 @@
 //! potential energy of the elastic part is k δ²/2 (linear) or
 //! k δ^{e+1}/(e+1); it is zero and continuous at g = 0.
 //!
+//! With friction (a penalty law only), the regularised Coulomb force
+//! F_t = −μ F tanh(v_t / v_ε) τ acts on body b (and its reaction on a) at
+//! the contact point, with the tangent τ = (−n_y, n_x) and the sliding
+//! velocity v_t = τ·(Ṗ_b − Ṗ_a) of the material points there (Coulomb's
+//! law with the sign function regularised by tanh, as in Andersson,
+//! Söderberg & Björklund 2007 and Adams' STEP-regularised friction).
+//!
 //! The impact law (Newton's restitution) exerts no force: the run applies
 //! an impulse at the event g = 0 ([`crate::PlanarSystem`]'s
 //! `apply_impact`).
 
-use jounce_model::{ContactGeometry, ContactLaw};
+use jounce_model::{ContactFriction, ContactGeometry, ContactLaw};
 
 use crate::kinematics::{c, cross, dot, point, rotate, sub, Scalar};
 
@@ -50,6 +57,8 @@ pub struct ContactParams {
     pub stiffness: f64,
     /// Damping c.
     pub damping: f64,
+    /// Regularised Coulomb friction (μ, v_ε), if any.
+    pub friction: Option<ContactFriction>,
 }
 
 /// Gap g, unit normal n (from a to b) and global contact point of the
@@ -107,16 +116,50 @@ pub fn normal_force<D: Scalar>(p: &ContactParams, delta: D, rate: D) -> D {
     }
 }
 
-/// Relative normal velocity g' = n·(Ṗ_b − Ṗ_a) at the contact point (the
-/// material points of a and b there).
+/// Relative velocity Ṗ_b − Ṗ_a of the material points of b and a at the
+/// global point `at`.
 #[inline]
-pub fn gap_rate<D: Scalar>(xa: &[D], va: &[D], xb: &[D], vb: &[D], n: [D; 2], at: [D; 2]) -> D {
-    // velocity of the material point of a body at global point `at`
+fn relative_velocity<D: Scalar>(xa: &[D], va: &[D], xb: &[D], vb: &[D], at: [D; 2]) -> [D; 2] {
     let vel = |x: &[D], v: &[D]| {
         let r = sub(at, [x[0], x[1]]);
         [v[0] - v[2] * r[1], v[1] + v[2] * r[0]]
     };
-    dot(n, sub(vel(xb, vb), vel(xa, va)))
+    sub(vel(xb, vb), vel(xa, va))
+}
+
+/// Relative normal velocity g' = n·(Ṗ_b − Ṗ_a) at the contact point (the
+/// material points of a and b there).
+#[inline]
+pub fn gap_rate<D: Scalar>(xa: &[D], va: &[D], xb: &[D], vb: &[D], n: [D; 2], at: [D; 2]) -> D {
+    dot(n, relative_velocity(xa, va, xb, vb, at))
+}
+
+/// Sliding velocity v_t = τ·(Ṗ_b − Ṗ_a), τ = (−n_y, n_x), at the contact
+/// point.
+#[inline]
+pub fn sliding_velocity<D: Scalar>(
+    xa: &[D],
+    va: &[D],
+    xb: &[D],
+    vb: &[D],
+    n: [D; 2],
+    at: [D; 2],
+) -> D {
+    let w = relative_velocity(xa, va, xb, vb, at);
+    w[1] * n[0] - w[0] * n[1]
+}
+
+/// Tangential force component on body b along τ = (−n_y, n_x) of the
+/// regularised Coulomb law, −μ F_n tanh(v_t / v_ε), for normal force
+/// `normal` and sliding velocity `slide` (zero without friction).
+#[inline]
+pub fn friction_force<D: Scalar>(p: &ContactParams, normal: D, slide: D) -> D {
+    match p.friction {
+        Some(fr) if fr.coefficient > 0.0 => {
+            -(normal * fr.coefficient) * (slide / fr.velocity).tanh()
+        }
+        _ => c(0.0),
+    }
 }
 
 /// Adds the generalized contact forces to `qa`, `qb` (fx, fy, moment about
@@ -140,7 +183,12 @@ pub fn contact_force<D: Scalar>(
     }
     let rate = gap_rate(xa, va, xb, vb, n, at);
     let f = normal_force(p, -g, -rate);
-    let fb = [n[0] * f, n[1] * f];
+    let mut fb = [n[0] * f, n[1] * f];
+    if p.friction.is_some() && f.re() > 0.0 {
+        let ft = friction_force(p, f, sliding_velocity(xa, va, xb, vb, n, at));
+        fb[0] -= n[1] * ft;
+        fb[1] += n[0] * ft;
+    }
     let arm_a = sub(at, [xa[0], xa[1]]);
     let arm_b = sub(at, [xb[0], xb[1]]);
     qb[0] += fb[0];
@@ -209,6 +257,7 @@ mod tests {
             law,
             stiffness: 1e5,
             damping: 10.0,
+            friction: None,
         }
     }
 
@@ -247,6 +296,51 @@ mod tests {
         assert_eq!(qb, [0.0; 3]);
     }
 
+    /// A rolling-and-sliding ball: the sliding velocity is that of the
+    /// contact point (centre velocity + ω × arm), the friction force
+    /// opposes it with μ F_n tanh(v_t/v_ε), and its moment about the centre
+    /// is the arm times the force; a rolling ball (v_t = 0) feels none.
+    #[test]
+    fn friction_opposes_the_sliding_of_the_contact_point() {
+        let mut p = ball_on_ground(ContactLaw::Linear);
+        p.damping = 0.0;
+        p.friction = Some(ContactFriction {
+            coefficient: 0.3,
+            velocity: 1e-3,
+        });
+        let ground = [0.0f64; 3];
+        let x = [0.0, 0.49, 0.0];
+        // centre moving at +1 m/s and spinning at ω = 1 rad/s: the contact
+        // point at the arm (0, −0.5) moves at v_x − ω·(−0.5) = 1.5 m/s in x;
+        // with n = (0, 1) the tangent is τ = (−1, 0), so v_t = −1.5
+        let v = [1.0, 0.0, 1.0];
+        let (g, n, at) = contact_frame(&p, &ground, &x);
+        let vt = sliding_velocity(&ground, &[0.0; 3], &x, &v, n, at);
+        assert!((vt + 1.5).abs() < 1e-12, "{vt} (gap {g})");
+        let (mut qa, mut qb) = ([0.0f64; 3], [0.0f64; 3]);
+        contact_force(&p, &ground, &[0.0; 3], &x, &v, &mut qa, &mut qb);
+        let fn_ = 1e5 * 0.01;
+        // opposing the sliding (+x): −μ F_n tanh(1.5/v_ε) in x
+        let fx = -0.3 * fn_ * (1.5f64 / 1e-3).tanh();
+        assert!((qb[0] - fx).abs() < 1e-9, "{qb:?}");
+        assert!((qb[1] - fn_).abs() < 1e-9, "{qb:?}");
+        // moment about the centre of fx at the arm (0, −0.5): 0.5 fx
+        assert!((qb[2] - 0.5 * fx).abs() < 1e-9, "{qb:?}");
+        assert!((qa[0] + qb[0]).abs() < 1e-12 && (qa[1] + qb[1]).abs() < 1e-12);
+        // rolling without sliding: v_x = −ω·0.5 … v_x + 0.5 ω = 0
+        let (mut qa, mut qb) = ([0.0f64; 3], [0.0f64; 3]);
+        contact_force(
+            &p,
+            &ground,
+            &[0.0; 3],
+            &x,
+            &[0.5, 0.0, -1.0],
+            &mut qa,
+            &mut qb,
+        );
+        assert!(qb[0].abs() < 1e-12, "{qb:?}");
+    }
+
     #[test]
     fn potential_is_the_integral_of_the_elastic_force() {
         for law in [
@@ -279,6 +373,7 @@ mod tests {
             law: ContactLaw::Hertz { exponent: 1.5 },
             stiffness: 1e6,
             damping: 0.0,
+            friction: None,
         };
         let xa = [0.0f64, 0.0, 0.3];
         let xb = [0.6, 0.8, -1.0]; // |d| = 1, touching

@@ -548,6 +548,7 @@ impl PlanarSystem {
                     law,
                     stiffness,
                     damping,
+                    friction,
                 } => {
                     let ((ba, sa), (bb, sb)) = (attach(a, &label)?, attach(b, &label)?);
                     distinct(ba, bb, &label)?;
@@ -558,6 +559,7 @@ impl PlanarSystem {
                         law: *law,
                         stiffness: nonnegative(*stiffness, "stiffness", &label)?,
                         damping: nonnegative(*damping, "damping", &label)?,
+                        friction: *friction,
                     };
                     contacts.push((forces.len(), f.name.clone()));
                     ForceElement {

@@ -211,6 +211,8 @@ pub enum ForceKind {
         stiffness: f64,
         /// Damping c [N·s/m] (Hunt–Crossley: [s/m]).
         damping: f64,
+        /// Coulomb friction in the contact plane (penalty laws only).
+        friction: Option<ContactFriction>,
     },
     /// Rotational spring-damper on a revolute joint's relative angle
     /// φ = θ_b − θ_a: torque τ = −k (φ − φ0) − c φ' + τ_act(t) on body b
@@ -257,6 +259,20 @@ pub enum ContactGeometry {
         /// Unit normal of the line in body a's frame.
         normal: [f64; 2],
     },
+}
+
+/// Regularised Coulomb friction of a penalty contact: the tangential
+/// force on body b is F_t = −μ F_n tanh(v_t / v_ε) along the tangent, with
+/// v_t the relative sliding velocity at the contact point and F_n the
+/// normal force. Sliding (|v_t| ≫ v_ε) gives μ F_n to a relative error
+/// 1 − tanh(|v_t|/v_ε) ≤ 2 e^{−2|v_t|/v_ε}; sticking is replaced by a creep
+/// at v_t = v_ε artanh(F/(μ F_n)) under a tangential load F < μ F_n.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactFriction {
+    /// Friction coefficient μ ≥ 0.
+    pub coefficient: f64,
+    /// Regularisation velocity v_ε > 0 [m/s].
+    pub velocity: f64,
 }
 
 /// Normal force law of a contact as a function of the penetration
