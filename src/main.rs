@@ -351,9 +351,18 @@ fn main() -> ExitCode {
             no_adams,
             formulation,
         } => {
+            if name.eq_ignore_ascii_case("s8") {
+                return match jounce::study_s8::s8(&models, &out.join("s8")) {
+                    Ok(study) => {
+                        print!("{}", jounce::study_s8::s8_table(&study));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                };
+            }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1"
+                    "unknown study '{name}'; available: s1, s8"
                 )));
             }
             let opts = jounce::study::S1Options {

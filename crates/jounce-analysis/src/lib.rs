@@ -7,11 +7,13 @@
 //! configurations, branch switches and lock-up during a run
 //! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium`]),
 //! linearised modes in independent coordinates ([`linearised_modes`]) and
-//! the integrator they call for ([`recommend`]). Must not integrate or
+//! the integrator they call for ([`recommend`]), and the period elongation
+//! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or
 //! write files.
 
 pub mod invariants;
 pub mod modes;
+pub mod period_error;
 pub mod recommendation;
 pub mod singular_configuration;
 pub mod static_equilibrium;
@@ -19,6 +21,7 @@ pub mod step_stability;
 
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
 pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
+pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
 pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError};
