@@ -351,6 +351,15 @@ fn main() -> ExitCode {
             no_adams,
             formulation,
         } => {
+            if name.eq_ignore_ascii_case("s7") {
+                return match jounce::study_s7::s7(&out.join("s7")) {
+                    Ok(study) => {
+                        print!("{}", jounce::study_s7::s7_table(&study));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                };
+            }
             if name.eq_ignore_ascii_case("s8") {
                 return match jounce::study_s8::s8(&models, &out.join("s8")) {
                     Ok(study) => {
@@ -362,7 +371,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s8"
+                    "unknown study '{name}'; available: s1, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {
