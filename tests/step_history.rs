@@ -34,6 +34,12 @@ fn steps_csv_adds_up_to_the_runs_counters() {
             "examples/slider_crank.toml",
             "augmented",
             "method = \"dopri5\"\nrtol = 1e-9\natol = 1e-12",
+            true,
+        ),
+        (
+            "examples/slider_crank.toml",
+            "augmented",
+            "method = \"rk4\"\nstep = 1e-3",
             false,
         ),
         (
@@ -103,7 +109,7 @@ fn steps_csv_adds_up_to_the_runs_counters() {
         } else {
             assert!(
                 err.iter().all(|e| e.is_nan()),
-                "{tag}: dopri5 reports no estimate"
+                "{tag}: a fixed step has no error estimate"
             );
         }
     }

@@ -270,7 +270,14 @@ pub fn advance<M: StepAttempt + ?Sized>(
         if passes {
             ctx.stats.n_accept += 1;
             m.loop_state().since_crossing += 1;
+            let summed = ctx.stats.accumulated_error;
             m.commit(p, h, ctx)?;
+            // the accepted step's error estimate (in units of the
+            // tolerance), unless the method's commit summed its own scaled
+            // estimate (radau, bdf, the structural driver)
+            if ctx.stats.accumulated_error == summed {
+                ctx.stats.accumulated_error += err;
+            }
             // no growth right after a rejection (Hairer)
             let fac = if rejected_in_a_row > 0 {
                 fac.min(1.0)
