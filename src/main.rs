@@ -351,6 +351,15 @@ fn main() -> ExitCode {
             no_adams,
             formulation,
         } => {
+            if name.eq_ignore_ascii_case("s5") {
+                return match jounce::study_s5::s5(&models, &out.join("s5")) {
+                    Ok(study) => {
+                        print!("{}", jounce::study_s5::s5_table(&study));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                };
+            }
             if name.eq_ignore_ascii_case("s7") {
                 return match jounce::study_s7::s7(&out.join("s7")) {
                     Ok(study) => {
@@ -371,7 +380,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s7, s8"
+                    "unknown study '{name}'; available: s1, s5, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {
