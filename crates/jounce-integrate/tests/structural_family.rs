@@ -169,27 +169,10 @@ fn stepped_amplification(scheme: StructuralScheme, omega_h: f64, h: f64) -> Matr
     a
 }
 
-/// The same matrix in closed form from the generalized-α equations
-/// (Chung & Hulbert 1993, eqs. 5–7) with Ω = ωh, α_m, α_f, β, γ:
-/// (1 − α_m) A1 + α_m A0 = −Ω² [(1 − α_f) q1 + α_f q0],
-/// q1 = q0 + hv0 + (1/2 − β) A0 + β A1, hv1 = hv0 + (1 − γ) A0 + γ A1.
+/// The same matrix in closed form (Chung & Hulbert 1993, eqs. 5–7),
+/// [`StructuralScheme::amplification_matrix`].
 fn closed_form_amplification(s: &StructuralScheme, om: f64) -> Matrix3<f64> {
-    let o2 = om * om;
-    let (am, af, b, g) = (s.alpha_m, s.alpha_f, s.beta, s.gamma);
-    let d = (1.0 - am) + o2 * (1.0 - af) * b;
-    // A1 = (cq q0 + cv hv0 + ca A0) / d
-    let cq = -o2;
-    let cv = -o2 * (1.0 - af);
-    let ca = -am - o2 * (1.0 - af) * (0.5 - b);
-    let a1 = [cq / d, cv / d, ca / d];
-    let mut m = Matrix3::zeros();
-    for j in 0..3 {
-        let e = |k: usize| if k == j { 1.0 } else { 0.0 };
-        m[(2, j)] = a1[j];
-        m[(0, j)] = e(0) + e(1) + (0.5 - b) * e(2) + b * a1[j];
-        m[(1, j)] = e(1) + (1.0 - g) * e(2) + g * a1[j];
-    }
-    m
+    s.amplification_matrix(om).expect("an α-family scheme")
 }
 
 fn spectral_radius(m: &Matrix3<f64>) -> f64 {
