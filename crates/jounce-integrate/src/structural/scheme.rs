@@ -318,6 +318,42 @@ impl StructuralScheme {
     }
 }
 
+impl StructuralScheme {
+    /// The amplification matrix A(Ω) of one step (θ = 1 members: Newmark,
+    /// HHT-α, generalized-α) on q'' + ω² q = 0 in the scaled state
+    /// x = (q, h v, h² a), Ω = ωh, from the generalized-α equations (Chung &
+    /// Hulbert 1993, J. Appl. Mech. 60:371–375, eqs. 5–7):
+    ///
+    /// ```text
+    /// (1 − α_m) A₁ + α_m A₀ = −Ω² [(1 − α_f) q₁ + α_f q₀]
+    /// q₁ = q₀ + h v₀ + (1/2 − β) A₀ + β A₁,   h v₁ = h v₀ + (1 − γ) A₀ + γ A₁
+    /// ```
+    ///
+    /// with A = h² a. `None` for a collocation scheme (θ ≠ 1).
+    pub fn amplification_matrix(&self, omega_h: f64) -> Option<Matrix3<f64>> {
+        if self.theta != 1.0 {
+            return None;
+        }
+        let o2 = omega_h * omega_h;
+        let (am, af, b, g) = (self.alpha_m, self.alpha_f, self.beta, self.gamma);
+        let d = (1.0 - am) + o2 * (1.0 - af) * b;
+        // A₁ = (c_q q₀ + c_v h v₀ + c_a A₀) / d
+        let a1 = [
+            -o2 / d,
+            -o2 * (1.0 - af) / d,
+            (-am - o2 * (1.0 - af) * (0.5 - b)) / d,
+        ];
+        let mut m = Matrix3::zeros();
+        for j in 0..3 {
+            let e = |k: usize| if k == j { 1.0 } else { 0.0 };
+            m[(2, j)] = a1[j];
+            m[(0, j)] = e(0) + e(1) + (0.5 - b) * e(2) + b * a1[j];
+            m[(1, j)] = e(1) + (1.0 - g) * e(2) + g * a1[j];
+        }
+        Some(m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,41 +395,5 @@ mod tests {
         assert!(StructuralScheme::wilson(1.2).is_err());
         assert!(StructuralScheme::collocation(0.2, 0.5, 0.9).is_err());
         assert!(StructuralScheme::newmark(f64::NAN, 0.5).is_err());
-    }
-}
-
-impl StructuralScheme {
-    /// The amplification matrix A(Ω) of one step (θ = 1 members: Newmark,
-    /// HHT-α, generalized-α) on q'' + ω² q = 0 in the scaled state
-    /// x = (q, h v, h² a), Ω = ωh, from the generalized-α equations (Chung &
-    /// Hulbert 1993, J. Appl. Mech. 60:371–375, eqs. 5–7):
-    ///
-    /// ```text
-    /// (1 − α_m) A₁ + α_m A₀ = −Ω² [(1 − α_f) q₁ + α_f q₀]
-    /// q₁ = q₀ + h v₀ + (1/2 − β) A₀ + β A₁,   h v₁ = h v₀ + (1 − γ) A₀ + γ A₁
-    /// ```
-    ///
-    /// with A = h² a. `None` for a collocation scheme (θ ≠ 1).
-    pub fn amplification_matrix(&self, omega_h: f64) -> Option<Matrix3<f64>> {
-        if self.theta != 1.0 {
-            return None;
-        }
-        let o2 = omega_h * omega_h;
-        let (am, af, b, g) = (self.alpha_m, self.alpha_f, self.beta, self.gamma);
-        let d = (1.0 - am) + o2 * (1.0 - af) * b;
-        // A₁ = (c_q q₀ + c_v h v₀ + c_a A₀) / d
-        let a1 = [
-            -o2 / d,
-            -o2 * (1.0 - af) / d,
-            (-am - o2 * (1.0 - af) * (0.5 - b)) / d,
-        ];
-        let mut m = Matrix3::zeros();
-        for j in 0..3 {
-            let e = |k: usize| if k == j { 1.0 } else { 0.0 };
-            m[(2, j)] = a1[j];
-            m[(0, j)] = e(0) + e(1) + (0.5 - b) * e(2) + b * a1[j];
-            m[(1, j)] = e(1) + (1.0 - g) * e(2) + g * a1[j];
-        }
-        Some(m)
     }
 }
