@@ -351,28 +351,25 @@ fn main() -> ExitCode {
             no_adams,
             formulation,
         } => {
-            if name.eq_ignore_ascii_case("s5") {
-                return match jounce::study_s5::s5(&models, &out.join("s5")) {
-                    Ok(study) => {
-                        print!("{}", jounce::study_s5::s5_table(&study));
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e),
-                };
-            }
-            if name.eq_ignore_ascii_case("s7") {
-                return match jounce::study_s7::s7(&out.join("s7")) {
-                    Ok(study) => {
-                        print!("{}", jounce::study_s7::s7_table(&study));
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e),
-                };
-            }
-            if name.eq_ignore_ascii_case("s8") {
-                return match jounce::study_s8::s8(&models, &out.join("s8")) {
-                    Ok(study) => {
-                        print!("{}", jounce::study_s8::s8_table(&study));
+            // the studies printed as one table: run, then print or fail
+            let table = match name.to_ascii_lowercase().as_str() {
+                "s5" => Some(
+                    jounce::study_s5::s5(&models, &out.join("s5"))
+                        .map(|s| jounce::study_s5::s5_table(&s)),
+                ),
+                "s7" => Some(
+                    jounce::study_s7::s7(&out.join("s7")).map(|s| jounce::study_s7::s7_table(&s)),
+                ),
+                "s8" => Some(
+                    jounce::study_s8::s8(&models, &out.join("s8"))
+                        .map(|s| jounce::study_s8::s8_table(&s)),
+                ),
+                _ => None,
+            };
+            if let Some(table) = table {
+                return match table {
+                    Ok(text) => {
+                        print!("{text}");
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(&e),

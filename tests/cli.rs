@@ -3,21 +3,7 @@
 
 mod support;
 
-use std::process::Command;
-
-use support::{repo, scratch};
-
-fn jounce(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_jounce"))
-        .args(args)
-        .output()
-        .expect("jounce runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::{jounce, repo, scratch};
 
 /// Every `*.toml` in `dir` with its `# expect:` line.
 fn cases(dir: &str) -> Vec<(std::path::PathBuf, String)> {

@@ -6,23 +6,10 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use jounce::modes::{modes_report, LinearisationPoint};
 use jounce_analysis::ModeKind;
-use support::{repo, scratch};
-
-fn jounce(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_jounce"))
-        .args(args)
-        .output()
-        .expect("jounce runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::{jounce, repo, scratch};
 
 fn load(rel: &str) -> jounce_model::Model {
     jounce_model::load_file(&repo(rel)).expect("valid model")

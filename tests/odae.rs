@@ -9,11 +9,9 @@
 
 mod support;
 
-use std::process::Command;
-
 use jounce::run::run_model;
 use jounce_io::RunSummary;
-use support::{repo, scratch, Series};
+use support::{jounce, repo, scratch, Series};
 
 fn example(rel: &str) -> String {
     std::fs::read_to_string(repo(rel)).unwrap()
@@ -184,18 +182,6 @@ fn odae_work_against_augmented_at_equal_tolerance() {
             }
         }
     }
-}
-
-fn jounce(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_jounce"))
-        .args(args)
-        .output()
-        .expect("jounce runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `jounce run <model> --formulation odae --method bdf` runs; an ODE

@@ -11,21 +11,9 @@ use jounce::compare::{compare, CompareOptions, Reference, RunStatus};
 use jounce::run::{apply_overrides, run_model, Overrides};
 use support::{repo, scratch};
 
-/// Parse `path` as XML and count its curves; panics naming the file when
-/// it is not valid SVG.
+/// Parse `path` as SVG and count its curves.
 fn curves(path: &Path) -> usize {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let doc = roxmltree::Document::parse(&text)
-        .unwrap_or_else(|e| panic!("{} is not valid XML: {e}", path.display()));
-    assert_eq!(
-        doc.root_element().tag_name().name(),
-        "svg",
-        "{}",
-        path.display()
-    );
-    doc.descendants()
-        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
-        .count()
+    support::svg_curves(path)
 }
 
 /// The texts of an SVG's `<text>` elements.

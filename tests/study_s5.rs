@@ -35,12 +35,7 @@ fn s5_prints_its_tables_and_plots() {
             > study.adaptive[0].summary.work.steps_accepted
     );
     for p in &study.plots {
-        let text = std::fs::read_to_string(p).unwrap();
-        let doc = roxmltree::Document::parse(&text).expect("valid XML");
-        let curves = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
-            .count();
+        let curves = support::svg_curves(p);
         assert_eq!(curves, 2, "{}", p.display());
     }
 }

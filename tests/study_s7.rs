@@ -29,11 +29,6 @@ fn the_llm_error_estimate_tracks_the_true_local_error() {
         let slope = s7_slope(&study.rows, S7_SMALL_H, f);
         assert!((slope - 3.0).abs() < 0.2, "slope {slope}");
     }
-    let text = std::fs::read_to_string(&study.plot).unwrap();
-    let doc = roxmltree::Document::parse(&text).expect("valid XML");
-    let curves = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
-        .count();
+    let curves = support::svg_curves(&study.plot);
     assert_eq!(curves, 2);
 }

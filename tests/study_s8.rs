@@ -38,11 +38,6 @@ fn measured_period_elongation_and_decay_equal_the_closed_forms() {
     assert!(hht.measured.amplitude_decay > 1e-6 && hht.measured.amplitude_decay < 1e-3);
     assert!(be.measured.amplitude_decay > 0.1);
 
-    let text = std::fs::read_to_string(&study.plot).unwrap();
-    let doc = roxmltree::Document::parse(&text).expect("the plot is valid XML");
-    let curves = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
-        .count();
+    let curves = support::svg_curves(&study.plot);
     assert_eq!(curves, 4, "exact + three methods");
 }

@@ -6,6 +6,7 @@ pub mod pc_chain;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use jounce::run::{apply_overrides, run_model, Overrides};
 use jounce_io::RunSummary;
@@ -68,4 +69,35 @@ pub fn run_example(rel: &str, overrides: Overrides, tag: &str) -> (RunSummary, S
     let series = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
     (summary, series)
+}
+
+/// Run the `jounce` binary with `args`: (exit code, stdout, stderr).
+pub fn jounce(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_jounce"))
+        .args(args)
+        .output()
+        .expect("jounce runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Parse `path` as SVG and count its curves (one `<polyline>` of stroke
+/// width 2 each, as `jounce::plot` draws them); panics naming the file
+/// when it is not valid XML with an `<svg>` root.
+pub fn svg_curves(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{} is not valid XML: {e}", path.display()));
+    assert_eq!(
+        doc.root_element().tag_name().name(),
+        "svg",
+        "{}",
+        path.display()
+    );
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
+        .count()
 }

@@ -128,6 +128,14 @@ pub trait StepAttempt {
         true
     }
 
+    /// Whether the method's `commit` adds its accepted step's error
+    /// estimate to [`crate::Stats::accumulated_error`] itself, in its own
+    /// scaling (radau, bdf on DAEs, the structural driver); otherwise the
+    /// loop adds the error norm of the accepted trial.
+    fn sums_accepted_error(&self) -> bool {
+        false
+    }
+
     /// Hook after a trial of size h was rejected by the error test (a
     /// method that reuses its Jacobian refreshes it here).
     ///
@@ -270,12 +278,9 @@ pub fn advance<M: StepAttempt + ?Sized>(
         if passes {
             ctx.stats.n_accept += 1;
             m.loop_state().since_crossing += 1;
-            let summed = ctx.stats.accumulated_error;
             m.commit(p, h, ctx)?;
-            // the accepted step's error estimate (in units of the
-            // tolerance), unless the method's commit summed its own scaled
-            // estimate (radau, bdf, the structural driver)
-            if ctx.stats.accumulated_error == summed {
+            // the accepted step's error estimate, in units of the tolerance
+            if !m.sums_accepted_error() {
                 ctx.stats.accumulated_error += err;
             }
             // no growth right after a rejection (Hairer)

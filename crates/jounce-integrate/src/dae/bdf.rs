@@ -1050,6 +1050,9 @@ fn unsupported() -> IntegrateError {
 }
 
 impl StepAttempt for DaeBdf {
+    fn sums_accepted_error(&self) -> bool {
+        true
+    }
     fn current_t(&self) -> f64 {
         self.t
     }

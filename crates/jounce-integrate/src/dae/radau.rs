@@ -642,6 +642,9 @@ impl DaeRadau5 {
 }
 
 impl StepAttempt for DaeRadau5 {
+    fn sums_accepted_error(&self) -> bool {
+        true
+    }
     fn current_t(&self) -> f64 {
         self.t
     }

@@ -1750,6 +1750,9 @@ impl StructuralStepper {
 }
 
 impl StepAttempt for StructuralStepper {
+    fn sums_accepted_error(&self) -> bool {
+        true
+    }
     fn current_t(&self) -> f64 {
         self.t
     }
