@@ -38,6 +38,11 @@ pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
         h.push(format!("{name}.gap"));
         h.push(format!("{name}.normal_force"));
     }
+    for i in 0..sys.n_friction_rows() {
+        let name = sys.friction_label(i);
+        h.push(format!("{name}.friction_force"));
+        h.push(format!("{name}.sliding_velocity"));
+    }
     h
 }
 
@@ -124,6 +129,8 @@ pub struct RunObserver<'a> {
     q: Vec<f64>,
     v: Vec<f64>,
     lambda: Vec<f64>,
+    /// Friction forces (nf) then a J_f row's scratch (n) at an output.
+    friction: Vec<f64>,
     row: Vec<f64>,
     /// Last output time.
     pub t_last: f64,
@@ -181,7 +188,10 @@ impl<'a> RunObserver<'a> {
             q: vec![0.0; n],
             v: vec![0.0; n],
             lambda: vec![0.0; m],
-            row: Vec::with_capacity(1 + 2 * n + 5 + m),
+            friction: vec![0.0; sys.n_friction_rows() + n],
+            row: Vec::with_capacity(
+                1 + 2 * n + 5 + m + 2 * sys.n_switching_functions() + 2 * sys.n_friction_rows(),
+            ),
             t_last: f64::NAN,
             progress,
             progress_at: u64::MAX,
@@ -252,6 +262,18 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             let (gap, force) = self.sys.contact_state(t, &self.q, &self.v, i);
             self.row.push(gap);
             self.row.push(force);
+        }
+        let nf = self.sys.n_friction_rows();
+        if nf > 0 {
+            let (forces, jf) = self.friction.split_at_mut(nf);
+            if !form.friction_forces(t, y, forces)? {
+                forces.fill(f64::NAN);
+            }
+            for (i, f) in forces.iter().enumerate() {
+                let r = self.sys.friction_row(t, &self.q, &self.v, i, jf);
+                self.row.push(*f);
+                self.row.push(r.sliding_velocity);
+            }
         }
         self.writer
             .write_row(&self.row)

@@ -195,9 +195,13 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
 }
 
 /// Whether total energy is an invariant of the model: no dampers, drivers,
-/// actuators, applied forces or torques.
+/// actuators, applied forces, torques or friction.
 pub fn is_conservative(model: &Model) -> bool {
     model.drivers.is_empty()
+        && model
+            .joints
+            .iter()
+            .all(|j| j.friction.is_none_or(|f| f.coefficient == 0.0))
         && model.forces.iter().all(|f| match &f.kind {
             ForceKind::PointForce { .. } | ForceKind::Torque { .. } => false,
             ForceKind::SpringDamper {

@@ -8,6 +8,7 @@ use crate::augmented_lagrangian::AugmentedLagrangian;
 use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
+use crate::friction::FrictionAugmented;
 use crate::joint::Joint;
 use crate::linear_solver::LinearSolver;
 use crate::odae::Odae;
@@ -135,7 +136,23 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
             nv: sys.nv(),
         });
     }
+    if sys.n_friction_rows() > 0 && NAMES.contains(&kind) && kind != "augmented" {
+        return Err(FormulationError::BadParameter {
+            formulation: kind.to_string(),
+            detail: format!(
+                "the friction of '{}' (stick–slip, or on a translational joint, where the normal \
+                 force is a multiplier) is solved for with the accelerations: only the augmented \
+                 formulation runs it (regularised friction on contacts runs everywhere)",
+                sys.friction_label(0)
+            ),
+        });
+    }
     let f: Box<dyn Formulation + 'a> = match kind {
+        "augmented" if sys.n_friction_rows() > 0 => Box::new(FrictionAugmented::new(
+            sys,
+            s.baumgarte_alpha,
+            s.baumgarte_beta,
+        )?),
         "augmented" => Box::new(
             Augmented::new(sys)
                 .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?
@@ -169,9 +186,11 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
     };
     // contact gaps and other switching functions become events of
     // whichever formulation runs the system
-    Ok(if sys.n_switching_functions() > 0 {
-        Box::new(crate::switching::Switched::new(f, sys))
-    } else {
-        f
-    })
+    Ok(
+        if sys.n_switching_functions() > 0 || f.n_mode_events() > 0 {
+            Box::new(crate::switching::Switched::new(f, sys))
+        } else {
+            f
+        },
+    )
 }

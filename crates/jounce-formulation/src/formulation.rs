@@ -1,7 +1,7 @@
 //! The contract of a formulation: how an integrator state y relates to the
 //! physical state (q, v, λ) of a mechanical system.
 
-use jounce_integrate::{EvalError, OdeProblem};
+use jounce_integrate::{EvalError, EventAction, OdeProblem};
 
 use crate::error::FormulationError;
 
@@ -51,6 +51,68 @@ pub trait Formulation: OdeProblem {
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         self.physical_state(t, y, q, v, lambda)
+    }
+
+    /// Number of mode events of the formulation itself (friction elements
+    /// that stick or slip), located like the system's switching functions
+    /// (after them in the problem's event list). Default: none.
+    fn n_mode_events(&self) -> usize {
+        0
+    }
+
+    /// The mode event functions at (t, y) into `g` (len
+    /// [`Formulation::n_mode_events`]); a mode changes where one crosses
+    /// zero.
+    ///
+    /// # Errors
+    /// [`EvalError`] when the state cannot be evaluated.
+    fn mode_events(&mut self, _t: f64, _y: &[f64], _g: &mut [f64]) -> Result<(), EvalError> {
+        Ok(())
+    }
+
+    /// What mode event `i` means now (for messages and the event log).
+    fn mode_event_label(&self, i: usize) -> String {
+        format!("mode event {i}")
+    }
+
+    /// Change the mode of event `i` at its root (t, y); may change y (a
+    /// projection). Default: nothing changes.
+    ///
+    /// # Errors
+    /// [`EvalError`] when the new mode cannot be evaluated.
+    fn handle_mode_event(
+        &mut self,
+        _i: usize,
+        _t: f64,
+        _y: &mut [f64],
+    ) -> Result<EventAction, EvalError> {
+        Ok(EventAction::Continue)
+    }
+
+    /// After an event of the system's switching functions (a contact
+    /// closing or opening) at (t, y): re-decide the modes that depend on
+    /// it; true when a mode (or y) changed. Default: nothing.
+    ///
+    /// # Errors
+    /// [`EvalError`] when the state cannot be evaluated.
+    fn after_system_event(&mut self, _t: f64, _y: &mut [f64]) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+
+    /// The friction forces F_t of the system's friction rows
+    /// ([`jounce_mechanics::MechanicalSystem::n_friction_rows`]) at (t, y)
+    /// into `out`; false (out untouched) when the formulation does not
+    /// solve for them.
+    ///
+    /// # Errors
+    /// [`EvalError`] when the state cannot be evaluated.
+    fn friction_forces(
+        &mut self,
+        _t: f64,
+        _y: &[f64],
+        _out: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        Ok(false)
     }
 }
 

@@ -13,6 +13,11 @@
 //! by [`Formulation::initial_state`], so that every formulation's extra
 //! unknowns (multipliers, independent coordinates) are consistent again.
 //!
+//! The formulation's own mode events (friction elements that stick or
+//! slip, [`Formulation::mode_events`]) follow the system's switching
+//! functions in the event list; after a contact closes or opens the
+//! formulation re-decides its modes ([`Formulation::after_system_event`]).
+//!
 //! Owns: the map from switching functions to events. Must not: know how a
 //! formulation stores its state (it goes through [`Formulation`]).
 
@@ -65,13 +70,15 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Switched<'_, S> {
         self.inner.has_exact_jacobian()
     }
     fn n_events(&self) -> usize {
-        self.sys.n_switching_functions()
+        self.sys.n_switching_functions() + self.inner.n_mode_events()
     }
     fn events(&mut self, t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
         self.inner
             .physical_motion(t, y, &mut self.q, &mut self.v, &mut self.lambda)?;
-        self.sys.switching_functions(t, &self.q, &self.v, g);
-        Ok(())
+        let ns = self.sys.n_switching_functions();
+        self.sys
+            .switching_functions(t, &self.q, &self.v, &mut g[..ns]);
+        self.inner.mode_events(t, y, &mut g[ns..])
     }
     fn event_spec(&self, _i: usize) -> EventSpec {
         EventSpec {
@@ -80,6 +87,49 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Switched<'_, S> {
         }
     }
     fn handle_event(&mut self, i: usize, t: f64, y: &mut [f64]) -> Result<EventAction, EvalError> {
+        let ns = self.sys.n_switching_functions();
+        if i >= ns {
+            // a friction element sticks or slips
+            return self.inner.handle_mode_event(i - ns, t, y);
+        }
+        let action = self.switch(i, t, y)?;
+        // a contact that closed or opened may let a friction element stick
+        if self.inner.after_system_event(t, y)? {
+            return Ok(EventAction::StateChanged);
+        }
+        Ok(action)
+    }
+    fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
+        self.inner.after_step(t, y)
+    }
+    fn breakpoints(&self) -> &[f64] {
+        self.inner.breakpoints()
+    }
+    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
+        self.inner.as_second_order()
+    }
+    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
+        self.inner.as_constrained_second_order()
+    }
+    fn augmented_lagrangian_penalty(&self) -> Option<f64> {
+        self.inner.augmented_lagrangian_penalty()
+    }
+    fn as_dae(&mut self) -> Option<&mut dyn DaeProblem> {
+        self.inner.as_dae()
+    }
+    fn as_overdetermined(&mut self) -> Option<&mut dyn OverdeterminedProblem> {
+        self.inner.as_overdetermined()
+    }
+    fn forms(&mut self) -> Vec<ProblemForm> {
+        self.inner.forms()
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Switched<'_, S> {
+    /// The response to switching function `i` at its root: a penalty law
+    /// switches (the driver restarts the method), an impact law changes
+    /// the velocities.
+    fn switch(&mut self, i: usize, t: f64, y: &mut [f64]) -> Result<EventAction, EvalError> {
         if self.sys.restitution(i).is_none() {
             // a penalty law switches: the driver restarts the method here
             return Ok(EventAction::Continue);
@@ -108,30 +158,6 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Switched<'_, S> {
             })?;
         y.copy_from_slice(&y_plus);
         Ok(EventAction::StateChanged)
-    }
-    fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
-        self.inner.after_step(t, y)
-    }
-    fn breakpoints(&self) -> &[f64] {
-        self.inner.breakpoints()
-    }
-    fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        self.inner.as_second_order()
-    }
-    fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
-        self.inner.as_constrained_second_order()
-    }
-    fn augmented_lagrangian_penalty(&self) -> Option<f64> {
-        self.inner.augmented_lagrangian_penalty()
-    }
-    fn as_dae(&mut self) -> Option<&mut dyn DaeProblem> {
-        self.inner.as_dae()
-    }
-    fn as_overdetermined(&mut self) -> Option<&mut dyn OverdeterminedProblem> {
-        self.inner.as_overdetermined()
-    }
-    fn forms(&mut self) -> Vec<ProblemForm> {
-        self.inner.forms()
     }
 }
 
@@ -166,5 +192,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Switched<'_, S> {
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         self.inner.physical_motion(t, y, q, v, lambda)
+    }
+    fn friction_forces(&mut self, t: f64, y: &[f64], out: &mut [f64]) -> Result<bool, EvalError> {
+        self.inner.friction_forces(t, y, out)
     }
 }

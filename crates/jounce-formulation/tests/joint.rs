@@ -121,6 +121,7 @@ fn a_joint_without_inertia_is_refused_naming_it() {
                     point: [0.0, 0.0],
                 },
             },
+            friction: None,
         }],
         drivers: vec![],
         forces: vec![],

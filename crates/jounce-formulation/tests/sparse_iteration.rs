@@ -39,6 +39,7 @@ fn parallelogram_chain(n: usize) -> PlanarSystem {
     let pin = |name: String, a: Attachment, b: Attachment| Joint {
         name,
         kind: JointKind::Revolute { a, b },
+        friction: None,
     };
     let mut joints: Vec<Joint> = (0..=n)
         .map(|i| {

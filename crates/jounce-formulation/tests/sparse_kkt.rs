@@ -47,6 +47,7 @@ fn chain(n: usize, extra: bool) -> PlanarSystem {
                 point: [-0.5, 0.0],
             },
         },
+        friction: None,
     };
     let mut joints: Vec<Joint> = (0..n).map(pin).collect();
     if extra {

@@ -34,7 +34,7 @@
 //! an impulse at the event g = 0 ([`crate::PlanarSystem`]'s
 //! `apply_impact`).
 
-use jounce_model::{ContactFriction, ContactGeometry, ContactLaw};
+use jounce_model::{ContactGeometry, ContactLaw, Friction};
 
 use crate::kinematics::{c, cross, dot, point, rotate, sub, Scalar};
 
@@ -58,7 +58,7 @@ pub struct ContactParams {
     /// Damping c.
     pub damping: f64,
     /// Regularised Coulomb friction (μ, v_ε), if any.
-    pub friction: Option<ContactFriction>,
+    pub friction: Option<Friction>,
 }
 
 /// Gap g, unit normal n (from a to b) and global contact point of the
@@ -151,13 +151,16 @@ pub fn sliding_velocity<D: Scalar>(
 
 /// Tangential force component on body b along τ = (−n_y, n_x) of the
 /// regularised Coulomb law, −μ F_n tanh(v_t / v_ε), for normal force
-/// `normal` and sliding velocity `slide` (zero without friction).
+/// `normal` and sliding velocity `slide` (zero without friction, and for
+/// the stick–slip law, whose force the formulation solves for with the
+/// accelerations: [`crate::MechanicalSystem::friction_row`]).
 #[inline]
 pub fn friction_force<D: Scalar>(p: &ContactParams, normal: D, slide: D) -> D {
-    match p.friction {
-        Some(fr) if fr.coefficient > 0.0 => {
-            -(normal * fr.coefficient) * (slide / fr.velocity).tanh()
-        }
+    match p
+        .friction
+        .and_then(|fr| Some((fr.coefficient, fr.regularisation()?)))
+    {
+        Some((mu, v_eps)) if mu > 0.0 => -(normal * mu) * (slide / v_eps).tanh(),
         _ => c(0.0),
     }
 }
@@ -184,7 +187,7 @@ pub fn contact_force<D: Scalar>(
     let rate = gap_rate(xa, va, xb, vb, n, at);
     let f = normal_force(p, -g, -rate);
     let mut fb = [n[0] * f, n[1] * f];
-    if p.friction.is_some() && f.re() > 0.0 {
+    if p.friction.is_some_and(|fr| fr.regularisation().is_some()) && f.re() > 0.0 {
         let ft = friction_force(p, f, sliding_velocity(xa, va, xb, vb, n, at));
         fb[0] -= n[1] * ft;
         fb[1] += n[0] * ft;
@@ -304,9 +307,9 @@ mod tests {
     fn friction_opposes_the_sliding_of_the_contact_point() {
         let mut p = ball_on_ground(ContactLaw::Linear);
         p.damping = 0.0;
-        p.friction = Some(ContactFriction {
+        p.friction = Some(Friction {
             coefficient: 0.3,
-            velocity: 1e-3,
+            law: jounce_model::FrictionLaw::Regularised { velocity: 1e-3 },
         });
         let ground = [0.0f64; 3];
         let x = [0.0, 0.49, 0.0];

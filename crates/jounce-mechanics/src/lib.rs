@@ -66,6 +66,7 @@
 //!         a: Attachment { body: BodyRef::Ground, point: [0.0, 0.0] },
 //!         b: Attachment { body: BodyRef::Body(0), point: [-1.0, 0.0] },
 //!     },
+//!     friction: None,
 //! };
 //! let model = Model {
 //!     name: "pendulum".into(), source: "<doc>".into(), gravity: [0.0, -9.81],
@@ -91,6 +92,7 @@ pub mod distance;
 pub mod driver;
 pub mod error;
 pub(crate) mod forces;
+pub mod friction;
 pub mod gram;
 pub mod independent_rows;
 pub mod joint_coordinates;
@@ -114,6 +116,7 @@ pub use error::MechanicsError;
 pub use gram::GramFactor;
 pub use independent_rows::IndependentRows;
 pub use joint_coordinates::{JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem};
+pub use jounce_model::{Friction, FrictionLaw};
 pub use minimum_norm_reactions::MinimumNormReactions;
 pub use planar::PlanarSystem;
 pub use redundant_consistency::{
@@ -121,4 +124,4 @@ pub use redundant_consistency::{
 };
 pub use sparse::SparseMatrix;
 pub use sparse_ldlt::SparseLdlt;
-pub use system::MechanicalSystem;
+pub use system::{FrictionRow, MechanicalSystem, NormalForce};

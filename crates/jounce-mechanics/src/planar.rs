@@ -29,12 +29,13 @@ use crate::contact::{contact_frame, contact_state, gap_gradient, ContactParams};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::forces::{ForceElement, ForceElementKind};
+use crate::friction::{FrictionElement, FrictionSite};
 use crate::revolute::revolute_kinematics_sc;
 use crate::rigid::relative_pose;
 use crate::rotational_spring::RotationalSpringParams;
 use crate::sparse::SparseMatrix;
 use crate::spring_damper::SpringDamperParams;
-use crate::system::MechanicalSystem;
+use crate::system::{FrictionRow, MechanicalSystem, NormalForce};
 
 mod joint_access;
 
@@ -65,6 +66,9 @@ pub struct PlanarSystem {
     /// Contact pairs: (index into `forces`, name), in model order; their
     /// gaps are the switching functions.
     contacts: Vec<(usize, String)>,
+    /// Friction elements solved for with the accelerations (stick–slip
+    /// contacts, translational joints with friction), joints first.
+    frictions: Vec<FrictionElement>,
     /// Pattern of Φ_q: for every constraint row, the columns of its
     /// element's bodies.
     jac_pattern: Vec<(usize, usize)>,
@@ -302,6 +306,7 @@ impl PlanarSystem {
 
         // joints
         let mut constraints = Vec::new();
+        let mut frictions = Vec::new();
         let mut row = 0;
         for j in &model.joints {
             let label = format!("joint '{}'", j.name);
@@ -356,6 +361,21 @@ impl PlanarSystem {
                     )
                 }
             };
+            if let (Some(friction), ConstraintKind::Translational { sa, sb, axis, .. }) =
+                (j.friction, &kind)
+            {
+                frictions.push(FrictionElement {
+                    name: j.name.clone(),
+                    bodies,
+                    site: FrictionSite::Joint {
+                        sa: *sa,
+                        sb: *sb,
+                        axis: *axis,
+                        normal_row: row,
+                    },
+                    friction,
+                });
+            }
             let el = ConstraintElement {
                 label,
                 kind,
@@ -562,6 +582,14 @@ impl PlanarSystem {
                         friction: *friction,
                     };
                     contacts.push((forces.len(), f.name.clone()));
+                    if let Some(fr) = friction.filter(|fr| fr.regularisation().is_none()) {
+                        frictions.push(FrictionElement {
+                            name: f.name.clone(),
+                            bodies: [ba, bb],
+                            site: FrictionSite::Contact(params),
+                            friction: fr,
+                        });
+                    }
                     ForceElement {
                         kind: ForceElementKind::Contact { params },
                         bodies: [ba, bb],
@@ -623,6 +651,7 @@ impl PlanarSystem {
             row_owner,
             forces,
             contacts,
+            frictions,
         })
     }
 
@@ -1291,6 +1320,38 @@ impl MechanicalSystem for PlanarSystem {
         Ok(true)
     }
 
+    fn n_friction_rows(&self) -> usize {
+        self.frictions.len()
+    }
+
+    fn friction_row(&self, _t: f64, q: &[f64], v: &[f64], i: usize, jf: &mut [f64]) -> FrictionRow {
+        let el = &self.frictions[i];
+        let (x, w) = (gather(el.bodies, q), gather(el.bodies, v));
+        let (sliding_velocity, local, gamma) = el.row(&x, &w);
+        jf.fill(0.0);
+        for (k, jk) in local.iter().enumerate() {
+            if let Some(col) = column(el.bodies, k) {
+                jf[col] += jk;
+            }
+        }
+        let normal = match (&el.site, el.known_normal(&x, &w)) {
+            (FrictionSite::Joint { normal_row, .. }, _) => NormalForce::Multiplier(*normal_row),
+            (_, n) => NormalForce::Known(n.unwrap_or(0.0)),
+        };
+        FrictionRow {
+            sliding_velocity,
+            gamma,
+            normal,
+            friction: el.friction,
+        }
+    }
+
+    fn friction_label(&self, i: usize) -> String {
+        self.frictions
+            .get(i)
+            .map_or_else(|| format!("friction {i}"), |f| f.name.clone())
+    }
+
     fn breakpoints(&self) -> Vec<f64> {
         let mut out = Vec::new();
         for el in &self.constraints {
@@ -1348,6 +1409,7 @@ mod tests {
                 Joint {
                     name: "pin".into(),
                     kind: JointKind::Revolute { a, b },
+                    friction: None,
                 },
                 Joint {
                     name: "slide".into(),
@@ -1356,6 +1418,7 @@ mod tests {
                         b,
                         axis: [0.6, 0.8],
                     },
+                    friction: None,
                 },
             ],
             drivers: vec![

@@ -408,6 +408,36 @@ pub trait MechanicalSystem {
         Ok(false)
     }
 
+    /// Number of friction elements whose tangential force F_t is solved
+    /// for together with the accelerations (stick–slip friction of
+    /// contacts, any friction of translational joints, whose normal force
+    /// is a multiplier). Regularised contact friction is an applied force
+    /// instead and is not counted.
+    fn n_friction_rows(&self) -> usize {
+        0
+    }
+
+    /// Friction element `i` at (t, q, v): its sliding velocity
+    /// v_t = J_f v, the row J_f = ∂v_t/∂v into `jf` (len nv; the friction
+    /// force enters the equations of motion as J_fᵀ F_t), the
+    /// acceleration term γ_f = −(∂v_t/∂q) q' (so that v_t' = J_f v' − γ_f
+    /// is written J_f v' = v_t' + γ_f), its normal force and its law.
+    fn friction_row(
+        &self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _i: usize,
+        _jf: &mut [f64],
+    ) -> FrictionRow {
+        unreachable!("friction_row called on a system without friction rows")
+    }
+
+    /// Name of the element of friction row `i`.
+    fn friction_label(&self, i: usize) -> String {
+        format!("friction {i}")
+    }
+
     /// Times at which the applied forces or drivers are not smooth (steps,
     /// table knots, ends of ramps), sorted ascending.
     fn breakpoints(&self) -> Vec<f64> {
@@ -419,4 +449,27 @@ pub trait MechanicalSystem {
 /// balances truncation (O(h²)) and rounding (O(ε/h)) errors.
 fn central_step(x: f64) -> f64 {
     f64::EPSILON.cbrt() * x.abs().max(1.0)
+}
+
+/// A friction element evaluated at (t, q, v) ([`MechanicalSystem::friction_row`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrictionRow {
+    /// Sliding velocity v_t of body b relative to body a along the tangent.
+    pub sliding_velocity: f64,
+    /// γ_f = −(∂v_t/∂q) q'.
+    pub gamma: f64,
+    /// The normal force F_n ≥ 0.
+    pub normal: NormalForce,
+    /// Friction coefficient and law.
+    pub friction: jounce_model::Friction,
+}
+
+/// Where the normal force of a friction element comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormalForce {
+    /// Known from the state (a penalty contact's force).
+    Known(f64),
+    /// |λ_r|, the magnitude of the multiplier of constraint row `r` (the
+    /// reaction of a translational joint normal to its guide).
+    Multiplier(usize),
 }

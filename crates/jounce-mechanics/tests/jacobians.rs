@@ -31,6 +31,7 @@ fn kitchen_sink() -> Model {
                 body_a: jounce_model::BodyRef::Body(1),
                 body_b: jounce_model::BodyRef::Body(2),
             },
+            friction: None,
         },
         jounce_model::Joint {
             name: "j_dist".into(),
@@ -39,6 +40,7 @@ fn kitchen_sink() -> Model {
                 b: on(3, [0.3, 0.1]),
                 length: 0.9,
             },
+            friction: None,
         },
         revolute("j_rev2", on(2, [0.2, 0.2]), on(3, [-0.2, 0.05])),
         translational(

@@ -5,6 +5,7 @@
 use toml::de::DeTable;
 
 use crate::error::ModelError;
+use crate::friction::{parse_friction, FRICTION_KEYS};
 use crate::parse::{check_unique, named_elements, Ctx, Named};
 use crate::types::{Driver, DriverKind, Joint, JointKind};
 
@@ -44,7 +45,8 @@ fn joint<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Joint, Mode
             JointKind::Revolute { a, b }
         }
         "translational" => {
-            e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+            let keys = ["name", "type", "body1", "point1", "body2", "point2", "axis"];
+            e.check_keys(&[&keys[..], &FRICTION_KEYS[..]].concat())?;
             let a = ctx.attachment(e, "body1", "point1")?;
             let b = ctx.attachment(e, "body2", "point2")?;
             ctx.distinct(e, "body2", a.body, b.body)?;
@@ -85,9 +87,14 @@ fn joint<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Joint, Mode
             }
         }
     };
+    let friction = match kind {
+        JointKind::Translational { .. } => parse_friction(e)?,
+        _ => None,
+    };
     Ok(Joint {
         name: n.name.clone(),
         kind,
+        friction,
     })
 }
 

@@ -6,17 +6,13 @@
 use toml::de::DeTable;
 
 use crate::error::ModelError;
+use crate::friction::{parse_friction, FRICTION_KEYS};
 use crate::parse::{named_elements, Ctx, Named};
 use crate::reader::Elem;
-use crate::types::{ContactFriction, ContactGeometry, ContactLaw, Force, ForceKind};
+use crate::types::{ContactGeometry, ContactLaw, Force, ForceKind};
 
 const CONTACT_TYPES: &[&str] = &["circle_line", "circle_circle", "point_line"];
 const CONTACT_LAWS: &[&str] = &["linear", "hertz", "hunt_crossley", "impact"];
-
-/// Default regularisation velocity v_ε of contact friction [m/s]: a
-/// sliding error 2 e^{−2|v|/v_ε} below 1e-15 from 2 cm/s on, a creep of
-/// at most v_ε artanh(F/(μ F_n)) while sticking.
-pub const DEFAULT_FRICTION_VELOCITY: f64 = 1e-3;
 
 /// Parses the contact pairs; `forces` are the force elements already read
 /// (names are unique among forces and contacts together).
@@ -61,7 +57,7 @@ fn unit_normal(e: &Elem<'_, '_>, key: &str) -> Result<[f64; 2], ModelError> {
 fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, ModelError> {
     let e = &n.elem;
     let t = e.req_choice("type", "contact type", CONTACT_TYPES)?;
-    e.check_keys(&[
+    let keys = [
         "name",
         "type",
         "body1",
@@ -76,9 +72,8 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
         "exponent",
         "damping",
         "restitution",
-        "friction",
-        "friction_velocity",
-    ])?;
+    ];
+    e.check_keys(&[&keys[..], &FRICTION_KEYS[..]].concat())?;
     let a = ctx.attachment(e, "body1", "point1")?;
     let b = ctx.attachment(e, "body2", "point2")?;
     ctx.distinct(e, "body2", a.body, b.body)?;
@@ -139,7 +134,7 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
                     format!("must be in [0, 1], got {r}"),
                 ));
             }
-            for key in ["friction", "friction_velocity"] {
+            for key in FRICTION_KEYS {
                 refuse(
                     key,
                     "friction needs a normal force: the impact law has none (use a penalty law: linear, hertz or hunt_crossley)",
@@ -174,25 +169,7 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
             (law, k, c)
         }
     };
-    let friction = match e.get("friction") {
-        None => {
-            refuse(
-                "friction_velocity",
-                "friction_velocity regularises the friction law: give the friction coefficient too (friction = μ)",
-            )?;
-            None
-        }
-        Some(_) => {
-            let mu = e.req_num("friction")?;
-            let mu = e.non_negative("friction", mu)?;
-            let v = e.num_or("friction_velocity", DEFAULT_FRICTION_VELOCITY)?;
-            let v = e.positive("friction_velocity", v)?;
-            Some(ContactFriction {
-                coefficient: mu,
-                velocity: v,
-            })
-        }
-    };
+    let friction = parse_friction(e)?;
     Ok(Force {
         name: n.name.clone(),
         kind: ForceKind::Contact {

@@ -41,6 +41,7 @@ mod connections;
 mod contacts;
 pub mod error;
 mod forces;
+mod friction;
 mod functions;
 mod parse;
 mod reader;
@@ -50,6 +51,7 @@ pub mod time_function;
 pub mod types;
 
 pub use error::{Location, ModelError};
+pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
 pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;

@@ -57,6 +57,9 @@ pub struct Joint {
     pub name: String,
     /// Kind and geometry.
     pub kind: JointKind,
+    /// Coulomb friction along the guide (translational joints only); the
+    /// normal force is the joint's reaction normal to the guide.
+    pub friction: Option<Friction>,
 }
 
 /// Joint kinds. Two equations each unless stated.
@@ -212,7 +215,7 @@ pub enum ForceKind {
         /// Damping c [N·s/m] (Hunt–Crossley: [s/m]).
         damping: f64,
         /// Coulomb friction in the contact plane (penalty laws only).
-        friction: Option<ContactFriction>,
+        friction: Option<Friction>,
     },
     /// Rotational spring-damper on a revolute joint's relative angle
     /// φ = θ_b − θ_a: torque τ = −k (φ − φ0) − c φ' + τ_act(t) on body b
@@ -261,18 +264,49 @@ pub enum ContactGeometry {
     },
 }
 
-/// Regularised Coulomb friction of a penalty contact: the tangential
-/// force on body b is F_t = −μ F_n tanh(v_t / v_ε) along the tangent, with
-/// v_t the relative sliding velocity at the contact point and F_n the
-/// normal force. Sliding (|v_t| ≫ v_ε) gives μ F_n to a relative error
-/// 1 − tanh(|v_t|/v_ε) ≤ 2 e^{−2|v_t|/v_ε}; sticking is replaced by a creep
-/// at v_t = v_ε artanh(F/(μ F_n)) under a tangential load F < μ F_n.
+/// Coulomb friction of a contact or a translational joint: the tangential
+/// force on body b opposes the sliding velocity v_t of b relative to a,
+/// with magnitude at most μ times the normal force F_n.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactFriction {
-    /// Friction coefficient μ ≥ 0.
+pub struct Friction {
+    /// Kinetic friction coefficient μ ≥ 0.
     pub coefficient: f64,
-    /// Regularisation velocity v_ε > 0 [m/s].
-    pub velocity: f64,
+    /// How sticking is modelled.
+    pub law: FrictionLaw,
+}
+
+/// The friction law of a [`Friction`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FrictionLaw {
+    /// F_t = −μ F_n tanh(v_t / v_ε): a smooth force. Sliding
+    /// (|v_t| ≫ v_ε) gives μ F_n to a relative error
+    /// 1 − tanh(|v_t|/v_ε) ≤ 2 e^{−2|v_t|/v_ε}; sticking is replaced by a
+    /// creep at v_t = v_ε artanh(F/(μ F_n)) under a tangential load
+    /// F < μ F_n.
+    Regularised {
+        /// Regularisation velocity v_ε > 0 [m/s].
+        velocity: f64,
+    },
+    /// Stick–slip by events: while sticking, v_t = 0 is a constraint whose
+    /// multiplier is the friction force; it slips when that force leaves
+    /// the cone |F_t| ≤ μ_s F_n, with F_t = −μ F_n sign(v_t) while
+    /// sliding, and sticks again when v_t returns to zero and the sticking
+    /// force is inside the cone.
+    StickSlip {
+        /// Static coefficient μ_s ≥ μ.
+        static_coefficient: f64,
+    },
+}
+
+impl Friction {
+    /// The regularisation velocity of the regularised law, `None` for
+    /// stick–slip.
+    pub fn regularisation(&self) -> Option<f64> {
+        match self.law {
+            FrictionLaw::Regularised { velocity } => Some(velocity),
+            FrictionLaw::StickSlip { .. } => None,
+        }
+    }
 }
 
 /// Normal force law of a contact as a function of the penetration

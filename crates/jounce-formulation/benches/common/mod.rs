@@ -39,6 +39,7 @@ pub fn chain(n: usize) -> PlanarSystem {
                     point: [-0.5, 0.0],
                 },
             },
+            friction: None,
         })
         .collect();
     let model = Model {

@@ -36,6 +36,7 @@ pub fn chain_model(n: usize) -> Model {
                     point: [-0.5, 0.0],
                 },
             },
+            friction: None,
         })
         .collect();
     Model {

@@ -47,6 +47,7 @@ pub fn revolute(name: &str, a: Attachment, b: Attachment) -> Joint {
     Joint {
         name: name.into(),
         kind: JointKind::Revolute { a, b },
+        friction: None,
     }
 }
 
@@ -54,6 +55,7 @@ pub fn translational(name: &str, a: Attachment, b: Attachment, axis: [f64; 2]) -
     Joint {
         name: name.into(),
         kind: JointKind::Translational { a, b, axis },
+        friction: None,
     }
 }
 
