@@ -221,7 +221,7 @@ pub struct Comparison {
 
 /// A file or directory name made of the characters of `s` that are safe
 /// in one (others become `_`).
-fn dir_name(s: &str) -> String {
+pub(crate) fn dir_name(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
@@ -256,7 +256,7 @@ fn configured(
 }
 
 /// Run one combination; a refusal or a failure is a row, not an error.
-fn run_one(
+pub(crate) fn run_one(
     model: &Model,
     method: &str,
     formulation: &str,
@@ -393,7 +393,11 @@ pub fn error_against_reference(
 
 /// Run the automatic reference into `dir`: the runs of [`REFERENCE_RUNS`]
 /// in turn until one completes.
-fn auto_reference(model: &Model, o: &Overrides, dir: &Path) -> Result<ReferenceInfo, String> {
+pub(crate) fn auto_reference(
+    model: &Model,
+    o: &Overrides,
+    dir: &Path,
+) -> Result<ReferenceInfo, String> {
     let mut failed = Vec::new();
     for (method, formulation) in REFERENCE_RUNS {
         let tight = Overrides {
@@ -426,7 +430,7 @@ fn auto_reference(model: &Model, o: &Overrides, dir: &Path) -> Result<ReferenceI
 
 /// The reference file given by the user: a `timeseries.csv` or a directory
 /// holding one.
-fn file_reference(path: &Path) -> Result<ReferenceInfo, String> {
+pub(crate) fn file_reference(path: &Path) -> Result<ReferenceInfo, String> {
     let file = if path.is_dir() {
         path.join("timeseries.csv")
     } else {
@@ -546,7 +550,7 @@ pub fn compare(model: &Model, opts: &CompareOptions) -> Result<Comparison, RunEr
     })
 }
 
-fn dedup(names: &[String]) -> Vec<String> {
+pub(crate) fn dedup(names: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for n in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
         if !out.iter().any(|o| o == n) {

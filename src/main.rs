@@ -148,6 +148,38 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Work-precision diagram: each method over a sweep of tolerances (or
+    /// fixed steps), error against a tight reference versus integration
+    /// CPU time; table, CPU at equal error, bench.csv, bench.json and
+    /// work_precision.svg. Runs in parallel on all cores.
+    Bench {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// Integrators, comma-separated (see `jounce methods`).
+        #[arg(long, value_delimiter = ',', required = true)]
+        methods: Vec<String>,
+        /// Formulation of every run [default: the model's].
+        #[arg(long)]
+        formulation: Option<String>,
+        /// Tolerances rtol = atol of the sweep, comma-separated
+        /// [default: 1e-3,1e-4,...,1e-10].
+        #[arg(long, value_delimiter = ',', conflicts_with = "steps")]
+        tolerances: Vec<f64>,
+        /// Fixed steps of the sweep [s], comma-separated (for fixed-step
+        /// methods; instead of tolerances).
+        #[arg(long, value_delimiter = ',')]
+        steps: Vec<f64>,
+        /// End time [s].
+        #[arg(long)]
+        t_end: Option<f64>,
+        /// What the runs are compared to: auto (as `jounce compare`) or the
+        /// timeseries.csv of an earlier run.
+        #[arg(long, default_value = "auto")]
+        reference: String,
+        /// Output directory [default: out/bench/<model file stem>].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
     /// Plot columns of a run's timeseries.csv against t (SVG).
     Plot {
         /// Output directory of a run (holds timeseries.csv).
@@ -438,6 +470,48 @@ fn main() -> ExitCode {
             }
             match files {
                 Ok(_) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Bench {
+            model,
+            methods,
+            formulation,
+            tolerances,
+            steps,
+            t_end,
+            reference,
+            out,
+        } => {
+            let m = match jounce_model::load_file(&model) {
+                Ok(m) => m,
+                Err(e) => return fail(&e.into()),
+            };
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out")
+                    .join("bench")
+                    .join(model.file_stem().unwrap_or_default())
+            });
+            let opts = jounce::bench::BenchOptions {
+                methods,
+                formulation,
+                tolerances,
+                steps,
+                t_end,
+                reference: jounce::compare::Reference::parse(&reference),
+                out_dir: out.clone(),
+            };
+            let b = match jounce::bench::bench(&m, &opts) {
+                Ok(b) => b,
+                Err(e) => return fail(&e),
+            };
+            print!("{}", jounce::bench::bench_table(&b));
+            match jounce::bench::write_bench(&b, &out) {
+                Ok(p) => {
+                    println!("  diagram: {} ({} curves)", p.path.display(), p.curves);
+                    println!("  results: {}", out.display());
+                    ExitCode::SUCCESS
+                }
                 Err(e) => fail(&e),
             }
         }

@@ -188,14 +188,59 @@ pub fn line_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFi
     }
 }
 
-fn draw<Y>(
+/// Draw `curves` with both axes logarithmic (a work-precision diagram);
+/// points with x ≤ 0 or y ≤ 0 are left out, curves with none are still
+/// drawn (empty), so the chart has one polyline per curve.
+///
+/// # Errors
+/// [`RunError::Io`] naming the file when it cannot be written.
+pub fn log_log_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFile, RunError> {
+    let curves: Vec<Curve> = curves
+        .iter()
+        .map(|c| Curve {
+            label: c.label.clone(),
+            points: c
+                .points
+                .iter()
+                .copied()
+                .filter(|p| p.0 > 0.0 && p.1 > 0.0 && p.0.is_finite() && p.1.is_finite())
+                .collect(),
+        })
+        .collect();
+    let range = |f: fn(&(f64, f64)) -> f64| {
+        let (lo, hi) = curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(f))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        if lo.is_finite() {
+            (lo / 2.0, hi * 2.0)
+        } else {
+            (1e-3, 1.0)
+        }
+    };
+    let (x0, x1) = range(|p| p.0);
+    let (y0, y1) = range(|p| p.1);
+    draw(
+        path,
+        chart,
+        &curves,
+        (x0..x1).log_scale(),
+        (y0..y1).log_scale(),
+    )
+}
+
+fn draw<X, Y>(
     path: &Path,
     chart: &Chart,
     curves: &[Curve],
-    x: std::ops::Range<f64>,
+    x: X,
     y: Y,
 ) -> Result<PlotFile, RunError>
 where
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
     Y: AsRangedCoord<Value = f64>,
     Y::CoordDescType: ValueFormatter<f64>,
 {
@@ -209,7 +254,7 @@ where
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(80)
-        .build_cartesian_2d::<std::ops::Range<f64>, Y>(x, y)
+        .build_cartesian_2d::<X, Y>(x, y)
         .map_err(|e| draw_error(path, e))?;
     ctx.configure_mesh()
         .x_desc(chart.x_label)
