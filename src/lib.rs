@@ -28,6 +28,7 @@ pub mod study;
 pub mod study_s5;
 pub mod study_s7;
 pub mod study_s8;
+pub mod sweep;
 pub mod trust;
 pub mod validate;
 pub mod warnings;

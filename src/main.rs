@@ -180,6 +180,27 @@ enum Command {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+    /// Parameter study: one model parameter (a dotted path in the model
+    /// file, array elements by name) over a list of values, all runs in
+    /// parallel; table of summary figures, sweep.csv, sweep.json and one
+    /// SVG per figure against the parameter.
+    Sweep {
+        /// Model file (TOML).
+        model: PathBuf,
+        /// The parameter and its values: PATH=V1,V2,... (e.g.
+        /// forces.spring.damping=0,10,100 or settings.integrator.method=dopri5,radau5).
+        #[arg(long = "set", value_name = "PATH=V1,V2,...")]
+        set: String,
+        /// A figure to table and plot: a dotted path into summary.json
+        /// (work.cpu_seconds, accuracy.max_energy_error, ...) or
+        /// final:<column>; repeat for several [default: steps, f-evals, CPU,
+        /// position violation].
+        #[arg(long = "figure")]
+        figures: Vec<String>,
+        /// Output directory [default: out/sweep/<model file stem>].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
     /// Plot columns of a run's timeseries.csv against t (SVG).
     Plot {
         /// Output directory of a run (holds timeseries.csv).
@@ -509,6 +530,48 @@ fn main() -> ExitCode {
             match jounce::bench::write_bench(&b, &out) {
                 Ok(p) => {
                     println!("  diagram: {} ({} curves)", p.path.display(), p.curves);
+                    println!("  results: {}", out.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Sweep {
+            model,
+            set,
+            figures,
+            out,
+        } => {
+            let Some((path, values)) = set.split_once('=') else {
+                return fail(&RunError::Setup(format!(
+                    "--set {set}: write PATH=V1,V2,... (e.g. forces.spring.damping=0,10,100)"
+                )));
+            };
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("out")
+                    .join("sweep")
+                    .join(model.file_stem().unwrap_or_default())
+            });
+            let opts = jounce::sweep::SweepOptions {
+                path: path.trim().to_string(),
+                values: values
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .collect(),
+                figures,
+                out_dir: out.clone(),
+            };
+            let s = match jounce::sweep::sweep(&model, &opts) {
+                Ok(s) => s,
+                Err(e) => return fail(&e),
+            };
+            print!("{}", jounce::sweep::sweep_table(&s));
+            match jounce::sweep::write_sweep(&s, &out) {
+                Ok(charts) => {
+                    for c in charts {
+                        println!("  chart: {}", c.path.display());
+                    }
                     println!("  results: {}", out.display());
                     ExitCode::SUCCESS
                 }
