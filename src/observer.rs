@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use jounce_analysis::{InvariantExtremes, InvariantMonitor};
+use jounce_analysis::{EnergyBalance, InvariantExtremes, InvariantMonitor};
 use jounce_formulation::Formulation;
 use jounce_integrate::{EvalError, Observer, Stats, StepRecord};
 use jounce_io::TimeseriesWriter;
@@ -43,8 +43,22 @@ pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
         h.push(format!("{name}.friction_force"));
         h.push(format!("{name}.sliding_velocity"));
     }
+    for s in ENERGY_ACCOUNT_COLUMNS {
+        h.push(s.to_string());
+    }
     h
 }
+
+/// The energy account's columns ([`jounce_analysis::EnergyBalance`]), at
+/// the end of each row: work of the applied loads and of the drivers,
+/// energy dissipated, and the balance residual
+/// E − E(0) − W_applied − W_drivers + D, all in J.
+pub const ENERGY_ACCOUNT_COLUMNS: [&str; 4] = [
+    "work_applied",
+    "work_drivers",
+    "energy_dissipated",
+    "energy_balance_residual",
+];
 
 /// `crank.x` → `crank.vx`, `crank.theta` → `crank.omega`; otherwise `d(label)/dt`.
 fn velocity_label(coord: &str) -> String {
@@ -126,6 +140,11 @@ pub struct RunObserver<'a> {
     monitor: InvariantMonitor,
     /// Extremes of energy and constraint violation.
     pub extremes: InvariantExtremes,
+    /// The energy account at the output rows.
+    pub energy: EnergyBalance,
+    /// Integrate the account's powers along the solution (models that do
+    /// not conserve energy; for the others it is E − E(0) alone).
+    pub energy_per_step: bool,
     q: Vec<f64>,
     v: Vec<f64>,
     lambda: Vec<f64>,
@@ -185,12 +204,19 @@ impl<'a> RunObserver<'a> {
             writer,
             monitor: InvariantMonitor::new(sys),
             extremes: InvariantExtremes::default(),
+            energy: EnergyBalance::new(sys),
+            energy_per_step: false,
             q: vec![0.0; n],
             v: vec![0.0; n],
             lambda: vec![0.0; m],
             friction: vec![0.0; sys.n_friction_rows() + n],
             row: Vec::with_capacity(
-                1 + 2 * n + 5 + m + 2 * sys.n_switching_functions() + 2 * sys.n_friction_rows(),
+                1 + 2 * n
+                    + 5
+                    + m
+                    + 2 * sys.n_switching_functions()
+                    + 2 * sys.n_friction_rows()
+                    + ENERGY_ACCOUNT_COLUMNS.len(),
             ),
             t_last: f64::NAN,
             progress,
@@ -275,6 +301,9 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
                 self.row.push(r.sliding_velocity);
             }
         }
+        let a = self.energy.update(t, inv.total);
+        self.row
+            .extend_from_slice(&[a.work_applied, a.work_drivers, a.dissipated, a.residual]);
         self.writer
             .write_row(&self.row)
             .map_err(|e| EvalError::Other(e.to_string()))?;
@@ -309,6 +338,42 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             }
             Err(switch) => Err(EvalError::Other(switch.to_string())),
         }
+    }
+
+    fn wants_quadrature(&self) -> bool {
+        self.energy_per_step
+    }
+
+    /// The energy account's integrals: the powers of loads, drivers,
+    /// dampers and friction at a Gauss node of the solution.
+    fn quadrature(
+        &mut self,
+        form: &mut (dyn Formulation + 'a),
+        t: f64,
+        y: &[f64],
+        weight: f64,
+    ) -> Result<(), EvalError> {
+        form.physical_state(
+            t,
+            y,
+            &mut self.q_step,
+            &mut self.v_step,
+            &mut self.lambda_step,
+        )?;
+        let (q, v) = (&self.q_step, &self.v_step);
+        let nf = self.sys.n_friction_rows();
+        let mut friction_power = 0.0;
+        if nf > 0 {
+            let (forces, jf) = self.friction.split_at_mut(nf);
+            if form.friction_forces(t, y, forces)? {
+                for (i, f) in forces.iter().enumerate() {
+                    friction_power += f * self.sys.friction_row(t, q, v, i, jf).sliding_velocity;
+                }
+            }
+        }
+        self.energy
+            .add(self.sys, t, q, v, &self.lambda_step, friction_power, weight);
+        Ok(())
     }
 
     fn wants_step_history(&self) -> bool {

@@ -380,6 +380,7 @@ fn integrate_model(
         mon.set_conservative(crate::setup::is_conservative(model));
     }
     obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
+    obs.energy_per_step = !crate::setup::is_conservative(model);
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),
@@ -441,6 +442,8 @@ fn integrate_model(
         diagnostics.extend(c.warnings.iter().cloned());
     }
     let ex = obs.extremes;
+    let account = obs.energy.account();
+    let max_energy_balance_residual = obs.energy.max_residual();
     if let Some(ts) = stats.stiffness_detected_at {
         diagnostics.push(format!(
             "{} detected stiffness at t = {ts:.6} s: its step is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, rodas4) should be cheaper",
@@ -497,6 +500,12 @@ fn integrate_model(
             max_energy_error: ex.max_energy_error,
             max_position_violation: ex.max_position_violation,
             max_velocity_violation: ex.max_velocity_violation,
+            energy_account: jounce_io::EnergyAccountSummary {
+                work_applied: account.work_applied,
+                work_drivers: account.work_drivers,
+                dissipated: account.dissipated,
+            },
+            max_energy_balance_residual,
         },
     };
     summary.write_json(&out_dir.join("summary.json"))?;
@@ -571,9 +580,16 @@ pub fn summary_text(s: &RunSummary) -> String {
             a.max_relative_energy_error
         )
     } else {
+        let e = &a.energy_account;
         format!(
-            "energy not conserved by the model (dampers, drivers or time-dependent forces): max change {:.3e} J",
-            a.max_energy_error
+            "energy not conserved by the model (dampers, drivers or time-dependent forces): max change {:.3e} J; \
+             account: work of loads {:.4e} J, of drivers {:.4e} J, dissipated {:.4e} J, \
+             balance residual max {:.3e} J",
+            a.max_energy_error,
+            e.work_applied,
+            e.work_drivers,
+            e.dissipated,
+            a.max_energy_balance_residual
         )
     };
     for d in &s.diagnostics {

@@ -34,14 +34,35 @@ pub trait Observer<P: ?Sized = dyn OdeProblem> {
     /// The state y at the end of an accepted step, after the problem's
     /// post-step correction: for checks that need every step (a branch
     /// switch at a singular configuration happens within one). An error
-    /// stops the integration like a failed evaluation. It runs inside the
-    /// integration's CPU time: keep it cheap. Not called for a step cut
+    /// stops the integration like a failed evaluation. It runs outside the
+    /// integration's CPU time when the step history is on (the clock is
+    /// read at every step then), inside it otherwise: keep it cheap. Not called for a step cut
     /// short by an event ([`Observer::event`] is).
     fn accepted_step(&mut self, _problem: &mut P, _t: f64, _y: &[f64]) -> Result<(), EvalError> {
         Ok(())
     }
     /// Event `index` was located at `t`.
     fn event(&mut self, _t: f64, _index: usize, _y: &[f64]) {}
+    /// Whether the observer integrates quantities along the solution
+    /// ([`Observer::quadrature`]): an energy account. Default: no.
+    fn wants_quadrature(&self) -> bool {
+        false
+    }
+    /// A node of the three-point Gauss–Legendre rule on an interval of the
+    /// accepted solution (between consecutive outputs, step ends and
+    /// events): the state `y` at `t` from the method's continuous solution
+    /// and the weight of the node (interval length × Gauss weight), so
+    /// that Σ weight · f(t, y) integrates f to sixth order on each
+    /// interval. Outside the integration's CPU time and its counters.
+    fn quadrature(
+        &mut self,
+        _problem: &mut P,
+        _t: f64,
+        _y: &[f64],
+        _weight: f64,
+    ) -> Result<(), EvalError> {
+        Ok(())
+    }
     /// Whether the observer keeps a per-step history ([`Observer::step_history`]):
     /// the CPU clock is then read at every step.
     fn wants_step_history(&self) -> bool {
@@ -236,6 +257,37 @@ fn crossing(dir: EventDirection, g0: f64, g1: f64) -> bool {
         EventDirection::Rising => g0 < 0.0 && g1 >= 0.0,
         EventDirection::Falling => g0 > 0.0 && g1 <= 0.0,
     }
+}
+
+/// Nodes c and weights b of the three-point Gauss–Legendre rule on [0, 1]
+/// (exact for polynomials of degree 5; Abramowitz & Stegun 25.4.29).
+const GAUSS3: [(f64, f64); 3] = [
+    (0.112_701_665_379_258_31, 5.0 / 18.0),
+    (0.5, 8.0 / 18.0),
+    (0.887_298_334_620_741_7, 5.0 / 18.0),
+];
+
+/// Feed the observer's quadrature the Gauss nodes of [ta, tb] on the
+/// stepper's continuous solution (already prepared), then move `t_q` to
+/// `tb`. Nothing for an empty interval.
+fn quadrature_to<P: OdeProblem + ?Sized>(
+    observer: &mut dyn Observer<P>,
+    problem: &mut P,
+    stepper: &dyn Stepper,
+    t_q: &mut f64,
+    tb: f64,
+    buf: &mut [f64],
+) -> Result<(), EvalError> {
+    let h = tb - *t_q;
+    if h > 0.0 {
+        for (c, b) in GAUSS3 {
+            let tc = *t_q + c * h;
+            stepper.interpolate(tc, buf);
+            observer.quadrature(problem, tc, buf, b * h)?;
+        }
+        *t_q = tb;
+    }
+    Ok(())
 }
 
 /// Interior points of a step at which the event functions are sampled when
@@ -570,6 +622,11 @@ fn run<P: OdeProblem + ?Sized>(
     *last_out = t0;
     // the per-step history: the counters at the last accepted step
     let history = observer.wants_step_history();
+    // the observer's quadrature: its intervals end at outputs, step ends
+    // and events; t_q is where the next one starts
+    let quadrature = observer.wants_quadrature();
+    let mut t_q = t0;
+    let mut q_buf = vec![0.0; if quadrature { n } else { 0 }];
     let mut last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
     cpu_mark = thread_cpu_seconds();
 
@@ -692,6 +749,9 @@ fn run<P: OdeProblem + ?Sized>(
                     stepper.prepare_dense_output(p)?;
                     cpu += thread_cpu_seconds() - cpu_mark;
                     while let Some(to) = due(out_k) {
+                        if quadrature {
+                            quadrature_to(observer, p.inner, &*stepper, &mut t_q, to, &mut q_buf)?;
+                        }
                         stepper.interpolate(to, &mut ybuf);
                         observer.output(p.inner, to, &ybuf)?;
                         *last_out = to;
@@ -715,6 +775,20 @@ fn run<P: OdeProblem + ?Sized>(
                     cpu_seconds: cpu,
                 })?;
                 last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+                cpu_mark = thread_cpu_seconds();
+            }
+            // the rest of the step for the quadrature, on its continuous
+            // solution; preparing it is not counted as the method's work
+            // when no output asked for it
+            if quadrature {
+                cpu += thread_cpu_seconds() - cpu_mark;
+                let counted = (p.n_rhs, p.n_jac);
+                stepper.prepare_dense_output(p)?;
+                (p.n_rhs, p.n_jac) = counted;
+                let t_end_step = event.map(|e| e.0).unwrap_or(tb);
+                quadrature_to(
+                    observer, p.inner, &*stepper, &mut t_q, t_end_step, &mut q_buf,
+                )?;
                 cpu_mark = thread_cpu_seconds();
             }
             if let Some((te, idx)) = event {
@@ -797,7 +871,16 @@ fn run<P: OdeProblem + ?Sized>(
                     g_old.copy_from_slice(&g_new);
                 }
             }
-            observer.accepted_step(p.inner, tb, &ybuf)?;
+            // the observer's per-step work (monitors, energy account) is
+            // not integration: outside its CPU time where the clock is
+            // read at every step anyway (the step history)
+            if history {
+                cpu += thread_cpu_seconds() - cpu_mark;
+                observer.accepted_step(p.inner, tb, &ybuf)?;
+                cpu_mark = thread_cpu_seconds();
+            } else {
+                observer.accepted_step(p.inner, tb, &ybuf)?;
+            }
             if dt_out.is_none() || tb >= t_end {
                 cpu += thread_cpu_seconds() - cpu_mark;
                 observer.output(p.inner, tb, stepper.y())?;

@@ -51,6 +51,26 @@ pub struct AccuracySummary {
     pub max_position_violation: f64,
     /// max ‖Φ_q v + Φ_t‖∞ over the output points.
     pub max_velocity_violation: f64,
+    /// The energy account at the end (columns `work_applied`,
+    /// `work_drivers`, `energy_dissipated` of `timeseries.csv`).
+    #[serde(default)]
+    pub energy_account: EnergyAccountSummary,
+    /// max |E − E(0) − W_applied − W_drivers + D| over the output points
+    /// [J]: integration error plus the O(Δt²) quadrature error of the
+    /// output interval.
+    #[serde(default)]
+    pub max_energy_balance_residual: f64,
+}
+
+/// Where the energy went, at the end of a run [J].
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct EnergyAccountSummary {
+    /// Work of point forces, torques and actuators.
+    pub work_applied: f64,
+    /// Work of the drivers (λᵀΦ_t).
+    pub work_drivers: f64,
+    /// Energy dissipated by dampers, contact damping, friction and impacts.
+    pub dissipated: f64,
 }
 
 /// The integrator as configured.
