@@ -191,7 +191,19 @@ fn study_s4_prints_its_table() {
         assert!(stdout.contains(needle), "no '{needle}' in\n{stdout}");
     }
     assert!(stdout.contains("holds"), "{stdout}");
-    assert!(out.join("s4/test3.csv").exists());
     assert!(out.join("s4/findings.csv").exists());
+    // the bisection's d_crit is within 2 % of 2/ω for every mass, and the
+    // run at 2/ω does not overshoot
+    let text = std::fs::read_to_string(out.join("s4/test3.csv")).unwrap();
+    let rows: Vec<Vec<f64>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert!(r[9].abs() < 0.02, "deviation {} for {} kg", r[9], r[0]);
+        assert!(r[4] <= jounce::study_s4::OVERSHOOT_LIMIT, "{r:?}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
