@@ -108,3 +108,84 @@ pub(crate) fn parse<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<
         damping,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::types::{BodyRef, ForceKind};
+
+    const BEAM: &str = r#"
+[[bodies]]
+name = "tip"
+mass = 1.0
+inertia = 0.01
+position = [0.5, 0.0]
+
+[[forces]]
+name = "flex"
+type = "beam"
+body1 = "ground"
+point1 = [0.0, 0.0]
+body2 = "tip"
+point2 = [0.0, 0.0]
+E = 2.1e11
+A = 1e-3
+I = 1e-9
+"#;
+
+    #[test]
+    fn omitted_geometry_is_left_to_the_initial_configuration() {
+        let m = crate::from_str(BEAM, "beam.toml").unwrap();
+        let ForceKind::Beam(b) = &m.forces[0].kind else {
+            panic!("not a beam: {:?}", m.forces[0].kind);
+        };
+        assert_eq!((b.a.body, b.b.body), (BodyRef::Ground, BodyRef::Body(0)));
+        assert_eq!((b.length, b.axis, b.zero_angle), (None, None, None));
+        assert_eq!(b.damping, super::DEFAULT_BEAM_DAMPING);
+        assert_eq!(
+            (b.youngs_modulus, b.area, b.second_moment),
+            (2.1e11, 1e-3, 1e-9)
+        );
+    }
+
+    #[test]
+    fn axis_is_normalised_and_bad_values_name_the_element() {
+        let text = BEAM.replace("I = 1e-9", "I = 1e-9\naxis = [3.0, 4.0]\nL = 0.4");
+        let m = crate::from_str(&text, "beam.toml").unwrap();
+        let ForceKind::Beam(b) = &m.forces[0].kind else {
+            panic!()
+        };
+        assert_eq!((b.axis, b.length), (Some([0.6, 0.8]), Some(0.4)));
+        for (from, to, msg) in [
+            (
+                "A = 1e-3",
+                "A = 0",
+                "force 'flex': A must be positive, got 0",
+            ),
+            ("I = 1e-9", "I = -1e-9", "force 'flex': I must be positive"),
+            (
+                "I = 1e-9",
+                "I = 1e-9\nL = 0",
+                "force 'flex': L must be positive",
+            ),
+            (
+                "I = 1e-9",
+                "I = 1e-9\naxis = [0, 0]",
+                "force 'flex': axis must be a non-zero vector",
+            ),
+            (
+                "I = 1e-9",
+                "I = 1e-9\ndamping = -1e-3",
+                "force 'flex': damping must not be negative",
+            ),
+            ("E = 2.1e11", "", "E"),
+            (
+                "body1 = \"ground\"",
+                "body1 = \"tip\"",
+                "connects body 'tip' to itself",
+            ),
+        ] {
+            let err = crate::from_str(&BEAM.replace(from, to), "beam.toml").unwrap_err();
+            assert!(err.to_string().contains(msg), "{from} -> {to}: {err}");
+        }
+    }
+}
