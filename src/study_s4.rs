@@ -35,6 +35,7 @@ use jounce_io::RunSummary;
 use jounce_model::{BodyRef, ForceKind, Model};
 
 use crate::error::RunError;
+use crate::plot::{line_chart, Chart, Curve, YScale};
 use crate::run::run_model;
 use crate::series::Series;
 
@@ -124,6 +125,9 @@ pub struct S4Study {
     pub findings: Vec<S4Finding>,
     /// CSV files written.
     pub files: Vec<PathBuf>,
+    /// The axial response of the 50 kg case against d (the seed's
+    /// appendix C), `test3_axial.svg`.
+    pub plot: PathBuf,
 }
 
 /// Options of the study.
@@ -379,6 +383,43 @@ fn test3(models: &Path, out: &Path) -> Result<Vec<S4Test3Row>, RunError> {
     Ok(rows)
 }
 
+/// Damping values of the seed's plots of test 3 (appendix C).
+const PLOT_DAMPING: [f64; 3] = [1e-4, 5e-4, 1e-3];
+
+/// The axial response u/u(0) against ω t of the 50 kg model for the
+/// seed's damping values and for 2/ω, into `out/test3_axial.svg`.
+fn test3_plot(models: &Path, out: &Path) -> Result<PathBuf, RunError> {
+    let file = models.join("s4_test3_m50.toml");
+    let model = jounce_model::load_file(&file)?;
+    let beam = test3_beam(&model)?;
+    let omega = (beam.ea / (beam.length * model.bodies[beam.body].mass)).sqrt();
+    let mut curves = Vec::new();
+    for d in PLOT_DAMPING.into_iter().chain([2.0 / omega]) {
+        let dir = out.join("test3_m50").join(format!("axial_d{d:.3e}"));
+        let (u, _) = axial_run(&file, d, &dir, true)?;
+        let u0 = u[0].1;
+        curves.push(Curve {
+            label: format!("d = {d:.2e}"),
+            points: u
+                .iter()
+                .take_while(|p| p.0 <= 30.0)
+                .map(|p| (p.0, p.1 / u0))
+                .collect(),
+        });
+    }
+    Ok(line_chart(
+        &out.join("test3_axial.svg"),
+        &Chart {
+            title: "S4 test 3: axial deflection of the beam, 50 kg end mass",
+            x_label: "ω_axial t",
+            y_label: "u / u(0)",
+            y_scale: YScale::Linear,
+        },
+        &curves,
+    )?
+    .path)
+}
+
 /// The body at the beam's first node (the hub of test 4).
 fn hub(model: &Model) -> Result<usize, RunError> {
     model
@@ -632,11 +673,13 @@ pub fn s4(models: &Path, out: &Path, opts: &S4Options) -> Result<S4Study, RunErr
         .ok_or_else(|| setup("test 4a has no beam to a body".into()))?;
     let findings = findings(&test3, &test4, d_crit_4);
     let files = write_csv(out, &test3, &test4, &findings)?;
+    let plot = test3_plot(models, out)?;
     Ok(S4Study {
         test3,
         test4,
         findings,
         files,
+        plot,
     })
 }
 
@@ -807,5 +850,6 @@ pub fn s4_table(study: &S4Study) -> String {
     for p in &study.files {
         let _ = writeln!(s, "csv: {}", p.display());
     }
+    let _ = writeln!(s, "plot: {}", study.plot.display());
     s
 }

@@ -192,6 +192,7 @@ fn study_s4_prints_its_table() {
     }
     assert!(stdout.contains("holds"), "{stdout}");
     assert!(out.join("s4/findings.csv").exists());
+    assert!(out.join("s4/test3_axial.svg").exists());
     // the bisection's d_crit is within 2 % of 2/ω for every mass, and the
     // run at 2/ω does not overshoot
     let text = std::fs::read_to_string(out.join("s4/test3.csv")).unwrap();
