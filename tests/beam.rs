@@ -184,7 +184,7 @@ fn study_s4_prints_its_table() {
         "--out",
         out.to_str().unwrap(),
         "--t-end",
-        "0.3",
+        "0.6",
     ]);
     assert_eq!(code, 0, "{stderr}");
     for needle in ["S4 test 3", "S4 test 4", "Seed findings", "test 4c", "csv:"] {

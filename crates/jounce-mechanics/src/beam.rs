@@ -241,6 +241,38 @@ mod tests {
         assert!(eval(&p, &x, &[0.0; 6]).iter().any(|q| q.abs() > 1.0));
     }
 
+    /// Small deflections give the planar Euler–Bernoulli element matrix
+    /// (Przemieniecki 1968, sec. 5.2) with node 1 clamped: on node 2
+    /// −(12EI/L³ v − 6EI/L² θ, −6EI/L² v + 4EI/L θ), on node 1 the
+    /// couples 6EI/L² v and −2EI/L θ, and −EA/L u axially.
+    #[test]
+    fn small_deflections_give_the_element_stiffness_matrix() {
+        let (e, a, i, l) = (2.0e11, 1e-3, 1e-8, 0.5);
+        let p = BeamParams::new([0.0; 2], [0.0; 2], 0.0, 0.0, e, a, i, l, 0.0);
+        let ei = e * i;
+        let check = |xb: [f64; 3], expect: [f64; 6]| {
+            let x = [0.0, 0.0, 0.0, xb[0], xb[1], xb[2]];
+            let q = eval(&p, &x, &[0.0; 6]);
+            for k in 0..6 {
+                let scale = expect.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                assert!(
+                    (q[k] - expect[k]).abs() <= 1e-5 * scale,
+                    "{xb:?}: Q[{k}] = {} vs {}",
+                    q[k],
+                    expect[k]
+                );
+            }
+        };
+        // small enough that the chord's v²/(2L) is below rounding
+        let (v, th, u) = (1e-9, 1e-9, 1e-9);
+        let (f, m) = (12.0 * ei / l.powi(3) * v, -6.0 * ei / (l * l) * v);
+        check([l, v, 0.0], [0.0, f, 6.0 * ei / (l * l) * v, 0.0, -f, -m]);
+        let (f, m) = (-6.0 * ei / (l * l) * th, 4.0 * ei / l * th);
+        check([l, 0.0, th], [0.0, f, -2.0 * ei / l * th, 0.0, -f, -m]);
+        let n = e * a / l * u;
+        check([l + u, 0.0, 0.0], [n, 0.0, 0.0, -n, 0.0, 0.0]);
+    }
+
     #[test]
     fn stiffness_is_symmetric_and_positive_definite() {
         let k = params(0.0).stiffness();
