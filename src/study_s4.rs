@@ -65,6 +65,9 @@ pub struct S4Test3Row {
     pub d_theory: f64,
     /// The seed's value [s].
     pub d_seed: f64,
+    /// Young's modulus for which 2/ω equals the seed's value [Pa]
+    /// (termeer does not state his).
+    pub e_seed: f64,
     /// Overshoot of the axial-only run at d = 2/ω, relative to the initial deflection.
     pub overshoot_at_theory: f64,
     /// ω t at which that run's deflection first falls below 1 % of the initial one.
@@ -181,6 +184,7 @@ struct Test3Beam {
     ground: [f64; 2],
     length: f64,
     ea: f64,
+    area: f64,
 }
 
 fn test3_beam(model: &Model) -> Result<Test3Beam, RunError> {
@@ -200,6 +204,7 @@ fn test3_beam(model: &Model) -> Result<Test3Beam, RunError> {
                 ground: b.a.point,
                 length: beam_length(model, b),
                 ea: b.youngs_modulus * b.area,
+                area: b.area,
             });
         }
     }
@@ -372,6 +377,8 @@ fn test3(models: &Path, out: &Path) -> Result<Vec<S4Test3Row>, RunError> {
             omega,
             d_theory,
             d_seed,
+            // 2/d = √(E A/(L m))
+            e_seed: (2.0 / d_seed).powi(2) * beam.length * mass / beam.area,
             overshoot_at_theory: overshoot(&u),
             decay_time: decay_time(&u),
             decay_time_exact: exact_decay_time(),
@@ -690,16 +697,17 @@ fn write_csv(
     findings: &[S4Finding],
 ) -> Result<Vec<PathBuf>, RunError> {
     let mut a = String::from(
-        "mass_kg,omega_axial,d_2_over_omega,d_seed,overshoot_at_2_over_omega,decay_omega_t_1pct,decay_exact,overshoot_all_dof,d_bisection,deviation,bisection_runs\n",
+        "mass_kg,omega_axial,d_2_over_omega,d_seed,e_for_seed,overshoot_at_2_over_omega,decay_omega_t_1pct,decay_exact,overshoot_all_dof,d_bisection,deviation,bisection_runs\n",
     );
     for r in test3 {
         let _ = writeln!(
             a,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             r.mass,
             r.omega,
             r.d_theory,
             r.d_seed,
+            r.e_seed,
             r.overshoot_at_theory,
             r.decay_time,
             r.decay_time_exact,
@@ -763,11 +771,12 @@ pub fn s4_table(study: &S4Study) -> String {
     );
     let _ = writeln!(
         s,
-        "{:>8} {:>10} {:>11} {:>10} {:>12} {:>10} {:>12} {:>11} {:>9}",
+        "{:>8} {:>10} {:>11} {:>10} {:>10} {:>12} {:>10} {:>12} {:>11} {:>9}",
         "m [kg]",
         "ω [rad/s]",
         "2/ω [s]",
         "seed [s]",
+        "E(seed)",
         "overshoot",
         "ωt(1 %)",
         "all-DOF ovs",
@@ -777,11 +786,12 @@ pub fn s4_table(study: &S4Study) -> String {
     for r in &study.test3 {
         let _ = writeln!(
             s,
-            "{:>8} {:>10.1} {:>11.4e} {:>10.3e} {:>12.2e} {:>10.3} {:>12.2e} {:>11.4e} {:>8.2}%",
+            "{:>8} {:>10.1} {:>11.4e} {:>10.3e} {:>10.3e} {:>12.2e} {:>10.3} {:>12.2e} {:>11.4e} {:>8.2}%",
             r.mass,
             r.omega,
             r.d_theory,
             r.d_seed,
+            r.e_seed,
             r.overshoot_at_theory,
             r.decay_time,
             r.overshoot_all_dof,
@@ -792,7 +802,7 @@ pub fn s4_table(study: &S4Study) -> String {
     if let Some(r) = study.test3.first() {
         let _ = writeln!(
             s,
-            "(overshoot: −min u / u(0) of the axial deflection; no overshoot below {OVERSHOOT_LIMIT:e}; closed-form decay to 1 % at ωt = {:.3})",
+            "(overshoot: −min u / u(0) of the axial deflection; no overshoot below {OVERSHOOT_LIMIT:e}; closed-form decay to 1 % at ωt = {:.3}; E(seed): the E for which 2/ω is the seed's value)",
             r.decay_time_exact
         );
     }

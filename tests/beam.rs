@@ -203,8 +203,8 @@ fn study_s4_prints_its_table() {
         .collect();
     assert_eq!(rows.len(), 3);
     for r in &rows {
-        assert!(r[9].abs() < 0.02, "deviation {} for {} kg", r[9], r[0]);
-        assert!(r[4] <= jounce::study_s4::OVERSHOOT_LIMIT, "{r:?}");
+        assert!(r[10].abs() < 0.02, "deviation {} for {} kg", r[10], r[0]);
+        assert!(r[5] <= jounce::study_s4::OVERSHOOT_LIMIT, "{r:?}");
     }
     let _ = std::fs::remove_dir_all(&out);
 }
