@@ -220,7 +220,7 @@ enum Command {
     /// Run a seed study of studies.md from its shipped models and print its
     /// table (now: s1, jalon-bayo Table 7.4).
     Study {
-        /// Study name: s1.
+        /// Study name: s1, s4, s5, s7, s8.
         name: String,
         /// Folder of the study models.
         #[arg(long, default_value = "examples/studies")]
@@ -406,6 +406,17 @@ fn main() -> ExitCode {
         } => {
             // the studies printed as one table: run, then print or fail
             let table = match name.to_ascii_lowercase().as_str() {
+                "s4" => Some(
+                    jounce::study_s4::s4(
+                        &models,
+                        &out.join("s4"),
+                        &jounce::study_s4::S4Options {
+                            t_end,
+                            ..Default::default()
+                        },
+                    )
+                    .map(|s| jounce::study_s4::s4_table(&s)),
+                ),
                 "s5" => Some(
                     jounce::study_s5::s5(&models, &out.join("s5"))
                         .map(|s| jounce::study_s5::s5_table(&s)),
@@ -430,7 +441,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s5, s7, s8"
+                    "unknown study '{name}'; available: s1, s4, s5, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {

@@ -35,8 +35,9 @@ pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
     }
     for i in 0..sys.n_switching_functions() {
         let name = sys.switching_label(i);
-        h.push(format!("{name}.gap"));
-        h.push(format!("{name}.normal_force"));
+        let [value, force] = sys.switching_quantities(i);
+        h.push(format!("{name}.{value}"));
+        h.push(format!("{name}.{force}"));
     }
     for i in 0..sys.n_friction_rows() {
         let name = sys.friction_label(i);

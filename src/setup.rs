@@ -222,5 +222,6 @@ pub fn is_conservative(model: &Model) -> bool {
                 jounce_model::ContactLaw::Impact { restitution } => *restitution == 1.0,
                 _ => *damping == 0.0 && friction.is_none_or(|f| f.coefficient == 0.0),
             },
+            ForceKind::Beam(beam) => beam.damping == 0.0,
         })
 }

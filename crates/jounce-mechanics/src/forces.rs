@@ -8,6 +8,7 @@
 
 use jounce_model::{ForceFrame, TimeFunction};
 
+use crate::beam::{beam, beam_potential, BeamParams};
 use crate::contact::{contact_force, contact_potential, ContactParams};
 use crate::kinematics::Scalar;
 use crate::point_force::{point_force, torque};
@@ -40,6 +41,8 @@ pub(crate) enum ForceElementKind {
     },
     /// Unilateral contact between a and b (`crate::contact`).
     Contact { params: ContactParams },
+    /// Beam from a to b (`crate::beam`).
+    Beam { params: BeamParams },
 }
 
 /// A force element.
@@ -89,6 +92,9 @@ impl ForceElement {
             ForceElementKind::Contact { params } => {
                 contact_force(params, &x[0..3], &v[0..3], &x[3..6], &v[3..6], qa, qb)
             }
+            ForceElementKind::Beam { params } => {
+                beam(params, &x[0..3], &v[0..3], &x[3..6], &v[3..6], qa, qb)
+            }
         }
     }
 
@@ -129,7 +135,7 @@ impl ForceElement {
                     q[k] -= q0[k];
                 }
             }
-            ForceElementKind::Contact { .. } => {}
+            ForceElementKind::Contact { .. } | ForceElementKind::Beam { .. } => {}
         }
     }
 
@@ -143,6 +149,7 @@ impl ForceElement {
                 rotational_spring_potential(params, &x[0..3], &x[3..6])
             }
             ForceElementKind::Contact { params } => contact_potential(params, &x[0..3], &x[3..6]),
+            ForceElementKind::Beam { params } => beam_potential(params, &x[0..3], &x[3..6]),
             _ => 0.0,
         }
     }
@@ -161,7 +168,7 @@ impl ForceElement {
                     f.breakpoints(out);
                 }
             }
-            ForceElementKind::Contact { .. } => {}
+            ForceElementKind::Contact { .. } | ForceElementKind::Beam { .. } => {}
         }
     }
 }

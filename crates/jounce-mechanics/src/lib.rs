@@ -39,7 +39,8 @@
 //!
 //! Element equations, one file each: [`revolute`], [`translational`],
 //! [`rigid`], [`distance`], [`driver`], [`spring_damper`],
-//! [`rotational_spring`], [`point_force`] (gravity in [`planar`]).
+//! [`rotational_spring`], [`point_force`], [`contact`], [`beam`] (gravity
+//! in [`planar`]).
 //!
 //! ```text
 //! Model ──from_model──▶ PlanarSystem ──(MechanicalSystem)──▶ formulations
@@ -85,6 +86,7 @@
 //! ```
 
 pub mod assembly;
+pub mod beam;
 pub(crate) mod constraints;
 pub mod contact;
 pub mod data;

@@ -24,6 +24,7 @@ use jounce_model::{Attachment, BodyRef, DriverKind, ForceKind, JointKind, Model}
 use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2SVec64, Dual2_64, Dual64, DualSVec64};
 
+use crate::beam::BeamParams;
 use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::contact::{contact_frame, contact_state, gap_gradient, ContactParams};
 use crate::data::{Quantities, SystemData};
@@ -32,9 +33,11 @@ use crate::forces::{ForceElement, ForceElementKind};
 use crate::friction::{FrictionElement, FrictionSite};
 use crate::revolute::revolute_kinematics_sc;
 use crate::rigid::relative_pose;
-use crate::rotational_spring::RotationalSpringParams;
+use crate::rotational_spring::{
+    rotational_spring_deflection, rotational_spring_torque, RotationalSpringParams,
+};
 use crate::sparse::SparseMatrix;
-use crate::spring_damper::SpringDamperParams;
+use crate::spring_damper::{spring_damper_deflection, spring_damper_tension, SpringDamperParams};
 use crate::system::{FrictionRow, MechanicalSystem, NormalForce};
 
 mod joint_access;
@@ -63,9 +66,10 @@ pub struct PlanarSystem {
     row_owner: Vec<(usize, usize)>,
     /// Force elements.
     forces: Vec<ForceElement>,
-    /// Contact pairs: (index into `forces`, name), in model order; their
-    /// gaps are the switching functions.
-    contacts: Vec<(usize, String)>,
+    /// The elements with a switching function: (index into `forces`,
+    /// name), the contact pairs (their gaps) in model order, then the
+    /// one-sided springs (their deflections) in model order.
+    switching: Vec<(usize, String)>,
     /// Friction elements solved for with the accelerations (stick–slip
     /// contacts, translational joints with friction), joints first.
     frictions: Vec<FrictionElement>,
@@ -128,6 +132,68 @@ fn unit_axis(axis: [f64; 2], element: &str) -> Result<[f64; 2], MechanicsError> 
             problem: format!("sliding axis {axis:?} has no direction"),
         })
     }
+}
+
+/// Parameters of a beam from its model element and the initial poses:
+/// the defaults (length, axis, zero angle) from the initial configuration.
+fn beam_params(
+    beam: &jounce_model::Beam,
+    ba: Option<usize>,
+    sa: [f64; 2],
+    bb: Option<usize>,
+    sb: [f64; 2],
+    pose0: &dyn Fn(Option<usize>) -> [f64; 3],
+    label: &str,
+) -> Result<BeamParams, MechanicsError> {
+    let (xa, xb) = (pose0(ba), pose0(bb));
+    let pa = crate::kinematics::point(&xa, sa);
+    let pb = crate::kinematics::point(&xb, sb);
+    let d = crate::kinematics::rotate_back(xa[2], [pb[0] - pa[0], pb[1] - pa[1]]);
+    let dist = d[0].hypot(d[1]);
+    let invalid = |problem: String| MechanicsError::InvalidParameter {
+        element: label.to_string(),
+        problem,
+    };
+    let length = beam.length.unwrap_or(dist);
+    if !(length.is_finite() && length > 0.0) {
+        return Err(invalid(format!(
+            "length L must be positive: give L, the points are {dist} m apart initially"
+        )));
+    }
+    let axis = match beam.axis {
+        Some(a) => unit_axis(a, label)?,
+        None if dist > 0.0 => [d[0] / dist, d[1] / dist],
+        None => {
+            return Err(invalid(
+                "the points coincide initially: give the axis in body1's frame".into(),
+            ))
+        }
+    };
+    let zero_angle = beam.zero_angle.unwrap_or(xb[2] - xa[2]);
+    let values = [
+        beam.youngs_modulus,
+        beam.area,
+        beam.second_moment,
+        zero_angle,
+    ];
+    if !values.iter().all(|x| x.is_finite())
+        || beam.youngs_modulus <= 0.0
+        || beam.area <= 0.0
+        || beam.second_moment <= 0.0
+    {
+        return Err(invalid("E, A and I must be finite and positive".into()));
+    }
+    Ok(BeamParams::new(
+        sa,
+        sb,
+        axis[1].atan2(axis[0]),
+        zero_angle,
+        beam.youngs_modulus,
+        beam.area,
+        beam.second_moment,
+        length,
+        nonnegative(beam.damping, "damping value", label)?,
+    ))
 }
 
 /// Local coordinates (6) of bodies `b` gathered from a global vector.
@@ -453,7 +519,8 @@ impl PlanarSystem {
 
         // forces
         let mut forces = Vec::new();
-        let mut contacts = Vec::new();
+        let mut switching = Vec::new();
+        let mut one_sided = Vec::new();
         for f in &model.forces {
             let label = format!("force '{}'", f.name);
             let el = match &f.kind {
@@ -561,6 +628,15 @@ impl PlanarSystem {
                         bodies: el.bodies,
                     }
                 }
+                ForceKind::Beam(beam) => {
+                    let ((ba, sa), (bb, sb)) = (attach(&beam.a, &label)?, attach(&beam.b, &label)?);
+                    distinct(ba, bb, &label)?;
+                    let params = beam_params(beam, ba, sa, bb, sb, &pose0, &label)?;
+                    ForceElement {
+                        kind: ForceElementKind::Beam { params },
+                        bodies: [ba, bb],
+                    }
+                }
                 ForceKind::Contact {
                     a,
                     b,
@@ -581,7 +657,7 @@ impl PlanarSystem {
                         damping: nonnegative(*damping, "damping", &label)?,
                         friction: *friction,
                     };
-                    contacts.push((forces.len(), f.name.clone()));
+                    switching.push((forces.len(), f.name.clone()));
                     if let Some(fr) = friction.filter(|fr| fr.regularisation().is_none()) {
                         frictions.push(FrictionElement {
                             name: f.name.clone(),
@@ -596,8 +672,18 @@ impl PlanarSystem {
                     }
                 }
             };
+            let switches = match &el.kind {
+                ForceElementKind::SpringDamper { params, .. } => params.one_sided.is_some(),
+                ForceElementKind::RotationalSpring { params, .. } => params.one_sided.is_some(),
+                _ => false,
+            };
+            if switches {
+                one_sided.push((forces.len(), f.name.clone()));
+            }
             forces.push(el);
         }
+        // one list: the contacts, then the one-sided springs
+        switching.extend(one_sided);
         if !model.gravity.iter().all(|g| g.is_finite()) {
             return Err(MechanicsError::InvalidParameter {
                 element: "gravity".into(),
@@ -650,7 +736,7 @@ impl PlanarSystem {
             constraints,
             row_owner,
             forces,
-            contacts,
+            switching,
             frictions,
         })
     }
@@ -1210,39 +1296,64 @@ impl MechanicalSystem for PlanarSystem {
     }
 
     fn n_switching_functions(&self) -> usize {
-        self.contacts.len()
+        self.switching.len()
     }
 
     fn switching_functions(&self, _t: f64, q: &[f64], _v: &[f64], s: &mut [f64]) {
-        for (k, (e, _)) in self.contacts.iter().enumerate() {
+        for (k, (e, _)) in self.switching.iter().enumerate() {
             let el = &self.forces[*e];
-            if let ForceElementKind::Contact { params } = &el.kind {
-                let x = gather(el.bodies, q);
-                s[k] = contact_frame(params, &x[0..3], &x[3..6]).0;
-            }
+            let x = gather(el.bodies, q);
+            let (xa, xb) = (&x[0..3], &x[3..6]);
+            s[k] = match &el.kind {
+                ForceElementKind::Contact { params } => contact_frame(params, xa, xb).0,
+                ForceElementKind::SpringDamper { params, .. } => {
+                    spring_damper_deflection(params, xa, xb)
+                }
+                ForceElementKind::RotationalSpring { params, .. } => {
+                    rotational_spring_deflection(params, xa, xb)
+                }
+                _ => f64::NAN,
+            };
         }
     }
 
     fn switching_label(&self, i: usize) -> String {
-        self.contacts
+        self.switching
             .get(i)
             .map_or_else(|| format!("switching function {i}"), |(_, n)| n.clone())
     }
 
+    fn switching_quantities(&self, i: usize) -> [&'static str; 2] {
+        match self.switching.get(i).map(|(e, _)| &self.forces[*e].kind) {
+            Some(ForceElementKind::SpringDamper { .. }) => ["deflection", "tension"],
+            Some(ForceElementKind::RotationalSpring { .. }) => ["deflection", "torque"],
+            _ => ["gap", "normal_force"],
+        }
+    }
+
     fn contact_state(&self, _t: f64, q: &[f64], v: &[f64], i: usize) -> (f64, f64) {
-        let Some((e, _)) = self.contacts.get(i) else {
+        let Some((e, _)) = self.switching.get(i) else {
             return (f64::NAN, f64::NAN);
         };
         let el = &self.forces[*e];
-        let ForceElementKind::Contact { params } = &el.kind else {
-            return (f64::NAN, f64::NAN);
-        };
         let (x, w) = (gather(el.bodies, q), gather(el.bodies, v));
-        contact_state(params, &x[0..3], &w[0..3], &x[3..6], &w[3..6])
+        let (xa, va, xb, vb) = (&x[0..3], &w[0..3], &x[3..6], &w[3..6]);
+        match &el.kind {
+            ForceElementKind::Contact { params } => contact_state(params, xa, va, xb, vb),
+            ForceElementKind::SpringDamper { params, .. } => (
+                spring_damper_deflection(params, xa, xb),
+                spring_damper_tension(params, xa, va, xb, vb),
+            ),
+            ForceElementKind::RotationalSpring { params, .. } => (
+                rotational_spring_deflection(params, xa, xb),
+                rotational_spring_torque(params, xa, va, xb, vb),
+            ),
+            _ => (f64::NAN, f64::NAN),
+        }
     }
 
     fn restitution(&self, i: usize) -> Option<f64> {
-        let (e, _) = self.contacts.get(i)?;
+        let (e, _) = self.switching.get(i)?;
         match &self.forces[*e].kind {
             ForceElementKind::Contact { params } => match params.law {
                 jounce_model::ContactLaw::Impact { restitution } => Some(restitution),
@@ -1260,7 +1371,8 @@ impl MechanicalSystem for PlanarSystem {
         i: usize,
         v_out: &mut [f64],
     ) -> Result<bool, String> {
-        let (Some(e), Some(restitution)) = (self.contacts.get(i).map(|c| c.0), self.restitution(i))
+        let (Some(e), Some(restitution)) =
+            (self.switching.get(i).map(|c| c.0), self.restitution(i))
         else {
             return Ok(false);
         };

@@ -59,3 +59,23 @@ pub fn rotational_spring_potential(p: &RotationalSpringParams, xa: &[f64], xb: &
         0.0
     }
 }
+
+/// Switching function of a one-sided spring: its deflection φ − φ0, which
+/// changes sign where the spring engages or releases.
+pub fn rotational_spring_deflection(p: &RotationalSpringParams, xa: &[f64], xb: &[f64]) -> f64 {
+    xb[2] - xa[2] - p.zero_angle
+}
+
+/// Torque −σ (k (φ − φ0) + c φ') of the spring and damper on body b
+/// (without the actuator), for output.
+pub fn rotational_spring_torque(
+    p: &RotationalSpringParams,
+    xa: &[f64],
+    va: &[f64],
+    xb: &[f64],
+    vb: &[f64],
+) -> f64 {
+    let (mut qa, mut qb) = ([0.0; 3], [0.0; 3]);
+    rotational_spring(p, xa, va, xb, vb, 0.0, &mut qa, &mut qb);
+    qb[2]
+}

@@ -99,3 +99,30 @@ pub fn spring_damper_potential(p: &SpringDamperParams, xa: &[f64], xb: &[f64]) -
         0.0
     }
 }
+
+/// Switching function of a one-sided spring-damper: its deflection
+/// ℓ − ℓ0, which changes sign where it engages or releases.
+pub fn spring_damper_deflection(p: &SpringDamperParams, xa: &[f64], xb: &[f64]) -> f64 {
+    let d = sub(point(xb, p.sb), point(xa, p.sa));
+    dot(d, d).sqrt() - p.free_length
+}
+
+/// Tension σ (k (ℓ − ℓ0) + c ℓ') of the spring and damper (without the
+/// actuator), for output.
+pub fn spring_damper_tension(
+    p: &SpringDamperParams,
+    xa: &[f64],
+    va: &[f64],
+    xb: &[f64],
+    vb: &[f64],
+) -> f64 {
+    let (mut qa, mut qb) = ([0.0; 3], [0.0; 3]);
+    spring_damper(p, xa, va, xb, vb, 0.0, &mut qa, &mut qb);
+    // the force on point a is +F e with e from a to b
+    let d = sub(point(xb, p.sb), point(xa, p.sa));
+    let len = dot(d, d).sqrt();
+    if len < MIN_LENGTH {
+        return 0.0;
+    }
+    (qa[0] * d[0] + qa[1] * d[1]) / len
+}

@@ -353,7 +353,8 @@ pub trait MechanicalSystem {
         None
     }
 
-    /// Number of switching functions s_i(t, q, v) (contact gaps): where
+    /// Number of switching functions s_i(t, q, v) (contact gaps, then the
+    /// deflections of one-sided springs): where
     /// one changes sign a force law switches or an impact happens, so an
     /// integrator must stop there (located as events).
     fn n_switching_functions(&self) -> usize {
@@ -362,7 +363,8 @@ pub trait MechanicalSystem {
 
     /// The switching functions s(t, q, v) into `s` (len
     /// [`MechanicalSystem::n_switching_functions`]); a contact's is its
-    /// gap g(q), negative in penetration.
+    /// gap g(q), negative in penetration; a one-sided spring's its
+    /// deflection (ℓ − ℓ0 or φ − φ0).
     fn switching_functions(&self, _t: f64, _q: &[f64], _v: &[f64], _s: &mut [f64]) {}
 
     /// Name of the element of switching function `i`.
@@ -370,8 +372,15 @@ pub trait MechanicalSystem {
         format!("switching function {i}")
     }
 
-    /// Gap and normal force of the contact of switching function `i`, for
-    /// output.
+    /// Names of the two quantities [`MechanicalSystem::contact_state`]
+    /// reports for switching function `i` (output column suffixes):
+    /// a contact's gap and normal force by default.
+    fn switching_quantities(&self, _i: usize) -> [&'static str; 2] {
+        ["gap", "normal_force"]
+    }
+
+    /// Gap and normal force of the contact of switching function `i` (a
+    /// one-sided spring: deflection and force), for output.
     fn contact_state(&self, _t: f64, _q: &[f64], _v: &[f64], _i: usize) -> (f64, f64) {
         (f64::NAN, f64::NAN)
     }

@@ -146,6 +146,20 @@ fn kitchen_sink() -> Model {
                 one_sided: Some(OneSided::Compression),
             },
         ),
+        force(
+            "flex",
+            ForceKind::Beam(jounce_model::Beam {
+                a: on(0, [0.1, -0.1]),
+                b: on(3, [0.2, 0.1]),
+                youngs_modulus: 1e4,
+                area: 1e-3,
+                second_moment: 1e-5,
+                length: Some(0.8),
+                axis: Some([0.6, 0.8]),
+                zero_angle: Some(0.3),
+                damping: 0.05,
+            }),
+        ),
     ];
     model("kitchen-sink", bodies, joints, drivers, forces)
 }
@@ -291,6 +305,7 @@ fn conservative() -> Model {
                 *damping = 0.0;
                 *actuator = None;
             }
+            ForceKind::Beam(b) => b.damping = 0.0,
             _ => {}
         }
     }
@@ -314,6 +329,34 @@ fn conservative_forces_are_minus_the_gradient_of_the_potential() {
             f[i],
             -grad[(0, i)]
         );
+    }
+}
+
+/// One-sided springs are switching functions after the contacts: their
+/// deflection changes sign where they engage, and the output pair is the
+/// deflection and the spring's force.
+#[test]
+fn one_sided_springs_are_switching_functions() {
+    let sys = system(&kitchen_sink());
+    let (q, v, _) = state(&sys);
+    assert_eq!(sys.n_switching_functions(), 3);
+    let labels: Vec<String> = (0..3).map(|i| sys.switching_label(i)).collect();
+    assert_eq!(labels, ["bumper", "rope", "stop"]);
+    assert_eq!(sys.switching_quantities(0), ["deflection", "tension"]);
+    assert_eq!(sys.switching_quantities(2), ["deflection", "torque"]);
+    let mut s = [0.0; 3];
+    sys.switching_functions(0.0, &q, &v, &mut s);
+    // the stop on j_rev (ground–b0), zero angle 1: φ − φ0 = θ_b0 − 1
+    assert!((s[2] - (q[2] - 1.0)).abs() < 1e-15, "{s:?}");
+    for (i, si) in s.iter().enumerate() {
+        let (value, force) = sys.contact_state(0.0, &q, &v, i);
+        assert_eq!(value, *si);
+        // no force on the inactive side (compression-only: ≥ 0 deflection)
+        let inactive = match i {
+            1 => *si <= 0.0,
+            _ => *si >= 0.0,
+        };
+        assert!(!inactive || force == 0.0, "{}: {force} at {si}", labels[i]);
     }
 }
 

@@ -17,7 +17,7 @@ impl Model {
                 ForceKind::Torque { torque, .. } => out.push(torque),
                 ForceKind::SpringDamper { actuator, .. }
                 | ForceKind::RotationalSpring { actuator, .. } => out.extend(actuator.iter()),
-                ForceKind::Contact { .. } => {}
+                ForceKind::Contact { .. } | ForceKind::Beam(_) => {}
             }
         }
         out

@@ -1,5 +1,5 @@
-//! `[[forces]]`: point forces, torques, translational spring-damper-actuators
-//! and rotational springs on revolute joints.
+//! `[[forces]]`: point forces, torques, translational spring-damper-actuators,
+//! rotational springs on revolute joints and beams (`crate::beam`).
 
 use toml::de::DeTable;
 
@@ -13,6 +13,7 @@ const FORCE_TYPES: &[&str] = &[
     "torque",
     "spring_damper",
     "rotational_spring",
+    "beam",
 ];
 
 /// Parses the force elements.
@@ -32,9 +33,15 @@ pub(crate) fn parse<'a, 'i>(
 
 fn one_sided(n: &Named<'_, '_>) -> Result<Option<OneSided>, ModelError> {
     Ok(n.elem
-        .choice("one_sided", "one_sided mode", &["compression", "tension"])?
+        .choice(
+            "one_sided",
+            "one_sided mode",
+            &["compression", "tension", "below", "above"],
+        )?
         .map(|i| {
-            if i == 0 {
+            // "below"/"above" name the same modes by the angle or length
+            // against its zero: below = compression, above = tension
+            if i % 2 == 0 {
                 OneSided::Compression
             } else {
                 OneSided::Tension
@@ -109,6 +116,7 @@ fn force<'a, 'i>(
                 one_sided: one_sided(n)?,
             }
         }
+        "beam" => ForceKind::Beam(crate::beam::parse(ctx, n)?),
         _ => {
             e.check_keys(&[
                 "name",

@@ -36,6 +36,7 @@
 //! assert_eq!(err.line(), Some(4));
 //! ```
 
+mod beam;
 mod breakpoints;
 mod connections;
 mod contacts;
@@ -50,6 +51,7 @@ pub mod table;
 pub mod time_function;
 pub mod types;
 
+pub use beam::{Beam, DEFAULT_BEAM_DAMPING};
 pub use error::{Location, ModelError};
 pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};

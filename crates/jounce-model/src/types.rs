@@ -234,6 +234,8 @@ pub enum ForceKind {
         /// One-sided: active only below (Compression) or above (Tension) φ0.
         one_sided: Option<OneSided>,
     },
+    /// Massless planar beam between two body points (`crate::beam`).
+    Beam(crate::beam::Beam),
 }
 
 /// Shape of a planar contact pair: body a carries the line or the first

@@ -1,0 +1,191 @@
+//! `type = "beam"` in `[[forces]]`: a massless planar beam element between
+//! two body points, three generalized loads (axial force, transverse force,
+//! bending moment) from the relative displacement and rotation of its end
+//! nodes, with stiffness-proportional damping c_i = d k_i.
+//!
+//! The element is MECHANICA MOTION's "beam load" reduced to the plane
+//! (termeer 1996, *A study to the multibody package MECHANICA MOTION*,
+//! section 6.4: six loads, each a function of the six relative degrees of
+//! freedom, the damping value d multiplying the stiffnesses, default
+//! 1e-3). The mechanics are in `jounce_mechanics::beam`.
+
+use crate::error::ModelError;
+use crate::parse::{Ctx, Named};
+use crate::types::Attachment;
+
+/// Default damping value d of a beam [s] (termeer 1996, section 6.4:
+/// MOTION's default).
+pub const DEFAULT_BEAM_DAMPING: f64 = 1e-3;
+
+/// A planar Euler–Bernoulli beam element between point a (node 1, on
+/// body1) and point b (node 2, on body2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Beam {
+    /// Node 1: the point on body1.
+    pub a: Attachment,
+    /// Node 2: the point on body2.
+    pub b: Attachment,
+    /// Young's modulus E > 0 [Pa].
+    pub youngs_modulus: f64,
+    /// Cross-section area A > 0 [m²].
+    pub area: f64,
+    /// Second moment of area I > 0 [m⁴] (bending in the plane).
+    pub second_moment: f64,
+    /// Unstressed length L > 0 [m]; `None`: the initial distance of the
+    /// two points.
+    pub length: Option<f64>,
+    /// Beam axis (unit vector) in body1's frame; `None`: the direction from
+    /// node 1 to node 2 in the initial configuration.
+    pub axis: Option<[f64; 2]>,
+    /// Unstressed relative rotation θ2 − θ1 [rad]; `None`: the initial one.
+    pub zero_angle: Option<f64>,
+    /// Damping value d ≥ 0 [s]: damping c_i = d k_i of every stiffness.
+    pub damping: f64,
+}
+
+/// Keys of a beam element.
+const KEYS: &[&str] = &[
+    "name",
+    "type",
+    "body1",
+    "point1",
+    "body2",
+    "point2",
+    "E",
+    "A",
+    "I",
+    "L",
+    "axis",
+    "zero_angle",
+    "damping",
+];
+
+/// Parses and validates a `type = "beam"` force element: E, A, I (and L
+/// when given) positive, d not negative, the axis a non-zero vector; the
+/// errors name the element and the key.
+pub(crate) fn parse<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Beam, ModelError> {
+    let e = &n.elem;
+    e.check_keys(KEYS)?;
+    let a = ctx.attachment(e, "body1", "point1")?;
+    let b = ctx.attachment(e, "body2", "point2")?;
+    ctx.distinct(e, "body2", a.body, b.body)?;
+    let youngs_modulus = e.positive("E", e.req_num("E")?)?;
+    let area = e.positive("A", e.req_num("A")?)?;
+    let second_moment = e.positive("I", e.req_num("I")?)?;
+    let length = match e.opt_num("L")? {
+        Some(l) => Some(e.positive("L", l)?),
+        None => None,
+    };
+    let axis = match e.get("axis") {
+        Some(v) => {
+            let axis = e.vec2("axis", v)?;
+            // scale first so that huge components cannot overflow
+            let s = axis[0].abs().max(axis[1].abs());
+            if s == 0.0 {
+                return Err(e.invalid(
+                    "axis",
+                    &e.value_span("axis"),
+                    "must be a non-zero vector, got [0, 0]",
+                ));
+            }
+            let u = [axis[0] / s, axis[1] / s];
+            let len = u[0].hypot(u[1]);
+            Some([u[0] / len, u[1] / len])
+        }
+        None => None,
+    };
+    let zero_angle = e.opt_num("zero_angle")?;
+    let damping = e.non_negative("damping", e.num_or("damping", DEFAULT_BEAM_DAMPING)?)?;
+    Ok(Beam {
+        a,
+        b,
+        youngs_modulus,
+        area,
+        second_moment,
+        length,
+        axis,
+        zero_angle,
+        damping,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::types::{BodyRef, ForceKind};
+
+    const BEAM: &str = r#"
+[[bodies]]
+name = "tip"
+mass = 1.0
+inertia = 0.01
+position = [0.5, 0.0]
+
+[[forces]]
+name = "flex"
+type = "beam"
+body1 = "ground"
+point1 = [0.0, 0.0]
+body2 = "tip"
+point2 = [0.0, 0.0]
+E = 2.1e11
+A = 1e-3
+I = 1e-9
+"#;
+
+    #[test]
+    fn omitted_geometry_is_left_to_the_initial_configuration() {
+        let m = crate::from_str(BEAM, "beam.toml").unwrap();
+        let ForceKind::Beam(b) = &m.forces[0].kind else {
+            panic!("not a beam: {:?}", m.forces[0].kind);
+        };
+        assert_eq!((b.a.body, b.b.body), (BodyRef::Ground, BodyRef::Body(0)));
+        assert_eq!((b.length, b.axis, b.zero_angle), (None, None, None));
+        assert_eq!(b.damping, super::DEFAULT_BEAM_DAMPING);
+        assert_eq!(
+            (b.youngs_modulus, b.area, b.second_moment),
+            (2.1e11, 1e-3, 1e-9)
+        );
+    }
+
+    #[test]
+    fn axis_is_normalised_and_bad_values_name_the_element() {
+        let text = BEAM.replace("I = 1e-9", "I = 1e-9\naxis = [3.0, 4.0]\nL = 0.4");
+        let m = crate::from_str(&text, "beam.toml").unwrap();
+        let ForceKind::Beam(b) = &m.forces[0].kind else {
+            panic!()
+        };
+        assert_eq!((b.axis, b.length), (Some([0.6, 0.8]), Some(0.4)));
+        for (from, to, msg) in [
+            (
+                "A = 1e-3",
+                "A = 0",
+                "force 'flex': A must be positive, got 0",
+            ),
+            ("I = 1e-9", "I = -1e-9", "force 'flex': I must be positive"),
+            (
+                "I = 1e-9",
+                "I = 1e-9\nL = 0",
+                "force 'flex': L must be positive",
+            ),
+            (
+                "I = 1e-9",
+                "I = 1e-9\naxis = [0, 0]",
+                "force 'flex': axis must be a non-zero vector",
+            ),
+            (
+                "I = 1e-9",
+                "I = 1e-9\ndamping = -1e-3",
+                "force 'flex': damping must not be negative",
+            ),
+            ("E = 2.1e11", "", "E"),
+            (
+                "body1 = \"ground\"",
+                "body1 = \"tip\"",
+                "connects body 'tip' to itself",
+            ),
+        ] {
+            let err = crate::from_str(&BEAM.replace(from, to), "beam.toml").unwrap_err();
+            assert!(err.to_string().contains(msg), "{from} -> {to}: {err}");
+        }
+    }
+}
