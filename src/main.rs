@@ -54,7 +54,7 @@ enum Command {
         max_steps: Option<u64>,
         /// Step across the breakpoints of the model's time functions
         /// (steps, table knots) instead of stopping and restarting the
-        /// integrator there (settings.integrator.stop_at_breakpoints = false).
+        /// integrator there (settings.integrator.breakpoints = false).
         #[arg(long)]
         no_breakpoints: bool,
         /// Write the output even when it exceeds the row budget
@@ -65,8 +65,9 @@ enum Command {
         /// per-step history reads the CPU clock at every step.
         #[arg(long)]
         no_steps: bool,
-        /// Report the cost (steps, rejections, Newton iterations, CPU) of
-        /// the part of the run after time T, s (settings.cost_from).
+        /// Report the cost (steps, rejections, Newton iterations,
+        /// f-evaluations, Jacobians, LU, CPU) of the part of the run after
+        /// time T, s (settings.cost_from).
         #[arg(long, value_name = "T")]
         cost_from: Option<f64>,
         /// No progress bar and no summary on stdout.

@@ -489,6 +489,7 @@ fn integrate_model(
             cpu_seconds: stats.cpu_seconds,
             wall_seconds: wall.elapsed().as_secs_f64(),
         },
+        cost_from: obs.cost_from.as_ref().map(|c| c.summary()),
         diagnostics,
         non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
         accuracy: AccuracySummary {

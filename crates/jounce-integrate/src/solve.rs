@@ -69,6 +69,13 @@ pub struct StepRecord {
     pub newton_iterations: u64,
     /// Attempts rejected before it was accepted.
     pub rejected: u64,
+    /// Right-hand-side evaluations of the step, its rejected attempts and
+    /// the difference quotients of its Jacobians included.
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations of the step (and its rejected attempts).
+    pub jacobian_evaluations: u64,
+    /// LU factorisations of the step (and its rejected attempts).
+    pub lu_factorizations: u64,
     /// CPU seconds of the integration from its start to the end of the
     /// step.
     pub cpu_seconds: f64,
@@ -512,6 +519,32 @@ pub fn solve<P: OdeProblem + ?Sized>(
     }
 }
 
+/// The running counters a [`StepRecord`] is the difference of.
+#[derive(Clone, Copy)]
+struct Tally {
+    error: f64,
+    newton: u64,
+    rejected: u64,
+    rhs: u64,
+    jac: u64,
+    lu: u64,
+}
+
+impl Tally {
+    /// The counters now: the first-order evaluations are counted by the
+    /// wrapper until the run ends, the rest by the methods in `stats`.
+    fn of<P: ?Sized>(stats: &Stats, p: &Counting<P>) -> Self {
+        Self {
+            error: stats.accumulated_error,
+            newton: stats.n_newton_iter,
+            rejected: stats.n_reject,
+            rhs: stats.n_rhs + p.n_rhs,
+            jac: stats.n_jac + p.n_jac,
+            lu: stats.n_lu,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run<P: OdeProblem + ?Sized>(
     p: &mut Counting<P>,
@@ -570,7 +603,7 @@ fn run<P: OdeProblem + ?Sized>(
     *last_out = t0;
     // the per-step history: the counters at the last accepted step
     let history = observer.wants_step_history();
-    let mut last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+    let mut last = Tally::of(stats, p);
     cpu_mark = thread_cpu_seconds();
 
     let mut breakpoints: Vec<f64> = Vec::new();
@@ -705,16 +738,20 @@ fn run<P: OdeProblem + ?Sized>(
             observer.step(t_end_step, t_end_step - ta, stats);
             if history {
                 cpu += thread_cpu_seconds() - cpu_mark;
-                let e = stats.accumulated_error - last.0;
+                let now = Tally::of(stats, p);
+                let e = now.error - last.error;
                 observer.step_history(&StepRecord {
                     t: t_end_step,
                     h: t_end_step - ta,
                     error_estimate: if e > 0.0 { e } else { f64::NAN },
-                    newton_iterations: stats.n_newton_iter - last.1,
-                    rejected: stats.n_reject - last.2,
+                    newton_iterations: now.newton - last.newton,
+                    rejected: now.rejected - last.rejected,
+                    rhs_evaluations: now.rhs - last.rhs,
+                    jacobian_evaluations: now.jac - last.jac,
+                    lu_factorizations: now.lu - last.lu,
                     cpu_seconds: cpu,
                 })?;
-                last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+                last = now;
                 cpu_mark = thread_cpu_seconds();
             }
             if let Some((te, idx)) = event {

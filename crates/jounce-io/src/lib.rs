@@ -11,6 +11,7 @@ pub mod timeseries;
 
 pub use error::IoError;
 pub use summary::{
-    AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, WorkSummary,
+    AccuracySummary, CostFromSummary, FormulationSummary, IntegratorSummary, RunSummary,
+    WorkSummary,
 };
 pub use timeseries::TimeseriesWriter;
