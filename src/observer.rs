@@ -186,6 +186,9 @@ pub struct RunObserver<'a> {
     /// (`--cost-from`).
     pub cost_from: Option<SubintervalCost>,
     step_row: [f64; 9],
+    /// The watch on steps that cross a breakpoint the run was told not to
+    /// stop at (`settings.integrator.breakpoints = false`).
+    pub crossings: Option<crate::trust::BreakpointCrossings>,
     /// Physical state at the last accepted step (the monitor's input).
     q_step: Vec<f64>,
     v_step: Vec<f64>,
@@ -229,6 +232,7 @@ impl<'a> RunObserver<'a> {
             steps: None,
             cost_from: None,
             step_row: [0.0; 9],
+            crossings: None,
             warn_on_switch: false,
             switch_warnings: Vec::new(),
             q_step: vec![0.0; n],
@@ -360,6 +364,9 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
     }
 
     fn step(&mut self, t: f64, _h: f64, _stats: &Stats) {
+        if let Some(c) = &mut self.crossings {
+            c.step(t);
+        }
         if let Some(pb) = &self.progress {
             // redrawn when it moves (at most 1000 times): this hook runs at
             // every step, inside the integration's CPU time
