@@ -168,7 +168,7 @@ enum Command {
     /// Run a seed study of studies.md from its shipped models and print its
     /// table (now: s1, jalon-bayo Table 7.4).
     Study {
-        /// Study name: s1.
+        /// Study name: s1, s3, s5, s7, s8.
         name: String,
         /// Folder of the study models.
         #[arg(long, default_value = "examples/studies")]
@@ -186,6 +186,10 @@ enum Command {
         /// or joint (the book's joint coordinates).
         #[arg(long, default_value = "index3", value_parser = ["index3", "joint"])]
         formulation: String,
+        /// Methods of the s3 study, comma-separated [default: radau5, bdf,
+        /// ndf, trbdf2, sdirk2, rodas4].
+        #[arg(long, value_delimiter = ',')]
+        methods: Vec<String>,
     },
 }
 
@@ -351,9 +355,14 @@ fn main() -> ExitCode {
             t_end,
             no_adams,
             formulation,
+            methods: study_methods,
         } => {
             // the studies printed as one table: run, then print or fail
             let table = match name.to_ascii_lowercase().as_str() {
+                "s3" => Some(
+                    jounce::study_s3::s3(&models, &out.join("s3"), &study_methods)
+                        .map(|s| jounce::study_s3::s3_table(&s)),
+                ),
                 "s5" => Some(
                     jounce::study_s5::s5(&models, &out.join("s5"))
                         .map(|s| jounce::study_s5::s5_table(&s)),
@@ -378,7 +387,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s5, s7, s8"
+                    "unknown study '{name}'; available: s1, s3, s5, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {
