@@ -161,14 +161,58 @@ impl std::error::Error for SolveFailure {}
 /// `t_cap` to the floating-point number just below b and f, J are
 /// evaluated at min(t, t_cap): the left limit, within one unit of
 /// rounding of t (CVODE's peers code each segment's formula separately
-/// for the same reason). The methods that integrate the second-order,
-/// constrained or DAE forms evaluate those forms directly and are not
-/// capped.
+/// for the same reason). The second-order form M(q) q'' = f(t, q, v) of
+/// the structural methods is capped the same way (this wrapper is the
+/// form they see): without it newmark, which evaluates f at the end of
+/// its step, was rejected at every step towards t = 2 of S3's step force
+/// and crept up to it by some hundred steps of geometrically shrinking
+/// size. The constrained (index-3) and DAE forms are evaluated directly
+/// and are not capped.
 struct Counting<'a, P: ?Sized> {
     inner: &'a mut P,
     n_rhs: u64,
     n_jac: u64,
     t_cap: f64,
+    /// ndof and has_exact_tangent of the inner second-order form, read
+    /// when a method asks for it ([`OdeProblem::as_second_order`]): the
+    /// `&self` methods of [`SecondOrderProblem`] cannot reach it.
+    second_order: (usize, bool),
+}
+
+/// The inner problem's second-order form (present: [`Counting`] hands
+/// itself out as one only when it is).
+fn second_order_of<P: OdeProblem + ?Sized>(p: &mut P) -> &mut dyn SecondOrderProblem {
+    p.as_second_order()
+        .expect("Counting is a second-order problem only when its inner problem is")
+}
+
+impl<P: OdeProblem + ?Sized> SecondOrderProblem for Counting<'_, P> {
+    fn ndof(&self) -> usize {
+        self.second_order.0
+    }
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).mass_matrix(t, q, m)
+    }
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).forces(t, q, v, f)
+    }
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).tangent(t, q, v, a, k, c)
+    }
+    fn has_exact_tangent(&self) -> bool {
+        self.second_order.1
+    }
 }
 
 impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
@@ -219,7 +263,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
         self.inner.breakpoints()
     }
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        self.inner.as_second_order()
+        let so = self.inner.as_second_order()?;
+        self.second_order = (so.ndof(), so.has_exact_tangent());
+        Some(self)
     }
     fn as_constrained_second_order(
         &mut self,
@@ -464,6 +510,7 @@ pub fn solve<P: OdeProblem + ?Sized>(
         n_rhs: 0,
         n_jac: 0,
         t_cap: f64::INFINITY,
+        second_order: (0, false),
     };
     let mut last_out = f64::NEG_INFINITY;
     let result = run(
