@@ -864,11 +864,15 @@ fn run<P: OdeProblem + ?Sized>(
             ybuf.copy_from_slice(stepper.y());
             let fix = p.after_step(tb, &mut ybuf)?;
             let at_breakpoint = bp.filter(|b| (tb - b).abs() <= tiny);
-            if fix == StepFix::Modified || at_breakpoint.is_some() {
+            if let Some(b) = at_breakpoint {
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
                 // exactly at the breakpoint, so that f takes its right-hand value
-                stepper.reset(p, at_breakpoint.unwrap_or(tb), &ybuf, &mut ctx)?;
+                stepper.restart_at_breakpoint(p, b, &ybuf, &mut ctx)?;
+            } else if fix == StepFix::Modified {
+                stats.n_restart += 1;
+                let mut ctx = StepContext { opts, stats };
+                stepper.reset(p, tb, &ybuf, &mut ctx)?;
             } else if fix == StepFix::Corrected {
                 stats.n_corrections += 1;
                 let mut ctx = StepContext { opts, stats };
