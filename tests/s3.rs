@@ -343,3 +343,30 @@ fn not_told_of_the_jump_rosenbrock_methods_do_not_creep_up_to_it() {
         );
     }
 }
+
+#[test]
+fn a_step_that_ends_or_starts_on_the_breakpoint_has_not_crossed_it() {
+    use jounce::trust::BreakpointCrossings;
+    let text = s3_text("2e2", "step");
+    let on = jounce_model::from_str(&text, "s3.toml").unwrap();
+    assert!(
+        BreakpointCrossings::new(&on).is_none(),
+        "told of it: no watch"
+    );
+    let off = jounce_model::from_str(&(text + "breakpoints = false\n"), "s3.toml").unwrap();
+    let mut c = BreakpointCrossings::new(&off).unwrap();
+    c.step(1.0);
+    c.step(2.0);
+    c.step(3.0);
+    assert_eq!(c.crossed().count(), 0);
+    assert!(c.warnings().is_empty());
+    let mut c = BreakpointCrossings::new(&off).unwrap();
+    c.step(1.5);
+    c.step(2.0f64.next_up());
+    c.step(4.0);
+    assert_eq!(
+        c.crossed().collect::<Vec<_>>(),
+        vec![(2.0, 1.5, 2.0f64.next_up())]
+    );
+    assert_eq!(c.warnings().len(), 1);
+}
