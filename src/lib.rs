@@ -25,6 +25,7 @@ pub mod series;
 pub mod setup;
 pub mod static_cmd;
 pub mod study;
+pub mod study_s3;
 pub mod study_s4;
 pub mod study_s5;
 pub mod study_s7;

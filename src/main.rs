@@ -54,7 +54,7 @@ enum Command {
         max_steps: Option<u64>,
         /// Step across the breakpoints of the model's time functions
         /// (steps, table knots) instead of stopping and restarting the
-        /// integrator there (settings.integrator.stop_at_breakpoints = false).
+        /// integrator there (settings.integrator.breakpoints = false).
         #[arg(long)]
         no_breakpoints: bool,
         /// Write the output even when it exceeds the row budget
@@ -65,8 +65,9 @@ enum Command {
         /// per-step history reads the CPU clock at every step.
         #[arg(long)]
         no_steps: bool,
-        /// Report the cost (steps, rejections, Newton iterations, CPU) of
-        /// the part of the run after time T, s (settings.cost_from).
+        /// Report the cost (steps, rejections, Newton iterations,
+        /// f-evaluations, Jacobians, LU, CPU) of the part of the run after
+        /// time T, s (settings.cost_from).
         #[arg(long, value_name = "T")]
         cost_from: Option<f64>,
         /// No progress bar and no summary on stdout.
@@ -220,7 +221,7 @@ enum Command {
     /// Run a seed study of studies.md from its shipped models and print its
     /// table (now: s1, jalon-bayo Table 7.4).
     Study {
-        /// Study name: s1, s4, s5, s7, s8.
+        /// Study name: s1, s3, s4, s5, s7, s8.
         name: String,
         /// Folder of the study models.
         #[arg(long, default_value = "examples/studies")]
@@ -238,6 +239,10 @@ enum Command {
         /// or joint (the book's joint coordinates).
         #[arg(long, default_value = "index3", value_parser = ["index3", "joint"])]
         formulation: String,
+        /// Methods of the s3 study, comma-separated [default: radau5, bdf,
+        /// ndf, trbdf2, sdirk2, rodas4].
+        #[arg(long, value_delimiter = ',')]
+        methods: Vec<String>,
     },
 }
 
@@ -403,9 +408,14 @@ fn main() -> ExitCode {
             t_end,
             no_adams,
             formulation,
+            methods: study_methods,
         } => {
             // the studies printed as one table: run, then print or fail
             let table = match name.to_ascii_lowercase().as_str() {
+                "s3" => Some(
+                    jounce::study_s3::s3(&models, &out.join("s3"), &study_methods)
+                        .map(|s| jounce::study_s3::s3_table(&s)),
+                ),
                 "s4" => Some(
                     jounce::study_s4::s4(
                         &models,
@@ -441,7 +451,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s4, s5, s7, s8"
+                    "unknown study '{name}'; available: s1, s3, s4, s5, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {

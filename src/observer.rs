@@ -73,14 +73,19 @@ fn velocity_label(coord: &str) -> String {
 
 /// Columns of `steps.csv`, one row per accepted step: its end time and
 /// size, the method's local error estimate in units of the tolerance (NaN
-/// when it reports none), the Newton iterations and rejected attempts it
-/// took, and the cumulative CPU time of the integration.
-pub const STEPS_HEADER: [&str; 6] = [
+/// when it reports none), the Newton iterations, rejected attempts,
+/// right-hand-side evaluations, Jacobians and LU factorisations it took
+/// (its rejected attempts included), and the cumulative CPU time of the
+/// integration.
+pub const STEPS_HEADER: [&str; 9] = [
     "t",
     "h",
     "error_estimate",
     "newton_iterations",
     "rejected_attempts",
+    "rhs_evaluations",
+    "jacobian_evaluations",
+    "lu_factorizations",
     "cpu_seconds",
 ];
 
@@ -97,6 +102,12 @@ pub struct SubintervalCost {
     pub rejected: u64,
     /// Newton iterations in it.
     pub newton_iterations: u64,
+    /// Right-hand-side evaluations in it.
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations in it.
+    pub jacobian_evaluations: u64,
+    /// LU factorisations in it.
+    pub lu_factorizations: u64,
     /// Integration CPU seconds in it.
     pub cpu_seconds: f64,
     cpu_at_start: Option<f64>,
@@ -120,6 +131,9 @@ impl SubintervalCost {
             self.steps += 1;
             self.rejected += r.rejected;
             self.newton_iterations += r.newton_iterations;
+            self.rhs_evaluations += r.rhs_evaluations;
+            self.jacobian_evaluations += r.jacobian_evaluations;
+            self.lu_factorizations += r.lu_factorizations;
             self.cpu_seconds = r.cpu_seconds - start;
         }
         self.cpu_last = r.cpu_seconds;
@@ -128,9 +142,31 @@ impl SubintervalCost {
     /// One line for the summary's diagnostics.
     pub fn describe(&self) -> String {
         format!(
-            "cost from t = {} s: {} steps accepted, {} rejected, {} Newton iterations, {:.4} s CPU",
-            self.t_from, self.steps, self.rejected, self.newton_iterations, self.cpu_seconds
+            "cost from t = {} s: {} steps accepted, {} rejected, {} Newton iterations, {} \
+             f-evaluations, {} Jacobians, {} LU, {:.4} s CPU",
+            self.t_from,
+            self.steps,
+            self.rejected,
+            self.newton_iterations,
+            self.rhs_evaluations,
+            self.jacobian_evaluations,
+            self.lu_factorizations,
+            self.cpu_seconds
         )
+    }
+
+    /// The `cost_from` block of `summary.json`.
+    pub fn summary(&self) -> jounce_io::CostFromSummary {
+        jounce_io::CostFromSummary {
+            t_from: self.t_from,
+            steps_accepted: self.steps,
+            steps_rejected: self.rejected,
+            newton_iterations: self.newton_iterations,
+            rhs_evaluations: self.rhs_evaluations,
+            jacobian_evaluations: self.jacobian_evaluations,
+            lu_factorizations: self.lu_factorizations,
+            cpu_seconds: self.cpu_seconds,
+        }
     }
 }
 
@@ -176,7 +212,10 @@ pub struct RunObserver<'a> {
     /// The cost of the steps that end after this time, when asked
     /// (`--cost-from`).
     pub cost_from: Option<SubintervalCost>,
-    step_row: [f64; 6],
+    step_row: [f64; 9],
+    /// The watch on steps that cross a breakpoint the run was told not to
+    /// stop at (`settings.integrator.breakpoints = false`).
+    pub crossings: Option<crate::trust::BreakpointCrossings>,
     /// Physical state at the last accepted step (the monitor's input).
     q_step: Vec<f64>,
     v_step: Vec<f64>,
@@ -229,7 +268,8 @@ impl<'a> RunObserver<'a> {
             singular: None,
             steps: None,
             cost_from: None,
-            step_row: [0.0; 6],
+            step_row: [0.0; 9],
+            crossings: None,
             warn_on_switch: false,
             switch_warnings: Vec::new(),
             q_step: vec![0.0; n],
@@ -392,6 +432,9 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
                 r.error_estimate,
                 r.newton_iterations as f64,
                 r.rejected as f64,
+                r.rhs_evaluations as f64,
+                r.jacobian_evaluations as f64,
+                r.lu_factorizations as f64,
                 r.cpu_seconds,
             ];
             w.write_row(&self.step_row)
@@ -409,6 +452,9 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
     }
 
     fn step(&mut self, t: f64, _h: f64, _stats: &Stats) {
+        if let Some(c) = &mut self.crossings {
+            c.step(t);
+        }
         if let Some(pb) = &self.progress {
             // redrawn when it moves (at most 1000 times): this hook runs at
             // every step, inside the integration's CPU time

@@ -379,6 +379,7 @@ fn integrate_model(
     if let Some(mon) = &mut obs.singular {
         mon.set_conservative(crate::setup::is_conservative(model));
     }
+    obs.crossings = crate::trust::BreakpointCrossings::new(model);
     obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
     obs.energy_per_step = !crate::setup::is_conservative(model);
     let result = jounce_integrate::solve(
@@ -417,6 +418,26 @@ fn integrate_model(
         },
         Ok(_) => None,
     };
+    // a failure inside the last accepted step (a check on its interpolated
+    // output) comes before the driver reports the step: it is seen here
+    if let Some(c) = &mut obs.crossings {
+        c.step(t_reached);
+    }
+    let crossing_note = match (&result, &obs.crossings) {
+        (Err(_), Some(c)) => c.crossed().last().map(|(b, t0, t1)| {
+            format!(
+                "the step [{t0}, {t1}] s crossed the breakpoint t = {b} s, which \
+                 settings.integrator.breakpoints = false keeps from the integrator (see the \
+                 breakpoint warning)"
+            )
+        }),
+        _ => None,
+    };
+    let advice = match (advice, crossing_note) {
+        (Some(a), Some(c)) => Some(format!("{a}; {c}")),
+        (None, c) => c,
+        (a, None) => a,
+    };
     let error = match (error, &advice) {
         (Some(e), Some(a)) => Some(format!("{e}: {a}")),
         (e, _) => e,
@@ -437,6 +458,9 @@ fn integrate_model(
     diagnostics.extend(obs.switch_warnings.iter().cloned());
     if let Some(c) = &obs.cost_from {
         diagnostics.push(c.describe());
+    }
+    if let Some(c) = &obs.crossings {
+        diagnostics.extend(c.warnings());
     }
     if let Some(c) = &obs.checks {
         diagnostics.extend(c.warnings.iter().cloned());
@@ -492,6 +516,7 @@ fn integrate_model(
             cpu_seconds: stats.cpu_seconds,
             wall_seconds: wall.elapsed().as_secs_f64(),
         },
+        cost_from: obs.cost_from.as_ref().map(|c| c.summary()),
         diagnostics,
         non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
         accuracy: AccuracySummary {

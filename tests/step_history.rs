@@ -90,6 +90,19 @@ fn steps_csv_adds_up_to_the_runs_counters() {
             s.work.newton_iterations,
             "{tag}"
         );
+        // the per-step evaluations add up to the run's, but for the
+        // start (f at t0, the first step size's trial evaluations)
+        for (col, total) in [
+            ("rhs_evaluations", s.work.rhs_evaluations),
+            ("jacobian_evaluations", s.work.jacobian_evaluations),
+            ("lu_factorizations", s.work.lu_factorizations),
+        ] {
+            let n = sum(col) as u64;
+            assert!(
+                n <= total && total - n <= 20,
+                "{tag}: {col}: steps.csv sums to {n}, the run counted {total}"
+            );
+        }
         let cpu = steps.col("cpu_seconds");
         assert!(cpu.windows(2).all(|w| w[1] >= w[0]), "{tag}: CPU decreases");
         assert!(
@@ -170,5 +183,19 @@ fn cost_from_counts_the_steps_after_its_time() {
         line.contains(&format!("{newton} Newton iterations")),
         "{line}"
     );
+    // the summary's cost_from block holds the same counts, and the
+    // evaluations of the steps after t_from
+    let block = s.cost_from.as_ref().expect("cost_from block");
+    assert_eq!(block.steps_accepted, after.len() as u64);
+    assert_eq!(block.newton_iterations, newton as u64);
+    for (col, n) in [
+        ("rhs_evaluations", block.rhs_evaluations),
+        ("jacobian_evaluations", block.jacobian_evaluations),
+        ("lu_factorizations", block.lu_factorizations),
+    ] {
+        let from_rows: f64 = after.iter().map(|&k| steps.col(col)[k]).sum();
+        assert_eq!(n, from_rows as u64, "{col}");
+    }
+    assert!(block.rhs_evaluations > 0 && block.lu_factorizations > 0);
     assert!(!after.is_empty() && after.len() < steps.col("t").len());
 }

@@ -90,6 +90,13 @@ pub struct StepRecord {
     pub newton_iterations: u64,
     /// Attempts rejected before it was accepted.
     pub rejected: u64,
+    /// Right-hand-side evaluations of the step, its rejected attempts and
+    /// the difference quotients of its Jacobians included.
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations of the step (and its rejected attempts).
+    pub jacobian_evaluations: u64,
+    /// LU factorisations of the step (and its rejected attempts).
+    pub lu_factorizations: u64,
     /// CPU seconds of the integration from its start to the end of the
     /// step.
     pub cpu_seconds: f64,
@@ -175,14 +182,58 @@ impl std::error::Error for SolveFailure {}
 /// `t_cap` to the floating-point number just below b and f, J are
 /// evaluated at min(t, t_cap): the left limit, within one unit of
 /// rounding of t (CVODE's peers code each segment's formula separately
-/// for the same reason). The methods that integrate the second-order,
-/// constrained or DAE forms evaluate those forms directly and are not
-/// capped.
+/// for the same reason). The second-order form M(q) q'' = f(t, q, v) of
+/// the structural methods is capped the same way (this wrapper is the
+/// form they see): without it newmark, which evaluates f at the end of
+/// its step, was rejected at every step towards t = 2 of S3's step force
+/// and crept up to it by some hundred steps of geometrically shrinking
+/// size. The constrained (index-3) and DAE forms are evaluated directly
+/// and are not capped.
 struct Counting<'a, P: ?Sized> {
     inner: &'a mut P,
     n_rhs: u64,
     n_jac: u64,
     t_cap: f64,
+    /// ndof and has_exact_tangent of the inner second-order form, read
+    /// when a method asks for it ([`OdeProblem::as_second_order`]): the
+    /// `&self` methods of [`SecondOrderProblem`] cannot reach it.
+    second_order: (usize, bool),
+}
+
+/// The inner problem's second-order form (present: [`Counting`] hands
+/// itself out as one only when it is).
+fn second_order_of<P: OdeProblem + ?Sized>(p: &mut P) -> &mut dyn SecondOrderProblem {
+    p.as_second_order()
+        .expect("Counting is a second-order problem only when its inner problem is")
+}
+
+impl<P: OdeProblem + ?Sized> SecondOrderProblem for Counting<'_, P> {
+    fn ndof(&self) -> usize {
+        self.second_order.0
+    }
+    fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).mass_matrix(t, q, m)
+    }
+    fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).forces(t, q, v, f)
+    }
+    fn tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        second_order_of(self.inner).tangent(t, q, v, a, k, c)
+    }
+    fn has_exact_tangent(&self) -> bool {
+        self.second_order.1
+    }
 }
 
 impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
@@ -233,7 +284,9 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
         self.inner.breakpoints()
     }
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        self.inner.as_second_order()
+        let so = self.inner.as_second_order()?;
+        self.second_order = (so.ndof(), so.has_exact_tangent());
+        Some(self)
     }
     fn as_constrained_second_order(
         &mut self,
@@ -509,6 +562,7 @@ pub fn solve<P: OdeProblem + ?Sized>(
         n_rhs: 0,
         n_jac: 0,
         t_cap: f64::INFINITY,
+        second_order: (0, false),
     };
     let mut last_out = f64::NEG_INFINITY;
     let result = run(
@@ -560,6 +614,32 @@ pub fn solve<P: OdeProblem + ?Sized>(
                 stats,
                 t: t.max(last_out),
             })
+        }
+    }
+}
+
+/// The running counters a [`StepRecord`] is the difference of.
+#[derive(Clone, Copy)]
+struct Tally {
+    error: f64,
+    newton: u64,
+    rejected: u64,
+    rhs: u64,
+    jac: u64,
+    lu: u64,
+}
+
+impl Tally {
+    /// The counters now: the first-order evaluations are counted by the
+    /// wrapper until the run ends, the rest by the methods in `stats`.
+    fn of<P: ?Sized>(stats: &Stats, p: &Counting<P>) -> Self {
+        Self {
+            error: stats.accumulated_error,
+            newton: stats.n_newton_iter,
+            rejected: stats.n_reject,
+            rhs: stats.n_rhs + p.n_rhs,
+            jac: stats.n_jac + p.n_jac,
+            lu: stats.n_lu,
         }
     }
 }
@@ -627,7 +707,7 @@ fn run<P: OdeProblem + ?Sized>(
     let quadrature = observer.wants_quadrature();
     let mut t_q = t0;
     let mut q_buf = vec![0.0; if quadrature { n } else { 0 }];
-    let mut last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+    let mut last = Tally::of(stats, p);
     cpu_mark = thread_cpu_seconds();
 
     let mut breakpoints: Vec<f64> = Vec::new();
@@ -765,16 +845,20 @@ fn run<P: OdeProblem + ?Sized>(
             observer.step(t_end_step, t_end_step - ta, stats);
             if history {
                 cpu += thread_cpu_seconds() - cpu_mark;
-                let e = stats.accumulated_error - last.0;
+                let now = Tally::of(stats, p);
+                let e = now.error - last.error;
                 observer.step_history(&StepRecord {
                     t: t_end_step,
                     h: t_end_step - ta,
                     error_estimate: if e > 0.0 { e } else { f64::NAN },
-                    newton_iterations: stats.n_newton_iter - last.1,
-                    rejected: stats.n_reject - last.2,
+                    newton_iterations: now.newton - last.newton,
+                    rejected: now.rejected - last.rejected,
+                    rhs_evaluations: now.rhs - last.rhs,
+                    jacobian_evaluations: now.jac - last.jac,
+                    lu_factorizations: now.lu - last.lu,
                     cpu_seconds: cpu,
                 })?;
-                last = (stats.accumulated_error, stats.n_newton_iter, stats.n_reject);
+                last = now;
                 cpu_mark = thread_cpu_seconds();
             }
             // the rest of the step for the quadrature, on its continuous
@@ -854,11 +938,15 @@ fn run<P: OdeProblem + ?Sized>(
             ybuf.copy_from_slice(stepper.y());
             let fix = p.after_step(tb, &mut ybuf)?;
             let at_breakpoint = bp.filter(|b| (tb - b).abs() <= tiny);
-            if fix == StepFix::Modified || at_breakpoint.is_some() {
+            if let Some(b) = at_breakpoint {
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
                 // exactly at the breakpoint, so that f takes its right-hand value
-                stepper.reset(p, at_breakpoint.unwrap_or(tb), &ybuf, &mut ctx)?;
+                stepper.restart_at_breakpoint(p, b, &ybuf, &mut ctx)?;
+            } else if fix == StepFix::Modified {
+                stats.n_restart += 1;
+                let mut ctx = StepContext { opts, stats };
+                stepper.reset(p, tb, &ybuf, &mut ctx)?;
             } else if fix == StepFix::Corrected {
                 stats.n_corrections += 1;
                 let mut ctx = StepContext { opts, stats };

@@ -11,7 +11,8 @@ pub mod timeseries;
 
 pub use error::IoError;
 pub use summary::{
-    AccuracySummary, EnergyAccountSummary, FormulationSummary, IntegratorSummary, RunSummary,
+    AccuracySummary, CostFromSummary, EnergyAccountSummary, FormulationSummary, IntegratorSummary,
+    RunSummary,
     WorkSummary,
 };
 pub use timeseries::TimeseriesWriter;

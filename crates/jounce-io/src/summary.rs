@@ -36,6 +36,29 @@ pub struct WorkSummary {
     pub wall_seconds: f64,
 }
 
+/// The cost of the part of a run after a time t_from (`jounce run
+/// --cost-from`, `settings.cost_from`): the steps that end after it, a
+/// step that straddles it counted whole.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CostFromSummary {
+    /// Start of the part, s.
+    pub t_from: f64,
+    /// Accepted steps.
+    pub steps_accepted: u64,
+    /// Rejected attempts.
+    pub steps_rejected: u64,
+    /// Newton iterations.
+    pub newton_iterations: u64,
+    /// Right-hand-side evaluations.
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations.
+    pub jacobian_evaluations: u64,
+    /// LU factorisations.
+    pub lu_factorizations: u64,
+    /// Integration CPU seconds.
+    pub cpu_seconds: f64,
+}
+
 /// Accuracy figures of a run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct AccuracySummary {
@@ -140,6 +163,9 @@ pub struct RunSummary {
     pub output_rows: u64,
     /// Work.
     pub work: WorkSummary,
+    /// Work after `settings.cost_from`, when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_from: Option<CostFromSummary>,
     /// Explanations of what made the run slow or inaccurate (e.g. stiffness
     /// detected by an explicit method).
     pub diagnostics: Vec<String>,

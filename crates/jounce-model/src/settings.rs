@@ -134,6 +134,7 @@ pub(crate) fn parse<'a, 'i>(
             "controller",
             "error_per",
             "params",
+            "breakpoints",
             "stop_at_breakpoints",
         ])?;
         let it = &mut s.integrator;
@@ -155,8 +156,24 @@ pub(crate) fn parse<'a, 'i>(
         if let Some(x) = g.opt_num("h0")? {
             it.h0 = Some(g.positive("h0", x)?);
         }
-        if let Some(b) = g.opt_bool("stop_at_breakpoints")? {
-            it.stop_at_breakpoints = b;
+        // `breakpoints` is the name; `stop_at_breakpoints` its older alias.
+        // Both given and disagreeing is refused rather than one winning.
+        match (
+            g.opt_bool("breakpoints")?,
+            g.opt_bool("stop_at_breakpoints")?,
+        ) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(g.invalid(
+                    "stop_at_breakpoints",
+                    &g.value_span("stop_at_breakpoints"),
+                    format!(
+                        "contradicts breakpoints = {a} (stop_at_breakpoints is an alias of \
+                         breakpoints: give one)"
+                    ),
+                ))
+            }
+            (Some(b), _) | (None, Some(b)) => it.stop_at_breakpoints = b,
+            (None, None) => {}
         }
         if let Some(x) = g.opt_num("h_min")? {
             it.h_min = g.non_negative("h_min", x)?;

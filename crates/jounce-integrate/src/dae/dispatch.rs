@@ -59,6 +59,17 @@ impl Stepper for OdeOrDae {
         self.active_mut().reset(p, t0, y0, ctx)
     }
 
+    fn restart_at_breakpoint(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.use_dae = p.as_dae().is_some();
+        self.active_mut().restart_at_breakpoint(p, t0, y0, ctx)
+    }
+
     fn correct(
         &mut self,
         p: &mut dyn OdeProblem,

@@ -418,6 +418,25 @@ impl Stepper for Dirk {
         self.tab.name
     }
 
+    /// After a breakpoint: the smaller of the kept step size and the
+    /// first-step estimate at the new point ([`Stepper::restart_at_breakpoint`]).
+    fn restart_at_breakpoint(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t0: f64,
+        y0: &[f64],
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        let kept = self.h;
+        // h = 0 asks reset for its first-step estimate (or the user's h0)
+        self.h = 0.0;
+        self.reset(p, t0, y0, ctx)?;
+        if kept > 0.0 && ctx.opts.fixed_step.is_none() {
+            self.h = self.h.min(kept);
+        }
+        Ok(())
+    }
+
     fn reset(
         &mut self,
         p: &mut dyn OdeProblem,
