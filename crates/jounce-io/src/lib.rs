@@ -12,7 +12,6 @@ pub mod timeseries;
 pub use error::IoError;
 pub use summary::{
     AccuracySummary, CostFromSummary, EnergyAccountSummary, FormulationSummary, IntegratorSummary,
-    RunSummary,
-    WorkSummary,
+    RunSummary, WorkSummary,
 };
 pub use timeseries::TimeseriesWriter;
