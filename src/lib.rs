@@ -11,6 +11,7 @@
 //! - [`modes`]: linearised modes and the integrator they call for.
 //! - [`plot`]: SVG charts of runs ([`series`] reads their CSV files back).
 
+pub mod animate;
 pub mod bench;
 pub mod check;
 pub mod compare;

@@ -202,6 +202,19 @@ enum Command {
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
+    /// Animate a run of a planar mechanism: a self-contained HTML file
+    /// (RUN_DIR/animation.html) a browser plays, with play/pause, a time
+    /// slider and the playback speed.
+    Animate {
+        /// Output directory of a run (holds timeseries.csv and summary.json).
+        run_dir: PathBuf,
+        /// Model file [default: the one the run's summary.json names].
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// HTML file to write [default: RUN_DIR/animation.html].
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
     /// Plot columns of a run's timeseries.csv against t (SVG).
     Plot {
         /// Output directory of a run (holds timeseries.csv).
@@ -599,6 +612,17 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
+        Command::Animate {
+            run_dir,
+            model,
+            out,
+        } => match jounce::animate::animate(&run_dir, model.as_deref(), out.as_deref()) {
+            Ok((file, frames)) => {
+                println!("{} ({frames} frames)", file.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
         Command::Plot {
             run_dir,
             columns,
