@@ -193,7 +193,7 @@ pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
             series
                 .rows
                 .last()
-                .filter(|_| (series.rows.len() - 1) % stride != 0),
+                .filter(|_| !(series.rows.len() - 1).is_multiple_of(stride)),
         )
         .filter(|r| cols.iter().flatten().all(|&c| r[c].is_finite()))
         .collect();
