@@ -234,7 +234,7 @@ enum Command {
     /// Run a seed study of studies.md from its shipped models and print its
     /// table (now: s1, jalon-bayo Table 7.4).
     Study {
-        /// Study name: s1, s3, s4, s5, s7, s8.
+        /// Study name: s1, s2, s3, s4, s5, s6, s7, s8.
         name: String,
         /// Folder of the study models.
         #[arg(long, default_value = "examples/studies")]
@@ -425,6 +425,10 @@ fn main() -> ExitCode {
         } => {
             // the studies printed as one table: run, then print or fail
             let table = match name.to_ascii_lowercase().as_str() {
+                "s2" => Some(
+                    jounce::study_s2::s2(&models, &out.join("s2"))
+                        .map(|c| jounce::study_s2::s2_table(&c)),
+                ),
                 "s3" => Some(
                     jounce::study_s3::s3(&models, &out.join("s3"), &study_methods)
                         .map(|s| jounce::study_s3::s3_table(&s)),
@@ -443,6 +447,10 @@ fn main() -> ExitCode {
                 "s5" => Some(
                     jounce::study_s5::s5(&models, &out.join("s5"))
                         .map(|s| jounce::study_s5::s5_table(&s)),
+                ),
+                "s6" => Some(
+                    jounce::study_s6::s6(&models, &out.join("s6"))
+                        .map(|s| jounce::study_s6::s6_table(&s)),
                 ),
                 "s7" => Some(
                     jounce::study_s7::s7(&out.join("s7")).map(|s| jounce::study_s7::s7_table(&s)),
@@ -464,7 +472,7 @@ fn main() -> ExitCode {
             }
             if !name.eq_ignore_ascii_case("s1") {
                 return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s3, s4, s5, s7, s8"
+                    "unknown study '{name}'; available: s1, s2, s3, s4, s5, s6, s7, s8"
                 )));
             }
             let opts = jounce::study::S1Options {

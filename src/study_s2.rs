@@ -1,0 +1,238 @@
+//! `jounce study s2` (studies.md S2; termeer tests 1a–1d): the modes of
+//! four two-mass chains, the recommendation `jounce modes` makes for each,
+//! and the measured cost of explicit RK45 (`dopri5`) against an implicit
+//! variable-step method (`radau5`) from `jounce compare`, so that the
+//! recommendation is checked against what the runs cost.
+//!
+//! For each model (`examples/studies/s2_test_1{a,b,c,d}.toml`): the modes
+//! linearised at the initial state (frequency in Hz, damping ratio) next
+//! to the seed's, the advised class, and both runs at the model's
+//! tolerance with their steps, f-evaluations, Jacobians, LU
+//! factorisations, integration CPU and error against the tight reference
+//! run of `compare`. Explicit against implicit is judged by integration
+//! CPU (their f-evaluations buy different work). The step-size and
+//! cumulative-CPU charts of both runs (the termeer appendix's plots) are
+//! written per model by `compare`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::compare::{compare, write_outputs, CompareOptions, CompareRow, Reference, RunStatus};
+use crate::error::RunError;
+use crate::modes::{modes_report, LinearisationPoint, ModesReport};
+
+/// The explicit and the implicit method compared.
+pub const S2_METHODS: [&str; 2] = ["dopri5", "radau5"];
+
+/// The four tests: (model file stem, seed's modes (Hz, ζ), seed's class).
+pub const S2_TESTS: [(&str, [(f64, f64); 2], &str); 4] = [
+    ("s2_test_1a", [(714.0, 0.112), (5.02, 0.058)], "implicit"),
+    ("s2_test_1b", [(714.0, 0.0), (5.02, 0.0)], "explicit"),
+    ("s2_test_1c", [(8.38, 0.288), (0.41, 0.13)], "explicit"),
+    (
+        "s2_test_1d",
+        [(1315.0, 0.0026), (545.0, 0.0011)],
+        "explicit",
+    ),
+];
+
+/// One test of the study.
+#[derive(Clone, Debug, Serialize)]
+pub struct S2Case {
+    /// Model file stem.
+    pub test: String,
+    /// Modes and recommendation.
+    pub modes: ModesReport,
+    /// The seed's modes (Hz, ζ), fastest first.
+    pub seed_modes: [(f64, f64); 2],
+    /// The class the seed found cheaper.
+    pub seed_class: String,
+    /// The dopri5 and radau5 runs.
+    pub runs: Vec<CompareRow>,
+    /// Where compare wrote its tables and charts.
+    pub dir: PathBuf,
+}
+
+impl S2Case {
+    /// The run of `method`.
+    pub fn run(&self, method: &str) -> Option<&CompareRow> {
+        self.runs.iter().find(|r| r.method == method)
+    }
+
+    /// The class that was cheaper in integration CPU ("explicit" or
+    /// "implicit"), `None` when a run did not complete.
+    pub fn cheaper_class(&self) -> Option<&'static str> {
+        let (e, i) = (self.run(S2_METHODS[0])?, self.run(S2_METHODS[1])?);
+        if e.status != RunStatus::Completed || i.status != RunStatus::Completed {
+            return None;
+        }
+        Some(if e.cpu_seconds <= i.cpu_seconds {
+            "explicit"
+        } else {
+            "implicit"
+        })
+    }
+
+    /// The measured modes (Hz, ζ), fastest first.
+    pub fn measured_modes(&self) -> Vec<(f64, f64)> {
+        let mut m: Vec<(f64, f64)> = self
+            .modes
+            .analysis
+            .modes
+            .iter()
+            .map(|m| (m.natural_frequency_hz, m.damping_ratio))
+            .collect();
+        m.sort_by(|a, b| b.0.total_cmp(&a.0));
+        m
+    }
+}
+
+/// Whether `x` equals `seed` to the seed's 3 significant digits (the
+/// seed's own rounding: half a unit of its third digit, and ζ = 0 exactly
+/// for an undamped mode).
+pub fn three_digits(x: f64, seed: f64) -> bool {
+    if seed == 0.0 {
+        return x.abs() < 5e-4;
+    }
+    let e = seed.abs().log10().floor();
+    (x - seed).abs() <= 0.5 * 10f64.powf(e - 2.0) * (1.0 + 1e-9)
+}
+
+/// Run the study from the models in `examples` into `out`.
+///
+/// # Errors
+/// A model that cannot be read, linearised or compared.
+pub fn s2(examples: &Path, out: &Path) -> Result<Vec<S2Case>, RunError> {
+    let mut cases = Vec::new();
+    for (test, seed_modes, seed_class) in S2_TESTS {
+        let file = examples.join(format!("{test}.toml"));
+        let model = jounce_model::load_file(&file)?;
+        let modes = modes_report(&model, LinearisationPoint::Initial)?;
+        let dir = out.join(test);
+        let opts = CompareOptions {
+            methods: S2_METHODS.iter().map(|s| s.to_string()).collect(),
+            formulations: Vec::new(),
+            rtol: None,
+            atol: None,
+            step: None,
+            t_end: None,
+            reference: Reference::Auto,
+            out_dir: dir.clone(),
+        };
+        let c = compare(&model, &opts)?;
+        write_outputs(&c, &dir)?;
+        cases.push(S2Case {
+            test: test.to_string(),
+            modes,
+            seed_modes,
+            seed_class: seed_class.to_string(),
+            runs: c.rows,
+            dir,
+        });
+    }
+    Ok(cases)
+}
+
+/// The study's tables and its findings, each marked from the numbers.
+pub fn s2_table(cases: &[S2Case]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "S2 (termeer tests 1a-1d): modes, recommendation, and the cost of dopri5 (explicit RK45) against radau5 (implicit)\n"
+    );
+    for c in cases {
+        let r = &c.modes.recommendation;
+        let _ = writeln!(s, "test {} ({}):", &c.test[8..], c.modes.model);
+        let _ = writeln!(
+            s,
+            "  {:<6} {:>12} {:>10} {:>12} {:>10}  3 digits",
+            "mode", "f [Hz]", "zeta", "seed f", "seed zeta"
+        );
+        for (k, (m, sd)) in c.measured_modes().iter().zip(&c.seed_modes).enumerate() {
+            let ok = three_digits(m.0, sd.0) && three_digits(m.1, sd.1);
+            let _ = writeln!(
+                s,
+                "  {:<6} {:>12.4} {:>10.4} {:>12} {:>10}  {}",
+                k + 1,
+                m.0,
+                m.1,
+                sd.0,
+                sd.1,
+                if ok { "yes" } else { "NO" }
+            );
+        }
+        let _ = writeln!(
+            s,
+            "  recommended: {} ({} on {}, rtol {:e}); stiffness ratio {}",
+            r.class,
+            r.method,
+            r.formulation,
+            r.rtol,
+            c.modes
+                .analysis
+                .stiffness_ratio
+                .map_or_else(|| "-".to_string(), |x| format!("{x:.3e}"))
+        );
+        let _ = writeln!(
+            s,
+            "  {:<8} {:>10} {:>8} {:>9} {:>6} {:>6} {:>11} {:>10}",
+            "method", "status", "steps", "f-evals", "Jac", "LU", "CPU [s]", "error/tol"
+        );
+        for run in &c.runs {
+            let _ = writeln!(
+                s,
+                "  {:<8} {:>10} {:>8} {:>9} {:>6} {:>6} {:>11.3e} {:>10}",
+                run.method,
+                run.status.label(),
+                run.steps_accepted,
+                run.rhs_evaluations,
+                run.jacobian_evaluations,
+                run.lu_factorizations,
+                run.cpu_seconds,
+                run.error
+                    .map_or_else(|| "-".to_string(), |e| format!("{e:.2}"))
+            );
+        }
+        let cheaper = c.cheaper_class();
+        let ratio = match (c.run(S2_METHODS[0]), c.run(S2_METHODS[1])) {
+            (Some(e), Some(i)) if i.cpu_seconds > 0.0 => e.cpu_seconds / i.cpu_seconds,
+            _ => f64::NAN,
+        };
+        let _ = writeln!(
+            s,
+            "  cheaper: {} (CPU dopri5/radau5 = {ratio:.2}); recommendation {}; seed finding ({} cheaper) {}",
+            cheaper.unwrap_or("not measured"),
+            if cheaper == Some(r.class.as_str()) {
+                "agrees with the measured cost"
+            } else {
+                "DOES NOT agree with the measured cost"
+            },
+            c.seed_class,
+            if cheaper == Some(c.seed_class.as_str()) {
+                "holds"
+            } else {
+                "does not hold"
+            }
+        );
+        let _ = writeln!(s, "  charts and tables: {}\n", c.dir.display());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_digits_is_the_seeds_rounding() {
+        assert!(three_digits(714.04, 714.0));
+        assert!(three_digits(713.6, 714.0));
+        assert!(!three_digits(713.4, 714.0));
+        assert!(three_digits(0.11249, 0.112));
+        assert!(!three_digits(0.1126, 0.112));
+        assert!(three_digits(0.0, 0.0));
+        assert!(!three_digits(0.01, 0.0));
+    }
+}
