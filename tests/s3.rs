@@ -370,3 +370,38 @@ fn a_step_that_ends_or_starts_on_the_breakpoint_has_not_crossed_it() {
     );
     assert_eq!(c.warnings().len(), 1);
 }
+
+/// The index-3 forms (the structural family's constrained problem and the
+/// DAE of radau5 and bdf) see the left limit at the breakpoint too
+/// (`OdeProblem::set_time_cap`): a step ending on t = 2 is not rejected
+/// by the force it is not yet meant to feel. Without the cap newmark took
+/// 135 steps and 64 rejections to creep up to t = 2, radau5 77 and 35,
+/// bdf 78 and 28.
+#[test]
+fn index3_forms_reach_the_breakpoint_without_rejections() {
+    for m in ["newmark", "generalized_alpha", "radau5", "bdf"] {
+        let text =
+            s3_text("2e4", "step").replace("method = \"radau5\"", &format!("method = \"{m}\""));
+        let mut model = jounce_model::from_str(&text, "s3_b2e4_step.toml").unwrap();
+        model.settings.formulation.kind = jounce_model::FormulationKind::Index3;
+        model.settings.t_end = 2.5;
+        let out = support::scratch(&format!("s3-index3-{m}"));
+        let s = jounce::run::run_model(&model, &out, false).unwrap();
+        assert_eq!(s.status, "completed", "{m}");
+        let steps = support::Series::read(&out.join("steps.csv"));
+        let (t, rej) = (steps.col("t"), steps.col("rejected_attempts"));
+        let before: Vec<usize> = (0..t.len()).filter(|&k| t[k] <= 2.0).collect();
+        let rejected: f64 = before.iter().map(|&k| rej[k]).sum();
+        println!(
+            "{m}: {} steps, {rejected} rejections before t = 2",
+            before.len()
+        );
+        assert!(
+            before.len() <= 25,
+            "{m}: {} steps before t = 2",
+            before.len()
+        );
+        assert_eq!(rejected, 0.0, "{m}: rejections before t = 2");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}

@@ -98,6 +98,10 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for AugmentedLagrangian<'_, S> {
         self.inner.breakpoints()
     }
 
+    fn set_time_cap(&mut self, t_cap: f64) {
+        self.inner.set_time_cap(t_cap);
+    }
+
     fn as_constrained_second_order(&mut self) -> Option<&mut dyn ConstrainedSecondOrderProblem> {
         self.inner.as_constrained_second_order()
     }

@@ -76,6 +76,9 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     /// ([`MechanicalSystem::tangent_pattern`], or all of them; each once),
     /// for M a and the tangent sums in O(nnz).
     mass_entries: Vec<(usize, usize)>,
+    /// Time functions are evaluated at min(t, t_cap): the left limit at a
+    /// breakpoint a step ends on ([`OdeProblem::set_time_cap`]).
+    t_cap: f64,
 }
 
 /// Smallest n + m at which [`LinearSolver::Auto`] declares the sparsity of
@@ -97,6 +100,7 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
             dm: DMatrix::zeros(n, n),
             phi_qt: DMatrix::zeros(m, n),
             solver: LinearSolver::Auto,
+            t_cap: f64::INFINITY,
             data: sys.data(),
             mass_entries: {
                 let mut e = sys
@@ -194,11 +198,13 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
     }
 
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.generalized_forces(t, q, v, f);
         Ok(())
     }
 
     fn constraints(&mut self, t: f64, q: &[f64], phi: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.constraints(t, q, phi);
         Ok(())
     }
@@ -209,12 +215,14 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         q: &[f64],
         jac: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.constraint_jacobian(t, q, jac);
         Ok(())
     }
 
     /// ν = −Φ_t.
     fn velocity_rhs(&mut self, t: f64, q: &[f64], nu: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.constraint_time_derivative(t, q, nu);
         for x in nu.iter_mut() {
             *x = -*x;
@@ -223,6 +231,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
     }
 
     fn gamma(&mut self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.gamma(t, q, v, gamma);
         Ok(())
     }
@@ -238,6 +247,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         k: &mut DMatrix<f64>,
         c: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         let sys = self.sys;
         sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
         sys.mass_matrix_derivative(q, a, &mut self.dm);
@@ -272,6 +282,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         r: &mut [f64],
         phi: &mut [f64],
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         let what = Quantities::MASS_MATRIX
             | Quantities::FORCES
             | Quantities::CONSTRAINTS
@@ -314,6 +325,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         mu: &[f64],
         out: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.constraint_force_jacobian(t, q, mu, out);
         Ok(())
     }
@@ -327,6 +339,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         q: &[f64],
         values: &mut [f64],
     ) -> Result<bool, EvalError> {
+        let t = t.min(self.t_cap);
         let jac = &mut self.data.constraint_jacobian;
         if jac.is_dense() || jac.nnz() != values.len() {
             return Ok(false);
@@ -349,6 +362,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         v: &[f64],
         out: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         self.sys.constraint_hessian_product(t, q, v, out);
         self.sys.constraint_time_jacobian(t, q, &mut self.phi_qt);
         *out += &self.phi_qt;
@@ -376,6 +390,10 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for DaeFormulation<'_, S> {
 
     fn breakpoints(&self) -> &[f64] {
         &self.breakpoints
+    }
+
+    fn set_time_cap(&mut self, t_cap: f64) {
+        self.dae.problem.t_cap = t_cap;
     }
 
     /// The structural family runs the index-3 form only.

@@ -105,6 +105,9 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Switched<'_, S> {
     fn breakpoints(&self) -> &[f64] {
         self.inner.breakpoints()
     }
+    fn set_time_cap(&mut self, t_cap: f64) {
+        self.inner.set_time_cap(t_cap);
+    }
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
         self.inner.as_second_order()
     }

@@ -140,6 +140,14 @@ pub trait OdeProblem {
         &[]
     }
 
+    /// Evaluate the time functions of the forms the driver does not wrap
+    /// (the constrained second-order and DAE forms) at min(t, t_cap) from
+    /// now on: the driver sets the floating-point number just below a
+    /// breakpoint while a step ends there, so that the step's last stage
+    /// sees the left limit, and ∞ after it. Default: nothing (a problem
+    /// without those forms, or without breakpoints).
+    fn set_time_cap(&mut self, _t_cap: f64) {}
+
     /// The second-order structure M(q) q'' = f(t, q, q'), if the problem has
     /// one; structural methods (Newmark, HHT, generalized-α) need it.
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {

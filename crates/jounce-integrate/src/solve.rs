@@ -187,8 +187,8 @@ impl std::error::Error for SolveFailure {}
 /// form they see): without it newmark, which evaluates f at the end of
 /// its step, was rejected at every step towards t = 2 of S3's step force
 /// and crept up to it by some hundred steps of geometrically shrinking
-/// size. The constrained (index-3) and DAE forms are evaluated directly
-/// and are not capped.
+/// size. The constrained (index-3) and DAE forms are evaluated directly;
+/// the problem caps them itself ([`OdeProblem::set_time_cap`]).
 struct Counting<'a, P: ?Sized> {
     inner: &'a mut P,
     n_rhs: u64,
@@ -742,6 +742,7 @@ fn run<P: OdeProblem + ?Sized>(
                 y_start.copy_from_slice(stepper.y());
             }
             p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
+            p.inner.set_time_cap(p.t_cap);
             // the budget is honoured: no step beyond it is attempted
             if stats.n_steps() >= opts.max_steps {
                 return Err(crate::step_loop::budget_used_up(stepper.t(), stats));
@@ -750,6 +751,7 @@ fn run<P: OdeProblem + ?Sized>(
                 let mut ctx = StepContext { opts, stats };
                 let stepped = stepper.step(p, t_stop, &mut ctx);
                 p.t_cap = f64::INFINITY;
+                p.inner.set_time_cap(f64::INFINITY);
                 stepped?;
             }
             // a step that produced NaN or ∞ is a blow-up, whatever the
