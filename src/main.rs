@@ -259,6 +259,13 @@ enum Command {
     },
 }
 
+/// `out/<command>/<model file stem>`: where a command writes by default.
+fn default_out(command: &str, model: &std::path::Path) -> PathBuf {
+    PathBuf::from("out")
+        .join(command)
+        .join(model.file_stem().unwrap_or_default())
+}
+
 fn fail(e: &RunError) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::FAILURE
@@ -505,11 +512,7 @@ fn main() -> ExitCode {
                 Ok(m) => m,
                 Err(e) => return fail(&e.into()),
             };
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out")
-                    .join("compare")
-                    .join(model.file_stem().unwrap_or_default())
-            });
+            let out = out.unwrap_or_else(|| default_out("compare", &model));
             let opts = jounce::compare::CompareOptions {
                 methods,
                 formulations,
@@ -550,11 +553,7 @@ fn main() -> ExitCode {
                 Ok(m) => m,
                 Err(e) => return fail(&e.into()),
             };
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out")
-                    .join("bench")
-                    .join(model.file_stem().unwrap_or_default())
-            });
+            let out = out.unwrap_or_else(|| default_out("bench", &model));
             let opts = jounce::bench::BenchOptions {
                 methods,
                 formulation,
@@ -589,11 +588,7 @@ fn main() -> ExitCode {
                     "--set {set}: write PATH=V1,V2,... (e.g. forces.spring.damping=0,10,100)"
                 )));
             };
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out")
-                    .join("sweep")
-                    .join(model.file_stem().unwrap_or_default())
-            });
+            let out = out.unwrap_or_else(|| default_out("sweep", &model));
             let opts = jounce::sweep::SweepOptions {
                 path: path.trim().to_string(),
                 values: values

@@ -135,3 +135,27 @@ pub trait Stepper {
     /// [`Stepper::prepare_dense_output`]).
     fn interpolate(&self, t: f64, out: &mut [f64]);
 }
+
+/// [`Stepper::restart_at_breakpoint`] of a one-step method whose reset
+/// keeps its step size in the field `h` gives access to (h = 0 asks its
+/// reset for the first-step estimate, or the user's h0): restart with the
+/// smaller of the kept size and that estimate.
+///
+/// # Errors
+/// As [`Stepper::reset`].
+pub(crate) fn restart_keeping_step<S: Stepper>(
+    stepper: &mut S,
+    h: fn(&mut S) -> &mut f64,
+    p: &mut dyn OdeProblem,
+    t0: f64,
+    y0: &[f64],
+    ctx: &mut StepContext,
+) -> Result<(), IntegrateError> {
+    let kept = std::mem::replace(h(stepper), 0.0);
+    stepper.reset(p, t0, y0, ctx)?;
+    if kept > 0.0 && ctx.opts.fixed_step.is_none() {
+        let now = h(stepper);
+        *now = now.min(kept);
+    }
+    Ok(())
+}

@@ -221,14 +221,7 @@ impl Stepper for Rosenbrock {
         y0: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let kept = self.h;
-        // h = 0 asks reset for its first-step estimate (or the user's h0)
-        self.h = 0.0;
-        self.reset(p, t0, y0, ctx)?;
-        if kept > 0.0 && ctx.opts.fixed_step.is_none() {
-            self.h = self.h.min(kept);
-        }
-        Ok(())
+        crate::stepper::restart_keeping_step(self, |s| &mut s.h, p, t0, y0, ctx)
     }
 
     fn reset(
