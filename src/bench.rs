@@ -380,8 +380,10 @@ pub fn bench_table(b: &Bench) -> String {
     s
 }
 
-/// Write `bench.csv`, `bench.json` and the diagram `work_precision.svg`
-/// (CPU against error, log-log, one curve per method) into `dir`.
+/// Write `bench.csv`, `bench.json`, the diagram `work_precision.svg`
+/// (CPU against error, log-log, one curve per method) and the charts of
+/// every run against simulated time ([`crate::plot::run_charts`]) into
+/// `dir`.
 ///
 /// # Errors
 /// [`RunError::Io`] naming a file that cannot be written.
@@ -426,6 +428,7 @@ pub fn write_bench(b: &Bench, dir: &Path) -> Result<PlotFile, RunError> {
             }
         })
         .collect();
+    crate::plot::run_charts(dir, &|name| name != "reference")?;
     let title = format!("work-precision: {}", b.model);
     log_log_chart(
         &dir.join("work_precision.svg"),

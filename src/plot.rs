@@ -452,3 +452,25 @@ pub fn compare_plots(
     }
     Ok(files)
 }
+
+/// The charts of [`compare_plots`] for the runs a command left in the
+/// subfolders of `out_dir` (each with its `timeseries.csv`), labelled by
+/// folder name, those whose name `keep` accepts, in name order: what
+/// `bench` and the studies draw of their runs against simulated time.
+///
+/// # Errors
+/// As [`compare_plots`]; an unreadable `out_dir`.
+pub fn run_charts(out_dir: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<PlotFile>, RunError> {
+    let entries = std::fs::read_dir(out_dir)
+        .map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
+    let mut runs: Vec<(String, PathBuf)> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("timeseries.csv").is_file())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            keep(&name).then_some((name, p))
+        })
+        .collect();
+    runs.sort();
+    compare_plots(out_dir, &runs)
+}

@@ -146,6 +146,8 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
             adams,
         });
     }
+    // step size, CPU, energy and violations of every run against t
+    crate::plot::run_charts(out, &|_| true)?;
     Ok(cases)
 }
 

@@ -214,6 +214,8 @@ pub fn s3(examples: &Path, out: &Path, methods: &[String]) -> Result<S3Study, Ru
     }
     std::fs::create_dir_all(out).map_err(|e| RunError::Io(jounce_io::IoError::new(out, e)))?;
     std::fs::write(&csv, text).map_err(|e| RunError::Io(jounce_io::IoError::new(&csv, e)))?;
+    // the step-force runs told of the jump, against t
+    crate::plot::run_charts(out, &|name| name.ends_with("-step-bp"))?;
     Ok(S3Study { runs, methods, csv })
 }
 

@@ -681,6 +681,8 @@ pub fn s4(models: &Path, out: &Path, opts: &S4Options) -> Result<S4Study, RunErr
     let findings = findings(&test3, &test4, d_crit_4);
     let files = write_csv(out, &test3, &test4, &findings)?;
     let plot = test3_plot(models, out)?;
+    // the test-4 runs against t (test 3's are in test3_axial.svg)
+    crate::plot::run_charts(out, &|name| name.starts_with("test4"))?;
     Ok(S4Study {
         test3,
         test4,

@@ -149,6 +149,7 @@ pub fn s5(examples: &Path, out: &Path) -> Result<S5Study, RunError> {
         )?
         .path,
     ];
+    crate::plot::run_charts(out, &|_| true)?;
     Ok(S5Study {
         fixed,
         adaptive,

@@ -143,6 +143,7 @@ pub fn s6(examples: &Path, out: &Path) -> Result<S6Study, RunError> {
             deepest_gap: deepest,
         });
     }
+    crate::plot::run_charts(out, &|name| name != "reference")?;
     Ok(S6Study {
         impacts,
         penetration_bound,

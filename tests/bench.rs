@@ -70,6 +70,9 @@ fn a_tolerance_sweep_gives_errors_that_fall_with_the_tolerance_and_a_diagram() {
     let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 9);
     assert_eq!(svg_curves(&out.join("work_precision.svg")), 3);
+    // every run against simulated time (the reference excluded)
+    assert_eq!(svg_curves(&out.join("step_size.svg")), 9);
+    assert_eq!(svg_curves(&out.join("cpu_time.svg")), 9);
 }
 
 /// A step sweep of rk4 and heun: the error falls by 2^p per halving of h

@@ -20,4 +20,8 @@ fn study_s6_prints_its_table_and_every_method_holds() {
             .unwrap_or_else(|| panic!("no row for {m}"));
         assert!(row.ends_with("all hold"), "{row}");
     }
+    // step size and CPU of the six runs against simulated time
+    let dir = out.join("s6");
+    assert_eq!(support::svg_curves(&dir.join("step_size.svg")), 6);
+    assert_eq!(support::svg_curves(&dir.join("cpu_time.svg")), 6);
 }
