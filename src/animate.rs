@@ -15,8 +15,8 @@
 //! **Player.** Play/pause, a time slider, real-time playback (or faster
 //! or slower by a factor), the time shown. The page records in
 //! `document.body.dataset` how many frames it drew and whether a script
-//! error happened (`status` = `ok` or the error), so a headless browser
-//! can check that it plays.
+//! error or a console error happened (`status` = `ok` or the error), so a
+//! headless browser can check that it plays.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -288,6 +288,12 @@ canvas {{ border: 1px solid #ccc; background: #fff; }}
 window.addEventListener("error", function (e) {{
   document.body.dataset.status = "error: " + e.message;
 }});
+// a console error is recorded too (the headless check reads the status)
+const consoleError = console.error.bind(console);
+console.error = function (...args) {{
+  document.body.dataset.status = "error: " + args.join(" ");
+  consoleError(...args);
+}};
 (function () {{
   const S = JSON.parse(document.getElementById("scene").textContent);
   const canvas = document.getElementById("view");
