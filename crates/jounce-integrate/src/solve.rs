@@ -343,6 +343,19 @@ fn quadrature_to<P: OdeProblem + ?Sized>(
     Ok(())
 }
 
+/// Whether an event function that moved from `g0` to `g1` over a step of
+/// size `h` without crossing zero (in direction `dir`) will cross within
+/// a millionth of the step after its end, by the secant through both
+/// values: a root the step missed only by the local error of its path.
+fn root_just_ahead(dir: EventDirection, g0: f64, g1: f64, h: f64) -> bool {
+    let slope = (g1 - g0) / h;
+    if !(slope != 0.0 && slope.is_finite()) || !crossing(dir, g1, -g1) {
+        return false;
+    }
+    let dt = -g1 / slope;
+    dt > 0.0 && dt <= 1e-6 * h
+}
+
 /// Interior points of a step at which the event functions are sampled when
 /// they have the same sign at both ends.
 const INTERIOR_SAMPLES: usize = 3;
@@ -726,6 +739,10 @@ fn run<P: OdeProblem + ?Sized>(
     let mut y_probe = vec![0.0; if ne > 0 { n } else { 0 }];
     // the root (time, event) the redone step is heading for
     let mut pending: Option<(f64, usize)> = None;
+    // an event taken just before its function crossed (root_just_ahead):
+    // the function is held at zero after the event, so that the crossing
+    // a rounding error later is not found again
+    let mut held_on_new_side: Option<usize> = None;
     let result: Result<(), IntegrateError> = (|| {
         while stepper.t() < t_end {
             let t = stepper.t();
@@ -806,12 +823,20 @@ fn run<P: OdeProblem + ?Sized>(
                     }
                     // the redone step ended at the root: the event, if
                     // its function has changed sign on this path too (it
-                    // differs from the first attempt's by the local error;
-                    // if not, the next step meets the root at once)
+                    // differs from the first attempt's by the local error),
+                    // or if the root lies within a millionth of the step
+                    // ahead on it (it has not crossed by that error: the
+                    // event is taken here rather than by a sliver step of
+                    // 1e-14 s that would meet it, and its function is held
+                    // on its new side); else the next step meets the root
                     (_, Some((te, idx))) if (tb - te).abs() <= tiny_b => {
                         pending = None;
-                        if crossing(p.event_spec(idx).direction, g_old[idx], g_new[idx]) {
+                        let dir = p.event_spec(idx).direction;
+                        if crossing(dir, g_old[idx], g_new[idx]) {
                             event = Some((tb, idx));
+                        } else if root_just_ahead(dir, g_old[idx], g_new[idx], tb - ta) {
+                            event = Some((tb, idx));
+                            held_on_new_side = Some(idx);
                         }
                     }
                     (e, _) => event = e,
@@ -879,6 +904,7 @@ fn run<P: OdeProblem + ?Sized>(
             }
             if let Some((te, idx)) = event {
                 stats.n_events += 1;
+                let held = held_on_new_side.take();
                 stepper.interpolate(te, &mut ybuf);
                 p.events(te, &ybuf, &mut g_old)?;
                 cpu += thread_cpu_seconds() - cpu_mark;
@@ -927,7 +953,12 @@ fn run<P: OdeProblem + ?Sized>(
                     }
                     // the root is the end of the bracket on the crossed
                     // side: the functions' values there carry their new signs
-                    EventAction::Continue => {}
+                    // (but one taken just before its crossing is held at 0)
+                    EventAction::Continue => {
+                        if let Some(i) = held {
+                            g_old[i] = 0.0;
+                        }
+                    }
                 }
                 stats.n_restart += 1;
                 let mut ctx = StepContext { opts, stats };
