@@ -349,7 +349,7 @@ fn quadrature_to<P: OdeProblem + ?Sized>(
 /// values: a root the step missed only by the local error of its path.
 fn root_just_ahead(dir: EventDirection, g0: f64, g1: f64, h: f64) -> bool {
     let slope = (g1 - g0) / h;
-    if !(slope != 0.0 && slope.is_finite()) || !crossing(dir, g1, -g1) {
+    if !(slope != 0.0 && slope.is_finite() && crossing(dir, g1, -g1)) {
         return false;
     }
     let dt = -g1 / slope;
