@@ -70,11 +70,6 @@ pub trait Formulation: OdeProblem {
         Ok(())
     }
 
-    /// What mode event `i` means now (for messages and the event log).
-    fn mode_event_label(&self, i: usize) -> String {
-        format!("mode event {i}")
-    }
-
     /// Change the mode of event `i` at its root (t, y); may change y (a
     /// projection). Default: nothing changes.
     ///

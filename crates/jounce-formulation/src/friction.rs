@@ -476,14 +476,6 @@ impl<S: MechanicalSystem + ?Sized> Formulation for FrictionAugmented<'_, S> {
         Ok(())
     }
 
-    fn mode_event_label(&self, i: usize) -> String {
-        let what = match self.modes.get(i) {
-            Some(FrictionMode::Stick) => "slips",
-            _ => "sticks",
-        };
-        format!("friction '{}' {what}", self.sys.friction_label(i))
-    }
-
     fn handle_mode_event(
         &mut self,
         i: usize,
