@@ -261,16 +261,7 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
     name: &str,
 ) -> Result<(), FormulationError> {
     let n = kkt.n;
-    if q0.len() != n || v0.len() != n {
-        return Err(FormulationError::BadParameter {
-            formulation: name.into(),
-            detail: format!(
-                "initial state has {} coordinates and {} velocities, the system {n}",
-                q0.len(),
-                v0.len()
-            ),
-        });
-    }
+    crate::formulation::check_dimensions(name, n, q0, v0)?;
     if let Some(i) = (0..n).find(|&i| !q0[i].is_finite() || !v0[i].is_finite()) {
         return Err(FormulationError::BadParameter {
             formulation: name.into(),

@@ -128,16 +128,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
         let n = self.n;
-        if q0.len() != n || v0.len() != n {
-            return Err(FormulationError::BadParameter {
-                formulation: "augmented_lagrangian".into(),
-                detail: format!(
-                    "initial state has {} coordinates and {} velocities, the system {n}",
-                    q0.len(),
-                    v0.len()
-                ),
-            });
-        }
+        crate::formulation::check_dimensions("augmented_lagrangian", n, q0, v0)?;
         let mut mass = nalgebra::DMatrix::zeros(n, n);
         self.sys.mass_matrix(q0, &mut mass);
         let m_max = (0..n).fold(0.0f64, |s, i| s.max(mass[(i, i)].abs()));

@@ -111,6 +111,28 @@ pub trait Formulation: OdeProblem {
     }
 }
 
+/// Refuse an initial state whose q0, v0 are not of the system's n
+/// coordinates, naming the formulation `name` (shared by the formulations
+/// that integrate the body coordinates themselves).
+pub(crate) fn check_dimensions(
+    name: &str,
+    n: usize,
+    q0: &[f64],
+    v0: &[f64],
+) -> Result<(), FormulationError> {
+    if q0.len() != n || v0.len() != n {
+        return Err(FormulationError::BadParameter {
+            formulation: name.into(),
+            detail: format!(
+                "initial state has {} coordinates and {} velocities, the system {n}",
+                q0.len(),
+                v0.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// q and v from a state y = [q; v; …] (formulations that integrate the
 /// body coordinates themselves).
 pub(crate) fn split_motion(y: &[f64], q: &mut [f64], v: &mut [f64]) {

@@ -403,16 +403,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for FrictionAugmented<'_, S> {
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
         let n = self.n;
-        if q0.len() != n || v0.len() != n {
-            return Err(FormulationError::BadParameter {
-                formulation: "augmented".into(),
-                detail: format!(
-                    "initial state has {} coordinates and {} velocities, the system {n}",
-                    q0.len(),
-                    v0.len()
-                ),
-            });
-        }
+        crate::formulation::check_dimensions("augmented", n, q0, v0)?;
         let err = |e: EvalError| FormulationError::BadParameter {
             formulation: "augmented".into(),
             detail: format!("friction at t = {t0}: {e}"),

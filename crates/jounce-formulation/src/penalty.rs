@@ -540,16 +540,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
         let n = self.n;
-        if q0.len() != n || v0.len() != n {
-            return Err(FormulationError::BadParameter {
-                formulation: "penalty".into(),
-                detail: format!(
-                    "initial state has {} coordinates and {} velocities, the system {n}",
-                    q0.len(),
-                    v0.len()
-                ),
-            });
-        }
+        crate::formulation::check_dimensions("penalty", n, q0, v0)?;
         if !self.factor(t0, q0) {
             return Err(FormulationError::SingularMass {
                 formulation: "penalty".into(),
