@@ -378,6 +378,7 @@ fn integrate_model(
     ));
     if let Some(mon) = &mut obs.singular {
         mon.set_conservative(crate::setup::is_conservative(model));
+        mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
     }
     obs.crossings = crate::trust::BreakpointCrossings::new(model);
     obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
@@ -445,7 +446,11 @@ fn integrate_model(
     // a failure at a singular configuration says so first (lock-up, or
     // the joints that lost rank), then what the integrator saw
     let cause = match (&error, &mut obs.singular) {
-        (Some(e), Some(mon)) if !e.contains("branch switch") => mon.failure_note(&sys),
+        (Some(e), Some(mon))
+            if !e.contains("branch switch") && !e.contains("singular passage not resolved") =>
+        {
+            mon.failure_note(&sys)
+        }
         _ => None,
     };
     let error = match (error, &cause) {

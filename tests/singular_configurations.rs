@@ -83,18 +83,17 @@ fn pc_parallelogram_never_completes_on_another_branch() {
                         "{tag}: completed with the cranks {apart:.3e} rad apart: another \
                          assembly branch"
                     );
-                    // and near the exact motion, or saying it may not be: a
-                    // loose tolerance leaves a phase error; penalty with
-                    // adaptive generalized-α at 1e-8 ends 13 rad off on the
-                    // right branch, and its local errors add up to 10⁴
-                    // times the tolerance, which the run reports
-                    let warned = s
-                        .diagnostics
-                        .iter()
-                        .any(|d| d.starts_with("accuracy warning"));
+                    // and near the exact motion: a completed run's error
+                    // is consistent with its tolerance (a loose tolerance
+                    // leaves a phase error over 10 s). Penalty with
+                    // adaptive generalized-α at 1e-8 used to complete
+                    // 12.8 rad off on the right branch, with only an
+                    // accuracy warning: it lost 4.6 % of the energy in one
+                    // passage, and now stops there ("singular passage not
+                    // resolved")
                     assert!(
-                        err < (2e4 * rtol).max(1e-3) || warned,
-                        "{tag}: completed {err:.3e} rad off the exact crank angle, unwarned"
+                        err < (2e4 * rtol).max(1e-3),
+                        "{tag}: completed {err:.3e} rad off the exact crank angle"
                     );
                     right += 1;
                 } else {
