@@ -206,5 +206,35 @@ fn study_s4_prints_its_table() {
         assert!(r[10].abs() < 0.02, "deviation {} for {} kg", r[10], r[0]);
         assert!(r[5] <= jounce::study_s4::OVERSHOOT_LIMIT, "{r:?}");
     }
+    // test 4 with the shipped hub (J = 0.5) and bdf, the seed's implicit
+    // method: 4b and 4c hold, and BDF pays for an underdamped axial mode
+    // (d = 1e-4, ζ = 0.22): more than 1.3 times the f-evaluations at the
+    // d nearest 2/ω (measured 3870 against 2833 to t = 0.6 s)
+    let findings = std::fs::read_to_string(out.join("s4/findings.csv")).unwrap();
+    let shipped: Vec<&str> = findings
+        .lines()
+        .filter(|l| l.contains("hub J = 0.5 kg"))
+        .collect();
+    for test in ["4b,", "4c,"] {
+        let rows: Vec<&&str> = shipped.iter().filter(|l| l.starts_with(test)).collect();
+        assert!(!rows.is_empty(), "no {test} finding in\n{findings}");
+        for r in rows {
+            assert!(r.ends_with(",holds"), "{r}");
+        }
+    }
+    let costs = std::fs::read_to_string(out.join("s4/test4.csv")).unwrap();
+    let f_evals = |d: &str| -> f64 {
+        costs
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|c| c[0] == "4a" && c[1] == "bdf" && c[2] == d && c[3] == "0.5")
+            .map(|c| c[8].parse().unwrap())
+            .unwrap_or_else(|| panic!("no 4a row at d = {d} in\n{costs}"))
+    };
+    let (under, near) = (f_evals("0.0001"), f_evals("0.0005"));
+    assert!(
+        under > 1.3 * near,
+        "4a: {under} f-evals at d = 1e-4, {near} at 5e-4"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -1181,9 +1181,15 @@ t_end = 1.0
         };
         assert_eq!(run(None).expect("within 10 %"), 1);
         let stop = run(Some(1e-8)).expect_err("3 % is more than rtol 1e-8 allows");
-        assert!(stop.energy_change > 0.02 && stop.energy_change < 0.04, "{stop:?}");
+        assert!(
+            stop.energy_change > 0.02 && stop.energy_change < 0.04,
+            "{stop:?}"
+        );
         let text = stop.to_string();
-        assert!(text.starts_with("singular passage not resolved at t = 1.57"), "{text}");
+        assert!(
+            text.starts_with("singular passage not resolved at t = 1.57"),
+            "{text}"
+        );
         assert!(text.contains("allows 1 %"), "{text}");
     }
 }
