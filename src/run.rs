@@ -447,7 +447,8 @@ fn integrate_model(
     // the joints that lost rank), then what the integrator saw
     let cause = match (&error, &mut obs.singular) {
         (Some(e), Some(mon))
-            if !e.contains("branch switch") && !e.contains("singular passage not resolved") =>
+            if !e.contains(jounce_analysis::singular_configuration::BRANCH_SWITCH)
+                && !e.contains(jounce_analysis::singular_configuration::UNRESOLVED_PASSAGE) =>
         {
             mon.failure_note(&sys)
         }

@@ -78,6 +78,12 @@ pub const SWITCH_ENERGY: f64 = 0.1;
 /// ([`SingularityMonitor::set_energy_bound`]): below it the change may be
 /// the ordinary error of a loose or explicit run.
 pub const UNRESOLVED_ENERGY_FLOOR: f64 = 1e-2;
+/// How the message of a [`BranchSwitch`] begins: a switch of assembly
+/// branch, or a passage on the branch whose energy change the tolerance
+/// does not allow (the run's error text is matched against these).
+pub const BRANCH_SWITCH: &str = "branch switch";
+/// See [`BRANCH_SWITCH`].
+pub const UNRESOLVED_PASSAGE: &str = "singular passage not resolved";
 /// Consecutive steps at most that skip σ_min far from singular positions.
 pub const MAX_SKIPPED: usize = 3;
 /// Steps inside a passage from which the accelerations on its sides are
@@ -177,7 +183,7 @@ impl std::fmt::Display for BranchSwitch {
             // tolerance does not allow: what follows is off in phase
             return write!(
                 f,
-                "singular passage not resolved at t = {}: the mechanism passed a singular \
+                "{UNRESOLVED_PASSAGE} at t = {}: the mechanism passed a singular \
                  configuration of joints {} (σ_min/σ_generic = {:.1e}) between t = {} and \
                  t = {}, and the total energy of the conservative model changed by {:.1} % of \
                  the kinetic energy within it, where the tolerance allows {:.0} %. The motion \
@@ -196,7 +202,7 @@ impl std::fmt::Display for BranchSwitch {
         }
         write!(
             f,
-            "branch switch at t = {}: the mechanism passed a singular configuration of joints \
+            "{BRANCH_SWITCH} at t = {}: the mechanism passed a singular configuration of joints \
              {} (σ_min/σ_generic = {:.1e}) and came out on another assembly branch: its \
              velocity turned by ‖Δv‖_M = {:.3e} (speed {:.3e}) between t = {} and t = {}{}. \
              The motion after it is wrong; \
