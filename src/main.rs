@@ -45,6 +45,11 @@ enum Command {
         /// Fixed step size [s].
         #[arg(long)]
         step: Option<f64>,
+        /// Integrator parameter NAME=VALUE (see `jounce methods`), repeatable;
+        /// overrides settings.integrator.params (e.g. --param
+        /// energy_conserving=1 with newmark).
+        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+        params: Vec<(String, f64)>,
         /// End time [s].
         #[arg(long)]
         t_end: Option<f64>,
@@ -271,6 +276,22 @@ fn fail(e: &RunError) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// `NAME=VALUE` of `--param`.
+fn parse_param(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}': expected NAME=VALUE, e.g. energy_conserving=1"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("'{s}': the parameter has no name"));
+    }
+    let v: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}': '{}' is not a number", value.trim()))?;
+    Ok((name.to_string(), v))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -282,6 +303,7 @@ fn main() -> ExitCode {
             rtol,
             atol,
             step,
+            params,
             t_end,
             max_steps,
             no_breakpoints,
@@ -318,6 +340,7 @@ fn main() -> ExitCode {
                 rtol,
                 atol,
                 step,
+                params,
                 t_end,
                 max_steps,
                 no_breakpoints,

@@ -32,6 +32,8 @@ pub struct Overrides {
     pub atol: Option<f64>,
     /// Fixed step size.
     pub step: Option<f64>,
+    /// Integrator parameters (name, value), each replacing the model's.
+    pub params: Vec<(String, f64)>,
     /// End time.
     pub t_end: Option<f64>,
     /// Step budget (accepted and rejected steps).
@@ -95,6 +97,14 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     }
     if o.step.is_some() {
         s.integrator.step = o.step;
+    }
+    for (name, value) in &o.params {
+        if !value.is_finite() {
+            return Err(RunError::Setup(format!(
+                "--param {name}: the value must be a finite number, got {value}"
+            )));
+        }
+        s.integrator.params.insert(name.clone(), *value);
     }
     if let Some(v) = o.t_end {
         s.t_end = v;

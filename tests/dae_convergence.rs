@@ -200,6 +200,30 @@ fn hht_and_generalized_alpha_are_second_order_in_q_v_lambda_on_index3() {
     }
 }
 
+/// The energy-conserving trapezoidal rule (newmark, energy_conserving = 1:
+/// discrete-gradient constraint forces, velocities projected onto the
+/// velocity constraints at the step's kinetic energy, λ_{n+1} extrapolated
+/// from the step multipliers λ_{n±1/2}) converges at order 2 in q, v and λ
+/// on index3, both mechanisms, h = 4e-3 .. 5e-4, t = 0.5 s.
+#[test]
+fn energy_conserving_newmark_is_second_order_in_q_v_lambda_on_index3() {
+    let hs = [4e-3, 2e-3, 1e-3, 5e-4];
+    for tag in ["double_pendulum", "slider_crank"] {
+        let s = slopes(
+            Rows::Last,
+            tag,
+            "index3",
+            "newmark",
+            &hs,
+            &[("energy_conserving", 1.0)],
+            0.5,
+        );
+        for (what, x) in ["q", "v", "λ"].iter().zip(s) {
+            assert!((x - 2.0).abs() < 0.2, "{tag}: {what} slope {x}");
+        }
+    }
+}
+
 /// bdf at fixed order k = 1..5 converges at order k in q, v and λ on
 /// index3 and ggl, on both mechanisms (issue 7), every slope within 0.2
 /// of k. Error: the largest over the outputs every 0.01 s from t = 0.05 s

@@ -24,11 +24,27 @@ fn boxed(s: StructuralScheme) -> Box<dyn Stepper> {
 }
 
 fn build_newmark(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("newmark", o, &["beta", "gamma"])?;
-    Ok(boxed(StructuralScheme::newmark(
-        o.param("beta", 0.25),
-        o.param("gamma", 0.5),
-    )?))
+    check_params("newmark", o, &["beta", "gamma", "energy_conserving"])?;
+    let (beta, gamma) = (o.param("beta", 0.25), o.param("gamma", 0.5));
+    let energy_conserving = o.param("energy_conserving", 0.0);
+    if energy_conserving == 0.0 {
+        return Ok(boxed(StructuralScheme::newmark(beta, gamma)?));
+    }
+    match energy_conserving {
+        1.0 => {
+            if beta != 0.25 || gamma != 0.5 {
+                return Err(IntegrateError::BadMethod(format!(
+                    "integrator 'newmark': energy_conserving = 1 is the trapezoidal rule \
+                     (beta = 1/4, gamma = 1/2), got beta = {beta}, gamma = {gamma}"
+                )));
+            }
+            Ok(boxed(StructuralScheme::energy_conserving()))
+        }
+        x => Err(IntegrateError::BadMethod(format!(
+            "integrator 'newmark': parameter 'energy_conserving' must be 0 (end-point form) \
+             or 1 (discrete-gradient form), got {x}"
+        ))),
+    }
 }
 
 fn build_hht(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
@@ -79,9 +95,12 @@ pub const METHODS: &[MethodEntry] = &[
             stiff: true,
             adaptive: true,
             source: "Newmark (1959), J. Eng. Mech. Div. ASCE 85:67-94; jalon-bayo eqs. 7.28-7.33; \
-                     error estimate Zienkiewicz & Xie (1991)",
+                     error estimate Zienkiewicz & Xie (1991); energy_conserving: Gonzalez (1999), \
+                     Physica D 132:165-174",
             advice: "parameters beta, gamma; trapezoidal default conserves energy of linear systems; \
-                     gamma != 1/2 is first order but damps (A-stable for 2 beta >= gamma >= 1/2)",
+                     gamma != 1/2 is first order but damps (A-stable for 2 beta >= gamma >= 1/2); \
+                     energy_conserving = 1 (trapezoidal, fixed step): constraint forces through a \
+                     discrete gradient (Gonzalez 1999), energy kept to the Newton tolerance",
         },
         build: build_newmark,
     },
