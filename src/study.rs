@@ -6,7 +6,9 @@
 //! body coordinates, for the nine spring cases, integrated by the
 //! trapezoidal rule with positions (here accelerations and multipliers) as
 //! Newton unknowns on the index-3 equations at the book's fixed step
-//! h = 1e-3, against a variable-order Adams code (`adams_vo`, as the
+//! h = 1e-3 — in its energy-conserving form (newmark, energy_conserving =
+//! 1: discrete-gradient constraint forces) and, for comparison, in the
+//! end-point form with the dissipative velocity projection — against a variable-order Adams code (`adams_vo`, as the
 //! book's Shampine–Gordon DE) on the augmented index-1 form: maximum
 //! relative energy error, constraint violation, work and CPU time of the
 //! integration alone, next to the book's figures.
@@ -52,8 +54,13 @@ pub const S1_BOOK: [(f64, Option<f64>, f64, Option<f64>); 9] = [
 pub struct S1Case {
     /// k1, k2 as written in the model file name.
     pub k: (&'static str, &'static str),
-    /// newmark (β = 1/4, γ = 1/2) on index3 (or joint) at h = 1e-3.
+    /// newmark (β = 1/4, γ = 1/2) at h = 1e-3: on index3 its
+    /// energy-conserving form (energy_conserving = 1), on joint the
+    /// book's scheme.
     pub trapezoidal: RunSummary,
+    /// index3 only: the end-point form of the same rule (energy_conserving
+    /// = 0), whose velocity projection dissipates.
+    pub end_point: Option<RunSummary>,
     /// adams_vo on augmented at the study's tolerance.
     pub adams: Option<RunSummary>,
 }
@@ -84,11 +91,17 @@ impl Default for S1Options {
     }
 }
 
-fn run_case(examples: &Path, out: &Path, stem: &str, o: Overrides) -> Result<RunSummary, RunError> {
+fn run_case(
+    examples: &Path,
+    out: &Path,
+    stem: &str,
+    label: &str,
+    o: Overrides,
+) -> Result<RunSummary, RunError> {
     let file = examples.join(format!("{stem}.toml"));
     let mut model = jounce_model::load_file(&file)?;
     apply_overrides(&mut model, &o)?;
-    let dir = out.join(format!("{stem}-{}", o.method.as_deref().unwrap_or("")));
+    let dir = out.join(format!("{stem}-{label}"));
     match run_model(&model, &dir, false) {
         Ok(s) => Ok(s),
         // a failed integration still wrote its summary: report it as a row
@@ -111,18 +124,30 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
     let mut cases = Vec::new();
     for k in S1_CASES {
         let stem = format!("s1_k1_{}_k2_{}", k.0, k.1);
-        let trapezoidal = run_case(
-            examples,
-            out,
-            &stem,
-            Overrides {
-                method: Some("newmark".into()),
-                formulation: Some(opts.trapezoidal_formulation.clone()),
-                step: Some(1e-3),
-                t_end: opts.t_end,
-                ..Default::default()
-            },
-        )?;
+        let body = opts.trapezoidal_formulation == "index3";
+        let newmark = |energy_conserving: bool| Overrides {
+            method: Some("newmark".into()),
+            formulation: Some(opts.trapezoidal_formulation.clone()),
+            step: Some(1e-3),
+            t_end: opts.t_end,
+            params: vec![(
+                "energy_conserving".into(),
+                if energy_conserving { 1.0 } else { 0.0 },
+            )],
+            ..Default::default()
+        };
+        let trapezoidal = run_case(examples, out, &stem, "newmark", newmark(body))?;
+        let end_point = if body {
+            Some(run_case(
+                examples,
+                out,
+                &stem,
+                "newmark-end-point",
+                newmark(false),
+            )?)
+        } else {
+            None
+        };
         let adams = if opts.skip_adams {
             None
         } else {
@@ -130,6 +155,7 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
                 examples,
                 out,
                 &stem,
+                "adams_vo",
                 Overrides {
                     method: Some("adams_vo".into()),
                     formulation: Some("augmented".into()),
@@ -143,6 +169,7 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
         cases.push(S1Case {
             k,
             trapezoidal,
+            end_point,
             adams,
         });
     }
@@ -167,19 +194,29 @@ pub fn s1_table(cases: &[S1Case], opts: &S1Options) -> String {
         "S1 springy double pendulum (jalon-bayo Table 7.4), from the body-coordinate models, t = 0 .. {} s",
         cases.first().map_or(20.0, |c| c.trapezoidal.t_end)
     );
+    let body = opts.trapezoidal_formulation == "index3";
     let _ = writeln!(
         t,
-        "trapezoidal = newmark (beta 1/4, gamma 1/2) on {}, h = 1e-3; Adams = adams_vo on \
+        "trapezoidal = newmark (beta 1/4, gamma 1/2) on {}{}, h = 1e-3; Adams = adams_vo on \
          augmented, rtol = atol = {:e}; energy = max |E(t) - E(0)| / |E(0)|; CPU of the \
          integration alone",
-        opts.trapezoidal_formulation, opts.adams_tol
+        opts.trapezoidal_formulation,
+        if body {
+            " with energy_conserving = 1 (discrete-gradient constraint forces); end-point = \
+             the same rule with energy_conserving = 0 (end-point constraint forces, \
+             dissipative velocity projection)"
+        } else {
+            ""
+        },
+        opts.adams_tol
     );
     let _ = writeln!(
         t,
-        "| k1 | k2 | trapezoidal energy | max abs(Phi) | steps | Newton it. | CPU s | Adams energy | \
-         Adams steps | Adams CPU s | book trapez. energy | book DE energy | book CPU trapez. / DE |"
+        "| k1 | k2 | trapezoidal energy | max abs(Phi) | max abs(Phi_q v) | steps | Newton it. | \
+         CPU s | end-point energy | Adams energy | Adams steps | Adams CPU s | book trapez. energy | \
+         book DE energy | book CPU trapez. / DE |"
     );
-    let _ = writeln!(t, "|{}", "---|".repeat(13));
+    let _ = writeln!(t, "|{}", "---|".repeat(15));
     for (c, book) in cases.iter().zip(S1_BOOK) {
         let tr = &c.trapezoidal;
         let (ae, asteps, acpu) = match &c.adams {
@@ -192,14 +229,16 @@ pub fn s1_table(cases: &[S1Case], opts: &S1Options) -> String {
         };
         let _ = writeln!(
             t,
-            "| {} | {} | {} | {:.1e} | {} | {} | {:.3} | {} | {} | {} | {:.1e} | {} | {} / {} |",
+            "| {} | {} | {} | {:.1e} | {:.1e} | {} | {} | {:.3} | {} | {} | {} | {} | {:.1e} | {} | {} / {} |",
             c.k.0,
             c.k.1,
             energy(tr),
             tr.accuracy.max_position_violation,
+            tr.accuracy.max_velocity_violation,
             tr.work.steps_accepted,
             tr.work.newton_iterations,
             tr.work.cpu_seconds,
+            c.end_point.as_ref().map_or("-".into(), energy),
             ae,
             asteps,
             acpu,
