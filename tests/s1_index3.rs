@@ -20,22 +20,29 @@ mod support;
 
 use jounce::run::Overrides;
 use jounce::study::S1_CASES;
-use support::run_example;
+use jounce_io::RunSummary;
+use support::{run_example, Series};
+
+/// newmark (β = 1/4, γ = 1/2) on index3 at the book's h = 1e-3 on the
+/// case (k1, k2), with the parameter energy_conserving (0: end-point form).
+fn newmark_on_index3(k1: &str, k2: &str, energy_conserving: f64) -> (RunSummary, Series) {
+    run_example(
+        &format!("examples/studies/s1_k1_{k1}_k2_{k2}.toml"),
+        Overrides {
+            method: Some("newmark".into()),
+            formulation: Some("index3".into()),
+            step: Some(1e-3),
+            params: vec![("energy_conserving".into(), energy_conserving)],
+            ..Default::default()
+        },
+        &format!("s1-{energy_conserving}"),
+    )
+}
 
 #[test]
 fn s1_newmark_on_index3_completes_every_case_on_the_constraints_and_flags_energy_loss() {
     for (k1, k2) in S1_CASES {
-        let model = format!("examples/studies/s1_k1_{k1}_k2_{k2}.toml");
-        let (s, series) = run_example(
-            &model,
-            Overrides {
-                method: Some("newmark".into()),
-                formulation: Some("index3".into()),
-                step: Some(1e-3),
-                ..Default::default()
-            },
-            "s1",
-        );
+        let (s, series) = newmark_on_index3(k1, k2, 0.0);
         let de = s.accuracy.max_relative_energy_error;
         eprintln!(
             "S1 ({k1}, {k2}): {} steps, {} Newton iterations, energy {de:.2e}, |Phi| {:.1e}",
@@ -66,18 +73,7 @@ fn s1_newmark_on_index3_completes_every_case_on_the_constraints_and_flags_energy
 fn s1_energy_conserving_newmark_on_index3_keeps_the_energy_of_every_case() {
     let mut newton = Vec::new();
     for (k1, k2) in S1_CASES {
-        let model = format!("examples/studies/s1_k1_{k1}_k2_{k2}.toml");
-        let (s, series) = run_example(
-            &model,
-            Overrides {
-                method: Some("newmark".into()),
-                formulation: Some("index3".into()),
-                step: Some(1e-3),
-                params: vec![("energy_conserving".into(), 1.0)],
-                ..Default::default()
-            },
-            "s1-conserving",
-        );
+        let (s, series) = newmark_on_index3(k1, k2, 1.0);
         let de = s.accuracy.max_relative_energy_error;
         eprintln!(
             "S1 ({k1}, {k2}) conserving: {} Newton iterations, energy {de:.2e}, |Phi| {:.1e}, |Phi_q v| {:.1e}",

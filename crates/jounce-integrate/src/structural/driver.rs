@@ -604,9 +604,8 @@ pub struct StructuralStepper {
     /// candidate end point (applied by the projecting members)
     dv: Vec<f64>,
     /// conserving form: the multiplier λ_{n-1/2} of the last accepted step
-    /// (λ_0 after a reset) and λ_{n+1/2} of the trial step
+    /// (λ_0 after a reset); λ_{n+1/2} of the trial step is `lam`
     mu_prev: Vec<f64>,
-    mu1: Vec<f64>,
 
     /// the error control law (module documentation)
     control: Control,
@@ -713,7 +712,6 @@ impl StructuralStepper {
             qddc1: Vec::new(),
             dv: Vec::new(),
             mu_prev: Vec::new(),
-            mu1: Vec::new(),
             control: Control::Step,
             h_prev: 0.0,
             x: Vec::new(),
@@ -806,7 +804,6 @@ impl StructuralStepper {
         self.qddc1 = vec![0.0; n];
         self.dv = vec![0.0; n];
         self.mu_prev = vec![0.0; m];
-        self.mu1 = vec![0.0; m];
         self.x = vec![0.0; n];
         self.lam = vec![0.0; m];
         self.a1 = vec![0.0; n];
@@ -941,13 +938,7 @@ impl StructuralStepper {
             for k in 0..m {
                 w.g[n + k] = w.phi[k] / af.k1;
             }
-            if w.g.iter().any(|x| !x.is_finite()) {
-                return Err(EvalError::NonFinite {
-                    what: format!("{} residual", self.scheme.name),
-                    t: te,
-                });
-            }
-            return Ok(());
+            return Self::finite_residual(&w.g, self.scheme.name, te);
         }
         sp.mass_matrix(te, &w.qe, &mut w.me)?;
         sp.forces(te, &w.qe, &w.ve, &mut w.fe)?;
@@ -973,10 +964,15 @@ impl StructuralStepper {
                 w.g[n + k] = w.phi[k] / af.k1;
             }
         }
-        if w.g.iter().any(|x| !x.is_finite()) {
+        Self::finite_residual(&w.g, self.scheme.name, te)
+    }
+
+    /// A non-finite Newton residual is an evaluation error at t.
+    fn finite_residual(g: &[f64], name: &str, t: f64) -> Result<(), EvalError> {
+        if g.iter().any(|x| !x.is_finite()) {
             return Err(EvalError::NonFinite {
-                what: format!("{} residual", self.scheme.name),
-                t: te,
+                what: format!("{name} residual"),
+                t,
             });
         }
         Ok(())
@@ -1052,13 +1048,7 @@ impl StructuralStepper {
                 w.g[n + k] = w.phi[k] / af.k1;
             }
         }
-        if w.g.iter().any(|x| !x.is_finite()) {
-            return Err(EvalError::NonFinite {
-                what: format!("{} residual", self.scheme.name),
-                t: t1,
-            });
-        }
-        Ok(())
+        Self::finite_residual(&w.g, self.scheme.name, t1)
     }
 
     /// K, C, M and Φ_q at the predicted evaluation point of this step
@@ -1475,12 +1465,17 @@ impl StructuralStepper {
     fn conserving_end_point(&mut self, sp: &mut Counted, h: f64) -> Result<(), IntegrateError> {
         let (nq, n) = (self.nq, self.n);
         let t1 = self.t + h;
-        self.mu1.copy_from_slice(&self.lam);
         let mut q1 = std::mem::take(&mut self.work.q1);
         let mut v1 = std::mem::take(&mut self.work.v1);
         q1.copy_from_slice(&self.y1[..nq]);
         v1.copy_from_slice(&self.y1[nq..nq + n]);
-        let r = self.velocity_correction(sp, t1, &q1, &v1);
+        // no constraints: nothing to project (q̈ and λ below only)
+        let project = self.m > 0;
+        let r = if project {
+            self.velocity_correction(sp, t1, &q1, &v1)
+        } else {
+            Ok(())
+        };
         let singular = || -> IntegrateError {
             EvalError::Singular {
                 what: "KKT matrix [M Φ_qᵀ; Φ_q 0]".into(),
@@ -1490,6 +1485,9 @@ impl StructuralStepper {
             .into()
         };
         let out = r.and_then(|()| {
+            if !project {
+                return Ok(());
+            }
             // M and Φ_q at q1 are in `work` (velocity_correction)
             let w = &mut self.work;
             let kinetic = |me: &DMatrix<f64>, v: &[f64]| -> f64 {
@@ -1841,7 +1839,7 @@ impl StructuralStepper {
             };
         }
         if self.form == Form::Conserving {
-            self.mu_prev.copy_from_slice(&self.mu1);
+            self.mu_prev.copy_from_slice(&self.lam);
         }
         if self.form == Form::EndPoint {
             self.qddc.copy_from_slice(&self.qddc1);
