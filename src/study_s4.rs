@@ -14,7 +14,11 @@
 //! * Test 4a (`s4_test4a.toml`): the beam pinned to the ground through a
 //!   small hub, falling onto a one-sided rotational stop; cost of the
 //!   seed's implicit method, BDF ([`IMPLICIT`]), against
-//!   d ∈ {1e-4, 5e-4, 1e-3, 2e-3}.
+//!   d ∈ {1e-4, 5e-4, 1e-3, 2e-3} and 4e-3 ([`S4_DAMPING`]). Over the
+//!   release, the swing and the first impacts (0.6 s) bdf is cheapest at
+//!   the d nearest 2/ω, as the seed finds; over the models' full second,
+//!   whose last 0.3 s are the beam settling on the stop with vibrations
+//!   that d itself damps, the least moves to 2e-3, 8–18 % below 5e-4.
 //! * Test 4b (`s4_test4b.toml`): the axial degree of freedom locked by a
 //!   distance constraint: dopri5 against bdf.
 //! * Test 4c (`s4_test4c.toml`): test 4a with dopri5 against bdf.
@@ -47,15 +51,18 @@ use crate::series::Series;
 /// unstated E).
 pub const S4_TEST3: [(u32, f64); 3] = [(10, 3.04e-4), (50, 6.8e-4), (150, 1.18e-3)];
 
-/// Damping values of test 4a.
-pub const S4_DAMPING: [f64; 4] = [1e-4, 5e-4, 1e-3, 2e-3];
+/// Damping values of test 4a: the seed's four, and 4e-3 (ζ ≈ 8.7 on the
+/// axial mode) for its remark that damping beyond critical raises the
+/// cost again (termeer 1996, test 2a: "over critical damping leads to an
+/// increase in CPU-time again").
+pub const S4_DAMPING: [f64; 5] = [1e-4, 5e-4, 1e-3, 2e-3, 4e-3];
 
 /// The implicit method of test 4: the seed's MOTION integrates implicitly
 /// with DASSL's BDF (termeer 1996, section 3.2.4). BDF of orders 3 to 5 is
 /// not A-stable: a lightly damped axial mode near the imaginary axis holds
 /// it to low orders or small steps, which is how the damping value reaches
 /// the cost (bdf on 4a, hub J = 0.5: 7362 f-evaluations at d = 1e-4,
-/// 4641 at 2/ω). radau5, A-stable at order 5, damps the unresolved mode
+/// 4493 at 5e-4). radau5, A-stable at order 5, damps the unresolved mode
 /// whatever d is, and its cost hardly moves (7106 to 6483).
 pub const IMPLICIT: &str = "bdf";
 
@@ -595,6 +602,36 @@ fn test4_findings(test4: &[S4CostRow], d_crit_4: f64) -> Vec<S4Finding> {
                 fewest.summary.work.rhs_evaluations
             ),
             holds: fewest.d == nearest,
+        });
+    }
+    // 4a as a curve (the reading the measurements support): the cost
+    // falls steeply as d rises to critical damping and rises again once
+    // the axial mode is strongly overdamped (its slow root
+    // −ω(ζ − √(ζ² − 1)) then has to be followed); in between it varies
+    // by up to 18 % with the hub's inertia, with no consistent least
+    // (reported, not judged); by bdf's f-evals
+    let done: Vec<&&S4CostRow> = a.iter().filter(|r| completed(r)).collect();
+    let evals = |r: &S4CostRow| r.summary.work.rhs_evaluations as f64;
+    if let (Some(least), Some(under), Some(over)) = (
+        done.iter().min_by(|x, y| evals(x).total_cmp(&evals(y))),
+        done.iter().min_by(|x, y| x.d.total_cmp(&y.d)),
+        done.iter().max_by(|x, y| x.d.total_cmp(&y.d)),
+    ) {
+        let near = done
+            .iter()
+            .filter(|r| r.d >= d_crit_4)
+            .min_by(|x, y| x.d.total_cmp(&y.d));
+        let flat = near.map_or(f64::NAN, |r| evals(r) / evals(least));
+        let steep = evals(under) / near.map_or(f64::NAN, |r| evals(r));
+        let rises = evals(over) / evals(least);
+        f.push(S4Finding {
+            test: "4a",
+            claim: "the cost falls steeply as d rises to critical damping and rises again when the axial mode is strongly overdamped (by bdf's f-evals)".into(),
+            measured: format!(
+                "d = {:e} costs {steep:.2}× the first d ≥ 2/ω, which costs {flat:.3}× the least (at d = {:e}); d = {:e} costs {rises:.3}× the least",
+                under.d, least.d, over.d
+            ),
+            holds: steep >= 1.3 && least.d >= d_crit_4 && rises > 1.0 && over.d > least.d,
         });
     }
     let find = |test: &str, method: &str, d: f64| {

@@ -222,6 +222,20 @@ fn study_s4_prints_its_table() {
             assert!(r.ends_with(",holds"), "{r}");
         }
     }
+    // 4a over the release, the swing and the first impacts (to 0.6 s):
+    // bdf is cheapest at the d nearest 2/ω (measured 2833 f-evals at
+    // 5e-4, 2862 at 1e-3, 2952 at 2e-3, 3210 at 4e-3), and the curve
+    // falls steeply to critical damping and rises again when overdamped
+    for claim in [
+        "implicit integration is cheapest near critical",
+        "the cost falls steeply",
+    ] {
+        let row = shipped
+            .iter()
+            .find(|l| l.starts_with("4a,") && l.contains(claim))
+            .unwrap_or_else(|| panic!("no '{claim}' finding in\n{findings}"));
+        assert!(row.ends_with(",holds"), "{row}");
+    }
     let costs = std::fs::read_to_string(out.join("s4/test4.csv")).unwrap();
     let f_evals = |d: &str| -> f64 {
         costs
