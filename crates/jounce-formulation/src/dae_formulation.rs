@@ -197,6 +197,10 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         Ok(())
     }
 
+    fn mass_matrix_is_constant(&self) -> bool {
+        self.sys.mass_matrix_is_constant()
+    }
+
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
         let t = t.min(self.t_cap);
         self.sys.generalized_forces(t, q, v, f);
@@ -250,7 +254,11 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         let t = t.min(self.t_cap);
         let sys = self.sys;
         sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
-        sys.mass_matrix_derivative(q, a, &mut self.dm);
+        // ∂(M a)/∂q = 0 for a constant M (`dm` stays zero from its
+        // allocation)
+        if !sys.mass_matrix_is_constant() {
+            sys.mass_matrix_derivative(q, a, &mut self.dm);
+        }
         // K starts as ∂(Φ_qᵀλ)/∂q; the other terms are zero off the
         // tangent pattern (the system's promise)
         sys.constraint_force_jacobian(t, q, lambda, k);

@@ -51,6 +51,12 @@ pub trait ConstrainedSecondOrderProblem {
     /// the null space of Φ_q (it may be singular: point masses).
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError>;
 
+    /// Whether M depends on neither t nor q (planar body coordinates): a
+    /// method may then evaluate it once, and ∂(M a)/∂q = 0.
+    fn mass_matrix_is_constant(&self) -> bool {
+        false
+    }
+
     /// Applied generalized forces Q(t, q, v) (len n_v), including
     /// velocity-dependent terms.
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError>;

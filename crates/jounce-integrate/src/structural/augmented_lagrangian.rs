@@ -191,8 +191,10 @@ pub struct AugmentedLagrangianStepper {
     a_t: Vec<f64>,
     ah_t: Vec<f64>,
     lam_t: Vec<f64>,
-    /// The null-space part of the trial velocities (energy restoration).
+    /// The null-space part of the trial velocities and the part the
+    /// velocity projection removed (energy restoration).
     w_t: Vec<f64>,
+    dv_t: Vec<f64>,
     // scratch
     qbase: Vec<f64>,
     vbase: Vec<f64>,
@@ -328,6 +330,7 @@ impl AugmentedLagrangianStepper {
             ah_t: z(),
             lam_t: vec![0.0; m],
             w_t: z(),
+            dv_t: z(),
             qbase: z(),
             vbase: z(),
             phi: vec![0.0; m],
@@ -716,7 +719,9 @@ impl AugmentedLagrangianStepper {
                     &mut self.k,
                     &mut self.c,
                 )?;
-                p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+                if !p.mass_matrix_is_constant() {
+                    p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+                }
                 let q = std::mem::take(&mut self.q_t);
                 let r = self.eval_jacobian(p, t1, &q);
                 self.q_t = q;
@@ -785,13 +790,13 @@ impl AugmentedLagrangianStepper {
         }
     }
 
-    /// ½ vᵀ M v over the entries of M (the tangent pattern).
-    fn kinetic_energy(&self, v: &[f64]) -> f64 {
+    /// aᵀ M b over the entries of M (the tangent pattern).
+    fn mass_product(&self, a: &[f64], b: &[f64]) -> f64 {
         let mut s = 0.0;
         for &(i, j) in &self.tangent_entries {
-            s += v[i] * self.mass[(i, j)] * v[j];
+            s += a[i] * self.mass[(i, j)] * b[j];
         }
-        0.5 * s
+        s
     }
 
     /// Project `v` onto Φ_q v = ν (ν in `mu`; ν = 0 when `homogeneous`)
@@ -838,61 +843,77 @@ impl AugmentedLagrangianStepper {
         Ok(())
     }
 
-    /// The velocity projection does no work: after it, the part w of v in
-    /// the null space of Φ_q (v = v_ν + w, v_ν ⟂_M w the part that moves
-    /// the rheonomic constraints, Φ_q v_ν = ν) is scaled so that the
-    /// kinetic energy is again `t_star`, that of the step's own
-    /// velocities: v = v_ν + c w, c² = (T* − T(v_ν)) / T(w). This is the
-    /// M-orthogonal projection onto {Φ_q v = ν, T(v) = T*} (Hairer,
-    /// Lubich & Wanner 2006, *Geometric Numerical Integration*, IV.4, for
-    /// several invariants). The projection removes the velocity's
-    /// constraint-violating part, O(h^3) of the step, whose energy is
-    /// negligible away from singular configurations; near one the removed
-    /// part is amplified by 1/σ_min of Φ_q and carries a finite energy
-    /// away: on the P-C chain N = 10 at h = 1e-5, 4.4e-5 J at the first
-    /// pose and 1.7e-4 J by t = 3 s, which the crank angle, near the
-    /// separatrix, turns into 4.4e-5 rad of error (9.7e-9 rad with the
-    /// energy kept). The scaling is skipped where it would change w by
-    /// more than [`MAX_ENERGY_RESTORATION`]: a projection that removes
-    /// that much takes out a real part of the motion (an impact, a
-    /// lock-up), not an error of the step.
+    /// The velocity projection does no work. It moves the step's
+    /// velocities v* to v = v* − Δv; split v = v_ν + w into the part that
+    /// moves rheonomic constraints (Φ_q v_ν = ν, M-orthogonal to the null
+    /// space of Φ_q; zero for scleronomic ones) and the part w in the null
+    /// space. Of T(v*) = T(v) + T(Δv) + Δvᵀ M v the term Δvᵀ M v_ν is the
+    /// constraint's own correction of the driven motion; the rest is
+    /// given back to w: v = v_ν + c w with
+    /// c² T(w) = T(v*) − Δvᵀ M v_ν − T(v_ν), the M-orthogonal projection
+    /// onto {Φ_q v = ν, T(v) = T*} (an energy-keeping projection in the
+    /// manner of Hairer, Lubich & Wanner 2006, *Geometric Numerical
+    /// Integration*, IV.4); for scleronomic constraints T(v) = T(v*).
+    /// `dv_t` holds v* on entry.
+    ///
+    /// Away from singular configurations the energy removed is negligible
+    /// (Δv is the step's O(h³) violation); near one Δv is amplified by
+    /// 1/σ_min of Φ_q and carries a finite energy away: on the P-C chain
+    /// N = 10 at h = 1e-5, 4.4e-5 J at the first pose and 1.7e-4 J by
+    /// t = 3 s, which the crank angle, near the separatrix, turns into
+    /// 4.4e-5 rad of error (9.7e-9 rad with the energy given back). The
+    /// scaling is skipped where it would change w by more than
+    /// [`MAX_ENERGY_RESTORATION`]: a projection that removes that much
+    /// takes out a real part of the motion (an impact, a lock-up), not an
+    /// error of the step.
     fn restore_kinetic_energy(
         &mut self,
-        t_star: f64,
         homogeneous: bool,
         pboost: &mut f64,
         t1: f64,
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
-        let mut v = std::mem::take(&mut self.v_t);
+        let t_star = 0.5 * self.mass_product(&self.dv_t, &self.dv_t);
         let mut w = std::mem::take(&mut self.w_t);
-        w.copy_from_slice(&v);
+        w.copy_from_slice(&self.v_t);
         let r = if homogeneous {
             Ok(())
         } else {
             self.project_velocities(&mut w, true, pboost, t1, ctx)
         };
         if r.is_ok() {
-            // v_ν = v − w into v
-            for (vi, wi) in v.iter_mut().zip(&w) {
-                *vi -= wi;
+            // Δv into dv_t; v_ν = v − w (zero when homogeneous) into v_t
+            let mut dv = std::mem::take(&mut self.dv_t);
+            for (d, v) in dv.iter_mut().zip(&self.v_t) {
+                *d -= v;
             }
-            let (t_nu, t_w) = (self.kinetic_energy(&v), self.kinetic_energy(&w));
-            let c = if t_w > 0.0 && t_star >= t_nu {
-                ((t_star - t_nu) / t_w).sqrt()
+            for (v, wi) in self.v_t.iter_mut().zip(&w) {
+                *v -= wi;
+            }
+            let (cross, t_nu) = if homogeneous {
+                (0.0, 0.0)
+            } else {
+                (
+                    self.mass_product(&dv, &self.v_t),
+                    0.5 * self.mass_product(&self.v_t, &self.v_t),
+                )
+            };
+            self.dv_t = dv;
+            let t_w = 0.5 * self.mass_product(&w, &w);
+            let c2 = if t_w > 0.0 {
+                (t_star - cross - t_nu) / t_w
             } else {
                 1.0
             };
-            let c = if (c - 1.0).abs() <= MAX_ENERGY_RESTORATION {
-                c
+            let c = if c2 > 0.0 && (c2.sqrt() - 1.0).abs() <= MAX_ENERGY_RESTORATION {
+                c2.sqrt()
             } else {
                 1.0
             };
-            for (vi, wi) in v.iter_mut().zip(&w) {
-                *vi += c * wi;
+            for (v, wi) in self.v_t.iter_mut().zip(&w) {
+                *v += c * wi;
             }
         }
-        self.v_t = v;
         self.w_t = w;
         r
     }
@@ -916,19 +937,22 @@ impl AugmentedLagrangianStepper {
             let r = self.eval_jacobian(p, t1, &q);
             self.q_t = q;
             r?;
-            // the metric M + s Φ_qᵀΦ_q at the converged positions
-            p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+            // the metric M + s Φ_qᵀΦ_q at the converged positions (M from
+            // the start when constant)
+            if !p.mass_matrix_is_constant() {
+                p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+            }
             let mut pboost = boost;
             self.factor_projection(t1, pboost, ctx)?;
             // velocities: Φ_q v = ν (ν = −Φ_t)
             p.velocity_rhs(t1, &self.q_t, &mut self.mu)?;
             let homogeneous = self.mu.iter().all(|&x| x == 0.0);
-            let t_star = self.kinetic_energy(&self.v_t);
+            self.dv_t.copy_from_slice(&self.v_t);
             let mut v = std::mem::take(&mut self.v_t);
             let r = self.project_velocities(&mut v, false, &mut pboost, t1, ctx);
             self.v_t = v;
             r?;
-            self.restore_kinetic_energy(t_star, homogeneous, &mut pboost, t1, ctx)?;
+            self.restore_kinetic_energy(homogeneous, &mut pboost, t1, ctx)?;
             // the acceleration projection in the step's metric: a penalty
             // raised for it would converge to accelerations and forces
             // of order 1/σ_min² at a singular configuration (3e8 N on the

@@ -220,6 +220,9 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
         self.inner.mass_matrix(t, q, m)
     }
+    fn mass_matrix_is_constant(&self) -> bool {
+        self.inner.mass_matrix_is_constant()
+    }
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
         self.n_forces += 1;
         self.inner.forces(t, q, v, f)?;
