@@ -270,6 +270,26 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         Ok(())
     }
 
+    /// The system's [`MechanicalSystem::sparse_tangent`], for a constant
+    /// mass matrix (∂(M a)/∂q = 0); otherwise `Ok(false)`.
+    fn sparse_tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        _a: &[f64],
+        lambda: &[f64],
+        entries: &[(usize, usize)],
+        k: &mut [f64],
+        c: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        if !self.sys.mass_matrix_is_constant() {
+            return Ok(false);
+        }
+        let t = t.min(self.t_cap);
+        Ok(self.sys.sparse_tangent(t, q, v, lambda, entries, k, c))
+    }
+
     fn has_exact_tangent(&self) -> bool {
         self.sys.has_exact_second_derivatives()
     }

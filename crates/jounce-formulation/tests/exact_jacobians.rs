@@ -505,3 +505,62 @@ fn configuration_dependent_mass_and_finite_difference_defaults() {
         }
     }
 }
+
+/// The system's sparse tangent (K = ∂(Φ_qᵀλ)/∂q − ∂Q/∂q and C = −∂Q/∂v on
+/// the tangent pattern, no n × n fill; what the augmented Lagrangian's
+/// Newton matrix is assembled from) equals the dense force and
+/// constraint-force Jacobians entry by entry, and those vanish off the
+/// pattern; on models with spring-dampers, a driver and closed loops.
+#[test]
+fn sparse_tangent_equals_the_dense_jacobians_on_the_pattern() {
+    for name in ["quarter_car.toml", "slider_crank.toml", "four_bar.toml"] {
+        let (sys, q, mut v) = example(name);
+        assert!(sys.mass_matrix_is_constant());
+        let mut seed = 7;
+        for x in v.iter_mut() {
+            *x += noise(&mut seed);
+        }
+        let lambda: Vec<f64> = (0..sys.nc()).map(|_| 10.0 * noise(&mut seed)).collect();
+        let n = q.len();
+        let t = 0.3;
+        let pattern = sys.tangent_pattern().unwrap();
+        let (mut k, mut c) = (vec![f64::NAN; pattern.len()], vec![f64::NAN; pattern.len()]);
+        assert!(sys.sparse_tangent(t, &q, &v, &lambda, &pattern, &mut k, &mut c));
+        let (mut fq, mut fv, mut kl) = (
+            DMatrix::zeros(n, n),
+            DMatrix::zeros(n, n),
+            DMatrix::zeros(n, n),
+        );
+        sys.force_jacobians(t, &q, &v, &mut fq, &mut fv);
+        sys.constraint_force_jacobian(t, &q, &lambda, &mut kl);
+        let dense_k = &kl - &fq;
+        let scale = dense_k.amax().max(fv.amax()).max(1.0);
+        let mut on_pattern = DMatrix::from_element(n, n, false);
+        for (e, &(i, j)) in pattern.iter().enumerate() {
+            on_pattern[(i, j)] = true;
+            assert!(
+                (k[e] - dense_k[(i, j)]).abs() <= 1e-14 * scale,
+                "{name}: K({i}, {j}) {} against {}",
+                k[e],
+                dense_k[(i, j)]
+            );
+            assert!(
+                (c[e] + fv[(i, j)]).abs() <= 1e-14 * scale,
+                "{name}: C({i}, {j}) {} against {}",
+                c[e],
+                -fv[(i, j)]
+            );
+        }
+        for i in 0..n {
+            for j in 0..n {
+                if !on_pattern[(i, j)] {
+                    assert_eq!(dense_k[(i, j)], 0.0, "{name}: K({i}, {j}) off the pattern");
+                    assert_eq!(fv[(i, j)], 0.0, "{name}: C({i}, {j}) off the pattern");
+                }
+            }
+        }
+        // a pattern that misses an entry is refused, not written past
+        let short = &pattern[1..];
+        assert!(!sys.sparse_tangent(t, &q, &v, &lambda, short, &mut k[1..], &mut c[1..]));
+    }
+}

@@ -161,6 +161,27 @@ pub trait ConstrainedSecondOrderProblem {
         fd_constrained_tangent(self, t, q, v, a, lambda, k, c)
     }
 
+    /// K and C of [`ConstrainedSecondOrderProblem::tangent`] on the sparse
+    /// pattern `entries` (sorted, the tangent pattern of
+    /// [`ConstrainedSecondOrderProblem::sparsity`] with the diagonal):
+    /// entry e of `k` and `c` is (i, j) = `entries[e]`, with no n × n fill.
+    /// `Ok(false)` where the problem has no such evaluation (the caller
+    /// then uses `tangent`). Default: `Ok(false)`.
+    #[allow(clippy::too_many_arguments)]
+    fn sparse_tangent(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _a: &[f64],
+        _lambda: &[f64],
+        _entries: &[(usize, usize)],
+        _k: &mut [f64],
+        _c: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+
     /// Whether [`ConstrainedSecondOrderProblem::tangent`] (and the two
     /// derivatives below) are exact.
     fn has_exact_tangent(&self) -> bool {

@@ -303,6 +303,80 @@ fn element_time_jacobian(
 }
 
 impl PlanarSystem {
+    /// Visit the 6 × 6 blocks of ∂(Φ_qᵀλ)/∂q, one per constraint element
+    /// (second-order duals): `add(row, col, value)` for each entry of
+    /// the element's coordinates, repeated entries summed by the caller.
+    /// Stops, returning false, as soon as `add` does.
+    fn constraint_force_blocks(
+        &self,
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut add: impl FnMut(usize, usize, f64) -> bool,
+    ) -> bool {
+        for el in &self.constraints {
+            let x0 = gather(el.bodies, q);
+            let x: [Dual2SVec64<6>; 6] =
+                std::array::from_fn(|k| Dual2SVec64::from_re(x0[k]).derivative(k));
+            let f = Dual2SVec64::<6>::from_re(el.driver_value(t).0);
+            let mut phi = [Dual2SVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, f, &mut phi);
+            let mut s = Dual2SVec64::<6>::from_re(0.0);
+            for r in 0..el.rows() {
+                s += phi[r] * lambda[el.row + r];
+            }
+            let Some(h) = s.v2.0.as_ref() else { continue };
+            for i in 0..6 {
+                let Some(row) = column(el.bodies, i) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        if !add(row, col, h[(i, k)]) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Visit the 6 × 6 blocks of ∂Q/∂q and ∂Q/∂v, one per force element
+    /// (first-order duals in q and v): `add(row, col, ∂Q/∂q, ∂Q/∂v)`.
+    /// Stops, returning false, as soon as `add` does.
+    fn force_blocks(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut add: impl FnMut(usize, usize, f64, f64) -> bool,
+    ) -> bool {
+        for el in &self.forces {
+            let x0 = gather(el.bodies, q);
+            let v0 = gather(el.bodies, v);
+            let x: [DualSVec64<12>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let xv: [DualSVec64<12>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(v0[k]).derivative(6 + k));
+            let mut out = [DualSVec64::<12>::from_re(0.0); 6];
+            el.eval(t, &x, &xv, &mut out);
+            for i in 0..6 {
+                let (Some(row), Some(g)) = (column(el.bodies, i), out[i].eps.0.as_ref()) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(el.bodies, k) {
+                        if !add(row, col, g[k], g[6 + k]) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// Builds the runtime system from a validated model.
     ///
     /// Joints become constraint rows in model order, then drivers. The
@@ -928,27 +1002,11 @@ impl MechanicalSystem for PlanarSystem {
     ) {
         dq.fill(0.0);
         dv.fill(0.0);
-        for el in &self.forces {
-            let x0 = gather(el.bodies, q);
-            let v0 = gather(el.bodies, v);
-            let x: [DualSVec64<12>; 6] =
-                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
-            let xv: [DualSVec64<12>; 6] =
-                std::array::from_fn(|k| DualSVec64::from_re(v0[k]).derivative(6 + k));
-            let mut out = [DualSVec64::<12>::from_re(0.0); 6];
-            el.eval(t, &x, &xv, &mut out);
-            for i in 0..6 {
-                let (Some(row), Some(g)) = (column(el.bodies, i), out[i].eps.0.as_ref()) else {
-                    continue;
-                };
-                for k in 0..6 {
-                    if let Some(col) = column(el.bodies, k) {
-                        dq[(row, col)] += g[k];
-                        dv[(row, col)] += g[6 + k];
-                    }
-                }
-            }
-        }
+        self.force_blocks(t, q, v, |row, col, gq, gv| {
+            dq[(row, col)] += gq;
+            dv[(row, col)] += gv;
+            true
+        });
     }
 
     /// One pass over the elements. Per constraint element: its coordinates
@@ -1139,29 +1197,42 @@ impl MechanicalSystem for PlanarSystem {
 
     fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>) {
         out.fill(0.0);
-        for el in &self.constraints {
-            let x0 = gather(el.bodies, q);
-            let x: [Dual2SVec64<6>; 6] =
-                std::array::from_fn(|k| Dual2SVec64::from_re(x0[k]).derivative(k));
-            let f = Dual2SVec64::<6>::from_re(el.driver_value(t).0);
-            let mut phi = [Dual2SVec64::<6>::from_re(0.0); 3];
-            el.eval(&x, f, &mut phi);
-            let mut s = Dual2SVec64::<6>::from_re(0.0);
-            for r in 0..el.rows() {
-                s += phi[r] * lambda[el.row + r];
+        self.constraint_force_blocks(t, q, lambda, |row, col, h| {
+            out[(row, col)] += h;
+            true
+        });
+    }
+
+    /// The element blocks of [`Self::constraint_force_jacobian`] and
+    /// [`Self::force_jacobians`] added at their entries of `pattern`
+    /// (binary search) instead of into n × n matrices.
+    fn sparse_tangent(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        lambda: &[f64],
+        pattern: &[(usize, usize)],
+        k: &mut [f64],
+        c: &mut [f64],
+    ) -> bool {
+        k.fill(0.0);
+        c.fill(0.0);
+        let slot = |row: usize, col: usize| pattern.binary_search(&(row, col)).ok();
+        self.constraint_force_blocks(t, q, lambda, |row, col, h| match slot(row, col) {
+            Some(e) => {
+                k[e] += h;
+                true
             }
-            let Some(h) = s.v2.0.as_ref() else { continue };
-            for i in 0..6 {
-                let Some(row) = column(el.bodies, i) else {
-                    continue;
-                };
-                for k in 0..6 {
-                    if let Some(col) = column(el.bodies, k) {
-                        out[(row, col)] += h[(i, k)];
-                    }
-                }
+            None => false,
+        }) && self.force_blocks(t, q, v, |row, col, gq, gv| match slot(row, col) {
+            Some(e) => {
+                k[e] -= gq;
+                c[e] -= gv;
+                true
             }
-        }
+            None => false,
+        })
     }
 
     fn has_exact_second_derivatives(&self) -> bool {

@@ -179,6 +179,30 @@ pub trait MechanicalSystem {
     /// implicit integration of the augmented equations.
     fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>);
 
+    /// The tangent of the constrained equations on a sparse pattern:
+    /// K = ∂(Φ_qᵀλ)/∂q − ∂Q/∂q into `k` and C = −∂Q/∂v into `c`, entry e
+    /// of each being (i, j) = `pattern[e]`; `pattern` is sorted and holds
+    /// [`MechanicalSystem::tangent_pattern`]. For systems with a constant
+    /// mass matrix (∂(M a)/∂q = 0). O(elements), no n × n fill.
+    ///
+    /// Returns false (and leaves `k`, `c` undefined) where the system has
+    /// no sparse evaluation or an entry falls outside `pattern`: the caller
+    /// then uses the dense [`MechanicalSystem::force_jacobians`] and
+    /// [`MechanicalSystem::constraint_force_jacobian`]. Default: false.
+    #[allow(clippy::too_many_arguments)]
+    fn sparse_tangent(
+        &self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _lambda: &[f64],
+        _pattern: &[(usize, usize)],
+        _k: &mut [f64],
+        _c: &mut [f64],
+    ) -> bool {
+        false
+    }
+
     /// Whether the second-derivative methods below
     /// ([`MechanicalSystem::gamma_jacobians`],
     /// [`MechanicalSystem::constraint_hessian_product`],

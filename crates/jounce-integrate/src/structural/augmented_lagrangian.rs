@@ -217,8 +217,14 @@ pub struct AugmentedLagrangianStepper {
     jv_direct: bool,
     /// (index a, index b) into `jv` of the same row: the terms of Φ_qᵀΦ_q.
     pairs: Vec<(usize, usize)>,
-    /// Entries of M, C and K (the tangent pattern).
+    /// Entries of M, C and K (the tangent pattern), sorted.
     tangent_entries: Vec<(usize, usize)>,
+    /// K and C on `tangent_entries` when the problem evaluates them sparse
+    /// ([`ConstrainedSecondOrderProblem::sparse_tangent`]; `tangent_sparse`),
+    /// else in the dense `k` and `c`.
+    k_vals: Vec<f64>,
+    c_vals: Vec<f64>,
+    tangent_sparse: bool,
     matrix: Matrix,
     /// Largest |Φ|∞ after convergence since the start (diagnostics).
     pub max_phi: f64,
@@ -347,6 +353,9 @@ impl AugmentedLagrangianStepper {
             jv: vec![0.0; nnz],
             jv_direct: true,
             pairs,
+            k_vals: vec![0.0; tangent_entries.len()],
+            c_vals: vec![0.0; tangent_entries.len()],
+            tangent_sparse: false,
             tangent_entries,
             matrix,
             max_phi: 0.0,
@@ -384,8 +393,13 @@ impl AugmentedLagrangianStepper {
                 pair_slots,
             } => {
                 let vals = lu.values_mut();
-                for &(i, j, slot) in slots.iter() {
-                    vals[slot] = self.mass[(i, j)] + c_c * self.c[(i, j)] + c_k * self.k[(i, j)];
+                for (e, &(i, j, slot)) in slots.iter().enumerate() {
+                    let (ce, ke) = if self.tangent_sparse {
+                        (self.c_vals[e], self.k_vals[e])
+                    } else {
+                        (self.c[(i, j)], self.k[(i, j)])
+                    };
+                    vals[slot] = self.mass[(i, j)] + c_c * ce + c_k * ke;
                 }
                 for (&(a, b), &slot) in self.pairs.iter().zip(pair_slots.iter()) {
                     vals[slot] += s * self.jv[a] * self.jv[b];
@@ -710,15 +724,30 @@ impl AugmentedLagrangianStepper {
             // refreshed when the iteration slows down
             if refresh {
                 ctx.stats.n_jac += 1;
-                p.tangent(
-                    t1,
-                    &self.q_t,
-                    &self.v_t,
-                    &self.a_t,
-                    &self.mu,
-                    &mut self.k,
-                    &mut self.c,
-                )?;
+                // K and C on the sparse pattern where the problem offers
+                // them (no n × n fill), else dense
+                self.tangent_sparse = matches!(self.matrix, Matrix::Sparse { .. })
+                    && p.sparse_tangent(
+                        t1,
+                        &self.q_t,
+                        &self.v_t,
+                        &self.a_t,
+                        &self.mu,
+                        &self.tangent_entries,
+                        &mut self.k_vals,
+                        &mut self.c_vals,
+                    )?;
+                if !self.tangent_sparse {
+                    p.tangent(
+                        t1,
+                        &self.q_t,
+                        &self.v_t,
+                        &self.a_t,
+                        &self.mu,
+                        &mut self.k,
+                        &mut self.c,
+                    )?;
+                }
                 if !p.mass_matrix_is_constant() {
                     p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
                 }

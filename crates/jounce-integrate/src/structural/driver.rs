@@ -268,6 +268,19 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
             fd_constrained_tangent(self, t, q, v, a, lambda, k, c)
         }
     }
+    fn sparse_tangent(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+        entries: &[(usize, usize)],
+        k: &mut [f64],
+        c: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        self.inner.sparse_tangent(t, q, v, a, lambda, entries, k, c)
+    }
     fn has_exact_tangent(&self) -> bool {
         self.inner.has_exact_tangent()
     }
