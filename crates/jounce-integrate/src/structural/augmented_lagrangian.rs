@@ -303,6 +303,7 @@ impl AugmentedLagrangianStepper {
             }
         }
         let mut matrix = matrix;
+        let sparse = matches!(matrix, Matrix::Sparse { .. });
         if let Matrix::Sparse { lu, pair_slots, .. } = &mut matrix {
             *pair_slots = pairs
                 .iter()
@@ -353,8 +354,9 @@ impl AugmentedLagrangianStepper {
             jv: vec![0.0; nnz],
             jv_direct: true,
             pairs,
-            k_vals: vec![0.0; tangent_entries.len()],
-            c_vals: vec![0.0; tangent_entries.len()],
+            // only the sparse matrix takes K and C on the pattern
+            k_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
+            c_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
             tangent_sparse: false,
             tangent_entries,
             matrix,
@@ -726,7 +728,7 @@ impl AugmentedLagrangianStepper {
                 ctx.stats.n_jac += 1;
                 // K and C on the sparse pattern where the problem offers
                 // them (no n × n fill), else dense
-                self.tangent_sparse = matches!(self.matrix, Matrix::Sparse { .. })
+                self.tangent_sparse = !self.k_vals.is_empty()
                     && p.sparse_tangent(
                         t1,
                         &self.q_t,
@@ -810,7 +812,7 @@ impl AugmentedLagrangianStepper {
     /// a hundredfold, up to [`MAX_PROJECTION_BOOST`] times the step's; the
     /// fixed point, the M-orthogonal projection, does not depend on it.
     /// Whether the metric must be factorised again.
-    fn raise_projection_boost(&self, e: f64, e_prev: f64, pboost: &mut f64) -> bool {
+    fn raise_projection_boost(e: f64, e_prev: f64, pboost: &mut f64) -> bool {
         if e > 0.5 * e_prev && *pboost < MAX_PROJECTION_BOOST {
             *pboost = (*pboost * 100.0).min(MAX_PROJECTION_BOOST);
             true
@@ -857,7 +859,7 @@ impl AugmentedLagrangianStepper {
             if e <= PROJECTION_TOL * (1.0 + v_max) {
                 break;
             }
-            if self.raise_projection_boost(e, e_prev, pboost) {
+            if Self::raise_projection_boost(e, e_prev, pboost) {
                 self.factor_projection(t1, *pboost, ctx)?;
             }
             e_prev = e;

@@ -197,6 +197,17 @@ use crate::stepper::{StepContext, Stepper};
 use crate::structural::augmented_lagrangian::AugmentedLagrangianStepper;
 use crate::structural::scheme::{Balance, StructuralScheme};
 
+/// g = M a − f: the inertia and applied-force part of a Newton residual.
+fn inertia_minus_forces(me: &DMatrix<f64>, a: &[f64], f: &[f64], g: &mut [f64]) {
+    for (i, gi) in g.iter_mut().enumerate() {
+        let mut s = -f[i];
+        for (j, aj) in a.iter().enumerate() {
+            s += me[(i, j)] * aj;
+        }
+        *gi = s;
+    }
+}
+
 /// Counts force evaluations (including those of a finite-difference
 /// tangent) and rejects non-finite forces.
 struct Counted<'a> {
@@ -958,13 +969,7 @@ impl StructuralStepper {
         }
         sp.mass_matrix(te, &w.qe, &mut w.me)?;
         sp.forces(te, &w.qe, &w.ve, &mut w.fe)?;
-        for i in 0..n {
-            let mut s = -w.fe[i];
-            for j in 0..n {
-                s += w.me[(i, j)] * w.ae[j];
-            }
-            w.g[i] = s;
-        }
+        inertia_minus_forces(&w.me, &w.ae, &w.fe, &mut w.g[..n]);
         if m > 0 {
             // end-point form: q_e = q_{n+1}, t_e = t_{n+1}
             sp.constraint_jacobian(te, &w.qe, &mut w.je)?;
@@ -1027,13 +1032,11 @@ impl StructuralStepper {
         sp.integrate_positions(q, &w.e, &mut w.qe);
         sp.mass_matrix(tm, &w.qe, &mut w.me)?;
         sp.forces(t1, &w.q1, &w.v1, &mut w.fe)?;
-        for i in 0..n {
-            let mut s = -0.5 * (w.f0[i] + w.fe[i]);
-            for j in 0..n {
-                s += w.me[(i, j)] * self.x[j];
-            }
-            w.g[i] = s;
+        // (Q_n + Q_{n+1})/2
+        for (fe, f0) in w.fe.iter_mut().zip(&w.f0) {
+            *fe = 0.5 * (f0 + *fe);
         }
+        inertia_minus_forces(&w.me, &self.x, &w.fe, &mut w.g[..n]);
         if m > 0 {
             sp.constraint_jacobian(tm, &w.qe, &mut w.je)?;
             sp.constraints(tm, &w.q1, &mut w.phim)?;
