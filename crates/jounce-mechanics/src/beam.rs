@@ -31,8 +31,13 @@
 //! ```
 //!
 //! and the damping is stiffness-proportional, C = d K (termeer 1996, sec.
-//! 6.4: the damping value d multiplies every stiffness, c_i = d k_i). The
-//! loads on node 2 in the beam frame are f = (N, V, M) = K u + d K u̇ and
+//! 6.4: the damping value d multiplies every stiffness, c_i = d k_i), with
+//! the axial load's value d_a separately settable (default d):
+//! C = diag(d_a EA/L, d K_b). With C = d K every mode i of a beam and its
+//! masses has the damping ratio ζ_i = d ω_i / 2, so the axial mode, the
+//! fastest, is critically damped at d = 2/ω_axial while the bending modes
+//! stay underdamped; d_a damps the axial mode alone. The
+//! loads on node 2 in the beam frame are f = (N, V, M) = K u + C u̇ and
 //! the generalized forces are Q = −(∂u/∂q)ᵀ f. With d = 0 this is the
 //! gradient of V = ½ uᵀ K u: the element conserves energy, and since u is
 //! invariant under rigid motions of the pair it exerts no net force or
@@ -63,13 +68,16 @@ pub struct BeamParams {
     pub axial: f64,
     /// Bending block K_b (transverse, rotation) \[N/m, N, N·m/rad\].
     pub bending: [[f64; 2]; 2],
-    /// Damping value d \[s\]: C = d K.
+    /// Damping value d \[s\] of the bending block: C_b = d K_b.
     pub damping: f64,
+    /// Damping value d_a \[s\] of the axial load: c_x = d_a EA/L.
+    pub axial_damping: f64,
 }
 
 impl BeamParams {
     /// Parameters from the section and material: E \[Pa\], A \[m²\],
-    /// I \[m⁴\], L \[m\], damping value d \[s\].
+    /// I \[m⁴\], L \[m\], damping value d \[s\] of every load (see
+    /// [`BeamParams::with_axial_damping`] for the axial one alone).
     pub fn new(
         sa: [f64; 2],
         sb: [f64; 2],
@@ -94,6 +102,16 @@ impl BeamParams {
                 [-6.0 * ei / (l * l), 4.0 * ei / l],
             ],
             damping,
+            axial_damping: damping,
+        }
+    }
+
+    /// The same beam with the axial load's damping value d_a \[s\].
+    #[must_use]
+    pub fn with_axial_damping(self, axial_damping: f64) -> Self {
+        Self {
+            axial_damping,
+            ..self
         }
     }
 
@@ -157,7 +175,7 @@ pub fn beam<D: Scalar>(
     if axial_defined {
         let e = [w[0] / len, w[1] / len];
         let uxd = e[0] * wd[0] + e[1] * wd[1];
-        let n = (u[0] + uxd * p.damping) * p.axial;
+        let n = (u[0] + uxd * p.axial_damping) * p.axial;
         g[0] += n * e[0];
         g[1] += n * e[1];
     }
@@ -388,7 +406,11 @@ mod tests {
         let p = params(1e-3);
         let (xa, xb) = poses(&p, [1e-4, 1e-3, 0.01]);
         let x = [xa[0], xa[1], xa[2], xb[0], xb[1], xb[2]];
-        let p0 = BeamParams { damping: 0.0, ..p };
+        let p0 = BeamParams {
+            damping: 0.0,
+            axial_damping: 0.0,
+            ..p
+        };
         let v = [0.1, -0.3, 0.5, 0.2, 0.4, -0.7];
         let (qd, q0) = (eval(&p, &x, &v), eval(&p0, &x, &v));
         let power: f64 = (0..6).map(|k| (qd[k] - q0[k]) * v[k]).sum();
@@ -401,5 +423,38 @@ mod tests {
         assert!(eval(&p, &x, &v)
             .iter()
             .all(|q| q.abs() < 1e-6 * p.axial * 1e-6));
+    }
+
+    #[test]
+    fn axial_damping_value_damps_the_axial_load_alone() {
+        // node 2 at rest in the unstressed pose, body b translating with
+        // speed s along the axis, then across it: the axial damping force
+        // is d_a EA/L s, the transverse one d 12EI/L³ s whatever d_a is
+        let (d, da, s) = (1e-3, 4e-4, 0.7);
+        let p = params(d);
+        let pa = p.with_axial_damping(da);
+        assert_eq!((pa.damping, pa.axial_damping), (d, da));
+        let (xa, xb) = poses(&p, [0.0; 3]);
+        let x = [xa[0], xa[1], xa[2], xb[0], xb[1], xb[2]];
+        let beta = xa[2] + p.axis_angle;
+        let (e, n) = ([beta.cos(), beta.sin()], [-beta.sin(), beta.cos()]);
+        let along = [0.0, 0.0, 0.0, s * e[0], s * e[1], 0.0];
+        let across = [0.0, 0.0, 0.0, s * n[0], s * n[1], 0.0];
+        let force = |q: [f64; 6], dir: [f64; 2]| q[3] * dir[0] + q[4] * dir[1];
+        let axial = force(eval(&pa, &x, &along), e);
+        assert!(
+            (axial + da * p.axial * s).abs() < 1e-9 * da * p.axial * s,
+            "axial damping force {axial} vs −d_a EA/L s = {}",
+            -da * p.axial * s
+        );
+        let (t_a, t_d) = (
+            force(eval(&pa, &x, &across), n),
+            force(eval(&p, &x, &across), n),
+        );
+        let expected = -d * p.bending[0][0] * s;
+        assert!(
+            (t_a - expected).abs() < 1e-9 * expected.abs() && t_a == t_d,
+            "transverse damping force {t_a} (d_a = d: {t_d}) vs −d 12EI/L³ s = {expected}"
+        );
     }
 }

@@ -193,7 +193,12 @@ fn beam_params(
         beam.second_moment,
         length,
         nonnegative(beam.damping, "damping value", label)?,
-    ))
+    )
+    .with_axial_damping(nonnegative(
+        beam.axial_damping_value(),
+        "axial damping value",
+        label,
+    )?))
 }
 
 /// Local coordinates (6) of bodies `b` gathered from a global vector.

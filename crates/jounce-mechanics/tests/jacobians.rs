@@ -158,6 +158,7 @@ fn kitchen_sink() -> Model {
                 axis: Some([0.6, 0.8]),
                 zero_angle: Some(0.3),
                 damping: 0.05,
+                axial_damping: Some(0.02),
             }),
         ),
     ];

@@ -41,6 +41,18 @@ pub struct Beam {
     pub zero_angle: Option<f64>,
     /// Damping value d ≥ 0 [s]: damping c_i = d k_i of every stiffness.
     pub damping: f64,
+    /// Damping value of the axial load alone, d_a ≥ 0 [s]: c_x = d_a EA/L;
+    /// `None`: d. MOTION has one value for all loads (termeer 1996, sec.
+    /// 6.4); a separate one damps the fast axial mode critically
+    /// (d_a = 2/ω_axial) without changing the damping of the bending modes.
+    pub axial_damping: Option<f64>,
+}
+
+impl Beam {
+    /// The damping value of the axial load: d_a when given, else d.
+    pub fn axial_damping_value(&self) -> f64 {
+        self.axial_damping.unwrap_or(self.damping)
+    }
 }
 
 /// Keys of a beam element.
@@ -58,6 +70,7 @@ const KEYS: &[&str] = &[
     "axis",
     "zero_angle",
     "damping",
+    "axial_damping",
 ];
 
 /// Parses and validates a `type = "beam"` force element: E, A, I (and L
@@ -96,6 +109,10 @@ pub(crate) fn parse<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<
     };
     let zero_angle = e.opt_num("zero_angle")?;
     let damping = e.non_negative("damping", e.num_or("damping", DEFAULT_BEAM_DAMPING)?)?;
+    let axial_damping = match e.opt_num("axial_damping")? {
+        Some(d) => Some(e.non_negative("axial_damping", d)?),
+        None => None,
+    };
     Ok(Beam {
         a,
         b,
@@ -106,6 +123,7 @@ pub(crate) fn parse<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<
         axis,
         zero_angle,
         damping,
+        axial_damping,
     })
 }
 
@@ -141,6 +159,8 @@ I = 1e-9
         assert_eq!((b.a.body, b.b.body), (BodyRef::Ground, BodyRef::Body(0)));
         assert_eq!((b.length, b.axis, b.zero_angle), (None, None, None));
         assert_eq!(b.damping, super::DEFAULT_BEAM_DAMPING);
+        assert_eq!(b.axial_damping, None);
+        assert_eq!(b.axial_damping_value(), super::DEFAULT_BEAM_DAMPING);
         assert_eq!(
             (b.youngs_modulus, b.area, b.second_moment),
             (2.1e11, 1e-3, 1e-9)
@@ -155,6 +175,15 @@ I = 1e-9
             panic!()
         };
         assert_eq!((b.axis, b.length), (Some([0.6, 0.8]), Some(0.4)));
+        let text = BEAM.replace(
+            "I = 1e-9",
+            "I = 1e-9\ndamping = 2e-3\naxial_damping = 4.6e-4",
+        );
+        let m = crate::from_str(&text, "beam.toml").unwrap();
+        let ForceKind::Beam(b) = &m.forces[0].kind else {
+            panic!()
+        };
+        assert_eq!((b.damping, b.axial_damping_value()), (2e-3, 4.6e-4));
         for (from, to, msg) in [
             (
                 "A = 1e-3",
@@ -176,6 +205,11 @@ I = 1e-9
                 "I = 1e-9",
                 "I = 1e-9\ndamping = -1e-3",
                 "force 'flex': damping must not be negative",
+            ),
+            (
+                "I = 1e-9",
+                "I = 1e-9\naxial_damping = -1e-4",
+                "force 'flex': axial_damping must not be negative",
             ),
             ("E = 2.1e11", "", "E"),
             (
