@@ -411,6 +411,21 @@ impl AugmentedLagrangianStepper {
         }
     }
 
+    /// Whether M and the tangent K, C (the entries the Newton matrix is
+    /// assembled from) are finite.
+    fn tangent_is_finite(&self) -> bool {
+        let dense = |m: &DMatrix<f64>| m.iter().all(|x| x.is_finite());
+        dense(&self.mass)
+            && if self.tangent_sparse {
+                self.c_vals
+                    .iter()
+                    .chain(&self.k_vals)
+                    .all(|x| x.is_finite())
+            } else {
+                dense(&self.c) && dense(&self.k)
+            }
+    }
+
     fn solve(matrix: &mut Matrix, b: &mut [f64], stats: &mut crate::Stats) {
         stats.n_solve += 1;
         match matrix {
@@ -765,9 +780,15 @@ impl AugmentedLagrangianStepper {
                 return Err(EvalError::Singular {
                     what: "augmented-Lagrangian Newton matrix".into(),
                     t: t1,
-                    detail: "M is not positive definite on the constraints' null space \
-                             (a coordinate without inertia or constraint)"
-                        .into(),
+                    detail: if self.tangent_is_finite() {
+                        "M is not positive definite on the constraints' null space \
+                         (a coordinate without inertia or constraint)"
+                    } else {
+                        "the tangent K = ∂(M a − Q)/∂q or C = −∂Q/∂v holds a non-finite \
+                         entry: a force law whose derivative overflows or is undefined \
+                         at this state"
+                    }
+                    .into(),
                 });
             }
             for i in 0..n {
@@ -1218,6 +1239,8 @@ mod tests {
     struct AlPendulum {
         p: CartesianPendulum,
         twice: bool,
+        /// The tangent's C holds NaN (a force law whose derivative overflows).
+        nan_tangent: bool,
     }
 
     impl ConstrainedSecondOrderProblem for AlPendulum {
@@ -1284,7 +1307,11 @@ mod tests {
             let l: f64 = lambda.iter().sum();
             for i in 0..2 {
                 k[(i, i)] = l;
-                c[(i, i)] = self.p.damping;
+                c[(i, i)] = if self.nan_tangent {
+                    f64::NAN
+                } else {
+                    self.p.damping
+                };
             }
             Ok(())
         }
@@ -1316,6 +1343,7 @@ mod tests {
         AlPendulum {
             p: CartesianPendulum::damped(damping),
             twice,
+            nan_tangent: false,
         }
     }
 
@@ -1391,6 +1419,26 @@ mod tests {
     /// matrix of index3 is singular) gives the motion of the single
     /// constraint to rounding, and the two multipliers share the force
     /// equally (the minimum-norm split: λ1 = λ2 = λ/2).
+    /// A non-finite tangent is named as such, not blamed on M.
+    #[test]
+    fn a_non_finite_tangent_is_named() {
+        let mut p = pendulum(0.0, false);
+        p.nan_tangent = true;
+        let y = y0(&p, 1.0, 0.0);
+        let opts = SolverOptions {
+            fixed_step: Some(0.01),
+            ..Default::default()
+        };
+        let mut st = method::build("generalized_alpha", &opts).unwrap();
+        let err = solve(&mut p, st.as_mut(), 0.0, &y, 1.0, &opts, &mut Discard)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("non-finite entry") && !err.contains("positive definite"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn a_redundant_constraint_changes_nothing() {
         let opts = SolverOptions {
