@@ -585,6 +585,47 @@ fn hub(model: &Model) -> Result<usize, RunError> {
         .ok_or_else(|| setup(format!("{}: no beam from a hub body", model.source)))
 }
 
+/// A test-4 model from `file` with its hub's inertia scaled by
+/// `hub_scale`, run by `method` to the study's end time without a step
+/// history: (model, hub inertia).
+fn test4_model(
+    file: &Path,
+    method: &str,
+    hub_scale: f64,
+    opts: &S4Options,
+) -> Result<(Model, f64), RunError> {
+    let mut model = jounce_model::load_file(file)?;
+    let h = hub(&model)?;
+    model.bodies[h].inertia *= hub_scale;
+    let hub_inertia = model.bodies[h].inertia;
+    model.settings.integrator.method = method.into();
+    model.settings.step_history = false;
+    if let Some(t) = opts.t_end {
+        model.settings.t_end = t;
+    }
+    Ok((model, hub_inertia))
+}
+
+/// bdf's f-evaluations of `model` at d (1 + δ) for each δ of
+/// [`SCATTER_OFFSETS`] (`set` puts a damping value into the model), every
+/// run into `dir`: (f-evaluations, whether every run completed).
+fn scatter_runs(
+    model: &mut Model,
+    d: f64,
+    set: &dyn Fn(&mut Model, f64),
+    dir: &Path,
+) -> Result<(Vec<u64>, bool), RunError> {
+    let mut f_evals = Vec::with_capacity(SCATTER_OFFSETS.len());
+    let mut completed = true;
+    for delta in SCATTER_OFFSETS {
+        set(model, d * (1.0 + delta));
+        let s = run(model, dir)?;
+        completed &= s.status == "completed";
+        f_evals.push(s.work.rhs_evaluations);
+    }
+    Ok((f_evals, completed))
+}
+
 fn cost_run(
     file: &Path,
     test: &'static str,
@@ -594,16 +635,8 @@ fn cost_run(
     out: &Path,
     opts: &S4Options,
 ) -> Result<S4CostRow, RunError> {
-    let mut model = jounce_model::load_file(file)?;
-    let h = hub(&model)?;
-    model.bodies[h].inertia *= hub_scale;
-    let hub_inertia = model.bodies[h].inertia;
+    let (mut model, hub_inertia) = test4_model(file, method, hub_scale, opts)?;
     set_damping(&mut model, d);
-    model.settings.integrator.method = method.into();
-    model.settings.step_history = false;
-    if let Some(t) = opts.t_end {
-        model.settings.t_end = t;
-    }
     let dir = out.join(format!("test{test}_{method}_d{d:e}_hub{hub_inertia}"));
     let mut best: Option<RunSummary> = None;
     for _ in 0..opts.repeat.max(1) {
@@ -634,24 +667,13 @@ fn damping_point(
     out: &Path,
     opts: &S4Options,
 ) -> Result<S4DampingPoint, RunError> {
-    let mut model = jounce_model::load_file(file)?;
-    let h = hub(&model)?;
-    model.bodies[h].inertia *= hub_scale;
-    let hub_inertia = model.bodies[h].inertia;
-    model.settings.integrator.method = IMPLICIT.into();
-    model.settings.step_history = false;
-    if let Some(t) = opts.t_end {
-        model.settings.t_end = t;
-    }
-    let dir = out.join("scatter");
-    let mut f_evals = Vec::with_capacity(SCATTER_OFFSETS.len());
-    let mut completed = true;
-    for delta in SCATTER_OFFSETS {
-        set_series_damping(&mut model, d * (1.0 + delta), series);
-        let s = run(&model, &dir)?;
-        completed &= s.status == "completed";
-        f_evals.push(s.work.rhs_evaluations);
-    }
+    let (mut model, hub_inertia) = test4_model(file, IMPLICIT, hub_scale, opts)?;
+    let (f_evals, completed) = scatter_runs(
+        &mut model,
+        d,
+        &|m, d| set_series_damping(m, d, series),
+        &out.join("scatter"),
+    )?;
     Ok(S4DampingPoint {
         series,
         d,
@@ -691,15 +713,8 @@ fn isolated_axial_point(
     st.integrator.method = IMPLICIT.into();
     (st.integrator.rtol, st.integrator.atol) = tolerances;
     let d_crit = 2.0 / omega;
-    let dir = out.join("scatter");
-    let mut f_evals = Vec::with_capacity(SCATTER_OFFSETS.len());
-    let mut completed = true;
-    for delta in SCATTER_OFFSETS {
-        set_damping(&mut model, z * d_crit * (1.0 + delta));
-        let s = run(&model, &dir)?;
-        completed &= s.status == "completed";
-        f_evals.push(s.work.rhs_evaluations);
-    }
+    let (f_evals, completed) =
+        scatter_runs(&mut model, z * d_crit, &set_damping, &out.join("scatter"))?;
     Ok(S4DampingPoint {
         series: DampingSeries::IsolatedAxial,
         d: z * d_crit,
