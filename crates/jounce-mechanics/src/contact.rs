@@ -36,7 +36,7 @@
 
 use jounce_model::{ContactGeometry, ContactLaw, Friction};
 
-use crate::kinematics::{c, cross, dot, point, rotate, sub, Scalar};
+use crate::kinematics::{c, cross, dot, point, rotate, sub, tanh, Scalar};
 
 /// Below this centre distance \[m\] two circles have no defined normal
 /// (concentric): the pair exerts no force and its gap is taken along x.
@@ -160,7 +160,7 @@ pub fn friction_force<D: Scalar>(p: &ContactParams, normal: D, slide: D) -> D {
         .friction
         .and_then(|fr| Some((fr.coefficient, fr.regularisation()?)))
     {
-        Some((mu, v_eps)) if mu > 0.0 => -(normal * mu) * (slide / v_eps).tanh(),
+        Some((mu, v_eps)) if mu > 0.0 => -(normal * mu) * tanh(slide / v_eps),
         _ => c(0.0),
     }
 }
