@@ -17,7 +17,8 @@
 //!   second against d ∈ {1e-4, 2.5e-4, 5e-4, 1e-3, 2e-3, 4e-3}
 //!   ([`S4_DAMPING`]), in two series ([`DampingSeries`]): d of every load
 //!   (the seed's experiment) and the axial load's d_a alone with the
-//!   bending loads at the default d. Each cost point is the mean of the
+//!   bending loads at the default d; a third series runs the axial mode
+//!   alone at the same ζ. Each cost point is the mean of the
 //!   bdf f-evaluations at d (1 + δ), δ ∈ [`SCATTER_OFFSETS`]: a 1 % change
 //!   of d leaves the motion as it is but changes bdf's step sequence and
 //!   its cost by a few per cent, so the spread of those runs is the
