@@ -35,7 +35,7 @@
 //!   ζ_i = d ω_i / 2, so at d = 2/ω_axial every slower mode is
 //!   underdamped, ζ_i = ω_i/ω_axial). There the cost still falls steeply
 //!   up to critical damping, but its least lies above it, at 2.2–4.4 ×
-//!   2/ω (by 4–25 %; by 4–13 % with the axial value alone), with the hub
+//!   2/ω (by 4–25 %; by 4–14 % with the axial value alone), with the hub
 //!   inertia the seed does not give deciding where. The seed's own
 //!   fastest value, 1e-3, is 2.18 × the 2/ω of its stated data
 //!   (m = 20 kg, EA/L = 3.8e8 N/m), which it calls critical.
