@@ -1415,10 +1415,6 @@ mod tests {
         assert!(phid.abs() <= 1e-9, "Φ' = {phid:e}");
     }
 
-    /// The constraint stated twice (Φ_q of rank 1 < m = 2, where the KKT
-    /// matrix of index3 is singular) gives the motion of the single
-    /// constraint to rounding, and the two multipliers share the force
-    /// equally (the minimum-norm split: λ1 = λ2 = λ/2).
     /// A non-finite tangent is named as such, not blamed on M.
     #[test]
     fn a_non_finite_tangent_is_named() {
@@ -1439,6 +1435,10 @@ mod tests {
         );
     }
 
+    /// The constraint stated twice (Φ_q of rank 1 < m = 2, where the KKT
+    /// matrix of index3 is singular) gives the motion of the single
+    /// constraint to rounding, and the two multipliers share the force
+    /// equally (the minimum-norm split: λ1 = λ2 = λ/2).
     #[test]
     fn a_redundant_constraint_changes_nothing() {
         let opts = SolverOptions {
