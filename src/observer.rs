@@ -9,7 +9,7 @@ use jounce_analysis::{EnergyBalance, InvariantExtremes, InvariantMonitor};
 use jounce_formulation::Formulation;
 use jounce_integrate::{EvalError, Observer, Stats, StepRecord};
 use jounce_io::TimeseriesWriter;
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 
 /// Column names of `timeseries.csv` for a system.
 pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
@@ -394,13 +394,22 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         y: &[f64],
         weight: f64,
     ) -> Result<(), EvalError> {
-        form.physical_state(
-            t,
-            y,
-            &mut self.q_step,
-            &mut self.v_step,
-            &mut self.lambda_step,
-        )?;
+        // λ as the formulation has it (the kept rows of a redundant
+        // model), then over all rows, as the energy account's driver power
+        // λᵀΦ_t needs it
+        match &mut self.reactions {
+            Some(r) => {
+                form.physical_state(t, y, &mut self.q_step, &mut self.v_step, r.input_mut())?;
+                r.apply(self.sys, t, &self.q_step, &mut self.lambda_step);
+            }
+            None => form.physical_state(
+                t,
+                y,
+                &mut self.q_step,
+                &mut self.v_step,
+                &mut self.lambda_step,
+            )?,
+        }
         let (q, v) = (&self.q_step, &self.v_step);
         let nf = self.sys.n_friction_rows();
         let mut friction_power = 0.0;

@@ -25,7 +25,7 @@
 
 use jounce_analysis::Invariants;
 use jounce_integrate::EvalError;
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use jounce_model::{ForceKind, JointKind, Model, OnCheckFailure};
 
 /// The model's size L [m]: the diagonal of the box around its initial

@@ -33,7 +33,7 @@
 //!
 //! Owns: the accumulation. Must not: know how the state was integrated.
 
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 
 /// The account at one output row.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

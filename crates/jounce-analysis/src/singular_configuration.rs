@@ -48,7 +48,7 @@
 //! has no solution there) is a lock-up: the drivers push the mechanism
 //! into a position it cannot pass.
 
-use jounce_mechanics::{GramFactor, MechanicalSystem, SparseMatrix};
+use jounce_mechanics::{GramFactor, MechanicalSystem, SparseMatrix, SystemQueries};
 
 /// s = σ_min/σ_generic below which a step is in a near-singular passage.
 pub const S_NEAR: f64 = 0.1;

@@ -22,7 +22,7 @@
 //! factors, no allocation.
 
 use jounce_integrate::EvalError;
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::kkt::Kkt;

@@ -28,7 +28,7 @@
 //! ([`MechanicalSystem::has_exact_second_derivatives`]).
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::acceleration_jacobian::AccelerationJacobian;

@@ -45,7 +45,7 @@
 use jounce_integrate::constrained::{ConstrainedSecondOrderProblem, IterationSparsity};
 use jounce_integrate::dae::{ConstrainedDae, DaeForm, DaeProblem};
 use jounce_integrate::{EvalError, OdeProblem};
-use jounce_mechanics::{MechanicalSystem, Quantities, SystemData};
+use jounce_mechanics::{MechanicalSystem, Quantities, SystemData, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::augmented::check_kkt;

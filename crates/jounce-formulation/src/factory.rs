@@ -1,7 +1,7 @@
 //! Formulations by name, with one settings struct for all of them.
 
 use jounce_integrate::ProblemForm;
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 
 use crate::augmented::Augmented;
 use crate::augmented_lagrangian::AugmentedLagrangian;

@@ -43,7 +43,7 @@
 
 use jounce_integrate::{EvalError, EventAction, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::{
-    FrictionLaw, FrictionRow, MechanicalSystem, NormalForce, Quantities, SystemData,
+    FrictionLaw, FrictionRow, MechanicalSystem, NormalForce, Quantities, SystemData, SystemQueries,
 };
 use nalgebra::DMatrix;
 

@@ -33,7 +33,9 @@
 //! rank-revealing factorisation names the redundant constraints.
 
 use jounce_integrate::EvalError;
-use jounce_mechanics::{GramFactor, MechanicalSystem, Quantities, SparseMatrix, SystemData};
+use jounce_mechanics::{
+    GramFactor, MechanicalSystem, Quantities, SparseMatrix, SystemData, SystemQueries,
+};
 use nalgebra::DMatrix;
 
 use crate::linear_solver::LinearSolver;

@@ -36,7 +36,7 @@
 //! right-hand side is augmented's exact one.
 
 use jounce_integrate::{EvalError, OdeProblem, OverdeterminedProblem};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::augmented::Augmented;

@@ -52,7 +52,7 @@
 //! the variant made for implicit integrators.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::acceleration_jacobian::AccelerationJacobian;

@@ -66,7 +66,7 @@
 //! LU stays for small systems and `linear_solver = "dense"`.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
-use jounce_mechanics::{MechanicalSystem, Quantities, SparseLdlt, SystemData};
+use jounce_mechanics::{MechanicalSystem, Quantities, SparseLdlt, SystemData, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;

@@ -74,7 +74,7 @@
 //! partition never changes.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;

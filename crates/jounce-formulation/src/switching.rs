@@ -27,7 +27,7 @@ use jounce_integrate::{
     ConstrainedSecondOrderProblem, DaeProblem, EvalError, EventAction, EventDirection, EventSpec,
     OdeProblem, OverdeterminedProblem, ProblemForm, SecondOrderProblem, StepFix,
 };
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;

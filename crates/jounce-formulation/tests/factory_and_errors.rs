@@ -275,6 +275,52 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         fn coordinate_label(&self, i: usize) -> String {
             self.0.coordinate_label(i)
         }
+        fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+            qdot.copy_from_slice(v);
+        }
+        fn data(&self) -> jounce_mechanics::SystemData {
+            jounce_mechanics::SystemData::for_system(self)
+        }
+        fn evaluate(
+            &self,
+            data: &mut jounce_mechanics::SystemData,
+            t: f64,
+            q: &[f64],
+            v: &[f64],
+            what: jounce_mechanics::Quantities,
+        ) {
+            jounce_mechanics::evaluate_each(self, data, t, q, v, what);
+        }
+        fn structure(&self) -> jounce_mechanics::Structure {
+            jounce_mechanics::Structure {
+                mass_matrix_is_constant: false,
+                mass_matrix_is_diagonal: false,
+            }
+        }
+        fn constraint_row_meaning(&self, _row: usize) -> String {
+            String::new()
+        }
+        fn breakpoints(&self) -> Vec<f64> {
+            Vec::new()
+        }
+        fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
+            None
+        }
+        fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
+            None
+        }
+        fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
+            None
+        }
+        fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
+            None
+        }
+        fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
+            None
+        }
+        fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
+            None
+        }
     }
     let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
     let sys = ExtraPosition(sys);

@@ -21,7 +21,7 @@
 
 use jounce_formulation::{Augmented, Formulation};
 use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
-use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
+use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, SystemQueries};
 use nalgebra::{DMatrix, DVector};
 
 fn s5() -> (PlanarSystem, Vec<f64>, Vec<f64>) {

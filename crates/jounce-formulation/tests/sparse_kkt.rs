@@ -8,7 +8,7 @@ use std::path::Path;
 use jounce_formulation::{build, Augmented, Formulation, FormulationError, FormulationSettings};
 use jounce_formulation::{LinearSolver, NAMES};
 use jounce_integrate::{EvalError, OdeProblem};
-use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
+use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, SystemQueries};
 use jounce_model::{Attachment, Body, BodyRef, Joint, JointKind, Model, Settings};
 
 /// N uniform links of 1 kg and 1 m hanging at an angle, pinned to each

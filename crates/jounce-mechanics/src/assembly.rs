@@ -47,6 +47,7 @@
 use nalgebra::{DMatrix, DVector};
 use thiserror::Error;
 
+use crate::capabilities::SystemQueries;
 use crate::gram::GramFactor;
 use crate::sparse::SparseMatrix;
 use crate::system::MechanicalSystem;

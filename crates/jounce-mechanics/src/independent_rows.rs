@@ -35,9 +35,12 @@ use std::cell::RefCell;
 
 use nalgebra::DMatrix;
 
+use crate::capabilities::{
+    AppliedLoads, FrictionRows, SecondDerivatives, Sparsity, SwitchingFunctions, SystemQueries,
+};
 use crate::data::{Quantities, SystemData};
 use crate::sparse::SparseMatrix;
-use crate::system::MechanicalSystem;
+use crate::system::{FrictionRow, MechanicalSystem, NormalForce, Structure};
 
 /// Largest m × n_v for which the dense scratch is allocated at set-up
 /// (2 MB each); larger systems allocate it at the first call of a dense
@@ -71,6 +74,8 @@ pub struct IndependentRows<'a, S: MechanicalSystem + ?Sized> {
     kept: Vec<usize>,
     /// Inner rows left out.
     dropped: Vec<usize>,
+    /// Row here of each inner row (`usize::MAX` for a dropped one).
+    new_index: Vec<usize>,
     /// Sparse Φ_q pattern of the kept rows (renumbered), or `None` (dense).
     pattern: Option<Vec<(usize, usize)>>,
     scratch: RefCell<Scratch>,
@@ -123,6 +128,7 @@ impl<'a, S: MechanicalSystem + ?Sized> IndependentRows<'a, S> {
             inner,
             kept,
             dropped,
+            new_index,
             pattern,
             scratch: RefCell::new(scratch),
         }
@@ -144,6 +150,26 @@ impl<'a, S: MechanicalSystem + ?Sized> IndependentRows<'a, S> {
     #[must_use]
     pub fn dropped_rows(&self) -> &[usize] {
         &self.dropped
+    }
+
+    /// The friction elements whose normal force is the multiplier of a
+    /// dropped row, evaluated at (t, q, v): `(friction label, row label)`
+    /// each. Their normal force, and so their friction, is not unique (a
+    /// redundant joint shares its load with the rows it depends on in any
+    /// proportion), so a run refuses them before integrating.
+    #[must_use]
+    pub fn friction_on_dropped_rows(&self, t: f64, q: &[f64], v: &[f64]) -> Vec<(String, String)> {
+        let mut jf = vec![0.0; self.inner.nv()];
+        (0..self.inner.n_friction_rows())
+            .filter_map(
+                |i| match self.inner.friction_row(t, q, v, i, &mut jf).normal {
+                    NormalForce::Multiplier(r) if self.dropped.contains(&r) => {
+                        Some((self.inner.friction_label(i), self.inner.constraint_label(r)))
+                    }
+                    _ => None,
+                },
+            )
+            .collect()
     }
 
     /// y_K = x[K]: the kept entries of an inner row vector.
@@ -190,27 +216,17 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.nv()
     }
 
+    fn nc(&self) -> usize {
+        self.kept.len()
+    }
+
     fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
         self.inner.position_derivative(q, v, qdot);
     }
 
-    fn constraint_jacobian_pattern(&self) -> Option<Vec<(usize, usize)>> {
-        self.pattern.clone()
-    }
-
-    fn tangent_pattern(&self) -> Option<Vec<(usize, usize)>> {
-        self.inner.tangent_pattern()
-    }
-
-    /// The kept rows of the inner sparse Φ_q (O(nnz)).
-    fn sparse_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
-        let mut s = self.scratch.borrow_mut();
-        self.inner.sparse_constraint_jacobian(t, q, &mut s.jac);
-        select_sparse(&self.kept, &s.jac, jac);
-    }
-
-    fn mass_matrix_is_diagonal(&self) -> bool {
-        self.inner.mass_matrix_is_diagonal()
+    /// The workspace of the kept rows, in their (renumbered) pattern.
+    fn data(&self) -> SystemData {
+        SystemData::for_system(self)
     }
 
     /// The inner system's one-pass evaluation into the adapter's full
@@ -218,7 +234,7 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
     fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let constant_m = self.inner.mass_matrix_is_constant();
+        let constant_m = self.inner.structure().mass_matrix_is_constant;
         let mut inner_what = what;
         if what.contains(Quantities::MASS_MATRIX) && constant_m && data.mass_matrix_filled {
             // M is already in `data`: ask the inner system for the rest
@@ -267,16 +283,12 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         data.evaluated = what;
     }
 
-    fn nc(&self) -> usize {
-        self.kept.len()
+    fn structure(&self) -> Structure {
+        self.inner.structure()
     }
 
     fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>) {
         self.inner.mass_matrix(q, m);
-    }
-
-    fn mass_matrix_is_constant(&self) -> bool {
-        self.inner.mass_matrix_is_constant()
     }
 
     fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
@@ -330,11 +342,70 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.constraint_force_jacobian(t, q, &s.lambda, out);
     }
 
-    fn has_exact_second_derivatives(&self) -> bool {
-        self.inner.has_exact_second_derivatives()
+    fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
+        self.inner.kinetic_energy(q, v)
     }
 
-    fn gamma_jacobians(
+    fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
+        self.inner.potential_energy(t, q)
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        self.inner.constraint_label(self.kept[row])
+    }
+
+    fn constraint_row_meaning(&self, row: usize) -> String {
+        self.inner.constraint_row_meaning(self.kept[row])
+    }
+
+    fn coordinate_label(&self, i: usize) -> String {
+        self.inner.coordinate_label(i)
+    }
+
+    fn breakpoints(&self) -> Vec<f64> {
+        self.inner.breakpoints()
+    }
+
+    /// The inner system's, restricted to the kept rows (this adapter).
+    fn second_derivatives(&self) -> Option<&dyn SecondDerivatives> {
+        self.inner
+            .second_derivatives()
+            .map(|_| self as &dyn SecondDerivatives)
+    }
+
+    /// The kept rows of the inner patterns (this adapter).
+    fn sparsity(&self) -> Option<&dyn Sparsity> {
+        self.inner.sparsity().map(|_| self as &dyn Sparsity)
+    }
+
+    /// The inner system's: applied loads do not involve constraint rows.
+    fn applied_loads(&self) -> Option<&dyn AppliedLoads> {
+        self.inner.applied_loads()
+    }
+
+    /// The inner system's switching functions and impulse directions; the
+    /// impact itself is solved on this system's M and kept rows
+    /// ([`crate::SystemQueries::apply_impact`]), so redundant joints do not
+    /// make it singular.
+    fn switching(&self) -> Option<&dyn SwitchingFunctions> {
+        self.inner.switching()
+    }
+
+    /// The inner system's friction elements with their normal-force rows
+    /// renumbered to the kept rows (this adapter).
+    fn friction(&self) -> Option<&dyn FrictionRows> {
+        self.inner.friction().map(|_| self as &dyn FrictionRows)
+    }
+
+    /// None: the joint-coordinate form of the inner system has its own
+    /// closure rows, which this selection does not describe.
+    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
+        None
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> SecondDerivatives for IndependentRows<'_, S> {
+    fn exact_gamma_jacobians(
         &self,
         t: f64,
         q: &[f64],
@@ -353,7 +424,13 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.select_dense(&s.dense_b, dv);
     }
 
-    fn constraint_hessian_product(&self, t: f64, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_constraint_hessian_product(
+        &self,
+        t: f64,
+        q: &[f64],
+        a: &[f64],
+        out: &mut DMatrix<f64>,
+    ) {
         let mut s = self.scratch.borrow_mut();
         sized(&mut s.dense_a, self.inner.nc(), out.ncols());
         self.inner
@@ -361,48 +438,83 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.select_dense(&s.dense_a, out);
     }
 
-    fn constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
         let mut s = self.scratch.borrow_mut();
         sized(&mut s.dense_a, self.inner.nc(), out.ncols());
         self.inner.constraint_time_jacobian(t, q, &mut s.dense_a);
         self.select_dense(&s.dense_a, out);
     }
 
-    fn mass_matrix_derivative(&self, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_mass_matrix_derivative(&self, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
         self.inner.mass_matrix_derivative(q, a, out);
     }
+}
 
-    fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.inner.kinetic_energy(q, v)
+impl<S: MechanicalSystem + ?Sized> Sparsity for IndependentRows<'_, S> {
+    fn jacobian_pattern(&self) -> Vec<(usize, usize)> {
+        self.pattern.clone().unwrap_or_default()
     }
 
-    fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
-        self.inner.potential_energy(t, q)
+    fn tangent_entries(&self) -> Vec<(usize, usize)> {
+        self.inner.tangent_pattern().unwrap_or_default()
     }
 
-    fn applied_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) -> bool {
-        self.inner.applied_forces(t, q, v, qa)
+    /// The kept rows of the inner sparse Φ_q (O(nnz)).
+    fn fill_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
+        let mut s = self.scratch.borrow_mut();
+        self.inner.sparse_constraint_jacobian(t, q, &mut s.jac);
+        select_sparse(&self.kept, &s.jac, jac);
     }
 
-    fn constraint_row_meaning(&self, row: usize) -> String {
-        self.inner.constraint_row_meaning(self.kept[row])
+    /// The inner tangent with λ zero in the dropped rows.
+    fn fill_tangent(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        lambda: &[f64],
+        pattern: &[(usize, usize)],
+        k: &mut [f64],
+        c: &mut [f64],
+    ) -> bool {
+        let mut s = self.scratch.borrow_mut();
+        s.lambda.fill(0.0);
+        for (&r, &l) in self.kept.iter().zip(lambda) {
+            s.lambda[r] = l;
+        }
+        self.inner.sparse_tangent(t, q, v, &s.lambda, pattern, k, c)
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> FrictionRows for IndependentRows<'_, S> {
+    fn friction_count(&self) -> usize {
+        self.inner.n_friction_rows()
     }
 
-    fn constraint_label(&self, row: usize) -> String {
-        self.inner.constraint_label(self.kept[row])
+    /// The inner element, its normal force renumbered: the multiplier of a
+    /// kept row is that row here; that of a dropped row is not unique (the
+    /// load is shared with the rows it depends on), so it is NaN and the
+    /// run fails where it would be used. Runs refuse such models before
+    /// integrating ([`IndependentRows::friction_on_dropped_rows`]).
+    fn friction_element(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        i: usize,
+        jf: &mut [f64],
+    ) -> FrictionRow {
+        let mut row = self.inner.friction_row(t, q, v, i, jf);
+        if let NormalForce::Multiplier(r) = row.normal {
+            row.normal = match self.new_index.get(r) {
+                Some(&k) if k != usize::MAX => NormalForce::Multiplier(k),
+                _ => NormalForce::Known(f64::NAN),
+            };
+        }
+        row
     }
 
-    fn coordinate_label(&self, i: usize) -> String {
-        self.inner.coordinate_label(i)
-    }
-
-    /// None: the joint-coordinate form of the inner system has its own
-    /// closure rows, which this selection does not describe.
-    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
-        None
-    }
-
-    fn breakpoints(&self) -> Vec<f64> {
-        self.inner.breakpoints()
+    fn friction_name(&self, i: usize) -> String {
+        self.inner.friction_label(i)
     }
 }

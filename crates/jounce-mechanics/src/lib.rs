@@ -13,19 +13,21 @@
 //!   set of [`Quantities`] in one pass over the elements.
 //! * [`PlanarSystem`] — planar body coordinates (x, y, θ per body), built by
 //!   [`PlanarSystem::from_model`]; derivatives by automatic differentiation.
-//! * Second derivatives for exact Jacobians of implicit integrators:
-//!   [`MechanicalSystem::gamma_jacobians`],
-//!   [`MechanicalSystem::constraint_hessian_product`],
-//!   [`MechanicalSystem::constraint_time_jacobian`],
-//!   [`MechanicalSystem::mass_matrix_derivative`] (central-difference
-//!   defaults; exact by nested dual numbers in [`PlanarSystem`]).
+//! * Optional capabilities ([`capabilities`]): exact second derivatives
+//!   ([`SecondDerivatives`]; nested dual numbers in [`PlanarSystem`],
+//!   central differences where absent), sparsity patterns ([`Sparsity`]),
+//!   applied loads ([`AppliedLoads`]), switching functions and impacts
+//!   ([`SwitchingFunctions`]), friction unknowns ([`FrictionRows`]) and
+//!   joint coordinates, each reached through one accessor of
+//!   [`MechanicalSystem`] with no default; callers ask through
+//!   [`SystemQueries`], which decides once what an absent one means.
 //! * [`JointCoordinateSystem`] / [`PlanarJointSystem`] — the same system in
 //!   joint (relative) coordinates of its kinematic tree, with the O(N)
 //!   articulated-body algorithm and cut joints as closure constraints
 //!   ([`joint_coordinates`]; [`MechanicalSystem::joint_coordinates`]).
 //! * [`SparseMatrix`] — Φ_q in [`SystemData`] is stored in a fixed
 //!   sparsity pattern from the element connectivity
-//!   ([`MechanicalSystem::constraint_jacobian_pattern`]), values refilled
+//!   ([`Sparsity::jacobian_pattern`]), values refilled
 //!   per evaluation in O(nnz); [`SparseLdlt`] and [`GramFactor`] factor
 //!   Φ_q W Φ_qᵀ (the KKT Schur complement, assembly's minimum-norm steps).
 //! * [`assemble`] / [`Assembly`] — consistent initial positions and
@@ -87,12 +89,14 @@
 
 pub mod assembly;
 pub mod beam;
+pub mod capabilities;
 pub(crate) mod constraints;
 pub mod contact;
 pub mod data;
 pub mod distance;
 pub mod driver;
 pub mod error;
+pub mod finite_differences;
 pub(crate) mod forces;
 pub mod friction;
 pub mod gram;
@@ -113,6 +117,10 @@ pub mod system;
 pub mod translational;
 
 pub use assembly::{assemble, Assembly, AssemblyError};
+pub use capabilities::{
+    evaluate_each, AppliedLoads, FrictionRows, SecondDerivatives, Sparsity, SwitchingFunctions,
+    SystemQueries,
+};
 pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
 pub use gram::GramFactor;
@@ -126,4 +134,4 @@ pub use redundant_consistency::{
 };
 pub use sparse::SparseMatrix;
 pub use sparse_ldlt::SparseLdlt;
-pub use system::{FrictionRow, MechanicalSystem, NormalForce};
+pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};

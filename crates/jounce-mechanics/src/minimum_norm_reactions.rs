@@ -27,6 +27,7 @@
 //! are independent and are orthonormalised by Gram–Schmidt (twice). Done
 //! at output rows only; everything is allocated at set-up.
 
+use crate::capabilities::SystemQueries;
 use crate::gram::GramFactor;
 use crate::sparse::SparseMatrix;
 use crate::system::MechanicalSystem;

@@ -25,6 +25,9 @@ use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2SVec64, Dual2_64, Dual64, DualSVec64};
 
 use crate::beam::BeamParams;
+use crate::capabilities::{
+    AppliedLoads, FrictionRows, SecondDerivatives, Sparsity, SwitchingFunctions,
+};
 use crate::constraints::{ConstraintElement, ConstraintKind};
 use crate::contact::{contact_frame, contact_state, gap_gradient, ContactParams};
 use crate::data::{Quantities, SystemData};
@@ -38,7 +41,7 @@ use crate::rotational_spring::{
 };
 use crate::sparse::SparseMatrix;
 use crate::spring_damper::{spring_damper_deflection, spring_damper_tension, SpringDamperParams};
-use crate::system::{FrictionRow, MechanicalSystem, NormalForce};
+use crate::system::{FrictionRow, MechanicalSystem, NormalForce, Structure};
 
 mod joint_access;
 
@@ -883,12 +886,17 @@ impl MechanicalSystem for PlanarSystem {
         3 * self.body_names.len()
     }
 
+    fn nv(&self) -> usize {
+        self.nq()
+    }
+
     fn nc(&self) -> usize {
         self.row_owner.len()
     }
 
-    fn constraint_jacobian_pattern(&self) -> Option<Vec<(usize, usize)>> {
-        Some(self.jac_pattern.clone())
+    /// Planar body coordinates: q' = v.
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
     }
 
     /// The default workspace, with [`SystemData::scratch`] holding
@@ -902,116 +910,6 @@ impl MechanicalSystem for PlanarSystem {
         );
         data.scratch = vec![0.0; 2 * self.body_names.len()];
         data
-    }
-
-    /// Each body's own 3 × 3 block (M, and the Hessians of its rotation),
-    /// and every pair of coordinates of the bodies of one constraint or
-    /// force element (its constraint-force and force derivatives).
-    fn tangent_pattern(&self) -> Option<Vec<(usize, usize)>> {
-        let mut p = Vec::new();
-        for b in 0..self.mass.len() {
-            for i in 0..3 {
-                for j in 0..3 {
-                    p.push((3 * b + i, 3 * b + j));
-                }
-            }
-        }
-        let couplings = self
-            .constraints
-            .iter()
-            .map(|el| el.bodies)
-            .chain(self.forces.iter().map(|el| el.bodies));
-        for bodies in couplings {
-            for i in 0..6 {
-                let Some(row) = column(bodies, i) else {
-                    continue;
-                };
-                for k in 0..6 {
-                    if let Some(col) = column(bodies, k) {
-                        p.push((row, col));
-                    }
-                }
-            }
-        }
-        p.sort_unstable();
-        p.dedup();
-        Some(p)
-    }
-
-    /// O(nnz): the element entries written into their slots.
-    fn sparse_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
-        if jac.nnz() != self.jac_nnz {
-            jac.fill_zero();
-        }
-        for (e, el) in self.constraints.iter().enumerate() {
-            let x0 = gather(el.bodies, q);
-            let x: [DualSVec64<6>; 6] =
-                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
-            let f = DualSVec64::<6>::from_re(el.driver_value(t).0);
-            let mut out = [DualSVec64::<6>::from_re(0.0); 3];
-            el.eval(&x, f, &mut out);
-            let own_pattern = jac.nnz() == self.jac_nnz;
-            for r in 0..el.rows() {
-                let g = out[r].eps.0.as_ref();
-                let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
-                self.write_jacobian_row(jac, own_pattern, e, r, &row);
-            }
-        }
-    }
-
-    fn mass_matrix_is_diagonal(&self) -> bool {
-        true
-    }
-
-    fn mass_matrix(&self, _q: &[f64], m: &mut DMatrix<f64>) {
-        m.fill(0.0);
-        for i in 0..self.mass.len() {
-            m[(3 * i, 3 * i)] = self.mass[i];
-            m[(3 * i + 1, 3 * i + 1)] = self.mass[i];
-            m[(3 * i + 2, 3 * i + 2)] = self.inertia[i];
-        }
-    }
-
-    fn mass_matrix_is_constant(&self) -> bool {
-        true
-    }
-
-    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
-        // gravity
-        for i in 0..self.mass.len() {
-            f[3 * i] = self.mass[i] * self.gravity[0];
-            f[3 * i + 1] = self.mass[i] * self.gravity[1];
-            f[3 * i + 2] = 0.0;
-        }
-        // force elements
-        for el in &self.forces {
-            let x = gather(el.bodies, q);
-            let xv = gather(el.bodies, v);
-            let mut out = [0.0; 6];
-            el.eval(t, &x, &xv, &mut out);
-            for k in 0..6 {
-                if let Some(col) = column(el.bodies, k) {
-                    f[col] += out[k];
-                }
-            }
-        }
-    }
-
-    fn force_jacobians(
-        &self,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        dq: &mut DMatrix<f64>,
-        dv: &mut DMatrix<f64>,
-    ) {
-        dq.fill(0.0);
-        dv.fill(0.0);
-        self.force_blocks(t, q, v, |row, col, gq, gv| {
-            dq[(row, col)] += gq;
-            dv[(row, col)] += gv;
-            true
-        });
     }
 
     /// One pass over the elements. Per constraint element: its coordinates
@@ -1143,6 +1041,61 @@ impl MechanicalSystem for PlanarSystem {
         data.evaluated = what;
     }
 
+    /// diag(m, m, J) per body: constant and diagonal.
+    fn structure(&self) -> Structure {
+        Structure {
+            mass_matrix_is_constant: true,
+            mass_matrix_is_diagonal: true,
+        }
+    }
+
+    fn mass_matrix(&self, _q: &[f64], m: &mut DMatrix<f64>) {
+        m.fill(0.0);
+        for i in 0..self.mass.len() {
+            m[(3 * i, 3 * i)] = self.mass[i];
+            m[(3 * i + 1, 3 * i + 1)] = self.mass[i];
+            m[(3 * i + 2, 3 * i + 2)] = self.inertia[i];
+        }
+    }
+
+    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+        // gravity
+        for i in 0..self.mass.len() {
+            f[3 * i] = self.mass[i] * self.gravity[0];
+            f[3 * i + 1] = self.mass[i] * self.gravity[1];
+            f[3 * i + 2] = 0.0;
+        }
+        // force elements
+        for el in &self.forces {
+            let x = gather(el.bodies, q);
+            let xv = gather(el.bodies, v);
+            let mut out = [0.0; 6];
+            el.eval(t, &x, &xv, &mut out);
+            for k in 0..6 {
+                if let Some(col) = column(el.bodies, k) {
+                    f[col] += out[k];
+                }
+            }
+        }
+    }
+
+    fn force_jacobians(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        dq.fill(0.0);
+        dv.fill(0.0);
+        self.force_blocks(t, q, v, |row, col, gq, gv| {
+            dq[(row, col)] += gq;
+            dv[(row, col)] += gv;
+            true
+        });
+    }
+
     fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
         for el in &self.constraints {
             let x = gather(el.bodies, q);
@@ -1208,10 +1161,152 @@ impl MechanicalSystem for PlanarSystem {
         });
     }
 
+    fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
+        let mut t = 0.0;
+        for i in 0..self.mass.len() {
+            let (vx, vy, w) = (v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+            t += 0.5 * (self.mass[i] * (vx * vx + vy * vy) + self.inertia[i] * w * w);
+        }
+        t
+    }
+
+    fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
+        let mut pot = 0.0;
+        for i in 0..self.mass.len() {
+            pot -= self.mass[i] * (self.gravity[0] * q[3 * i] + self.gravity[1] * q[3 * i + 1]);
+        }
+        for el in &self.forces {
+            pot += el.potential(&gather(el.bodies, q));
+        }
+        pot
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        match self.row_owner.get(row) {
+            Some(&(e, r)) => self.constraints[e].row_label(r),
+            None => format!("constraint row {row} (out of range)"),
+        }
+    }
+
+    fn constraint_row_meaning(&self, row: usize) -> String {
+        match self.row_owner.get(row) {
+            Some(&(e, r)) => self.constraints[e].row_meaning(r),
+            None => String::new(),
+        }
+    }
+
+    fn coordinate_label(&self, i: usize) -> String {
+        match self.body_names.get(i / 3) {
+            Some(name) => format!("{}.{}", name, COORD_NAMES[i % 3]),
+            None => format!("coordinate {i} (out of range)"),
+        }
+    }
+
+    fn breakpoints(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for el in &self.constraints {
+            if let Some(f) = el.function() {
+                f.breakpoints(&mut out);
+            }
+        }
+        for el in &self.forces {
+            el.breakpoints(&mut out);
+        }
+        out.retain(|t| t.is_finite());
+        out.sort_by(f64::total_cmp);
+        out.dedup();
+        out
+    }
+
+    fn second_derivatives(&self) -> Option<&dyn SecondDerivatives> {
+        Some(self)
+    }
+
+    fn sparsity(&self) -> Option<&dyn Sparsity> {
+        Some(self)
+    }
+
+    fn applied_loads(&self) -> Option<&dyn AppliedLoads> {
+        Some(self)
+    }
+
+    fn switching(&self) -> Option<&dyn SwitchingFunctions> {
+        Some(self)
+    }
+
+    fn friction(&self) -> Option<&dyn FrictionRows> {
+        Some(self)
+    }
+
+    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
+        Some(Box::new(crate::PlanarJointSystem::new(self)))
+    }
+}
+
+impl Sparsity for PlanarSystem {
+    fn jacobian_pattern(&self) -> Vec<(usize, usize)> {
+        self.jac_pattern.clone()
+    }
+
+    /// Each body's own 3 × 3 block (M, and the Hessians of its rotation),
+    /// and every pair of coordinates of the bodies of one constraint or
+    /// force element (its constraint-force and force derivatives).
+    fn tangent_entries(&self) -> Vec<(usize, usize)> {
+        let mut p = Vec::new();
+        for b in 0..self.mass.len() {
+            for i in 0..3 {
+                for j in 0..3 {
+                    p.push((3 * b + i, 3 * b + j));
+                }
+            }
+        }
+        let couplings = self
+            .constraints
+            .iter()
+            .map(|el| el.bodies)
+            .chain(self.forces.iter().map(|el| el.bodies));
+        for bodies in couplings {
+            for i in 0..6 {
+                let Some(row) = column(bodies, i) else {
+                    continue;
+                };
+                for k in 0..6 {
+                    if let Some(col) = column(bodies, k) {
+                        p.push((row, col));
+                    }
+                }
+            }
+        }
+        p.sort_unstable();
+        p.dedup();
+        p
+    }
+
+    /// O(nnz): the element entries written into their slots.
+    fn fill_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
+        if jac.nnz() != self.jac_nnz {
+            jac.fill_zero();
+        }
+        for (e, el) in self.constraints.iter().enumerate() {
+            let x0 = gather(el.bodies, q);
+            let x: [DualSVec64<6>; 6] =
+                std::array::from_fn(|k| DualSVec64::from_re(x0[k]).derivative(k));
+            let f = DualSVec64::<6>::from_re(el.driver_value(t).0);
+            let mut out = [DualSVec64::<6>::from_re(0.0); 3];
+            el.eval(&x, f, &mut out);
+            let own_pattern = jac.nnz() == self.jac_nnz;
+            for r in 0..el.rows() {
+                let g = out[r].eps.0.as_ref();
+                let row: [f64; 6] = std::array::from_fn(|k| g.map_or(0.0, |g| g[k]));
+                self.write_jacobian_row(jac, own_pattern, e, r, &row);
+            }
+        }
+    }
+
     /// The element blocks of [`Self::constraint_force_jacobian`] and
     /// [`Self::force_jacobians`] added at their entries of `pattern`
     /// (binary search) instead of into n × n matrices.
-    fn sparse_tangent(
+    fn fill_tangent(
         &self,
         t: f64,
         q: &[f64],
@@ -1239,12 +1334,10 @@ impl MechanicalSystem for PlanarSystem {
             None => false,
         })
     }
+}
 
-    fn has_exact_second_derivatives(&self) -> bool {
-        true
-    }
-
-    fn gamma_jacobians(
+impl SecondDerivatives for PlanarSystem {
+    fn exact_gamma_jacobians(
         &self,
         t: f64,
         q: &[f64],
@@ -1272,7 +1365,13 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn constraint_hessian_product(&self, t: f64, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_constraint_hessian_product(
+        &self,
+        t: f64,
+        q: &[f64],
+        a: &[f64],
+        out: &mut DMatrix<f64>,
+    ) {
         out.fill(0.0);
         for el in &self.constraints {
             let g = element_hessian_product(
@@ -1291,7 +1390,7 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
         out.fill(0.0);
         for el in &self.constraints {
             if el.function().is_none() {
@@ -1308,31 +1407,13 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn mass_matrix_derivative(&self, _q: &[f64], _a: &[f64], out: &mut DMatrix<f64>) {
+    fn exact_mass_matrix_derivative(&self, _q: &[f64], _a: &[f64], out: &mut DMatrix<f64>) {
         out.fill(0.0);
     }
+}
 
-    fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
-        let mut t = 0.0;
-        for i in 0..self.mass.len() {
-            let (vx, vy, w) = (v[3 * i], v[3 * i + 1], v[3 * i + 2]);
-            t += 0.5 * (self.mass[i] * (vx * vx + vy * vy) + self.inertia[i] * w * w);
-        }
-        t
-    }
-
-    fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
-        let mut pot = 0.0;
-        for i in 0..self.mass.len() {
-            pot -= self.mass[i] * (self.gravity[0] * q[3 * i] + self.gravity[1] * q[3 * i + 1]);
-        }
-        for el in &self.forces {
-            pot += el.potential(&gather(el.bodies, q));
-        }
-        pot
-    }
-
-    fn applied_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) -> bool {
+impl AppliedLoads for PlanarSystem {
+    fn applied_load_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
         qa.fill(0.0);
         let mut out = [0.0; 6];
         for el in &self.forces {
@@ -1343,39 +1424,15 @@ impl MechanicalSystem for PlanarSystem {
                 }
             }
         }
-        true
     }
+}
 
-    fn constraint_label(&self, row: usize) -> String {
-        match self.row_owner.get(row) {
-            Some(&(e, r)) => self.constraints[e].row_label(r),
-            None => format!("constraint row {row} (out of range)"),
-        }
-    }
-
-    fn constraint_row_meaning(&self, row: usize) -> String {
-        match self.row_owner.get(row) {
-            Some(&(e, r)) => self.constraints[e].row_meaning(r),
-            None => String::new(),
-        }
-    }
-
-    fn coordinate_label(&self, i: usize) -> String {
-        match self.body_names.get(i / 3) {
-            Some(name) => format!("{}.{}", name, COORD_NAMES[i % 3]),
-            None => format!("coordinate {i} (out of range)"),
-        }
-    }
-
-    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
-        Some(Box::new(crate::PlanarJointSystem::new(self)))
-    }
-
-    fn n_switching_functions(&self) -> usize {
+impl SwitchingFunctions for PlanarSystem {
+    fn switching_count(&self) -> usize {
         self.switching.len()
     }
 
-    fn switching_functions(&self, _t: f64, q: &[f64], _v: &[f64], s: &mut [f64]) {
+    fn switching_values(&self, _t: f64, q: &[f64], _v: &[f64], s: &mut [f64]) {
         for (k, (e, _)) in self.switching.iter().enumerate() {
             let el = &self.forces[*e];
             let x = gather(el.bodies, q);
@@ -1393,13 +1450,13 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn switching_label(&self, i: usize) -> String {
+    fn switching_name(&self, i: usize) -> String {
         self.switching
             .get(i)
             .map_or_else(|| format!("switching function {i}"), |(_, n)| n.clone())
     }
 
-    fn switching_quantities(&self, i: usize) -> [&'static str; 2] {
+    fn switching_columns(&self, i: usize) -> [&'static str; 2] {
         match self.switching.get(i).map(|(e, _)| &self.forces[*e].kind) {
             Some(ForceElementKind::SpringDamper { .. }) => ["deflection", "tension"],
             Some(ForceElementKind::RotationalSpring { .. }) => ["deflection", "torque"],
@@ -1407,7 +1464,7 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn contact_state(&self, _t: f64, q: &[f64], v: &[f64], i: usize) -> (f64, f64) {
+    fn switching_state(&self, _t: f64, q: &[f64], v: &[f64], i: usize) -> (f64, f64) {
         let Some((e, _)) = self.switching.get(i) else {
             return (f64::NAN, f64::NAN);
         };
@@ -1428,7 +1485,7 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn restitution(&self, i: usize) -> Option<f64> {
+    fn impact_restitution(&self, i: usize) -> Option<f64> {
         let (e, _) = self.switching.get(i)?;
         match &self.forces[*e].kind {
             ForceElementKind::Contact { params } => match params.law {
@@ -1439,80 +1496,44 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn apply_impact(
-        &self,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        i: usize,
-        v_out: &mut [f64],
-    ) -> Result<bool, String> {
-        let (Some(e), Some(restitution)) =
-            (self.switching.get(i).map(|c| c.0), self.restitution(i))
-        else {
-            return Ok(false);
+    /// w = ∂g/∂q of an impact contact's gap (the contact element's
+    /// gradient scattered into its bodies' columns).
+    fn impulse_direction(&self, _t: f64, q: &[f64], i: usize, w: &mut [f64]) -> bool {
+        let Some(&(e, _)) = self.switching.get(i) else {
+            return false;
         };
         let el = &self.forces[e];
         let ForceElementKind::Contact { params } = &el.kind else {
-            return Ok(false);
+            return false;
         };
-        let n = self.nq();
+        if !matches!(params.law, jounce_model::ContactLaw::Impact { .. }) {
+            return false;
+        }
         let x = gather(el.bodies, q);
         let wl = gap_gradient(params, &x[0..3], &x[3..6]);
-        let mut w = vec![0.0; n];
+        w.fill(0.0);
         for (k, wk) in wl.iter().enumerate() {
             if let Some(col) = column(el.bodies, k) {
                 w[col] += wk;
             }
         }
-        let closing: f64 = w.iter().zip(v).map(|(a, b)| a * b).sum();
-        v_out.copy_from_slice(v);
-        if closing >= 0.0 {
-            return Ok(false);
-        }
-        // [M Φ_qᵀ; Φ_q 0] [u; μ] = [w; 0]: the velocity change of a unit
-        // normal impulse that keeps the joints (Φ_q u = 0)
-        let m = self.nc();
-        let mut kkt = DMatrix::zeros(n + m, n + m);
-        let mut mass = DMatrix::zeros(n, n);
-        self.mass_matrix(q, &mut mass);
-        let mut jac = DMatrix::zeros(m, n);
-        self.constraint_jacobian(t, q, &mut jac);
-        kkt.view_mut((0, 0), (n, n)).copy_from(&mass);
-        kkt.view_mut((n, 0), (m, n)).copy_from(&jac);
-        kkt.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
-        let mut rhs = nalgebra::DVector::zeros(n + m);
-        rhs.rows_mut(0, n).copy_from_slice(&w);
-        let u = kkt
-            .full_piv_lu()
-            .solve(&rhs)
-            .filter(|u| u.iter().all(|x| x.is_finite()))
-            .ok_or_else(|| {
-                format!(
-                    "the impact of contact '{}' has no unique impulse: the matrix [M Φ_qᵀ; Φ_q 0] is singular",
-                    self.switching_label(i)
-                )
-            })?;
-        let wu: f64 = (0..n).map(|k| w[k] * u[k]).sum();
-        if !(wu > 0.0) {
-            return Err(format!(
-                "the impact of contact '{}' cannot change the gap's rate: the contact normal is blocked by the joints",
-                self.switching_label(i)
-            ));
-        }
-        // Newton's law: g'⁺ = −e g'⁻
-        let p = -(1.0 + restitution) * closing / wu;
-        for k in 0..n {
-            v_out[k] += p * u[k];
-        }
-        Ok(true)
+        true
     }
+}
 
-    fn n_friction_rows(&self) -> usize {
+impl FrictionRows for PlanarSystem {
+    fn friction_count(&self) -> usize {
         self.frictions.len()
     }
 
-    fn friction_row(&self, _t: f64, q: &[f64], v: &[f64], i: usize, jf: &mut [f64]) -> FrictionRow {
+    fn friction_element(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        i: usize,
+        jf: &mut [f64],
+    ) -> FrictionRow {
         let el = &self.frictions[i];
         let (x, w) = (gather(el.bodies, q), gather(el.bodies, v));
         let (sliding_velocity, local, gamma) = el.row(&x, &w);
@@ -1534,26 +1555,10 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
-    fn friction_label(&self, i: usize) -> String {
+    fn friction_name(&self, i: usize) -> String {
         self.frictions
             .get(i)
             .map_or_else(|| format!("friction {i}"), |f| f.name.clone())
-    }
-
-    fn breakpoints(&self) -> Vec<f64> {
-        let mut out = Vec::new();
-        for el in &self.constraints {
-            if let Some(f) = el.function() {
-                f.breakpoints(&mut out);
-            }
-        }
-        for el in &self.forces {
-            el.breakpoints(&mut out);
-        }
-        out.retain(|t| t.is_finite());
-        out.sort_by(f64::total_cmp);
-        out.dedup();
-        out
     }
 }
 

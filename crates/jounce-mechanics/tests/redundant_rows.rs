@@ -7,7 +7,7 @@
 
 use jounce_mechanics::{
     assemble, redundant_consistency, IndependentRows, MechanicalSystem, MinimumNormReactions,
-    Quantities,
+    Quantities, SystemQueries,
 };
 use nalgebra::DMatrix;
 
@@ -28,9 +28,6 @@ impl MechanicalSystem for PointMass {
         m.fill(0.0);
         m[(0, 0)] = 2.0;
         m[(1, 1)] = 2.0;
-    }
-    fn mass_matrix_is_constant(&self) -> bool {
-        true
     }
     fn generalized_forces(&self, _t: f64, _q: &[f64], _v: &[f64], f: &mut [f64]) {
         f[0] = 0.0;
@@ -86,6 +83,55 @@ impl MechanicalSystem for PointMass {
     }
     fn coordinate_label(&self, i: usize) -> String {
         ["p.x", "p.y"][i].into()
+    }
+    fn nv(&self) -> usize {
+        self.nq()
+    }
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
+    fn data(&self) -> jounce_mechanics::SystemData {
+        jounce_mechanics::SystemData::for_system(self)
+    }
+    fn evaluate(
+        &self,
+        data: &mut jounce_mechanics::SystemData,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        what: jounce_mechanics::Quantities,
+    ) {
+        jounce_mechanics::evaluate_each(self, data, t, q, v, what);
+    }
+    fn structure(&self) -> jounce_mechanics::Structure {
+        jounce_mechanics::Structure {
+            mass_matrix_is_constant: true,
+            mass_matrix_is_diagonal: false,
+        }
+    }
+    fn constraint_row_meaning(&self, _row: usize) -> String {
+        String::new()
+    }
+    fn breakpoints(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
+        None
+    }
+    fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
+        None
+    }
+    fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
+        None
+    }
+    fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
+        None
+    }
+    fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
+        None
+    }
+    fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
+        None
     }
 }
 

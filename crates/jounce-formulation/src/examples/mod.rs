@@ -166,10 +166,6 @@ impl MechanicalSystem for ToySystem {
         }
     }
 
-    fn mass_matrix_is_constant(&self) -> bool {
-        true
-    }
-
     fn generalized_forces(&self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
         for (b, body) in self.bodies.iter().enumerate() {
             f[3 * b] = body.mass * self.gravity[0];
@@ -370,74 +366,6 @@ impl MechanicalSystem for ToySystem {
         }
     }
 
-    fn has_exact_second_derivatives(&self) -> bool {
-        true
-    }
-
-    /// Revolute rows: γ = A_i s_i θ̇_i² − A_j s_j θ̇_j², so
-    /// ∂γ/∂θ_i = B_i s_i θ̇_i², ∂γ/∂θ̇_i = 2 A_i s_i θ̇_i (opposite signs for
-    /// j); slider and driver rows do not depend on q or v.
-    fn gamma_jacobians(
-        &self,
-        _t: f64,
-        q: &[f64],
-        v: &[f64],
-        dq: &mut DMatrix<f64>,
-        dv: &mut DMatrix<f64>,
-    ) {
-        dq.fill(0.0);
-        dv.fill(0.0);
-        let mut r = 0;
-        for jt in &self.joints {
-            match *jt {
-                ToyJoint::Revolute { i, si, j, sj, .. } => {
-                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
-                    for (b, s, sign) in sides {
-                        let Some(b) = b else { continue };
-                        let (w, th) = (v[3 * b + 2], q[3 * b + 2]);
-                        let (a, bs) = (rot(th, s), drot(th, s));
-                        for c in 0..2 {
-                            dq[(r + c, 3 * b + 2)] += sign * bs[c] * w * w;
-                            dv[(r + c, 3 * b + 2)] += sign * 2.0 * a[c] * w;
-                        }
-                    }
-                    r += 2;
-                }
-                ToyJoint::SliderX { .. } => r += 2,
-                ToyJoint::AngleDriver { .. } => r += 1,
-            }
-        }
-    }
-
-    /// Revolute rows: Φ_q a = a_ri + B_i s_i a_θi − a_rj − B_j s_j a_θj, so
-    /// ∂/∂θ_i = −A_i s_i a_θi and ∂/∂θ_j = +A_j s_j a_θj.
-    fn constraint_hessian_product(&self, _t: f64, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
-        out.fill(0.0);
-        let mut r = 0;
-        for jt in &self.joints {
-            match *jt {
-                ToyJoint::Revolute { i, si, j, sj, .. } => {
-                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
-                    for (b, s, sign) in sides {
-                        let Some(b) = b else { continue };
-                        let p = rot(q[3 * b + 2], s);
-                        for c in 0..2 {
-                            out[(r + c, 3 * b + 2)] -= sign * p[c] * a[3 * b + 2];
-                        }
-                    }
-                    r += 2;
-                }
-                ToyJoint::SliderX { .. } => r += 2,
-                ToyJoint::AngleDriver { .. } => r += 1,
-            }
-        }
-    }
-
-    /// Zero: Φ_t = −f'(t) of the angle drivers does not depend on q.
-    fn constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
-        out.fill(0.0);
-    }
-
     fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
         self.bodies
             .iter()
@@ -486,6 +414,140 @@ impl MechanicalSystem for ToySystem {
 
     fn breakpoints(&self) -> Vec<f64> {
         self.breakpoints.clone()
+    }
+
+    fn nv(&self) -> usize {
+        self.nq()
+    }
+
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
+
+    fn data(&self) -> jounce_mechanics::SystemData {
+        jounce_mechanics::SystemData::for_system(self)
+    }
+
+    fn evaluate(
+        &self,
+        data: &mut jounce_mechanics::SystemData,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        what: jounce_mechanics::Quantities,
+    ) {
+        jounce_mechanics::evaluate_each(self, data, t, q, v, what);
+    }
+
+    fn structure(&self) -> jounce_mechanics::Structure {
+        jounce_mechanics::Structure {
+            mass_matrix_is_constant: true,
+            mass_matrix_is_diagonal: false,
+        }
+    }
+
+    fn constraint_row_meaning(&self, _row: usize) -> String {
+        String::new()
+    }
+
+    fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
+        Some(self)
+    }
+
+    fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
+        None
+    }
+
+    fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
+        None
+    }
+
+    fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
+        None
+    }
+
+    fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
+        None
+    }
+
+    fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
+        None
+    }
+}
+
+impl jounce_mechanics::SecondDerivatives for ToySystem {
+    /// Revolute rows: γ = A_i s_i θ̇_i² − A_j s_j θ̇_j², so
+    /// ∂γ/∂θ_i = B_i s_i θ̇_i², ∂γ/∂θ̇_i = 2 A_i s_i θ̇_i (opposite signs for
+    /// j); slider and driver rows do not depend on q or v.
+    fn exact_gamma_jacobians(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        dq.fill(0.0);
+        dv.fill(0.0);
+        let mut r = 0;
+        for jt in &self.joints {
+            match *jt {
+                ToyJoint::Revolute { i, si, j, sj, .. } => {
+                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
+                    for (b, s, sign) in sides {
+                        let Some(b) = b else { continue };
+                        let (w, th) = (v[3 * b + 2], q[3 * b + 2]);
+                        let (a, bs) = (rot(th, s), drot(th, s));
+                        for c in 0..2 {
+                            dq[(r + c, 3 * b + 2)] += sign * bs[c] * w * w;
+                            dv[(r + c, 3 * b + 2)] += sign * 2.0 * a[c] * w;
+                        }
+                    }
+                    r += 2;
+                }
+                ToyJoint::SliderX { .. } => r += 2,
+                ToyJoint::AngleDriver { .. } => r += 1,
+            }
+        }
+    }
+
+    /// Revolute rows: Φ_q a = a_ri + B_i s_i a_θi − a_rj − B_j s_j a_θj, so
+    /// ∂/∂θ_i = −A_i s_i a_θi and ∂/∂θ_j = +A_j s_j a_θj.
+    fn exact_constraint_hessian_product(
+        &self,
+        _t: f64,
+        q: &[f64],
+        a: &[f64],
+        out: &mut DMatrix<f64>,
+    ) {
+        out.fill(0.0);
+        let mut r = 0;
+        for jt in &self.joints {
+            match *jt {
+                ToyJoint::Revolute { i, si, j, sj, .. } => {
+                    let sides = [(Some(i), si, 1.0), (j, sj, -1.0)];
+                    for (b, s, sign) in sides {
+                        let Some(b) = b else { continue };
+                        let p = rot(q[3 * b + 2], s);
+                        for c in 0..2 {
+                            out[(r + c, 3 * b + 2)] -= sign * p[c] * a[3 * b + 2];
+                        }
+                    }
+                    r += 2;
+                }
+                ToyJoint::SliderX { .. } => r += 2,
+                ToyJoint::AngleDriver { .. } => r += 1,
+            }
+        }
+    }
+
+    /// Zero: Φ_t = −f'(t) of the angle drivers does not depend on q.
+    fn exact_constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+    }
+
+    fn exact_mass_matrix_derivative(&self, q: &[f64], a: &[f64], out: &mut DMatrix<f64>) {
+        jounce_mechanics::finite_differences::mass_matrix_derivative(self, q, a, out);
     }
 }
 
