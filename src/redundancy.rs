@@ -19,7 +19,7 @@
 use jounce_formulation::NAMES;
 use jounce_mechanics::{
     redundant_consistency, Assembly, IndependentRows, MechanicalSystem, MinimumNormReactions,
-    RedundantRow,
+    NormalForce, RedundantRow, SystemQueries,
 };
 use jounce_model::Model;
 
@@ -64,6 +64,39 @@ pub struct Redundancy {
     pub rows: Vec<RedundantRow>,
     /// Row indices of `rows`.
     pub dropped: Vec<usize>,
+    /// Friction elements whose normal force is the reaction of a redundant
+    /// row or of a row a redundant row depends on, `(friction label, row
+    /// label)`: that reaction is not unique, so neither is their friction,
+    /// and every formulation refuses them.
+    pub friction_on_redundant: Vec<(String, String)>,
+}
+
+/// The friction elements of `sys` whose normal force is the multiplier of
+/// a row whose reaction is not unique: a redundant row, or a kept row a
+/// redundant row depends on. Such a reaction is shared in any proportion
+/// between the rows (statically indeterminate), and a formulation on the
+/// independent rows, penalty and the augmented Lagrangian would each pick
+/// another share, so the friction force would depend on the formulation.
+fn friction_on_shared_reactions<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    asm: &Assembly,
+    rows: &[RedundantRow],
+) -> Vec<(String, String)> {
+    let mut jf = vec![0.0; sys.nv()];
+    (0..sys.n_friction_rows())
+        .filter_map(|i| {
+            let NormalForce::Multiplier(r) =
+                sys.friction_row(0.0, &asm.q, &asm.v, i, &mut jf).normal
+            else {
+                return None;
+            };
+            let label = sys.constraint_label(r);
+            let shared = rows
+                .iter()
+                .any(|red| red.row == r || red.depends_on.iter().any(|(l, _)| *l == label));
+            shared.then(|| (sys.friction_label(i), label))
+        })
+        .collect()
 }
 
 impl Redundancy {
@@ -108,9 +141,11 @@ impl Redundancy {
                 })
                 .collect()
         });
+        let friction_on_redundant = friction_on_shared_reactions(sys, asm, &rows);
         Redundancy {
             dropped: asm.redundant_rows.clone(),
             rows,
+            friction_on_redundant,
         }
     }
 
@@ -129,7 +164,8 @@ impl Redundancy {
     }
 
     /// Why `formulation` cannot run this model, before integrating: an
-    /// inconsistent redundant row (any formulation), or redundancy under
+    /// inconsistent redundant row or friction whose normal force is a
+    /// redundant row's reaction (any formulation), or redundancy under
     /// `joint`.
     ///
     /// # Errors
@@ -148,6 +184,21 @@ impl Redundancy {
                  elements that close the loop twice, and drivers on redundant rows)",
                 model.source,
                 bad.join("; ")
+            )));
+        }
+        if !self.friction_on_redundant.is_empty() {
+            let which: Vec<String> = self
+                .friction_on_redundant
+                .iter()
+                .map(|(f, r)| format!("friction of '{f}' on the reaction {r}"))
+                .collect();
+            return Err(RunError::Setup(format!(
+                "{}: friction on a redundant joint: {}; that reaction is not unique (a \
+                 redundant joint shares its load with the rows it depends on in any \
+                 proportion), so neither is the friction force; remove the redundant \
+                 joint, or model the friction on a joint that shares no load",
+                model.source,
+                which.join("; ")
             )));
         }
         if !self.is_empty() && !runs_redundant(formulation) {

@@ -83,15 +83,58 @@ impl<'a, S: MechanicalSystem + ?Sized> AugmentedLagrangian<'a, S> {
     }
 }
 
+impl<S: MechanicalSystem + ?Sized> AugmentedLagrangian<'_, S> {
+    /// [v; q̈; 0] with q̈ the least-squares solution of
+    /// [M Φ_qᵀ; Φ_q 0][q̈; λ] = [Q; γ] by SVD, accepted where it solves
+    /// the system (consistent dependent rows); allocates (rare).
+    fn least_squares_rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
+        let (n, m) = (self.n, self.m);
+        let (q, v) = (&y[..n], &y[n..2 * n]);
+        let mut kkt = nalgebra::DMatrix::zeros(n + m, n + m);
+        let mut mass = nalgebra::DMatrix::zeros(n, n);
+        self.sys.mass_matrix(q, &mut mass);
+        let mut jac = nalgebra::DMatrix::zeros(m, n);
+        self.sys.constraint_jacobian(t, q, &mut jac);
+        kkt.view_mut((0, 0), (n, n)).copy_from(&mass);
+        kkt.view_mut((n, 0), (m, n)).copy_from(&jac);
+        kkt.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+        let mut rhs = nalgebra::DVector::zeros(n + m);
+        self.sys
+            .generalized_forces(t, q, v, rhs.rows_mut(0, n).as_mut_slice());
+        self.sys.gamma(t, q, v, rhs.rows_mut(n, m).as_mut_slice());
+        let svd = kkt.clone().svd(true, true);
+        let eps = 1e-12 * svd.singular_values.max();
+        let x = svd
+            .solve(&rhs, eps)
+            .ok()
+            .filter(|x| (&kkt * x - &rhs).norm() <= 1e-9 * rhs.norm().max(1.0))
+            .ok_or_else(|| EvalError::Singular {
+                what: "augmented (KKT) matrix [M Φ_qᵀ; Φ_q 0]".into(),
+                t,
+                detail: "the constraints are inconsistent: no acceleration satisfies them".into(),
+            })?;
+        dy[..n].copy_from_slice(v);
+        dy[n..2 * n].copy_from_slice(&x.as_slice()[..n]);
+        dy[2 * n..].fill(0.0);
+        Ok(())
+    }
+}
+
 impl<S: MechanicalSystem + ?Sized> OdeProblem for AugmentedLagrangian<'_, S> {
     fn dim(&self) -> usize {
         self.inner.dim()
     }
 
-    /// [v; q̈; 0] from the KKT system, for analyses at regular points only
-    /// (the stepper never calls it).
+    /// [v; q̈; 0] from the KKT system, for analyses and the driver's
+    /// start-up (the stepper itself never calls it). The augmented
+    /// Lagrangian runs redundant rows as they are, where the KKT matrix is
+    /// singular but q̈ is still unique: it is then the least-squares
+    /// solution of the KKT system by SVD.
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        self.inner.rhs(t, y, dy)
+        match self.inner.rhs(t, y, dy) {
+            Err(EvalError::Singular { .. }) => self.least_squares_rhs(t, y, dy),
+            other => other,
+        }
     }
 
     fn breakpoints(&self) -> &[f64] {

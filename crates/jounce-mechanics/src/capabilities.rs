@@ -334,7 +334,10 @@ pub trait SystemQueries: MechanicalSystem {
     /// (w = ∂g/∂q the impulse direction; Pfeiffer & Glocker 1996,
     /// *Multibody Dynamics with Unilateral Contacts*, ch. 7). M and Φ_q are
     /// this system's: on [`crate::IndependentRows`] the independent rows.
-    /// Ok(false) when `i` is not an impact contact or is not closing (v
+    /// With dependent rows (a system run on all its rows, as penalty and
+    /// the augmented Lagrangian do) the KKT matrix is singular but u is
+    /// still unique (μ is not): it is then the least-squares solution by
+    /// SVD, accepted where it solves the system. Ok(false) when `i` is not an impact contact or is not closing (v
     /// unchanged). Allocates (events are rare).
     ///
     /// # Errors
@@ -377,8 +380,10 @@ pub trait SystemQueries: MechanicalSystem {
         let mut rhs = DVector::zeros(n + m);
         rhs.rows_mut(0, n).copy_from_slice(&w);
         let u = kkt
+            .clone()
             .full_piv_lu()
             .solve(&rhs)
+            .or_else(|| consistent_least_squares(kkt, &rhs))
             .filter(|u| u.iter().all(|x| x.is_finite()))
             .ok_or_else(|| {
                 format!(
@@ -425,6 +430,19 @@ pub trait SystemQueries: MechanicalSystem {
 }
 
 impl<S: MechanicalSystem + ?Sized> SystemQueries for S {}
+
+/// The minimum-norm least-squares solution x of the singular system
+/// A x = b by SVD, or `None` when b is not in the range of A (the residual
+/// exceeds 1e-9 of |b|): for a KKT matrix with dependent constraint rows,
+/// whose accelerations or velocity changes are unique and whose
+/// multipliers are not.
+fn consistent_least_squares(a: DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    let svd = a.clone().svd(true, true);
+    let eps = 1e-12 * svd.singular_values.max();
+    let x = svd.solve(b, eps).ok()?;
+    let residual = (&a * &x - b).norm();
+    (residual <= 1e-9 * b.norm().max(f64::MIN_POSITIVE)).then_some(x)
+}
 
 impl SystemData {
     /// The workspace of `sys` with Φ_q in its sparsity pattern (dense

@@ -152,26 +152,6 @@ impl<'a, S: MechanicalSystem + ?Sized> IndependentRows<'a, S> {
         &self.dropped
     }
 
-    /// The friction elements whose normal force is the multiplier of a
-    /// dropped row, evaluated at (t, q, v): `(friction label, row label)`
-    /// each. Their normal force, and so their friction, is not unique (a
-    /// redundant joint shares its load with the rows it depends on in any
-    /// proportion), so a run refuses them before integrating.
-    #[must_use]
-    pub fn friction_on_dropped_rows(&self, t: f64, q: &[f64], v: &[f64]) -> Vec<(String, String)> {
-        let mut jf = vec![0.0; self.inner.nv()];
-        (0..self.inner.n_friction_rows())
-            .filter_map(
-                |i| match self.inner.friction_row(t, q, v, i, &mut jf).normal {
-                    NormalForce::Multiplier(r) if self.dropped.contains(&r) => {
-                        Some((self.inner.friction_label(i), self.inner.constraint_label(r)))
-                    }
-                    _ => None,
-                },
-            )
-            .collect()
-    }
-
     /// y_K = x[K]: the kept entries of an inner row vector.
     fn select(&self, full: &[f64], out: &mut [f64]) {
         for (o, &r) in out.iter_mut().zip(&self.kept) {
@@ -495,7 +475,7 @@ impl<S: MechanicalSystem + ?Sized> FrictionRows for IndependentRows<'_, S> {
     /// kept row is that row here; that of a dropped row is not unique (the
     /// load is shared with the rows it depends on), so it is NaN and the
     /// run fails where it would be used. Runs refuse such models before
-    /// integrating ([`IndependentRows::friction_on_dropped_rows`]).
+    /// integrating.
     fn friction_element(
         &self,
         t: f64,
