@@ -456,38 +456,39 @@ fn main() -> ExitCode {
             // the studies printed as one table: run, then print or fail
             let table = match name.to_ascii_lowercase().as_str() {
                 "s2" => Some(
-                    jounce::study_s2::s2(&models, &out.join("s2"))
-                        .map(|c| jounce::study_s2::s2_table(&c)),
+                    jounce_studies::study_s2::s2(&models, &out.join("s2"))
+                        .map(|c| jounce_studies::study_s2::s2_table(&c)),
                 ),
                 "s3" => Some(
-                    jounce::study_s3::s3(&models, &out.join("s3"), &study_methods)
-                        .map(|s| jounce::study_s3::s3_table(&s)),
+                    jounce_studies::study_s3::s3(&models, &out.join("s3"), &study_methods)
+                        .map(|s| jounce_studies::study_s3::s3_table(&s)),
                 ),
                 "s4" => Some(
-                    jounce::study_s4::s4(
+                    jounce_studies::study_s4::s4(
                         &models,
                         &out.join("s4"),
-                        &jounce::study_s4::S4Options {
+                        &jounce_studies::study_s4::S4Options {
                             t_end,
                             ..Default::default()
                         },
                     )
-                    .map(|s| jounce::study_s4::s4_table(&s)),
+                    .map(|s| jounce_studies::study_s4::s4_table(&s)),
                 ),
                 "s5" => Some(
-                    jounce::study_s5::s5(&models, &out.join("s5"))
-                        .map(|s| jounce::study_s5::s5_table(&s)),
+                    jounce_studies::study_s5::s5(&models, &out.join("s5"))
+                        .map(|s| jounce_studies::study_s5::s5_table(&s)),
                 ),
                 "s6" => Some(
-                    jounce::study_s6::s6(&models, &out.join("s6"))
-                        .map(|s| jounce::study_s6::s6_table(&s)),
+                    jounce_studies::study_s6::s6(&models, &out.join("s6"))
+                        .map(|s| jounce_studies::study_s6::s6_table(&s)),
                 ),
                 "s7" => Some(
-                    jounce::study_s7::s7(&out.join("s7")).map(|s| jounce::study_s7::s7_table(&s)),
+                    jounce_studies::study_s7::s7(&out.join("s7"))
+                        .map(|s| jounce_studies::study_s7::s7_table(&s)),
                 ),
                 "s8" => Some(
-                    jounce::study_s8::s8(&models, &out.join("s8"))
-                        .map(|s| jounce::study_s8::s8_table(&s)),
+                    jounce_studies::study_s8::s8(&models, &out.join("s8"))
+                        .map(|s| jounce_studies::study_s8::s8_table(&s)),
                 ),
                 _ => None,
             };
@@ -505,15 +506,15 @@ fn main() -> ExitCode {
                     "unknown study '{name}'; available: s1, s2, s3, s4, s5, s6, s7, s8"
                 )));
             }
-            let opts = jounce::study::S1Options {
+            let opts = jounce_studies::study::S1Options {
                 t_end,
                 skip_adams: no_adams,
                 trapezoidal_formulation: formulation,
                 ..Default::default()
             };
-            match jounce::study::s1(&models, &out.join("s1"), &opts) {
+            match jounce_studies::study::s1(&models, &out.join("s1"), &opts) {
                 Ok(cases) => {
-                    print!("{}", jounce::study::s1_table(&cases, &opts));
+                    print!("{}", jounce_studies::study::s1_table(&cases, &opts));
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

@@ -117,12 +117,12 @@ fn axial_mode_is_critically_damped_at_two_over_omega() {
         let dir = scratch("beam-crit");
         let model = jounce_model::load_file(&file).unwrap();
         let omega = (E * A / (L * model.bodies[0].mass)).sqrt();
-        let (at, w) = jounce::study_s4::axial_overshoot(&file, 2.0 / omega, &dir).unwrap();
+        let (at, w) = jounce_studies::study_s4::axial_overshoot(&file, 2.0 / omega, &dir).unwrap();
         assert!((w - omega).abs() < 1e-9 * omega);
         let (below, _) =
-            jounce::study_s4::axial_overshoot(&file, 0.98 * 2.0 / omega, &dir).unwrap();
+            jounce_studies::study_s4::axial_overshoot(&file, 0.98 * 2.0 / omega, &dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
-        let limit = jounce::study_s4::OVERSHOOT_LIMIT;
+        let limit = jounce_studies::study_s4::OVERSHOOT_LIMIT;
         assert!(at <= limit, "{m} kg: overshoot {at:e} at d = 2/ω");
         assert!(
             below > limit,
@@ -217,7 +217,7 @@ fn study_s4_prints_its_table() {
     assert_eq!(rows.len(), 3);
     for r in &rows {
         assert!(r[10].abs() < 0.02, "deviation {} for {} kg", r[10], r[0]);
-        assert!(r[5] <= jounce::study_s4::OVERSHOOT_LIMIT, "{r:?}");
+        assert!(r[5] <= jounce_studies::study_s4::OVERSHOOT_LIMIT, "{r:?}");
     }
     let findings = std::fs::read_to_string(out.join("s4/findings.csv")).unwrap();
     let row = |test: &str, hub: Option<&str>, claim: &str| -> String {

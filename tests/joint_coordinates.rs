@@ -14,8 +14,8 @@
 mod support;
 
 use jounce::run::Overrides;
-use jounce::study::S1_CASES;
 use jounce_integrate::{method, Discard, EvalError, OdeProblem, SolverOptions};
+use jounce_studies::study::S1_CASES;
 use support::{run_example, Series};
 
 fn tight(method: &str, formulation: &str, t_end: f64) -> Overrides {

@@ -19,8 +19,8 @@
 mod support;
 
 use jounce::run::Overrides;
-use jounce::study::S1_CASES;
 use jounce_io::RunSummary;
+use jounce_studies::study::S1_CASES;
 use support::{run_example, Series};
 
 /// newmark (β = 1/4, γ = 1/2) on index3 at the book's h = 1e-3 on the

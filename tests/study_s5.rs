@@ -6,7 +6,7 @@
 
 mod support;
 
-use jounce::study_s5::{s5, s5_table};
+use jounce_studies::study_s5::{s5, s5_table};
 
 #[test]
 fn s5_prints_its_tables_and_plots() {

@@ -5,7 +5,7 @@
 
 mod support;
 
-use jounce::study_s7::{s7, s7_slope, s7_table, S7_SMALL_H};
+use jounce_studies::study_s7::{s7, s7_slope, s7_table, S7_SMALL_H};
 
 #[test]
 fn the_llm_error_estimate_tracks_the_true_local_error() {
@@ -23,7 +23,7 @@ fn the_llm_error_estimate_tracks_the_true_local_error() {
         );
     }
     for f in [
-        (|r: &jounce::study_s7::S7Row| r.true_error) as fn(&_) -> f64,
+        (|r: &jounce_studies::study_s7::S7Row| r.true_error) as fn(&_) -> f64,
         |r| r.estimate,
     ] {
         let slope = s7_slope(&study.rows, S7_SMALL_H, f);

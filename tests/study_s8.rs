@@ -7,7 +7,7 @@
 
 mod support;
 
-use jounce::study_s8::{s8, s8_table};
+use jounce_studies::study_s8::{s8, s8_table};
 
 #[test]
 fn measured_period_elongation_and_decay_equal_the_closed_forms() {

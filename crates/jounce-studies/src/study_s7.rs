@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use jounce_integrate::exponential::LocalLinearization;
 use jounce_integrate::testkit::InverseTimeRotation;
 
-use crate::error::RunError;
-use crate::plot::{line_chart, Chart, Curve, YScale};
+use jounce::error::RunError;
+use jounce::plot::{line_chart, Chart, Curve, YScale};
 
 /// One step size of the study.
 #[derive(Clone, Copy, Debug, PartialEq)]

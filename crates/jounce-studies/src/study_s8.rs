@@ -15,10 +15,10 @@ use jounce_analysis::period_error::{closed_form, measured};
 use jounce_analysis::PeriodError;
 use jounce_integrate::structural::StructuralScheme;
 
-use crate::error::RunError;
-use crate::plot::{line_chart, Chart, Curve, YScale};
-use crate::run::run_model;
-use crate::series::Series;
+use jounce::error::RunError;
+use jounce::plot::{line_chart, Chart, Curve, YScale};
+use jounce::run::run_model;
+use jounce::series::Series;
 
 /// Model file stem of the study.
 pub const S8_MODEL: &str = "s8_oscillator";

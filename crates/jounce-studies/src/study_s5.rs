@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 
 use jounce_io::RunSummary;
 
-use crate::error::RunError;
-use crate::plot::{line_chart, Chart, Curve, YScale};
-use crate::run::run_model;
-use crate::series::Series;
+use jounce::error::RunError;
+use jounce::plot::{line_chart, Chart, Curve, YScale};
+use jounce::run::run_model;
+use jounce::series::Series;
 
 /// Model file stem of the study.
 pub const S5_MODEL: &str = "s5_stiff_double_pendulum";
@@ -149,7 +149,7 @@ pub fn s5(examples: &Path, out: &Path) -> Result<S5Study, RunError> {
         )?
         .path,
     ];
-    crate::plot::run_charts(out, &|_| true)?;
+    jounce::plot::run_charts(out, &|_| true)?;
     Ok(S5Study {
         fixed,
         adaptive,

@@ -62,10 +62,10 @@ use std::path::{Path, PathBuf};
 use jounce_io::RunSummary;
 use jounce_model::{BodyRef, ForceKind, Model};
 
-use crate::error::RunError;
-use crate::plot::{line_chart, Chart, Curve, YScale};
-use crate::run::run_model;
-use crate::series::Series;
+use jounce::error::RunError;
+use jounce::plot::{line_chart, Chart, Curve, YScale};
+use jounce::run::run_model;
+use jounce::series::Series;
 
 /// End masses of test 3 [kg] and the seed's d_crit for each (termeer's
 /// unstated E).
@@ -1147,7 +1147,7 @@ pub fn s4(models: &Path, out: &Path, opts: &S4Options) -> Result<S4Study, RunErr
     let plot = test3_plot(models, out)?;
     let cost_plot = test4a_plot(out, &test4a)?;
     // the test-4 runs against t (test 3's are in test3_axial.svg)
-    crate::plot::run_charts(out, &|name| name.starts_with("test4"))?;
+    jounce::plot::run_charts(out, &|name| name.starts_with("test4"))?;
     Ok(S4Study {
         test3,
         test4,

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::compare::{compare, write_outputs, CompareOptions, CompareRow, Reference, RunStatus};
-use crate::error::RunError;
-use crate::modes::{modes_report, LinearisationPoint, ModesReport};
+use jounce::compare::{compare, write_outputs, CompareOptions, CompareRow, Reference, RunStatus};
+use jounce::error::RunError;
+use jounce::modes::{modes_report, LinearisationPoint, ModesReport};
 
 /// The explicit and the implicit method compared.
 pub const S2_METHODS: [&str; 2] = ["dopri5", "radau5"];

@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::RunError;
-use crate::run::{apply_overrides, run_model, Overrides};
-use crate::series::Series;
+use jounce::error::RunError;
+use jounce::run::{apply_overrides, run_model, Overrides};
+use jounce::series::Series;
 
 /// Model file stem of the study.
 pub const S6_MODEL: &str = "s6_two_balls";
@@ -143,7 +143,7 @@ pub fn s6(examples: &Path, out: &Path) -> Result<S6Study, RunError> {
             deepest_gap: deepest,
         });
     }
-    crate::plot::run_charts(out, &|name| name != "reference")?;
+    jounce::plot::run_charts(out, &|name| name != "reference")?;
     Ok(S6Study {
         impacts,
         penetration_bound,

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use jounce_io::RunSummary;
 
-use crate::error::RunError;
-use crate::run::run_model;
+use jounce::error::RunError;
+use jounce::run::run_model;
 
 /// The implicit variable-step methods the study runs by default.
 pub const S3_METHODS: [&str; 6] = ["radau5", "bdf", "ndf", "trbdf2", "sdirk2", "rodas4"];
@@ -215,7 +215,7 @@ pub fn s3(examples: &Path, out: &Path, methods: &[String]) -> Result<S3Study, Ru
     std::fs::create_dir_all(out).map_err(|e| RunError::Io(jounce_io::IoError::new(out, e)))?;
     std::fs::write(&csv, text).map_err(|e| RunError::Io(jounce_io::IoError::new(&csv, e)))?;
     // the step-force runs told of the jump, against t
-    crate::plot::run_charts(out, &|name| name.ends_with("-step-bp"))?;
+    jounce::plot::run_charts(out, &|name| name.ends_with("-step-bp"))?;
     Ok(S3Study { runs, methods, csv })
 }
 

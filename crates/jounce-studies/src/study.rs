@@ -22,8 +22,8 @@ use std::path::Path;
 
 use jounce_io::RunSummary;
 
-use crate::error::RunError;
-use crate::run::{apply_overrides, run_model, Overrides};
+use jounce::error::RunError;
+use jounce::run::{apply_overrides, run_model, Overrides};
 
 /// The nine spring cases (k1, k2) of S1 and their model file stems.
 pub const S1_CASES: [(&str, &str); 9] = [
@@ -178,7 +178,7 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
         });
     }
     // step size, CPU, energy and violations of every run against t
-    crate::plot::run_charts(out, &|_| true)?;
+    jounce::plot::run_charts(out, &|_| true)?;
     Ok(cases)
 }
 

@@ -1,0 +1,12 @@
+//! # jounce-studies: the seed studies of studies.md
+//!
+//! S1..S8 as tables, run on the `jounce` library's API.
+
+pub mod study;
+pub mod study_s2;
+pub mod study_s3;
+pub mod study_s4;
+pub mod study_s5;
+pub mod study_s6;
+pub mod study_s7;
+pub mod study_s8;
