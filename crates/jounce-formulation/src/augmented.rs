@@ -25,7 +25,7 @@
 //! 2n solves instead of 2n + 1 evaluations of the right-hand side. The
 //! structural tangent of r = a_in − a(t, q, v) is K = −∂a/∂q, C = −∂a/∂v.
 //! Both are reported exact when the system's second derivatives are
-//! ([`MechanicalSystem::has_exact_second_derivatives`]).
+//! ([`SystemQueries::has_exact_second_derivatives`]).
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
 use jounce_mechanics::{MechanicalSystem, SystemQueries};

@@ -19,7 +19,7 @@
 //! parallelograms with its cranks horizontal).
 //!
 //! The state is that of `index3`, y = [q; v; λ]; the equations are the
-//! same [`ConstrainedEquations`] with the system's exact derivatives. The
+//! same [`crate::dae_formulation::ConstrainedEquations`] with the system's exact derivatives. The
 //! stepping is the structural family's
 //! ([`jounce_integrate::structural::augmented_lagrangian`]): newmark (the
 //! trapezoidal rule of the original method), hht, generalized_alpha,

@@ -40,7 +40,7 @@
 //! ∂(Φ_qᵀλ)/∂q, C = −∂Q/∂v, the constraint-force stiffness ∂(Φ_qᵀμ)/∂q
 //! and the velocity-constraint derivative (Φ_q v)_q + Φ_qt; they are
 //! reported exact when the system's second derivatives are
-//! ([`MechanicalSystem::has_exact_second_derivatives`]).
+//! ([`SystemQueries::has_exact_second_derivatives`]).
 
 use jounce_integrate::constrained::{ConstrainedSecondOrderProblem, IterationSparsity};
 use jounce_integrate::dae::{ConstrainedDae, DaeForm, DaeProblem};
@@ -73,7 +73,7 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     /// Workspace of the sparse residual: M, Q, Φ and the sparse Φ_q.
     data: SystemData,
     /// Entries (i, j) of M, ∂(M a)/∂q, ∂Q/∂q and ∂Q/∂v
-    /// ([`MechanicalSystem::tangent_pattern`], or all of them; each once),
+    /// ([`SystemQueries::tangent_pattern`], or all of them; each once),
     /// for M a and the tangent sums in O(nnz).
     mass_entries: Vec<(usize, usize)>,
     /// Time functions are evaluated at min(t, t_cap): the left limit at a
@@ -270,7 +270,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         Ok(())
     }
 
-    /// The system's [`MechanicalSystem::sparse_tangent`], for a constant
+    /// The system's [`SystemQueries::sparse_tangent`], for a constant
     /// mass matrix (∂(M a)/∂q = 0); otherwise `Ok(false)`.
     fn sparse_tangent(
         &mut self,
@@ -328,7 +328,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         Ok(())
     }
 
-    /// The system's element couplings ([`MechanicalSystem::tangent_pattern`])
+    /// The system's element couplings ([`SystemQueries::tangent_pattern`])
     /// and Φ_q pattern, unless the linear solver is dense (or `auto` on a
     /// system with n + m below `SPARSE_ITERATION_MIN_DIM`).
     fn sparsity(&self) -> Option<IterationSparsity> {

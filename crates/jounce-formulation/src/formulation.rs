@@ -95,7 +95,7 @@ pub trait Formulation: OdeProblem {
     }
 
     /// The friction forces F_t of the system's friction rows
-    /// ([`jounce_mechanics::MechanicalSystem::n_friction_rows`]) at (t, y)
+    /// ([`jounce_mechanics::SystemQueries::n_friction_rows`]) at (t, y)
     /// into `out`; false (out untouched) when the formulation does not
     /// solve for them.
     ///

@@ -3,7 +3,7 @@
 //! (translational joints).
 //!
 //! State y = [q; v] as in [`crate::Augmented`]. With the friction forces
-//! F (one per friction element of [`MechanicalSystem::friction_row`]) the
+//! F (one per friction element of [`SystemQueries::friction_row`]) the
 //! accelerations solve
 //!
 //! ```text

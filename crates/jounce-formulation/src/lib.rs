@@ -40,7 +40,7 @@
 //! ggl the blocks of their DAE iteration matrices. They are
 //! reported exact (`has_exact_jacobian`, `has_exact_tangent`) when the
 //! system's second derivatives are
-//! ([`jounce_mechanics::MechanicalSystem::has_exact_second_derivatives`],
+//! ([`jounce_mechanics::SystemQueries::has_exact_second_derivatives`],
 //! true for [`jounce_mechanics::PlanarSystem`]); otherwise integrators keep
 //! their finite differences of the whole right-hand side.
 //!
@@ -54,13 +54,18 @@
 //! constraints whenever another path meets a vanishing pivot.
 //!
 //! [`build`] makes any of them by name from [`FormulationSettings`];
-//! [`examples`] holds small hand-written systems for tests.
+//! `examples` (with the `testkit` feature) holds small hand-written systems
+//! for tests.
 
 mod acceleration_jacobian;
 pub mod augmented;
 pub mod augmented_lagrangian;
 pub mod dae_formulation;
 pub mod error;
+/// Hand-written example systems for tests and benchmarks: compiled for this
+/// crate's tests and, with the `testkit` feature, for other crates'; not
+/// part of the library's API.
+#[cfg(any(test, feature = "testkit"))]
 pub mod examples;
 pub mod factory;
 pub mod formulation;

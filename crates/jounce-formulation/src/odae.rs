@@ -31,8 +31,8 @@
 //! another name, so `jounce` refuses such pairings instead.
 //!
 //! G comes from the system's exact derivatives
-//! ([`MechanicalSystem::constraint_hessian_product`],
-//! [`MechanicalSystem::constraint_time_jacobian`]); the Jacobian of the
+//! ([`SystemQueries::constraint_hessian_product`],
+//! [`SystemQueries::constraint_time_jacobian`]); the Jacobian of the
 //! right-hand side is augmented's exact one.
 
 use jounce_integrate::{EvalError, OdeProblem, OverdeterminedProblem};

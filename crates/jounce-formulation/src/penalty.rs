@@ -42,7 +42,7 @@
 //! [`MechanicalSystem`]). The first-order Jacobian is
 //! J = [[0, I], [−M_p⁻¹K, −M_p⁻¹C]] at a = M_p⁻¹ f_p, reusing the
 //! factorisation of M_p. Both are reported exact when
-//! [`MechanicalSystem::has_exact_second_derivatives`] holds.
+//! [`SystemQueries::has_exact_second_derivatives`] holds.
 //!
 //! **Singular mass matrices.** This form never inverts M alone: it factors
 //! M + αΦ_qᵀΦ_q (LU with full pivoting), which is regular exactly when M is

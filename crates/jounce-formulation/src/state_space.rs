@@ -49,7 +49,7 @@
 //! What the formulation does differently from `partitioning`:
 //! - **Partition.** Dependent coordinates are preferably those in which
 //!   the constraints are linear (∂Φ_q/∂q_j = 0, found once at the start from
-//!   the constraint Hessian, [`MechanicalSystem::constraint_hessian_product`]),
+//!   the constraint Hessian, [`SystemQueries::constraint_hessian_product`]),
 //!   by threshold pivoting: at each elimination step the column is the
 //!   best-pivoted linear one whose pivot is at least
 //!   [`StateSpace::PIVOT_THRESHOLD`] times the largest remaining entry,

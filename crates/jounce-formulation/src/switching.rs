@@ -3,13 +3,13 @@
 //!
 //! [`Switched`] wraps a formulation: every [`OdeProblem`] call goes to it,
 //! and the system's switching functions s(t, q, v)
-//! ([`MechanicalSystem::switching_functions`]) become the problem's event
+//! ([`SystemQueries::switching_functions`]) become the problem's event
 //! functions, evaluated on the physical motion (q, v) of the integrator
 //! state. The shared driver locates their roots on each method's own
 //! continuous solution, ends the step there and restarts the method with
 //! its history dropped (a penalty law switches on or off there). At the
 //! closing root of a rigid contact (impact law) the velocities jump by
-//! [`MechanicalSystem::apply_impact`] and the state is rebuilt from (q, v⁺)
+//! [`SystemQueries::apply_impact`] and the state is rebuilt from (q, v⁺)
 //! by [`Formulation::initial_state`], so that every formulation's extra
 //! unknowns (multipliers, independent coordinates) are consistent again.
 //!

@@ -47,12 +47,17 @@ pub mod norm;
 pub mod options;
 pub mod overdetermined;
 pub mod problem;
+pub mod reference_problems;
 pub mod solve;
 pub mod sparse_lu;
 pub mod stats;
 pub mod step_loop;
 pub mod stepper;
 pub mod structural;
+/// Test fixtures (reference problems, convergence-order helpers): compiled
+/// for this crate's tests and, with the `testkit` feature, for the other
+/// crates' tests; not part of the library's API.
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
 pub use nalgebra;

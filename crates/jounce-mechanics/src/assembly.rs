@@ -34,7 +34,7 @@
 //!
 //! # Large systems
 //! With at least [`SPARSE_MIN_ROWS`] constraint rows and a sparse Φ_q
-//! pattern ([`MechanicalSystem::constraint_jacobian_pattern`]), the
+//! pattern ([`SystemQueries::constraint_jacobian_pattern`]), the
 //! minimum-norm steps use Φ_q⁺ = Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ with Φ_q Φ_qᵀ factored by
 //! sparse LDLᵀ ([`GramFactor`]), O(N) for a chain instead of the O(N³)
 //! SVD. Its pivots d_k are the squared norms of the components of the rows

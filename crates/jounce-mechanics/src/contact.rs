@@ -153,7 +153,7 @@ pub fn sliding_velocity<D: Scalar>(
 /// regularised Coulomb law, −μ F_n tanh(v_t / v_ε), for normal force
 /// `normal` and sliding velocity `slide` (zero without friction, and for
 /// the stick–slip law, whose force the formulation solves for with the
-/// accelerations: [`crate::MechanicalSystem::friction_row`]).
+/// accelerations: [`crate::SystemQueries::friction_row`]).
 #[inline]
 pub fn friction_force<D: Scalar>(p: &ContactParams, normal: D, slide: D) -> D {
     match p

@@ -107,7 +107,7 @@ pub struct SystemData {
     pub constraints: Vec<f64>,
     /// Φ_q, m × n_v: the constraint Jacobian with respect to the
     /// velocities, so that Φ' = Φ_q v + Φ_t. Sparse with the system's
-    /// fixed pattern ([`crate::MechanicalSystem::constraint_jacobian_pattern`];
+    /// fixed pattern ([`crate::SystemQueries::constraint_jacobian_pattern`];
     /// every entry when the system declares none);
     /// [`SparseMatrix::to_dense`] gives the dense view.
     pub constraint_jacobian: SparseMatrix,

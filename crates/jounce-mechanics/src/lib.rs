@@ -35,7 +35,7 @@
 //! * Redundant constraints: [`IndependentRows`] presents only the
 //!   independent rows to formulations that need a Φ_q of full row rank,
 //!   [`MinimumNormReactions`] reports the (non-unique) multipliers as the
-//!   minimum-norm ones over all rows, [`redundant_consistency`] tells
+//!   minimum-norm ones over all rows, [`redundant_consistency()`] tells
 //!   whether the redundant rows hold wherever the others hold.
 //! * [`MechanicsError`], [`AssemblyError`] — structured errors naming elements.
 //!

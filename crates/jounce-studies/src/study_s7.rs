@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use jounce_integrate::exponential::LocalLinearization;
-use jounce_integrate::testkit::InverseTimeRotation;
+use jounce_integrate::reference_problems::InverseTimeRotation;
 
 use jounce::error::RunError;
 use jounce::plot::{line_chart, Chart, Curve, YScale};

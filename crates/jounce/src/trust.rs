@@ -6,7 +6,7 @@
 //!   dampers only dissipate, so E = T + V of a correct solution obeys
 //!   E(t) − E(0) ≤ ∫₀ᵗ (P_applied + λᵀΦ_t) ds, where P_applied is the power
 //!   of point forces, torques and actuators (generalized forces Q_a,
-//!   [`jounce_mechanics::MechanicalSystem::applied_forces`]) and λᵀΦ_t that
+//!   [`jounce_mechanics::SystemQueries::applied_forces`]) and λᵀΦ_t that
 //!   of the drivers. The check sums W(t) = Σ |½ (Q_a,k + Q_a,k+1)ᵀ Δq_k|
 //!   plus ∫ |λᵀΦ_t| ds over the output rows (the first exact for constant
 //!   loads however coarse the output, the second by the trapezoidal rule)
