@@ -303,24 +303,14 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         fn breakpoints(&self) -> Vec<f64> {
             Vec::new()
         }
-        fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
-            None
-        }
-        fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
-            None
-        }
-        fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
-            None
-        }
-        fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
-            None
-        }
-        fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
-            None
-        }
-        fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
-            None
-        }
+        jounce_mechanics::absent_capabilities!(
+            second_derivatives,
+            sparsity,
+            applied_loads,
+            switching,
+            friction,
+            joint_coordinates
+        );
     }
     let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
     let sys = ExtraPosition(sys);

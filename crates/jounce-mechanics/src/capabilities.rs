@@ -510,3 +510,47 @@ impl Structure {
         mass_matrix_is_diagonal: false,
     };
 }
+
+/// The accessors of capabilities a system does not have, each named:
+/// `absent_capabilities!(sparsity, switching);` in an
+/// `impl MechanicalSystem` writes `fn sparsity(&self) -> Option<&dyn
+/// Sparsity> { None }` and the same for `switching`. Names:
+/// `second_derivatives`, `sparsity`, `applied_loads`, `switching`,
+/// `friction`, `joint_coordinates`. A capability left out of both the list
+/// and the impl is still a compile error.
+#[macro_export]
+macro_rules! absent_capabilities {
+    ($($cap:ident),+ $(,)?) => {
+        $($crate::absent_capabilities!(@one $cap);)+
+    };
+    (@one second_derivatives) => {
+        fn second_derivatives(&self) -> Option<&dyn $crate::SecondDerivatives> {
+            None
+        }
+    };
+    (@one sparsity) => {
+        fn sparsity(&self) -> Option<&dyn $crate::Sparsity> {
+            None
+        }
+    };
+    (@one applied_loads) => {
+        fn applied_loads(&self) -> Option<&dyn $crate::AppliedLoads> {
+            None
+        }
+    };
+    (@one switching) => {
+        fn switching(&self) -> Option<&dyn $crate::SwitchingFunctions> {
+            None
+        }
+    };
+    (@one friction) => {
+        fn friction(&self) -> Option<&dyn $crate::FrictionRows> {
+            None
+        }
+    };
+    (@one joint_coordinates) => {
+        fn joint_coordinates(&self) -> Option<Box<dyn $crate::JointCoordinateSystem>> {
+            None
+        }
+    };
+}

@@ -115,24 +115,14 @@ impl MechanicalSystem for PointMass {
     fn breakpoints(&self) -> Vec<f64> {
         Vec::new()
     }
-    fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
-        None
-    }
-    fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
-        None
-    }
-    fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
-        None
-    }
-    fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
-        None
-    }
-    fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
-        None
-    }
-    fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
-        None
-    }
+    jounce_mechanics::absent_capabilities!(
+        second_derivatives,
+        sparsity,
+        applied_loads,
+        switching,
+        friction,
+        joint_coordinates
+    );
 }
 
 #[test]

@@ -454,25 +454,13 @@ impl MechanicalSystem for ToySystem {
         Some(self)
     }
 
-    fn sparsity(&self) -> Option<&dyn jounce_mechanics::Sparsity> {
-        None
-    }
-
-    fn applied_loads(&self) -> Option<&dyn jounce_mechanics::AppliedLoads> {
-        None
-    }
-
-    fn switching(&self) -> Option<&dyn jounce_mechanics::SwitchingFunctions> {
-        None
-    }
-
-    fn friction(&self) -> Option<&dyn jounce_mechanics::FrictionRows> {
-        None
-    }
-
-    fn joint_coordinates(&self) -> Option<Box<dyn jounce_mechanics::JointCoordinateSystem>> {
-        None
-    }
+    jounce_mechanics::absent_capabilities!(
+        sparsity,
+        applied_loads,
+        switching,
+        friction,
+        joint_coordinates
+    );
 }
 
 impl jounce_mechanics::SecondDerivatives for ToySystem {
