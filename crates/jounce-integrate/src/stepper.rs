@@ -159,3 +159,36 @@ pub(crate) fn restart_keeping_step<S: Stepper>(
     }
     Ok(())
 }
+
+/// The step size a (re)started method begins with: the fixed step (which
+/// must be positive and finite), else the size `kept` from before the
+/// restart (0: none), else the user's h0, else `estimate` (the first-step
+/// estimate of Hairer, Nørsett & Wanner I, II.4, or the method's own).
+/// Shared by every stepper's reset, so that all of them read the options
+/// alike.
+///
+/// # Errors
+/// [`IntegrateError::BadMethod`] for a fixed step that is not positive
+/// and finite, and the errors of `estimate`.
+pub(crate) fn starting_step(
+    name: &str,
+    opts: &SolverOptions,
+    kept: f64,
+    estimate: impl FnOnce() -> Result<f64, IntegrateError>,
+) -> Result<f64, IntegrateError> {
+    if let Some(h) = opts.fixed_step {
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(IntegrateError::BadMethod(format!(
+                "{name}: fixed step size must be positive, got {h}"
+            )));
+        }
+        return Ok(h);
+    }
+    if kept != 0.0 {
+        return Ok(kept);
+    }
+    match opts.h0 {
+        Some(h0) => Ok(h0),
+        None => estimate(),
+    }
+}
