@@ -180,22 +180,24 @@ pub trait StepAttempt {
 /// time in `t`, its next step size in `h` and the loop's memory in
 /// `loop_state` (most drivers): write `step_state_accessors!();` inside
 /// the `impl StepAttempt` block.
+/// `step_state_accessors!(st);` reads them from the field `st` instead
+/// (a [`crate::one_step::OneStepState`]).
 macro_rules! step_state_accessors {
-    () => {
+    ($($field:ident)?) => {
         fn current_t(&self) -> f64 {
-            self.t
+            self$(.$field)?.t
         }
 
         fn proposed_h(&self) -> f64 {
-            self.h
+            self$(.$field)?.h
         }
 
         fn set_h(&mut self, h: f64) {
-            self.h = h;
+            self$(.$field)?.h = h;
         }
 
         fn loop_state(&mut self) -> &mut $crate::step_loop::LoopState {
-            &mut self.loop_state
+            &mut self$(.$field)?.loop_state
         }
     };
 }
