@@ -221,7 +221,10 @@ impl OneStepState {
 /// keeps its step size: the smaller of the kept size and the first-step
 /// estimate at the new point ([`crate::stepper::restart_keeping_step`]);
 /// `one_step_accessors!(hermite);` adds the cubic Hermite
-/// [`crate::Stepper::interpolate`] ([`OneStepState::hermite`]).
+/// [`crate::Stepper::interpolate`] ([`OneStepState::hermite`]);
+/// `one_step_accessors!(fields);` reads them from the stepper's own
+/// fields `t`, `y`, `t_prev` (the multistep methods, whose history is
+/// their own).
 macro_rules! one_step_accessors {
     (restart_keeping_step) => {
         fn restart_at_breakpoint(
@@ -241,6 +244,19 @@ macro_rules! one_step_accessors {
         /// HNW I, eq. II.6.7).
         fn interpolate(&self, t: f64, out: &mut [f64]) {
             self.st.hermite(t, out);
+        }
+    };
+    (fields) => {
+        fn t(&self) -> f64 {
+            self.t
+        }
+
+        fn y(&self) -> &[f64] {
+            &self.y
+        }
+
+        fn t_prev(&self) -> f64 {
+            self.t_prev
         }
     };
     () => {

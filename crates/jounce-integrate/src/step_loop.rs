@@ -203,6 +203,18 @@ macro_rules! step_state_accessors {
 }
 pub(crate) use step_state_accessors;
 
+/// The [`StepAttempt::loop_state`] of a stepper that keeps the loop's
+/// memory in the field `loop_state` and its own time and step size (write
+/// `loop_state_accessor!();` inside the `impl StepAttempt` block).
+macro_rules! loop_state_accessor {
+    () => {
+        fn loop_state(&mut self) -> &mut $crate::step_loop::LoopState {
+            &mut self.loop_state
+        }
+    };
+}
+pub(crate) use loop_state_accessor;
+
 /// The error of a run whose step budget is used up at `t`: stiffness when
 /// Hairer's test fired before ([`crate::Stats::stiffness_detected_at`]), else the
 /// budget itself.

@@ -100,12 +100,10 @@ use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::sparse_iteration::SparseIteration;
 use crate::dae::{counted_residual, dae_weights, fd_iteration_matrix, DaeProblem};
-use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
-use crate::implicit::radau_core::{Radau, RadauCore, RadauForm, C64};
+use crate::implicit::radau_core::{Eval, Radau, RadauCore, RadauForm, Res, C64};
 use crate::problem::OdeProblem;
 use crate::stats::Stats;
-use crate::stepper::{StepContext, Stepper};
 
 const NAME: &str = "radau5";
 
@@ -305,9 +303,28 @@ impl DaeRadau {
     }
 }
 
+impl DaeRadau {
+    /// −E1⁻¹ F(t_n, y_n (+ the previous estimate in `core.tmp` when
+    /// `shifted`), `yps`) into `core.tmp`; returns its weighted norm.
+    fn estimate_at(&mut self, core: &mut RadauCore, e: &mut Eval, shifted: bool) -> Res<f64> {
+        let dae = e.p.as_dae().ok_or_else(not_a_dae)?;
+        for m in 0..core.y.len() {
+            self.ys[m] = core.y[m] + if shifted { core.tmp[m] } else { 0.0 };
+        }
+        let stats = &mut *e.ctx.stats;
+        counted_residual(dae, core.t, &self.ys, &self.yps, &mut core.tmp, stats)?;
+        core.tmp.iter_mut().for_each(|v| *v = -*v);
+        stats.n_solve += 1;
+        self.solve_e1(&mut core.tmp);
+        Ok(core.error_norm::<DaeRadau>(&core.tmp))
+    }
+}
+
 impl RadauForm for DaeRadau {
     const EXACT_STOPS: bool = true;
     const TOLERATE_GROWTH_AT_FIXED_STEPS: bool = true;
+    const ESTIMATE_AT_BREAKPOINTS: bool = false;
+    const RESTART_BY_RESET: bool = true;
 
     fn weigh(v: f64, w: f64) -> f64 {
         v * w
@@ -335,13 +352,8 @@ impl RadauForm for DaeRadau {
 
     /// y'(t0): the problem's rhs as a guess, made consistent by the DAE;
     /// σ of the tolerance-proportional scaling (module documentation).
-    fn start(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        ctx: &StepContext,
-    ) -> Result<(), IntegrateError> {
-        let (t0, y0) = (core.t, &core.y);
+    fn start(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        let (t0, y0, p, opts) = (core.t, &core.y, &mut *e.p, e.ctx.opts);
         if p.rhs(t0, y0, &mut self.yp).is_err() || self.yp.iter().any(|v| !v.is_finite()) {
             self.yp.fill(0.0);
         }
@@ -354,8 +366,8 @@ impl RadauForm for DaeRadau {
             .iter()
             .zip(dae.is_differential())
             .any(|(&k, &d)| d && k >= 2);
-        core.sigma = if high && ctx.opts.fixed_step.is_none() {
-            proportional_scale(ctx.opts.rtol, 5)
+        core.sigma = if high && opts.fixed_step.is_none() {
+            proportional_scale(opts.rtol, 5)
         } else {
             1.0
         };
@@ -372,28 +384,26 @@ impl RadauForm for DaeRadau {
     }
 
     /// The index-scaled weights, divided by σ (module documentation).
-    fn weights(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-    ) -> Result<(), IntegrateError> {
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
-        dae_weights(&*dae, &core.y, core.rtol, core.atol, h, false, &mut core.wt);
+    fn weights(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        let dae = e.p.as_dae().ok_or_else(not_a_dae)?;
+        dae_weights(
+            &*dae,
+            &core.y,
+            core.rtol,
+            core.atol,
+            e.h,
+            false,
+            &mut core.wt,
+        );
         for w in core.wt.iter_mut() {
             *w /= core.sigma;
         }
         Ok(())
     }
 
-    fn jacobian(
-        &mut self,
-        core: &RadauCore,
-        p: &mut dyn OdeProblem,
-        stats: &mut Stats,
-    ) -> Result<(), IntegrateError> {
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
-        self.jacobians(dae, core.t, &core.y, stats)?;
+    fn jacobian(&mut self, core: &RadauCore, e: &mut Eval) -> Res<()> {
+        let dae = e.p.as_dae().ok_or_else(not_a_dae)?;
+        self.jacobians(dae, core.t, &core.y, e.ctx.stats)?;
         Ok(())
     }
 
@@ -433,15 +443,9 @@ impl RadauForm for DaeRadau {
     }
 
     /// G_i = F(t_n + c_i h, y_n + Z_i, Y'_i), then −T⁻¹G.
-    fn newton_rhs(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        stats: &mut Stats,
-    ) -> Result<(), IntegrateError> {
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
-        let n = core.y.len();
+    fn newton_rhs(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        let (n, h, stats) = (core.y.len(), e.h, &mut *e.ctx.stats);
+        let dae = e.p.as_dae().ok_or_else(not_a_dae)?;
         for i in 0..3 {
             for m in 0..n {
                 self.ys[m] = core.y[m] + core.z[i][m];
@@ -468,42 +472,24 @@ impl RadauForm for DaeRadau {
         self.solve_e2(&mut core.cvec);
     }
 
-    /// −E1⁻¹ F(t_n, y_n, −(1/h) Σ d_i Z_i); filtered: at y_n + err
-    /// (module documentation).
-    fn estimate(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        filtered: bool,
-        stats: &mut Stats,
-    ) -> Result<f64, IntegrateError> {
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
-        if !filtered {
-            let dd = core.co.dd;
-            for m in 0..core.y.len() {
-                let d = dd[0] * core.z[0][m] + dd[1] * core.z[1][m] + dd[2] * core.z[2][m];
-                self.yps[m] = -d / h;
-            }
-        }
+    /// −E1⁻¹ F(t_n, y_n, −(1/h) Σ d_i Z_i) (module documentation).
+    fn estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64> {
+        let dd = core.co.dd;
         for m in 0..core.y.len() {
-            self.ys[m] = core.y[m] + if filtered { core.tmp[m] } else { 0.0 };
+            let d = dd[0] * core.z[0][m] + dd[1] * core.z[1][m] + dd[2] * core.z[2][m];
+            self.yps[m] = -d / e.h;
         }
-        counted_residual(dae, core.t, &self.ys, &self.yps, &mut core.tmp, stats)?;
-        core.tmp.iter_mut().for_each(|v| *v = -*v);
-        stats.n_solve += 1;
-        self.solve_e1(&mut core.tmp);
-        Ok(core.error_norm::<Self>(&core.tmp))
+        self.estimate_at(core, e, false)
+    }
+
+    /// −E1⁻¹ F(t_n, y_n + err, −(1/h) Σ d_i Z_i).
+    fn filtered_estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64> {
+        self.estimate_at(core, e, true)
     }
 
     /// y' = Y'_3, a finite step, and the problem's post-step hook.
-    fn accepted(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-    ) -> Result<(), IntegrateError> {
-        self.stage_derivative(core, 2, h);
+    fn accepted(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        self.stage_derivative(core, 2, e.h);
         self.yp.copy_from_slice(&self.yps);
         if core.y.iter().any(|v| !v.is_finite()) {
             return Err(EvalError::NonFinite {
@@ -512,7 +498,7 @@ impl RadauForm for DaeRadau {
             }
             .into());
         }
-        let dae = p.as_dae().ok_or_else(not_a_dae)?;
+        let dae = e.p.as_dae().ok_or_else(not_a_dae)?;
         if dae.after_step(core.t, &mut core.y)? {
             core.cont[0].copy_from_slice(&core.y);
         }
@@ -530,35 +516,6 @@ impl RadauForm for DaeRadau {
         core.retries += 1;
         stats.n_newton_fail += 1;
         true
-    }
-
-    /// A reset that keeps the step size (the default of
-    /// [`Stepper::restart_at_breakpoint`]).
-    fn restart_at_breakpoint(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        t0: f64,
-        y0: &[f64],
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        s.reset(p, t0, y0, ctx)
-    }
-
-    /// Start again at the current point (consistent derivative, fresh
-    /// Jacobians, a first step chosen anew); the loop's state is kept.
-    fn restart_at_crossing(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let loop_state = s.core.loop_state;
-        let (t, y) = (s.core.t, s.core.y.clone());
-        s.core.h = 0.0;
-        s.reset(p, t, &y, ctx)?;
-        s.core.loop_state = loop_state;
-        // not below the resolution at t (the crossing step had that size)
-        s.core.h = s.core.h.max(resolution_floor(t));
-        Ok(())
     }
 }
 

@@ -332,13 +332,7 @@ impl StepAttempt for CashKarpVo {
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let (t, y) = (self.st.t, self.st.y.clone());
-        self.st.h = 0.0;
-        let crossing = self.st.loop_state;
-        Stepper::reset(self, p, t, &y, ctx)?;
-        self.st.loop_state = crossing;
-        self.st.h = self.st.h.max(crate::discontinuity::resolution_floor(t));
-        Ok(())
+        crate::stepper::restart_by_reset(self, |s| &mut s.st.h, true, p, ctx)
     }
 }
 

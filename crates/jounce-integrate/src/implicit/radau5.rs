@@ -23,14 +23,12 @@ use nalgebra::DMatrix;
 
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
-use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
 use crate::stats::Stats;
-use crate::stepper::StepContext;
 
 pub use super::radau_core::RadauCoeffs;
-use super::radau_core::{Radau, RadauCore, RadauForm, C64};
+use super::radau_core::{Eval, Radau, RadauCore, RadauForm, Res, C64};
 
 /// The Radau IIA (order 5) stepper on y' = f(t, y).
 pub type Radau5 = Radau<OdeRadau>;
@@ -71,6 +69,8 @@ impl Default for OdeRadau {
 impl RadauForm for OdeRadau {
     const EXACT_STOPS: bool = false;
     const TOLERATE_GROWTH_AT_FIXED_STEPS: bool = false;
+    const ESTIMATE_AT_BREAKPOINTS: bool = true;
+    const RESTART_BY_RESET: bool = false;
 
     fn weigh(v: f64, w: f64) -> f64 {
         v / w
@@ -89,14 +89,9 @@ impl RadauForm for OdeRadau {
         Ok(())
     }
 
-    fn start(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        _ctx: &StepContext,
-    ) -> Result<(), IntegrateError> {
+    fn start(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
         core.sigma = 1.0;
-        p.rhs(core.t, &core.y, &mut self.f0)?;
+        e.p.rhs(core.t, &core.y, &mut self.f0)?;
         Ok(())
     }
 
@@ -109,25 +104,15 @@ impl RadauForm for OdeRadau {
     }
 
     /// SCAL = atol' + rtol' |y_n|.
-    fn weights(
-        &mut self,
-        core: &mut RadauCore,
-        _p: &mut dyn OdeProblem,
-        _h: f64,
-    ) -> Result<(), IntegrateError> {
+    fn weights(&mut self, core: &mut RadauCore, _e: &mut Eval) -> Res<()> {
         for (s, y) in core.wt.iter_mut().zip(&core.y) {
             *s = core.atol + core.rtol * y.abs();
         }
         Ok(())
     }
 
-    fn jacobian(
-        &mut self,
-        core: &RadauCore,
-        p: &mut dyn OdeProblem,
-        _stats: &mut Stats,
-    ) -> Result<(), IntegrateError> {
-        p.jacobian(core.t, &core.y, &mut self.jac)?;
+    fn jacobian(&mut self, core: &RadauCore, e: &mut Eval) -> Res<()> {
+        e.p.jacobian(core.t, &core.y, &mut self.jac)?;
         Ok(())
     }
 
@@ -159,14 +144,8 @@ impl RadauForm for OdeRadau {
     }
 
     /// (T⁻¹F)_1 − (γ/h) W1 and (T⁻¹F)_{2,3} − ((α + iβ)/h)(W2 + iW3).
-    fn newton_rhs(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        _stats: &mut Stats,
-    ) -> Result<(), IntegrateError> {
-        let n = core.y.len();
+    fn newton_rhs(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        let (n, h, p) = (core.y.len(), e.h, &mut *e.p);
         let co = &core.co;
         let fac1 = co.gamma / h;
         let (alphn, betan) = (co.alpha / h, co.beta / h);
@@ -198,47 +177,35 @@ impl RadauForm for OdeRadau {
         }
     }
 
-    /// E1⁻¹ [f(t_n, y_n) + (1/h) Σ d_i Z_i]; filtered: E1⁻¹ [f(t_n, y_n +
-    /// err) + (1/h) Σ d_i Z_i].
-    fn estimate(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        filtered: bool,
-        stats: &mut Stats,
-    ) -> Result<f64, IntegrateError> {
-        let n = core.y.len();
-        if filtered {
-            for m in 0..n {
-                core.tmp[m] += core.y[m];
-            }
-            // f(t, y + err) into fz[0] (scratch; recomputed by the next Newton)
-            p.rhs(core.t, &core.tmp, &mut self.fz[0])?;
-            for m in 0..n {
-                core.tmp[m] = self.fz[0][m] + self.tmp2[m];
-            }
-        } else {
-            let dd = core.co.dd;
-            let hee = [dd[0] / h, dd[1] / h, dd[2] / h];
-            for m in 0..n {
-                self.tmp2[m] =
-                    hee[0] * core.z[0][m] + hee[1] * core.z[1][m] + hee[2] * core.z[2][m];
-                core.tmp[m] = self.tmp2[m] + self.f0[m];
-            }
+    /// E1⁻¹ [f(t_n, y_n) + (1/h) Σ d_i Z_i].
+    fn estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64> {
+        let dd = core.co.dd;
+        let hee = [dd[0] / e.h, dd[1] / e.h, dd[2] / e.h];
+        for m in 0..core.y.len() {
+            self.tmp2[m] = hee[0] * core.z[0][m] + hee[1] * core.z[1][m] + hee[2] * core.z[2][m];
+            core.tmp[m] = self.tmp2[m] + self.f0[m];
         }
-        self.e1.solve_in_place(&mut core.tmp, stats);
+        self.e1.solve_in_place(&mut core.tmp, e.ctx.stats);
+        Ok(core.error_norm::<Self>(&core.tmp))
+    }
+
+    /// E1⁻¹ [f(t_n, y_n + err) + (1/h) Σ d_i Z_i].
+    fn filtered_estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64> {
+        for (v, y) in core.tmp.iter_mut().zip(&core.y) {
+            *v += y;
+        }
+        // f(t, y + err) into fz[0] (scratch; recomputed by the next Newton)
+        e.p.rhs(core.t, &core.tmp, &mut self.fz[0])?;
+        for m in 0..core.y.len() {
+            core.tmp[m] = self.fz[0][m] + self.tmp2[m];
+        }
+        self.e1.solve_in_place(&mut core.tmp, e.ctx.stats);
         Ok(core.error_norm::<Self>(&core.tmp))
     }
 
     /// f(t_{n+1}, y_{n+1}) for the next estimate.
-    fn accepted(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        _h: f64,
-    ) -> Result<(), IntegrateError> {
-        p.rhs(core.t, &core.y, &mut self.f0)?;
+    fn accepted(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()> {
+        e.p.rhs(core.t, &core.y, &mut self.f0)?;
         Ok(())
     }
 
@@ -250,34 +217,5 @@ impl RadauForm for OdeRadau {
     /// While fewer than 10 trials in a row failed.
     fn retry_failed_evaluation(core: &mut RadauCore, _stats: &mut Stats) -> bool {
         core.rejected_in_a_row < 10
-    }
-
-    /// The smaller of the kept step size and the first-step estimate at
-    /// the new point ([`crate::Stepper::restart_at_breakpoint`]).
-    fn restart_at_breakpoint(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        t0: f64,
-        y0: &[f64],
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        crate::stepper::restart_keeping_step(s, |s| &mut s.core.h, p, t0, y0, ctx)
-    }
-
-    /// No extrapolated starting values, no predictive controller, a fresh
-    /// Jacobian and a first step chosen anew (as a reset, without copying
-    /// y; the dense output of the crossing step stays valid).
-    fn restart_at_crossing(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let c = &mut s.core;
-        c.restart_controller();
-        let opts = ctx.opts;
-        c.h = initial_step(
-            p, c.t, &c.y, &s.form.f0, 3, opts.rtol, opts.atol, opts.h_max, 1.0,
-        )?;
-        Ok(())
     }
 }

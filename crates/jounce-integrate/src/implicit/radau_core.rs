@@ -509,6 +509,19 @@ pub trait RadauForm: Sized {
     /// components catching up, not divergence).
     const TOLERATE_GROWTH_AT_FIXED_STEPS: bool;
 
+    /// After a breakpoint, start with the smaller of the kept step size
+    /// and the first-step estimate at the new point
+    /// ([`crate::stepper::restart_keeping_step`]); otherwise a reset that
+    /// keeps the step size.
+    const ESTIMATE_AT_BREAKPOINTS: bool;
+
+    /// After a crossed discontinuity, restart by a full reset (a new
+    /// consistent derivative, [`crate::stepper::restart_by_reset`]);
+    /// otherwise only the controller restarts, from the derivative kept
+    /// at the step's end, and the crossing step's dense output stays
+    /// valid.
+    const RESTART_BY_RESET: bool;
+
     /// One component of a vector in units of its tolerance, from its
     /// error weight: v/SCAL (ODE) or v·(1/SCAL) (DAE).
     fn weigh(v: f64, w: f64) -> f64;
@@ -517,27 +530,22 @@ pub trait RadauForm: Sized {
     ///
     /// # Errors
     /// [`IntegrateError::Unsupported`].
-    fn check_problem(_p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
+    fn check_problem(_p: &mut dyn OdeProblem) -> Res<()> {
         Ok(())
     }
 
-    /// Size the form's storage for (t0, y0) (the core's is sized).
+    /// Size the form's storage for n components (the core's is sized).
     ///
     /// # Errors
     /// A problem of the wrong kind or size.
-    fn prepare(&mut self, p: &mut dyn OdeProblem, n: usize) -> Result<(), IntegrateError>;
+    fn prepare(&mut self, p: &mut dyn OdeProblem, n: usize) -> Res<()>;
 
-    /// At a (re)start, the derivative at (t0, y0) (f or a consistent y')
-    /// and the form's σ into `core.sigma`.
+    /// At a (re)start at the core's (t, y): the derivative there (f or a
+    /// consistent y') and the form's σ into `core.sigma`.
     ///
     /// # Errors
     /// Evaluation errors.
-    fn start(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        ctx: &StepContext,
-    ) -> Result<(), IntegrateError>;
+    fn start(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()>;
 
     /// The derivative at the current point (for the first-step estimate).
     fn derivative(&self) -> &[f64];
@@ -546,29 +554,19 @@ pub trait RadauForm: Sized {
     ///
     /// # Errors
     /// `e`, for a form that has no fallback.
-    fn first_step_failed(e: EvalError) -> Result<f64, IntegrateError>;
+    fn first_step_failed(e: EvalError) -> Res<f64>;
 
-    /// The error weights of a trial of size h into `core.wt`.
+    /// The error weights of a trial of size `e.h` into `core.wt`.
     ///
     /// # Errors
     /// A problem of the wrong kind.
-    fn weights(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-    ) -> Result<(), IntegrateError>;
+    fn weights(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()>;
 
     /// The Jacobians at (t_n, y_n).
     ///
     /// # Errors
     /// Evaluation errors.
-    fn jacobian(
-        &mut self,
-        core: &RadauCore,
-        p: &mut dyn OdeProblem,
-        stats: &mut Stats,
-    ) -> Result<(), IntegrateError>;
+    fn jacobian(&mut self, core: &RadauCore, e: &mut Eval) -> Res<()>;
 
     /// Factorise E1 = J + (γ/h) M and E2 = J + ((α + iβ)/h) M (counted
     /// once per pair, as radau5.f's NDEC).
@@ -582,43 +580,32 @@ pub trait RadauForm: Sized {
     ///
     /// # Errors
     /// Evaluation errors.
-    fn newton_rhs(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        stats: &mut Stats,
-    ) -> Result<(), IntegrateError>;
+    fn newton_rhs(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()>;
 
     /// `core.tmp` ← E1⁻¹ `core.tmp`, `core.cvec` ← E2⁻¹ `core.cvec`
     /// (counted once per pair, as radau5.f's NSOL).
     fn solve_pair(&mut self, core: &mut RadauCore, stats: &mut Stats);
 
-    /// radau5.f's ESTRAD: the error estimate E1⁻¹ (…) into `core.tmp` and
-    /// its weighted norm; `filtered`: once more through the residual at
-    /// y_n + the previous estimate (still in `core.tmp`).
+    /// radau5.f's ESTRAD: the error estimate E1⁻¹ (…) into `core.tmp`;
+    /// returns its weighted norm.
     ///
     /// # Errors
     /// Evaluation errors.
-    fn estimate(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        filtered: bool,
-        stats: &mut Stats,
-    ) -> Result<f64, IntegrateError>;
+    fn estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64>;
 
-    /// After the core moved to the step's end: what the form keeps there.
+    /// ESTRAD's second solve: the estimate once more through the residual
+    /// at y_n + the previous estimate (still in `core.tmp`).
+    ///
+    /// # Errors
+    /// Evaluation errors.
+    fn filtered_estimate(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<f64>;
+
+    /// After the core moved to the end of a step of size `e.h`: what the
+    /// form keeps there.
     ///
     /// # Errors
     /// Evaluation errors, a non-finite step.
-    fn accepted(
-        &mut self,
-        core: &mut RadauCore,
-        p: &mut dyn OdeProblem,
-        h: f64,
-    ) -> Result<(), IntegrateError>;
+    fn accepted(&mut self, core: &mut RadauCore, e: &mut Eval) -> Res<()>;
 
     /// After a singular factorisation (`core.retries` counted): whether to
     /// retry with a smaller step.
@@ -627,29 +614,18 @@ pub trait RadauForm: Sized {
     /// After an evaluation failed in the Newton iteration: whether to
     /// count it as a Newton failure and retry with a smaller step.
     fn retry_failed_evaluation(core: &mut RadauCore, stats: &mut Stats) -> bool;
-
-    /// [`Stepper::restart_at_breakpoint`] of the form's stepper.
-    ///
-    /// # Errors
-    /// As [`Stepper::reset`].
-    fn restart_at_breakpoint(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        t0: f64,
-        y0: &[f64],
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError>;
-
-    /// [`StepAttempt::restart_here`] of the form's stepper.
-    ///
-    /// # Errors
-    /// Evaluation errors at the current point.
-    fn restart_at_crossing(
-        s: &mut Radau<Self>,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError>;
 }
+
+/// What a form's hooks evaluate with: the problem, the run's options and
+/// counters, and the size h of the trial.
+pub struct Eval<'a, 'b> {
+    pub(crate) p: &'a mut dyn OdeProblem,
+    pub(crate) ctx: &'a mut StepContext<'b>,
+    pub(crate) h: f64,
+}
+
+/// The result of the forms' hooks.
+pub(crate) type Res<T> = Result<T, IntegrateError>;
 
 /// The Radau IIA (order 5) stepper of one form ([`RadauForm`]).
 pub struct Radau<F> {
@@ -676,13 +652,7 @@ impl<F: RadauForm + Default> Radau<F> {
 impl<F: RadauForm> Radau<F> {
     /// Simplified Newton iteration for the stage increments (radau5.f,
     /// loop 40).
-    fn newton(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        nit: u32,
-        stats: &mut Stats,
-    ) -> Result<NewtonEnd, IntegrateError> {
+    fn newton(&mut self, e: &mut Eval, nit: u32) -> Res<NewtonEnd> {
         let c = &mut self.core;
         c.faccon = c.faccon.max(f64::EPSILON).powf(0.8);
         c.theta = THET;
@@ -691,16 +661,16 @@ impl<F: RadauForm> Radau<F> {
         let mut newt = 0u32;
         loop {
             if newt >= nit {
-                stats.n_newton_fail += 1;
+                e.ctx.stats.n_newton_fail += 1;
                 return Ok(NewtonEnd::Failed(0.5));
             }
-            self.form.newton_rhs(c, p, h, stats)?;
-            stats.n_newton_iter += 1;
-            self.form.solve_pair(c, stats);
+            self.form.newton_rhs(c, e)?;
+            e.ctx.stats.n_newton_iter += 1;
+            self.form.solve_pair(c, e.ctx.stats);
             newt += 1;
             let dyno = c.increment_norm::<F>();
             if !dyno.is_finite() {
-                stats.n_newton_fail += 1;
+                e.ctx.stats.n_newton_fail += 1;
                 return Ok(NewtonEnd::Failed(0.5));
             }
             if newt > 1 && newt < nit {
@@ -718,7 +688,7 @@ impl<F: RadauForm> Radau<F> {
                         c.faccon = GROWTH_LIMIT;
                     }
                     Err(hhfac) => {
-                        stats.n_newton_fail += 1;
+                        e.ctx.stats.n_newton_fail += 1;
                         return Ok(NewtonEnd::Failed(hhfac));
                     }
                 }
@@ -736,32 +706,27 @@ impl<F: RadauForm> Radau<F> {
 
     /// The Jacobian when asked for and the factorisations when h changed;
     /// a singular matrix asks for a smaller step (`Some`).
-    fn matrices(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        stats: &mut Stats,
-    ) -> Result<Option<Trial>, IntegrateError> {
-        let c = &mut self.core;
+    fn matrices(&mut self, e: &mut Eval) -> Res<Option<Trial>> {
+        let (c, h) = (&mut self.core, e.h);
         if c.need_jac {
-            self.form.jacobian(c, p, stats)?;
+            self.form.jacobian(c, e)?;
             c.need_jac = false;
             c.caljac = true;
             c.lu_h = f64::NAN;
         }
         if c.lu_h != h {
             c.lu_h = f64::NAN;
-            match self.form.decompose(c, h, stats) {
+            match self.form.decompose(c, h, e.ctx.stats) {
                 Ok(()) => c.lu_h = h,
-                Err(e @ EvalError::Singular { .. }) => {
+                Err(err @ EvalError::Singular { .. }) => {
                     c.retries += 1;
                     if c.fixed || !F::retry_singular(c) {
-                        return Err(e.into());
+                        return Err(err.into());
                     }
                     c.reject = true;
                     return Ok(Some(Trial::Failed { factor: 0.5 }));
                 }
-                Err(e) => return Err(e.into()),
+                Err(err) => return Err(err.into()),
             }
         }
         Ok(None)
@@ -797,15 +762,10 @@ impl<F: RadauForm> Radau<F> {
 
     /// radau5.f's ESTRAD, filtered once more on a first or rejected step
     /// whose estimate is ≥ 1.
-    fn error_estimate(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        stats: &mut Stats,
-    ) -> Result<f64, IntegrateError> {
-        let err = self.form.estimate(&mut self.core, p, h, false, stats)?;
+    fn error_estimate(&mut self, e: &mut Eval) -> Res<f64> {
+        let err = self.form.estimate(&mut self.core, e)?;
         if err >= 1.0 && (self.core.first || self.core.reject) {
-            return self.form.estimate(&mut self.core, p, h, true, stats);
+            return self.form.filtered_estimate(&mut self.core, e);
         }
         Ok(err)
     }
@@ -823,7 +783,11 @@ impl<F: RadauForm> Stepper for Radau<F> {
         y0: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        F::restart_at_breakpoint(self, p, t0, y0, ctx)
+        if F::ESTIMATE_AT_BREAKPOINTS {
+            crate::stepper::restart_keeping_step(self, |s| &mut s.core.h, p, t0, y0, ctx)
+        } else {
+            self.reset(p, t0, y0, ctx)
+        }
     }
 
     fn reset(
@@ -863,7 +827,15 @@ impl<F: RadauForm> Stepper for Radau<F> {
         }
         c.cont[0].copy_from_slice(y0);
         c.restart_controller();
-        self.form.start(c, p, ctx)?;
+        let h = c.h;
+        self.form.start(
+            c,
+            &mut Eval {
+                p: &mut *p,
+                ctx: &mut *ctx,
+                h,
+            },
+        )?;
         let form = &self.form;
         c.h = crate::stepper::starting_step("radau5", opts, c.h, || {
             initial_step(
@@ -973,15 +945,16 @@ impl<F: RadauForm> StepAttempt for Radau<F> {
         let adaptive = !self.core.fixed;
         let nit = if adaptive { NIT } else { NIT_FIXED };
         self.core.passed = false;
-        self.form.weights(&mut self.core, p, h)?;
-        if let Some(trial) = self.matrices(p, h, ctx.stats)? {
+        let e = &mut Eval { p, ctx, h };
+        self.form.weights(&mut self.core, e)?;
+        if let Some(trial) = self.matrices(e)? {
             return Ok(trial);
         }
         self.core.starting_values(h);
         // a failed evaluation at a diverging iterate counts as a Newton failure
-        let outcome = match self.newton(p, h, nit, ctx.stats) {
+        let outcome = match self.newton(e, nit) {
             Err(IntegrateError::Eval { .. })
-                if adaptive && F::retry_failed_evaluation(&mut self.core, ctx.stats) =>
+                if adaptive && F::retry_failed_evaluation(&mut self.core, e.ctx.stats) =>
             {
                 NewtonEnd::Failed(0.5)
             }
@@ -994,7 +967,7 @@ impl<F: RadauForm> StepAttempt for Radau<F> {
         if !adaptive {
             return Ok(Trial::Unchecked);
         }
-        self.core.err = self.error_estimate(p, h, ctx.stats)?;
+        self.core.err = self.error_estimate(e)?;
         Ok(Trial::Estimated(self.core.err))
     }
 
@@ -1066,7 +1039,14 @@ impl<F: RadauForm> StepAttempt for Radau<F> {
             c.t + h
         };
         c.advance_to(h, t_new);
-        self.form.accepted(c, p, h)?;
+        self.form.accepted(
+            c,
+            &mut Eval {
+                p: &mut *p,
+                ctx: &mut *ctx,
+                h,
+            },
+        )?;
         c.first = false;
         if c.fixed {
             c.grid_k += 1;
@@ -1087,6 +1067,23 @@ impl<F: RadauForm> StepAttempt for Radau<F> {
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        F::restart_at_crossing(self, p, ctx)
+        if F::RESTART_BY_RESET {
+            return crate::stepper::restart_by_reset(self, |s| &mut s.core.h, true, p, ctx);
+        }
+        let c = &mut self.core;
+        c.restart_controller();
+        let opts = ctx.opts;
+        c.h = initial_step(
+            p,
+            c.t,
+            &c.y,
+            self.form.derivative(),
+            3,
+            opts.rtol,
+            opts.atol,
+            opts.h_max,
+            1.0,
+        )?;
+        Ok(())
     }
 }

@@ -63,42 +63,6 @@ impl Rosenbrock {
         }
     }
 
-    /// J and ∂f/∂t at the current point. ∂f/∂t by the second-order
-    /// one-sided difference (−3f(t) + 4f(t + δ) − f(t + 2δ))/(2δ), which
-    /// stays inside [t, t + h] (f need not exist before t0), with
-    /// δ = min(ε^(1/3) · max(|t|, |t + h|), h/2), the scale-free increment
-    /// of MATLAB's ode23s (Shampine & Reichelt 1997, Section 3) with the
-    /// exponent of a second-order formula. Two f evaluations.
-    fn derivatives(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        p.jacobian(self.st.t, &self.st.y, &mut self.jac)?;
-        self.time_derivative(p, h)
-    }
-
-    /// ∂f/∂t for a step of size h (see [`Rosenbrock::derivatives`]). δ is
-    /// not raised above h/2 (only to a few units of rounding of t,
-    /// [`crate::discontinuity::resolution_floor`] being the smallest h): a difference
-    /// that looked beyond the step would see a jump of f that the step
-    /// itself does not reach (an unannounced step force ahead), and the
-    /// huge ∂f/∂t it then measures kept rodas4 at an error norm of 0.66
-    /// with constant 3e-12 s steps for 13 000 steps before S3's jump at
-    /// t = 2 (δ was raised to √ε |t| = 3e-8 s).
-    fn time_derivative(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        let t = self.st.t;
-        let scale = t.abs().max((t + h).abs());
-        let d = (f64::EPSILON.cbrt() * scale).min(0.5 * h);
-        // make t + δ exactly representable; at least a few units of
-        // rounding of t (2δ then stays within a step of the resolution
-        // floor, 10 ε |t|, the smallest step the loop takes)
-        let d = ((t + d) - t).max((4.0 * f64::EPSILON * t.abs()).max(f64::MIN_POSITIVE));
-        p.rhs(t + d, &self.st.y, &mut self.ft)?;
-        p.rhs(t + 2.0 * d, &self.st.y, &mut self.fnew)?;
-        for i in 0..self.st.y.len() {
-            self.ft[i] = (4.0 * self.ft[i] - 3.0 * self.st.f_cur[i] - self.fnew[i]) / (2.0 * d);
-        }
-        self.ft_reach = 2.0 * d;
-        Ok(())
-    }
-
     /// Stages, new solution (ynew) and error estimate (err) for step h.
     fn stages(
         &mut self,
@@ -154,6 +118,42 @@ impl Rosenbrock {
         Ok(())
     }
 
+    /// J and ∂f/∂t at the current point. ∂f/∂t by the second-order
+    /// one-sided difference (−3f(t) + 4f(t + δ) − f(t + 2δ))/(2δ), which
+    /// stays inside [t, t + h] (f need not exist before t0), with
+    /// δ = min(ε^(1/3) · max(|t|, |t + h|), h/2), the scale-free increment
+    /// of MATLAB's ode23s (Shampine & Reichelt 1997, Section 3) with the
+    /// exponent of a second-order formula. Two f evaluations.
+    fn derivatives(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        p.jacobian(self.st.t, &self.st.y, &mut self.jac)?;
+        self.time_derivative(p, h)
+    }
+
+    /// ∂f/∂t for a step of size h (see [`Rosenbrock::derivatives`]). δ is
+    /// not raised above h/2 (only to a few units of rounding of t,
+    /// [`crate::discontinuity::resolution_floor`] being the smallest h): a difference
+    /// that looked beyond the step would see a jump of f that the step
+    /// itself does not reach (an unannounced step force ahead), and the
+    /// huge ∂f/∂t it then measures kept rodas4 at an error norm of 0.66
+    /// with constant 3e-12 s steps for 13 000 steps before S3's jump at
+    /// t = 2 (δ was raised to √ε |t| = 3e-8 s).
+    fn time_derivative(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        let t = self.st.t;
+        let scale = t.abs().max((t + h).abs());
+        let d = (f64::EPSILON.cbrt() * scale).min(0.5 * h);
+        // make t + δ exactly representable; at least a few units of
+        // rounding of t (2δ then stays within a step of the resolution
+        // floor, 10 ε |t|, the smallest step the loop takes)
+        let d = ((t + d) - t).max((4.0 * f64::EPSILON * t.abs()).max(f64::MIN_POSITIVE));
+        p.rhs(t + d, &self.st.y, &mut self.ft)?;
+        p.rhs(t + 2.0 * d, &self.st.y, &mut self.fnew)?;
+        for i in 0..self.st.y.len() {
+            self.ft[i] = (4.0 * self.ft[i] - 3.0 * self.st.f_cur[i] - self.fnew[i]) / (2.0 * d);
+        }
+        self.ft_reach = 2.0 * d;
+        Ok(())
+    }
+
     /// The order of the error estimate (of the first-step estimate).
     fn error_order(&self) -> u32 {
         self.tab.order.min(self.tab.embedded_order)
@@ -182,16 +182,9 @@ impl Stepper for Rosenbrock {
         let (n, s) = (y0.len(), self.tab.stages());
         if self.ynew.len() != n || self.u.len() != s {
             self.u = vec![vec![0.0; n]; s];
-            for v in [
-                &mut self.ft,
-                &mut self.ytmp,
-                &mut self.fstage,
-                &mut self.ynew,
-                &mut self.fnew,
-                &mut self.err,
-            ] {
-                *v = vec![0.0; n];
-            }
+            let z = || vec![0.0; n];
+            (self.ft, self.ytmp, self.fstage) = (z(), z(), z());
+            (self.ynew, self.fnew, self.err) = (z(), z(), z());
             self.jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
@@ -264,6 +257,23 @@ impl StepAttempt for Rosenbrock {
         err.is_finite() && self.st.controller.accept(err, h)
     }
 
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.st.restart_here(p, self.error_order(), ctx.opts)
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(p, h)
+    }
+
     fn rejected(
         &mut self,
         p: &mut dyn OdeProblem,
@@ -278,22 +288,5 @@ impl StepAttempt for Rosenbrock {
             self.time_derivative(p, self.st.h)?;
         }
         Ok(())
-    }
-
-    fn commit(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        _ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        self.accept(p, h)
-    }
-
-    fn restart_here(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        self.st.restart_here(p, self.error_order(), ctx.opts)
     }
 }
