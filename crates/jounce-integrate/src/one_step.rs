@@ -224,7 +224,8 @@ impl OneStepState {
 /// [`crate::Stepper::interpolate`] ([`OneStepState::hermite`]);
 /// `one_step_accessors!(fields);` reads them from the stepper's own
 /// fields `t`, `y`, `t_prev` (the multistep methods, whose history is
-/// their own).
+/// their own); `one_step_accessors!(in core);` from the fields of
+/// `self.core` (Radau IIA's [`crate::implicit::radau_core::RadauCore`]).
 macro_rules! one_step_accessors {
     (restart_keeping_step) => {
         fn restart_at_breakpoint(
@@ -260,16 +261,19 @@ macro_rules! one_step_accessors {
         }
     };
     () => {
+        $crate::one_step::one_step_accessors!(in st);
+    };
+    (in $state:ident) => {
         fn t(&self) -> f64 {
-            self.st.t
+            self.$state.t
         }
 
         fn y(&self) -> &[f64] {
-            &self.st.y
+            &self.$state.y
         }
 
         fn t_prev(&self) -> f64 {
-            self.st.t_prev
+            self.$state.t_prev
         }
     };
 }

@@ -209,10 +209,9 @@ impl Stepper for ExplicitRk {
                 detail: "has no error estimator: give a fixed step size".into(),
             });
         }
-        self.st
-            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)?;
         self.st.loop_state = LoopState::default();
-        Ok(())
+        self.st
+            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]).

@@ -319,9 +319,8 @@ impl Stepper for LocalLinearization {
         self.allocate(y0.len());
         self.st.restart_at(p, t0, y0, ctx)?;
         self.jac_valid = false;
-        self.st.choose_step("llm", p, LLM_ORDER, ctx.opts)?;
         self.st.loop_state = LoopState::default();
-        Ok(())
+        self.st.choose_step("llm", p, LLM_ORDER, ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]),

@@ -410,10 +410,9 @@ impl Stepper for Dirk {
         self.lu.invalidate();
         self.lu_hg = f64::NAN;
         self.st.restart_at(p, t0, y0, ctx)?;
-        let q = self.error_order();
-        self.st.choose_step(self.tab.name, p, q, ctx.opts)?;
         self.st.loop_state = LoopState::default();
-        Ok(())
+        let q = self.error_order();
+        self.st.choose_step(self.tab.name, p, q, ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]).

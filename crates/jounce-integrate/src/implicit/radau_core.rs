@@ -776,6 +776,20 @@ impl<F: RadauForm> Stepper for Radau<F> {
         "radau5"
     }
 
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        F::check_problem(p)?;
+        self.core.t_stop = t_stop;
+        self.core.rejected_in_a_row = 0;
+        self.core.retries = 0;
+        step_loop::advance(self, p, t_stop, ctx)
+    }
+
     fn restart_at_breakpoint(
         &mut self,
         p: &mut dyn OdeProblem,
@@ -854,31 +868,7 @@ impl<F: RadauForm> Stepper for Radau<F> {
         Ok(())
     }
 
-    /// One accepted step by the shared loop ([`step_loop::advance`]).
-    fn step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        F::check_problem(p)?;
-        self.core.t_stop = t_stop;
-        self.core.rejected_in_a_row = 0;
-        self.core.retries = 0;
-        step_loop::advance(self, p, t_stop, ctx)
-    }
-
-    fn t(&self) -> f64 {
-        self.core.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.core.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.core.t_prev
-    }
+    crate::one_step::one_step_accessors!(in core);
 
     /// The collocation polynomial of the last step (radau5.f, CONTR5):
     /// u(s) = y_{n+1} + s(κ1 + (s − c2 + 1)(κ2 + (s − c1 + 1)κ3)),

@@ -188,10 +188,9 @@ impl Stepper for Rosenbrock {
             self.jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        self.st
-            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)?;
         self.st.loop_state = LoopState::default();
-        Ok(())
+        self.st
+            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)
     }
 
     crate::one_step::one_step_accessors!(restart_keeping_step);
