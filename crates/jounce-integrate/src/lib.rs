@@ -44,6 +44,7 @@ pub mod method;
 pub mod multistep;
 pub mod newton;
 pub mod norm;
+pub(crate) mod one_step;
 pub mod options;
 pub mod overdetermined;
 pub mod problem;

@@ -180,26 +180,40 @@ pub trait StepAttempt {
 /// time in `t`, its next step size in `h` and the loop's memory in
 /// `loop_state` (most drivers): write `step_state_accessors!();` inside
 /// the `impl StepAttempt` block.
+/// `step_state_accessors!(st);` reads them from the field `st` instead
+/// (a [`crate::one_step::OneStepState`]).
 macro_rules! step_state_accessors {
-    () => {
+    ($($field:ident)?) => {
         fn current_t(&self) -> f64 {
-            self.t
+            self$(.$field)?.t
         }
 
         fn proposed_h(&self) -> f64 {
-            self.h
+            self$(.$field)?.h
         }
 
         fn set_h(&mut self, h: f64) {
-            self.h = h;
+            self$(.$field)?.h = h;
         }
 
+        fn loop_state(&mut self) -> &mut $crate::step_loop::LoopState {
+            &mut self$(.$field)?.loop_state
+        }
+    };
+}
+pub(crate) use step_state_accessors;
+
+/// The [`StepAttempt::loop_state`] of a stepper that keeps the loop's
+/// memory in the field `loop_state` and its own time and step size (write
+/// `loop_state_accessor!();` inside the `impl StepAttempt` block).
+macro_rules! loop_state_accessor {
+    () => {
         fn loop_state(&mut self) -> &mut $crate::step_loop::LoopState {
             &mut self.loop_state
         }
     };
 }
-pub(crate) use step_state_accessors;
+pub(crate) use loop_state_accessor;
 
 /// The error of a run whose step budget is used up at `t`: stiffness when
 /// Hairer's test fired before ([`crate::Stats::stiffness_detected_at`]), else the

@@ -159,3 +159,67 @@ pub(crate) fn restart_keeping_step<S: Stepper>(
     }
     Ok(())
 }
+
+/// The step size a (re)started method begins with: the fixed step (which
+/// must be positive and finite), else the size `kept` from before the
+/// restart (0: none), else the user's h0, else `estimate` (the first-step
+/// estimate of Hairer, Nørsett & Wanner I, II.4, or the method's own).
+/// Shared by every stepper's reset, so that all of them read the options
+/// alike.
+///
+/// # Errors
+/// [`IntegrateError::BadMethod`] for a fixed step that is not positive
+/// and finite, and the errors of `estimate`.
+pub(crate) fn starting_step(
+    name: &str,
+    opts: &SolverOptions,
+    kept: f64,
+    estimate: impl FnOnce() -> Result<f64, IntegrateError>,
+) -> Result<f64, IntegrateError> {
+    if let Some(h) = opts.fixed_step {
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(IntegrateError::BadMethod(format!(
+                "{name}: fixed step size must be positive, got {h}"
+            )));
+        }
+        return Ok(h);
+    }
+    if kept != 0.0 {
+        return Ok(kept);
+    }
+    match opts.h0 {
+        Some(h0) => Ok(h0),
+        None => estimate(),
+    }
+}
+
+/// [`crate::step_loop::StepAttempt::restart_here`] by a full
+/// [`Stepper::reset`] at the current point, for a method whose reset is
+/// its restart (a consistent derivative, order 1, a fresh controller):
+/// the loop's memory of the crossing survives the reset (a second
+/// crossing within a few steps is a blow-up, not a jump), the step size
+/// the field `h` gives access to is chosen anew when `forget_h` (else the
+/// reset's own choice stands), and it is not below what the arithmetic
+/// resolves at t (the crossing step had that size; a first-step estimate
+/// from a tiny y and a large f can fall below it).
+///
+/// # Errors
+/// As [`Stepper::reset`].
+pub(crate) fn restart_by_reset<S: Stepper + crate::step_loop::StepAttempt>(
+    stepper: &mut S,
+    h: fn(&mut S) -> &mut f64,
+    forget_h: bool,
+    p: &mut dyn OdeProblem,
+    ctx: &mut StepContext,
+) -> Result<(), IntegrateError> {
+    let (t, y) = (stepper.t(), stepper.y().to_vec());
+    if forget_h {
+        *h(stepper) = 0.0;
+    }
+    let crossing = *stepper.loop_state();
+    stepper.reset(p, t, &y, ctx)?;
+    *stepper.loop_state() = crossing;
+    let h = h(stepper);
+    *h = h.max(crate::discontinuity::resolution_floor(t));
+    Ok(())
+}

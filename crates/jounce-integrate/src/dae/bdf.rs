@@ -141,7 +141,6 @@ use crate::controller::proportional_scale;
 use crate::dae::dense_lu::DenseLu;
 use crate::dae::sparse_iteration::SparseIteration;
 use crate::dae::{counted_residual, dae_weights, DaeProblem};
-use crate::discontinuity::resolution_floor;
 use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::options::SolverOptions;
@@ -1064,6 +1063,8 @@ fn unsupported() -> IntegrateError {
 }
 
 impl StepAttempt for DaeBdf {
+    crate::step_loop::loop_state_accessor!();
+
     fn sums_accepted_error(&self) -> bool {
         true
     }
@@ -1084,10 +1085,6 @@ impl StepAttempt for DaeBdf {
         if !self.fixed {
             self.h = h;
         }
-    }
-
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
     }
 
     /// Coefficients, prediction and corrector of order k (module doc),
@@ -1155,6 +1152,17 @@ impl StepAttempt for DaeBdf {
         false
     }
 
+    /// Start again at the current point: consistent derivative, order 1,
+    /// a first step chosen anew (the loop's state is kept).
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        // φ_2 = h y'_0 follows h in the first trial
+        crate::stepper::restart_by_reset(self, |s| &mut s.h, false, p, ctx)
+    }
+
     /// Accepted: DASSL's order and step selection (DDASTP 500–560).
     /// Rejected (DDASTP): at the first failure of the step the order of
     /// the estimates and h · clamp(0.9 (2 est + 1e-4)^{−1/(k+1)}, 0.25,
@@ -1184,9 +1192,7 @@ impl StepAttempt for DaeBdf {
     ) -> Result<(), IntegrateError> {
         self.restore(h);
         self.initial_phase = false;
-        if let Some(k) = self.order_after_reject.take() {
-            self.k = k;
-        }
+        crate::multistep::take_pending_order(&mut self.k, &mut self.order_after_reject);
         Ok(())
     }
 
@@ -1213,28 +1219,29 @@ impl StepAttempt for DaeBdf {
         self.accept(t_new, self.trial_k);
         Ok(())
     }
-
-    /// Start again at the current point: consistent derivative, order 1,
-    /// a first step chosen anew (the loop's state is kept).
-    fn restart_here(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        let loop_state = self.loop_state;
-        let (t, y) = (self.t, self.y.clone());
-        Stepper::reset(self, p, t, &y, ctx)?;
-        self.loop_state = loop_state;
-        // not below the resolution at t (the crossing step had that size);
-        // φ_2 = h y'_0 follows h in the first trial
-        self.h = self.h.max(resolution_floor(t));
-        Ok(())
-    }
 }
 
 impl Stepper for DaeBdf {
     fn name(&self) -> &'static str {
         "bdf"
+    }
+
+    /// One accepted step by the shared loop ([`step_loop::advance`]).
+    fn step(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        t_stop: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        if self.phi.is_empty() {
+            return Err(IntegrateError::Unsupported {
+                method: "bdf".into(),
+                detail: "step before reset".into(),
+            });
+        }
+        self.t_stop = t_stop;
+        (self.nef, self.ncf, self.nsf) = (0, 0, 0);
+        step_loop::advance(self, p, t_stop, ctx)
     }
 
     fn reset(
@@ -1375,35 +1382,7 @@ impl Stepper for DaeBdf {
         Ok(())
     }
 
-    /// One accepted step by the shared loop ([`step_loop::advance`]).
-    fn step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t_stop: f64,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        if self.phi.is_empty() {
-            return Err(IntegrateError::Unsupported {
-                method: "bdf".into(),
-                detail: "step before reset".into(),
-            });
-        }
-        self.t_stop = t_stop;
-        (self.nef, self.ncf, self.nsf) = (0, 0, 0);
-        step_loop::advance(self, p, t_stop, ctx)
-    }
-
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
+    crate::one_step::one_step_accessors!(fields);
 
     /// The polynomial through the last kold + 1 points (DDATRP).
     fn interpolate(&self, t: f64, out: &mut [f64]) {

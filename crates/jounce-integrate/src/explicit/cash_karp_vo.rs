@@ -35,13 +35,12 @@
 //! solution. Dense output is the cubic Hermite interpolant.
 
 use crate::controller::StepController;
-use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ErrorEstimate, CASH_KARP, CASH_KARP_LOW_ORDER};
-use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
+use crate::one_step::OneStepState;
 use crate::problem::OdeProblem;
-use crate::step_loop::{advance, LoopState, StepAttempt, Trial};
+use crate::step_loop::{advance, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 
 /// Twiddle factors of checkpoints 1 and 2: the margin by which the
@@ -63,20 +62,14 @@ enum Outcome {
 
 /// The Cash–Karp variable-order stepper (registry name `cash_karp_vo`).
 pub struct CashKarpVo {
-    t: f64,
-    t_prev: f64,
-    h: f64,
-    y: Vec<f64>,
-    y_prev: Vec<f64>,
-    f_prev: Vec<f64>,
-    f_cur: Vec<f64>,
+    /// The between-steps state ([`OneStepState`]).
+    st: OneStepState,
     k: Vec<Vec<f64>>,
     ytmp: Vec<f64>,
     ya: Vec<f64>,
     yb: Vec<f64>,
     diff: Vec<f64>,
     quit: [f64; 2],
-    controller: StepController,
     /// Order of the solution accepted last (1, 2 or 5).
     last_order: u32,
     /// Attempts abandoned at checkpoints 1 and 2.
@@ -86,7 +79,6 @@ pub struct CashKarpVo {
     /// What the last trial produced, and its fourth-order error norm.
     pending: Outcome,
     e4: f64,
-    loop_state: LoopState,
 }
 
 impl Default for CashKarpVo {
@@ -99,13 +91,6 @@ impl CashKarpVo {
     /// A new stepper.
     pub fn new() -> Self {
         Self {
-            t: 0.0,
-            t_prev: 0.0,
-            h: 0.0,
-            y: Vec::new(),
-            y_prev: Vec::new(),
-            f_prev: Vec::new(),
-            f_cur: Vec::new(),
             k: Vec::new(),
             ytmp: Vec::new(),
             ya: Vec::new(),
@@ -114,8 +99,7 @@ impl CashKarpVo {
             quit: [QUIT_RANGE.1; 2],
             pending: Outcome::Reject { factor: 1.0 },
             e4: 0.0,
-            loop_state: LoopState::default(),
-            controller: StepController::default(),
+            st: OneStepState::new(StepController::default()),
             last_order: 5,
             n_quit: [0; 2],
             n_low_order: 0,
@@ -140,15 +124,15 @@ impl CashKarpVo {
     /// Stage i (1-based i ≥ 2) of the tableau at step h.
     fn stage(&mut self, p: &mut dyn OdeProblem, i: usize, h: f64) -> Result<(), IntegrateError> {
         let row = CASH_KARP.a[i];
-        for m in 0..self.y.len() {
+        for m in 0..self.st.y.len() {
             let mut acc = 0.0;
             for (j, aij) in row.iter().enumerate() {
                 acc += aij * self.k[j][m];
             }
-            self.ytmp[m] = self.y[m] + h * acc;
+            self.ytmp[m] = self.st.y[m] + h * acc;
         }
         let (_, rest) = self.k.split_at_mut(i);
-        p.rhs(self.t + CASH_KARP.c[i] * h, &self.ytmp, &mut rest[0])?;
+        p.rhs(self.st.t + CASH_KARP.c[i] * h, &self.ytmp, &mut rest[0])?;
         Ok(())
     }
 
@@ -166,10 +150,10 @@ impl CashKarpVo {
     /// ‖yb − ya‖ in the tolerance-weighted RMS norm.
     /// A non-finite distance counts as infinite (the attempt fails).
     fn dist(&mut self, rtol: f64, atol: f64) -> f64 {
-        for m in 0..self.y.len() {
+        for m in 0..self.st.y.len() {
             self.diff[m] = self.yb[m] - self.ya[m];
         }
-        let d = wrms_norm(&self.diff, &self.y, &self.yb, rtol, atol);
+        let d = wrms_norm(&self.diff, &self.st.y, &self.yb, rtol, atol);
         if d.is_nan() {
             f64::INFINITY
         } else {
@@ -191,13 +175,13 @@ impl CashKarpVo {
                 "cash_karp_vo: the Cash-Karp tableau lost its embedded solution".into(),
             ));
         };
-        self.k[0].copy_from_slice(&self.f_cur);
+        self.k[0].copy_from_slice(&self.st.f_cur);
         // checkpoint 1: orders 1 and 2
         self.stage(p, 1, h)?;
         let mut err = [f64::INFINITY; 2];
         if !fixed {
-            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[0], h, &mut self.ya);
-            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[1], h, &mut self.yb);
+            Self::combine(&self.st.y, &self.k, CASH_KARP_LOW_ORDER[0], h, &mut self.ya);
+            Self::combine(&self.st.y, &self.k, CASH_KARP_LOW_ORDER[1], h, &mut self.yb);
             err[0] = self.dist(rtol, atol).sqrt();
             if err[0] > 1.0 && err[0] / self.quit[0] > TWIDDLE[0] {
                 self.n_quit[0] += 1;
@@ -213,7 +197,7 @@ impl CashKarpVo {
         if !fixed {
             // y⁽²⁾ is still in yb
             self.ya.copy_from_slice(&self.yb);
-            Self::combine(&self.y, &self.k, CASH_KARP_LOW_ORDER[2], h, &mut self.yb);
+            Self::combine(&self.st.y, &self.k, CASH_KARP_LOW_ORDER[2], h, &mut self.yb);
             err[1] = self.dist(rtol, atol).cbrt();
             if err[1] > 1.0 && err[1] / self.quit[1] > TWIDDLE[1] {
                 self.n_quit[1] += 1;
@@ -223,7 +207,7 @@ impl CashKarpVo {
         // checkpoint 3: orders 4 and 5
         self.stage(p, 4, h)?;
         self.stage(p, 5, h)?;
-        Self::combine(&self.y, &self.k, CASH_KARP.b, h, &mut self.yb);
+        Self::combine(&self.st.y, &self.k, CASH_KARP.b, h, &mut self.yb);
         if fixed {
             self.ytmp.copy_from_slice(&self.yb);
             return Ok(Outcome::Accept {
@@ -231,7 +215,7 @@ impl CashKarpVo {
                 order: 5,
             });
         }
-        Self::combine(&self.y, &self.k, b4, h, &mut self.ya);
+        Self::combine(&self.st.y, &self.k, b4, h, &mut self.ya);
         let e4 = self.dist(rtol, atol);
         let err4 = e4.powf(0.2);
         if e4 <= 1.0 {
@@ -252,14 +236,14 @@ impl CashKarpVo {
     fn fall_back(&mut self, h: f64, err: &[f64; 2], err4_pred: f64) -> Outcome {
         if err[1] <= 1.0 {
             // stage-4 input: second order at t + 3h/5
-            Self::combine(&self.y, &self.k, CASH_KARP.a[3], h, &mut self.ytmp);
+            Self::combine(&self.st.y, &self.k, CASH_KARP.a[3], h, &mut self.ytmp);
             Outcome::Accept {
                 frac: CASH_KARP.c[3],
                 order: 2,
             }
         } else if err[0] <= 1.0 {
             // stage-2 input: Euler at t + h/5
-            Self::combine(&self.y, &self.k, CASH_KARP.a[1], h, &mut self.ytmp);
+            Self::combine(&self.st.y, &self.k, CASH_KARP.a[1], h, &mut self.ytmp);
             Outcome::Accept {
                 frac: CASH_KARP.c[1],
                 order: 1,
@@ -273,7 +257,7 @@ impl CashKarpVo {
 }
 
 impl StepAttempt for CashKarpVo {
-    crate::step_loop::step_state_accessors!();
+    crate::step_loop::step_state_accessors!(st);
 
     /// The early-quit attempt; its outcome is kept for `factor` and
     /// `commit` (an accepted solution may cover only a fraction of h). A
@@ -299,7 +283,7 @@ impl StepAttempt for CashKarpVo {
                 // the fourth-order estimate of a fifth-order step drives
                 // the controller; a lower-order solution passed its own test
                 self.e4 = if order == 5 {
-                    wrms_norm(&self.diff, &self.y, &self.ytmp, opts.rtol, opts.atol)
+                    wrms_norm(&self.diff, &self.st.y, &self.ytmp, opts.rtol, opts.atol)
                 } else {
                     0.0
                 };
@@ -314,8 +298,8 @@ impl StepAttempt for CashKarpVo {
     fn factor(&mut self, _err: f64, h: f64, accepted: bool) -> f64 {
         match self.pending {
             Outcome::Accept { order: 5, .. } if accepted => {
-                self.controller.accepted(self.e4, h);
-                self.controller.factor(self.e4, h, 4)
+                self.st.controller.accepted(self.e4, h);
+                self.st.controller.factor(self.e4, h, 4)
             }
             Outcome::Accept { frac, .. } => frac,
             Outcome::Reject { factor } => factor,
@@ -335,17 +319,8 @@ impl StepAttempt for CashKarpVo {
         if order < 5 {
             self.n_low_order += 1;
         }
-        self.t_prev = self.t;
-        self.y_prev.copy_from_slice(&self.y);
-        self.f_prev.copy_from_slice(&self.f_cur);
-        self.t = if frac == 1.0 {
-            self.t + h
-        } else {
-            self.t + frac * h
-        };
-        self.y.copy_from_slice(&self.ytmp);
-        p.rhs(self.t, &self.y, &mut self.f_cur)?;
-        Ok(())
+        let taken = if frac == 1.0 { h } else { frac * h };
+        self.st.accept(p, taken, &self.ytmp, None)
     }
 
     /// Start again at the current point: learnt quit factors and the
@@ -357,13 +332,7 @@ impl StepAttempt for CashKarpVo {
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let (t, y) = (self.t, self.y.clone());
-        self.h = 0.0;
-        let crossing = self.loop_state;
-        Stepper::reset(self, p, t, &y, ctx)?;
-        self.loop_state = crossing;
-        self.h = self.h.max(crate::discontinuity::resolution_floor(t));
-        Ok(())
+        crate::stepper::restart_by_reset(self, |s| &mut s.st.h, true, p, ctx)
     }
 }
 
@@ -380,55 +349,17 @@ impl Stepper for CashKarpVo {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         let n = y0.len();
-        if self.y.len() != n || self.k.is_empty() {
+        if self.ytmp.len() != n || self.k.is_empty() {
             self.k = vec![vec![0.0; n]; CASH_KARP.stages()];
-            for v in [
-                &mut self.ytmp,
-                &mut self.ya,
-                &mut self.yb,
-                &mut self.diff,
-                &mut self.y_prev,
-                &mut self.f_prev,
-                &mut self.f_cur,
-            ] {
+            for v in [&mut self.ytmp, &mut self.ya, &mut self.yb, &mut self.diff] {
                 *v = vec![0.0; n];
             }
         }
-        // into the existing storage: a reset after every projection allocates nothing
-        self.y.clear();
-        self.y.extend_from_slice(y0);
-        self.t = t0;
-        self.t_prev = t0;
-        self.y_prev.copy_from_slice(y0);
         self.quit = [QUIT_RANGE.1; 2];
         self.last_order = 5;
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        p.rhs(t0, y0, &mut self.f_cur)?;
-        self.f_prev.copy_from_slice(&self.f_cur);
-        if let Some(h) = ctx.opts.fixed_step {
-            if !(h > 0.0) {
-                return Err(IntegrateError::BadMethod(format!(
-                    "cash_karp_vo: fixed step size must be positive, got {h}"
-                )));
-            }
-            self.h = h;
-        } else if self.h == 0.0 {
-            self.h = match ctx.opts.h0 {
-                Some(h0) => h0,
-                None => initial_step(
-                    p,
-                    t0,
-                    y0,
-                    &self.f_cur,
-                    4,
-                    ctx.opts.rtol,
-                    ctx.opts.atol,
-                    ctx.opts.h_max,
-                    1.0,
-                )?,
-            };
-        }
-        Ok(())
+        self.st.restart_at(p, t0, y0, ctx)?;
+        // Hairer's estimate for the order-4 error estimate of the pair
+        self.st.choose_step("cash_karp_vo", p, 4, ctx.opts)
     }
 
     fn step(
@@ -440,30 +371,5 @@ impl Stepper for CashKarpVo {
         advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
-
-    /// Cubic Hermite interpolation between the step's end points (third
-    /// order; HNW I, eq. II.6.7).
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        hermite_cubic(
-            self.t_prev,
-            &self.y_prev,
-            &self.f_prev,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            t,
-            out,
-        );
-    }
+    crate::one_step::one_step_accessors!(hermite);
 }

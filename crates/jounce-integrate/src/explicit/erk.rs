@@ -5,8 +5,8 @@ use crate::controller::StepController;
 use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::explicit::tableau::{ButcherTableau, DenseOutput, ErrorEstimate};
-use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
+use crate::one_step::OneStepState;
 use crate::options::SolverOptions;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
@@ -26,12 +26,8 @@ use crate::stepper::{StepContext, Stepper};
 /// without them the cubic Hermite interpolant (third order) is used.
 pub struct ExplicitRk {
     tab: &'static ButcherTableau,
-    t: f64,
-    t_prev: f64,
-    h: f64,
-    y: Vec<f64>,
-    y_prev: Vec<f64>,
-    f_prev: Vec<f64>,
+    /// The between-steps state ([`OneStepState`]).
+    st: OneStepState,
     /// stage derivatives k_i (s × n, plus the extra dense-output stages)
     k: Vec<Vec<f64>>,
     ytmp: Vec<f64>,
@@ -46,13 +42,9 @@ pub struct ExplicitRk {
     cont_valid: bool,
     /// form the continuous extension whatever the options
     force_dense: bool,
-    /// f(t, y) at the current point is valid in k[last] (FSAL) or `f_cur`
-    f_cur: Vec<f64>,
     f_cur_valid: bool,
-    controller: StepController,
     stiff_count: u32,
     nonstiff_count: u32,
-    loop_state: LoopState,
 }
 
 impl ExplicitRk {
@@ -60,12 +52,6 @@ impl ExplicitRk {
     pub fn new(tab: &'static ButcherTableau) -> Self {
         Self {
             tab,
-            t: 0.0,
-            t_prev: 0.0,
-            h: 0.0,
-            y: Vec::new(),
-            y_prev: Vec::new(),
-            f_prev: Vec::new(),
             k: Vec::new(),
             ytmp: Vec::new(),
             err: Vec::new(),
@@ -74,12 +60,10 @@ impl ExplicitRk {
             h_accepted: 0.0,
             cont_valid: false,
             force_dense: false,
-            f_cur: Vec::new(),
             f_cur_valid: false,
-            controller: StepController::default(),
+            st: OneStepState::new(StepController::default()),
             stiff_count: 0,
             nonstiff_count: 0,
-            loop_state: LoopState::default(),
         }
     }
 
@@ -102,15 +86,15 @@ impl ExplicitRk {
         // the same order as component by component.
         for i in 1..s {
             combine(&mut self.ytmp, tab.a[i].iter().copied(), &self.k, true);
-            for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+            for (yt, y) in self.ytmp.iter_mut().zip(&self.st.y) {
                 *yt = y + h * *yt;
             }
             let (_, rest) = self.k.split_at_mut(i);
-            p.rhs(self.t + tab.c[i] * h, &self.ytmp, &mut rest[0])?;
+            p.rhs(self.st.t + tab.c[i] * h, &self.ytmp, &mut rest[0])?;
         }
         // propagated solution
         combine(&mut self.ytmp, tab.b.iter().copied(), &self.k, false);
-        for (yt, y) in self.ytmp.iter_mut().zip(&self.y) {
+        for (yt, y) in self.ytmp.iter_mut().zip(&self.st.y) {
             *yt = y + h * *yt;
         }
         match tab.error {
@@ -133,10 +117,10 @@ impl ExplicitRk {
 
     /// Error norm of the attempted step (≤ 1: accept), see [`ErrorEstimate`].
     fn error_norm(&self, opts: &SolverOptions) -> f64 {
-        let e5 = wrms_norm(&self.err, &self.y, &self.ytmp, opts.rtol, opts.atol);
+        let e5 = wrms_norm(&self.err, &self.st.y, &self.ytmp, opts.rtol, opts.atol);
         match self.tab.error {
             ErrorEstimate::Combined53 { .. } => {
-                let e3 = wrms_norm(&self.err2, &self.y, &self.ytmp, opts.rtol, opts.atol);
+                let e3 = wrms_norm(&self.err2, &self.st.y, &self.ytmp, opts.rtol, opts.atol);
                 let e5s = e5 * e5;
                 let den = e5s + 0.01 * e3 * e3;
                 if den > 0.0 {
@@ -161,14 +145,14 @@ impl ExplicitRk {
             return false;
         }
         // y_s = ytmp (the new solution); y_{s-1} is recomputed from row s-1
-        let n = self.y.len();
+        let n = self.st.y.len();
         let (mut num, mut den) = (0.0, 0.0);
         for m in 0..n {
             let mut acc = 0.0;
             for (j, aij) in self.tab.a[s - 2].iter().enumerate() {
                 acc += aij * self.k[j][m];
             }
-            let ysm1 = self.y[m] + h * acc;
+            let ysm1 = self.st.y[m] + h * acc;
             num += (self.k[s - 1][m] - self.k[s - 2][m]).powi(2);
             den += (self.ytmp[m] - ysm1).powi(2);
         }
@@ -204,7 +188,7 @@ impl Stepper for ExplicitRk {
             _ => 0,
         };
         let s = self.tab.stages() + extra;
-        if self.y.len() != n || self.k.len() != s {
+        if self.ytmp.len() != n || self.k.len() != s {
             self.k = vec![vec![0.0; n]; s];
             self.ytmp = vec![0.0; n];
             self.err = vec![0.0; n];
@@ -214,43 +198,20 @@ impl Stepper for ExplicitRk {
             } else {
                 Vec::new()
             };
-            self.y_prev = vec![0.0; n];
-            self.f_prev = vec![0.0; n];
-            self.f_cur = vec![0.0; n];
         }
-        // into the existing storage: a reset after every projection allocates nothing
-        self.y.clear();
-        self.y.extend_from_slice(y0);
-        self.t = t0;
-        self.t_prev = t0;
-        self.y_prev.copy_from_slice(y0);
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        p.rhs(t0, y0, &mut self.f_cur)?;
-        self.f_prev.copy_from_slice(&self.f_cur);
+        self.st.restart_at(p, t0, y0, ctx)?;
         self.f_cur_valid = true;
         self.cont_valid = false;
         self.h_accepted = 0.0;
-        if let Some(h) = ctx.opts.fixed_step {
-            if !(h > 0.0) {
-                return Err(IntegrateError::BadMethod(format!(
-                    "{}: fixed step size must be positive, got {h}",
-                    self.tab.name
-                )));
-            }
-            self.h = h;
-        } else if !self.tab.adaptive() {
+        if ctx.opts.fixed_step.is_none() && !self.tab.adaptive() {
             return Err(IntegrateError::Unsupported {
                 method: self.tab.name.into(),
                 detail: "has no error estimator: give a fixed step size".into(),
             });
-        } else if self.h == 0.0 {
-            self.h = match ctx.opts.h0 {
-                Some(h0) => h0,
-                None => self.first_step(p, ctx)?,
-            };
         }
-        self.loop_state = LoopState::default();
-        Ok(())
+        self.st.loop_state = LoopState::default();
+        self.st
+            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]).
@@ -263,23 +224,13 @@ impl Stepper for ExplicitRk {
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
+    crate::one_step::one_step_accessors!();
 
     /// DOP853's three extra stages for the last accepted step, unless
     /// formed already (or the stepper was just reset: nothing to extend).
     fn prepare_dense_output(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
         if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
-            if !self.cont_valid && self.h_accepted != 0.0 && self.t > self.t_prev {
+            if !self.cont_valid && self.h_accepted != 0.0 && self.st.t > self.st.t_prev {
                 self.dop853_dense(p, self.h_accepted, c, a, d)?;
             }
         }
@@ -287,12 +238,12 @@ impl Stepper for ExplicitRk {
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
-        let h = self.t - self.t_prev;
+        let h = self.st.t - self.st.t_prev;
         if h == 0.0 {
-            out.copy_from_slice(&self.y);
+            out.copy_from_slice(&self.st.y);
             return;
         }
-        let theta = (t - self.t_prev) / h;
+        let theta = (t - self.st.t_prev) / h;
         match self.tab.dense {
             DenseOutput::Polynomial(pm) => {
                 // y0 + h Σ_i k_i Σ_j P_ij θ^(j+1); k holds the last step's stages
@@ -307,7 +258,7 @@ impl Stepper for ExplicitRk {
                         }
                         acc += bi * self.k[i][m];
                     }
-                    *o = self.y_prev[m] + h * acc;
+                    *o = self.st.y_prev[m] + h * acc;
                 }
             }
             DenseOutput::Dop853 { .. } if self.cont_valid => {
@@ -319,16 +270,16 @@ impl Stepper for ExplicitRk {
                         acc += f[m];
                         acc *= if r % 2 == 0 { theta } else { th1 };
                     }
-                    *o = self.y_prev[m] + acc;
+                    *o = self.st.y_prev[m] + acc;
                 }
             }
             _ => hermite_cubic(
-                self.t_prev,
-                &self.y_prev,
-                &self.f_prev,
-                self.t,
-                &self.y,
-                &self.f_cur,
+                self.st.t_prev,
+                &self.st.y_prev,
+                &self.st.f_prev,
+                self.st.t,
+                &self.st.y,
+                &self.st.f_cur,
                 t,
                 out,
             ),
@@ -337,7 +288,7 @@ impl Stepper for ExplicitRk {
 }
 
 impl StepAttempt for ExplicitRk {
-    crate::step_loop::step_state_accessors!();
+    crate::step_loop::step_state_accessors!(st);
 
     fn attempt(
         &mut self,
@@ -345,7 +296,7 @@ impl StepAttempt for ExplicitRk {
         h: f64,
         ctx: &mut StepContext,
     ) -> Result<Trial, IntegrateError> {
-        self.k[0].copy_from_slice(&self.f_cur);
+        self.k[0].copy_from_slice(&self.st.f_cur);
         let attempt = self.stages(p, h);
         if ctx.opts.fixed_step.is_some() {
             attempt?;
@@ -365,15 +316,18 @@ impl StepAttempt for ExplicitRk {
     }
 
     fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
-        let fac = self.controller.factor(err, h, self.tab.controller_order());
+        let fac = self
+            .st
+            .controller
+            .factor(err, h, self.tab.controller_order());
         if accepted {
-            self.controller.accepted(err, h);
+            self.st.controller.accepted(err, h);
         }
         fac
     }
 
     fn passes(&self, err: f64, h: f64) -> bool {
-        self.controller.accept(err, h)
+        self.st.controller.accept(err, h)
     }
 
     fn commit(
@@ -386,7 +340,7 @@ impl StepAttempt for ExplicitRk {
             // a diagnosis, as in dopri5.f: the run goes on unless asked to stop
             if ctx.opts.stop_when_stiff {
                 return Err(IntegrateError::ProbablyStiff {
-                    t: self.t,
+                    t: self.st.t,
                     detail: format!(
                         "{}: h·ρ exceeded {} for 15 steps",
                         self.tab.name,
@@ -394,7 +348,7 @@ impl StepAttempt for ExplicitRk {
                     ),
                 });
             }
-            ctx.stats.stiffness_detected_at.get_or_insert(self.t);
+            ctx.stats.stiffness_detected_at.get_or_insert(self.st.t);
         }
         self.accept(p, h)
     }
@@ -405,52 +359,25 @@ impl StepAttempt for ExplicitRk {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         // f at the new point is known (FSAL stage or evaluated by accept)
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
         self.stiff_count = 0;
         self.nonstiff_count = 0;
-        self.h = self.first_step(p, ctx)?;
-        Ok(())
+        self.st.restart_here(p, self.error_order(), ctx.opts)
     }
 }
 
 impl ExplicitRk {
-    /// Hairer's starting step size at the current point (f_cur known).
-    fn first_step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<f64, IntegrateError> {
-        let order = match self.tab.error {
+    /// The order of Hairer's starting step size at the current point.
+    fn error_order(&self) -> u32 {
+        match self.tab.error {
             ErrorEstimate::Combined53 { .. } => self.tab.order,
             _ => self.tab.controller_order(),
-        };
-        let opts = ctx.opts;
-        Ok(initial_step(
-            p,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            order,
-            opts.rtol,
-            opts.atol,
-            opts.h_max,
-            1.0,
-        )?)
+        }
     }
 
     /// Make the attempted step (in `ytmp`, stages in `k`) the current point.
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        self.t_prev = self.t;
-        self.y_prev.copy_from_slice(&self.y);
-        self.f_prev.copy_from_slice(&self.f_cur);
-        self.t += h;
-        self.y.copy_from_slice(&self.ytmp);
-        if self.tab.fsal {
-            let s = self.tab.stages();
-            self.f_cur.copy_from_slice(&self.k[s - 1]);
-        } else {
-            p.rhs(self.t, &self.y, &mut self.f_cur)?;
-        }
+        let fsal = self.tab.fsal.then_some(&self.k[self.tab.stages() - 1][..]);
+        self.st.accept(p, h, &self.ytmp, fsal)?;
         self.cont_valid = false;
         self.h_accepted = h;
         if let DenseOutput::Dop853 { c, a, d } = self.tab.dense {
@@ -471,7 +398,7 @@ impl ExplicitRk {
         a: &[&[f64]],
         d: &[&[f64]],
     ) -> Result<(), IntegrateError> {
-        let n = self.y.len();
+        let n = self.st.y.len();
         let s = self.tab.stages();
         // k_s = f(t1, y1) is the FSAL stage; extra stages s+1.. follow
         for (r, row) in a.iter().enumerate() {
@@ -482,13 +409,13 @@ impl ExplicitRk {
                         acc += aij * self.k[j][m];
                     }
                 }
-                self.ytmp[m] = self.y_prev[m] + h * acc;
+                self.ytmp[m] = self.st.y_prev[m] + h * acc;
             }
             let (_, rest) = self.k.split_at_mut(s + r);
-            p.rhs(self.t_prev + c[r] * h, &self.ytmp, &mut rest[0])?;
+            p.rhs(self.st.t_prev + c[r] * h, &self.ytmp, &mut rest[0])?;
         }
         for m in 0..n {
-            let dy = self.y[m] - self.y_prev[m];
+            let dy = self.st.y[m] - self.st.y_prev[m];
             let bspl = h * self.k[0][m] - dy;
             self.cont[0][m] = dy;
             self.cont[1][m] = bspl;

@@ -43,11 +43,10 @@
 use nalgebra::DMatrix;
 
 use crate::controller::StepController;
-use crate::dense::hermite_cubic;
 use crate::error::{EvalError, IntegrateError};
 use crate::exponential::expm::Expm;
-use crate::initial_step::initial_step;
 use crate::norm::wrms_norm;
+use crate::one_step::OneStepState;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
@@ -65,13 +64,8 @@ const ROTATION_SAFETY: f64 = 2.0;
 
 /// Local Linearization Method stepper.
 pub struct LocalLinearization {
-    t: f64,
-    t_prev: f64,
-    h: f64,
-    y: Vec<f64>,
-    y_prev: Vec<f64>,
-    f_cur: Vec<f64>,
-    f_prev: Vec<f64>,
+    /// The between-steps state ([`OneStepState`]).
+    st: OneStepState,
     y1: Vec<f64>,
     f1: Vec<f64>,
     ftmp: Vec<f64>,
@@ -94,8 +88,6 @@ pub struct LocalLinearization {
     expm_l: Expm,
     /// sC, e^{sC} and their workspace for the continuous solution
     dense: std::cell::RefCell<(DMatrix<f64>, DMatrix<f64>, Expm)>,
-    controller: StepController,
-    loop_state: LoopState,
 }
 
 impl Default for LocalLinearization {
@@ -108,13 +100,6 @@ impl LocalLinearization {
     /// A new stepper.
     pub fn new() -> Self {
         Self {
-            t: 0.0,
-            t_prev: 0.0,
-            h: 0.0,
-            y: Vec::new(),
-            y_prev: Vec::new(),
-            f_cur: Vec::new(),
-            f_prev: Vec::new(),
             y1: Vec::new(),
             f1: Vec::new(),
             ftmp: Vec::new(),
@@ -136,20 +121,15 @@ impl LocalLinearization {
                 DMatrix::zeros(0, 0),
                 Expm::new(0),
             )),
-            controller: StepController::default(),
-            loop_state: LoopState::default(),
+            st: OneStepState::new(StepController::default()),
         }
     }
 
     fn allocate(&mut self, m: usize) {
-        if self.y.len() == m && self.cm.nrows() == m + 2 {
+        if self.y1.len() == m && self.cm.nrows() == m + 2 {
             return;
         }
         for v in [
-            &mut self.y,
-            &mut self.y_prev,
-            &mut self.f_cur,
-            &mut self.f_prev,
             &mut self.y1,
             &mut self.f1,
             &mut self.ftmp,
@@ -176,13 +156,13 @@ impl LocalLinearization {
 
     /// J and f_t at the current point (t, y), with f_cur = f(t, y) known.
     fn linearize(&mut self, p: &mut dyn OdeProblem) -> Result<(), EvalError> {
-        p.jacobian(self.t, &self.y, &mut self.jac)?;
-        let dt = f64::EPSILON.sqrt() * self.t.abs().max(1.0);
-        let t2 = self.t + dt;
-        let dt = t2 - self.t;
-        p.rhs(t2, &self.y, &mut self.ftmp)?;
-        for i in 0..self.y.len() {
-            self.ft[i] = (self.ftmp[i] - self.f_cur[i]) / dt;
+        p.jacobian(self.st.t, &self.st.y, &mut self.jac)?;
+        let dt = f64::EPSILON.sqrt() * self.st.t.abs().max(1.0);
+        let t2 = self.st.t + dt;
+        let dt = t2 - self.st.t;
+        p.rhs(t2, &self.st.y, &mut self.ftmp)?;
+        for i in 0..self.st.y.len() {
+            self.ft[i] = (self.ftmp[i] - self.st.f_cur[i]) / dt;
         }
         self.jac_valid = true;
         self.spectral_radius = self.estimate_spectral_radius();
@@ -197,7 +177,7 @@ impl LocalLinearization {
     /// oscillating modes that the estimate is for), where x_k rotates and
     /// single ratios do not settle. Zero for a nilpotent J (free flight).
     fn estimate_spectral_radius(&mut self) -> f64 {
-        let m = self.y.len();
+        let m = self.st.y.len();
         if m == 0 {
             return 0.0;
         }
@@ -236,7 +216,7 @@ impl LocalLinearization {
     /// f(t + h, y1) into `f1`; with `estimate`, the local error estimate
     /// l_{n+1} (eqs. 30–33) into `err`.
     fn stages(&mut self, p: &mut dyn OdeProblem, h: f64, estimate: bool) -> Result<(), EvalError> {
-        let m = self.y.len();
+        let m = self.st.y.len();
         self.cm.fill(0.0);
         for j in 0..m {
             for i in 0..m {
@@ -245,20 +225,20 @@ impl LocalLinearization {
         }
         for i in 0..m {
             self.cm[(i, m)] = h * self.ft[i];
-            self.cm[(i, m + 1)] = h * self.f_cur[i];
+            self.cm[(i, m + 1)] = h * self.st.f_cur[i];
         }
         self.cm[(m, m + 1)] = h;
         let ok = self.expm_c.exp(&self.cm, &mut self.ecm);
         for i in 0..m {
-            self.y1[i] = self.y[i] + self.ecm[(i, m + 1)];
+            self.y1[i] = self.st.y[i] + self.ecm[(i, m + 1)];
         }
         if !ok || self.y1.iter().any(|v| !v.is_finite()) {
             return Err(EvalError::NonFinite {
                 what: "llm: exp(hC) step".into(),
-                t: self.t,
+                t: self.st.t,
             });
         }
-        p.rhs(self.t + h, &self.y1, &mut self.f1)?;
+        p.rhs(self.st.t + h, &self.y1, &mut self.f1)?;
         if !estimate {
             return Ok(());
         }
@@ -268,9 +248,9 @@ impl LocalLinearization {
         for i in 0..m {
             let mut jphi = 0.0;
             for j in 0..m {
-                jphi += self.jac[(i, j)] * (self.y1[j] - self.y[j]);
+                jphi += self.jac[(i, j)] * (self.y1[j] - self.st.y[j]);
             }
-            let r = self.f1[i] - self.f_cur[i] - jphi - self.ft[i] * h;
+            let r = self.f1[i] - self.st.f_cur[i] - jphi - self.ft[i] * h;
             self.lm[(i, m)] = h * 2.0 * r / h2;
             for j in 0..m {
                 self.lm[(i, j)] = h * self.jac[(i, j)];
@@ -281,7 +261,7 @@ impl LocalLinearization {
         if !self.expm_l.exp(&self.lm, &mut self.elm) {
             return Err(EvalError::NonFinite {
                 what: "llm: exp(hL) error estimate".into(),
-                t: self.t,
+                t: self.st.t,
             });
         }
         for i in 0..m {
@@ -306,9 +286,10 @@ impl LocalLinearization {
         estimate: &mut [f64],
     ) -> Result<(), EvalError> {
         self.allocate(y.len());
-        self.t = t;
-        self.y.copy_from_slice(y);
-        p.rhs(t, y, &mut self.f_cur)?;
+        self.st.size_for(y.len());
+        self.st.t = t;
+        self.st.y.copy_from_slice(y);
+        p.rhs(t, y, &mut self.st.f_cur)?;
         self.linearize(p)?;
         self.stages(p, h, true)?;
         y1.copy_from_slice(&self.y1);
@@ -316,33 +297,9 @@ impl LocalLinearization {
         Ok(())
     }
 
-    /// Hairer's starting step size at the current point (f_cur known).
-    fn first_step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<f64, IntegrateError> {
-        let o = ctx.opts;
-        Ok(initial_step(
-            p,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            LLM_ORDER,
-            o.rtol,
-            o.atol,
-            o.h_max,
-            1.0,
-        )?)
-    }
-
     fn accept(&mut self, h: f64) {
-        self.t_prev = self.t;
-        self.t += h;
-        std::mem::swap(&mut self.y_prev, &mut self.y);
-        std::mem::swap(&mut self.f_prev, &mut self.f_cur);
-        self.y.copy_from_slice(&self.y1);
-        self.f_cur.copy_from_slice(&self.f1);
+        self.st.advance(h, &self.y1);
+        self.st.f_cur.copy_from_slice(&self.f1);
         self.jac_valid = false;
     }
 }
@@ -360,29 +317,10 @@ impl Stepper for LocalLinearization {
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
         self.allocate(y0.len());
-        self.t = t0;
-        self.t_prev = t0;
-        self.y.copy_from_slice(y0);
-        self.y_prev.copy_from_slice(y0);
-        p.rhs(t0, y0, &mut self.f_cur)?;
-        self.f_prev.copy_from_slice(&self.f_cur);
+        self.st.restart_at(p, t0, y0, ctx)?;
         self.jac_valid = false;
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        if let Some(h) = ctx.opts.fixed_step {
-            if !(h > 0.0) || !h.is_finite() {
-                return Err(IntegrateError::BadMethod(format!(
-                    "llm: fixed step size must be positive, got {h}"
-                )));
-            }
-            self.h = h;
-        } else if self.h == 0.0 {
-            self.h = match ctx.opts.h0 {
-                Some(h0) => h0,
-                None => self.first_step(p, ctx)?,
-            };
-        }
-        self.loop_state = LoopState::default();
-        Ok(())
+        self.st.loop_state = LoopState::default();
+        self.st.choose_step("llm", p, LLM_ORDER, ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]),
@@ -399,24 +337,14 @@ impl Stepper for LocalLinearization {
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
+    crate::one_step::one_step_accessors!();
 
     /// h·ρ(J) of the last step (times [`ROTATION_SAFETY`]): the flow
     /// e^{sJ} of its linearization turns a mode of frequency ω by ω s, and
     /// one LLM step may span several periods of a linear phase (a penalty
     /// contact) over which it is exact.
     fn dense_output_rotation(&self) -> f64 {
-        ROTATION_SAFETY * (self.t - self.t_prev) * self.spectral_radius
+        ROTATION_SAFETY * (self.st.t - self.st.t_prev) * self.spectral_radius
     }
 
     /// The method's own continuous solution: the local linearization's
@@ -429,9 +357,9 @@ impl Stepper for LocalLinearization {
     /// back to that interpolant where J is not the step's (just after a
     /// restart) or the exponential fails.
     fn interpolate(&self, t: f64, out: &mut [f64]) {
-        let m = self.y.len();
-        let s = t - self.t_prev;
-        if !self.jac_valid && s > 0.0 && t < self.t && self.jac.nrows() == m {
+        let m = self.st.y.len();
+        let s = t - self.st.t_prev;
+        if !self.jac_valid && s > 0.0 && t < self.st.t && self.jac.nrows() == m {
             if let Ok(mut d) = self.dense.try_borrow_mut() {
                 let (cm, ecm, expm) = &mut *d;
                 cm.fill(0.0);
@@ -442,12 +370,12 @@ impl Stepper for LocalLinearization {
                 }
                 for i in 0..m {
                     cm[(i, m)] = s * self.ft[i];
-                    cm[(i, m + 1)] = s * self.f_prev[i];
+                    cm[(i, m + 1)] = s * self.st.f_prev[i];
                 }
                 cm[(m, m + 1)] = s;
                 if expm.exp(cm, ecm) {
                     for i in 0..m {
-                        out[i] = self.y_prev[i] + ecm[(i, m + 1)];
+                        out[i] = self.st.y_prev[i] + ecm[(i, m + 1)];
                     }
                     if out.iter().all(|v| v.is_finite()) {
                         return;
@@ -455,25 +383,16 @@ impl Stepper for LocalLinearization {
                 }
             }
         }
-        if t >= self.t {
-            out.copy_from_slice(&self.y);
+        if t >= self.st.t {
+            out.copy_from_slice(&self.st.y);
             return;
         }
-        hermite_cubic(
-            self.t_prev,
-            &self.y_prev,
-            &self.f_prev,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            t,
-            out,
-        );
+        self.st.hermite(t, out);
     }
 }
 
 impl StepAttempt for LocalLinearization {
-    crate::step_loop::step_state_accessors!();
+    crate::step_loop::step_state_accessors!(st);
 
     fn attempt(
         &mut self,
@@ -488,20 +407,20 @@ impl StepAttempt for LocalLinearization {
             return Ok(Trial::Unchecked);
         }
         Ok(Trial::Estimated(wrms_norm(
-            &self.err, &self.y, &self.y1, o.rtol, o.atol,
+            &self.err, &self.st.y, &self.y1, o.rtol, o.atol,
         )))
     }
 
     fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
-        let fac = self.controller.factor(err, h, LLM_ORDER);
+        let fac = self.st.controller.factor(err, h, LLM_ORDER);
         if accepted {
-            self.controller.accepted(err, h);
+            self.st.controller.accepted(err, h);
         }
         fac
     }
 
     fn passes(&self, err: f64, h: f64) -> bool {
-        self.controller.accept(err, h)
+        self.st.controller.accept(err, h)
     }
 
     fn commit(
@@ -519,8 +438,6 @@ impl StepAttempt for LocalLinearization {
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        self.h = self.first_step(p, ctx)?;
-        Ok(())
+        self.st.restart_here(p, LLM_ORDER, ctx.opts)
     }
 }

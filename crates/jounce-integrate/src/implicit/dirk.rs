@@ -29,12 +29,11 @@
 use nalgebra::DMatrix;
 
 use crate::controller::StepController;
-use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::dirk_tableau::{DirkKind, DirkTableau};
-use crate::initial_step::initial_step;
 use crate::newton::{newton_solve, CachedLu, NewtonOutcome, NewtonSettings};
 use crate::norm::wrms_norm;
+use crate::one_step::OneStepState;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
@@ -48,13 +47,8 @@ enum Attempt {
 /// SDIRK/ESDIRK stepper over a tableau.
 pub struct Dirk {
     tab: DirkTableau,
-    t: f64,
-    t_prev: f64,
-    h: f64,
-    y: Vec<f64>,
-    y_prev: Vec<f64>,
-    f_prev: Vec<f64>,
-    f_cur: Vec<f64>,
+    /// The between-steps state ([`OneStepState`]).
+    st: OneStepState,
     k: Vec<Vec<f64>>,
     base: Vec<f64>,
     stage: Vec<f64>,
@@ -80,10 +74,8 @@ pub struct Dirk {
     jac_valid: bool,
     /// Largest Newton contraction rate seen in the last step.
     max_rate: f64,
-    controller: StepController,
     /// rejections (error test and Newton) since the last accepted step
     rejected_in_a_row: u32,
-    loop_state: LoopState,
 }
 
 impl Dirk {
@@ -91,13 +83,6 @@ impl Dirk {
     pub fn new(tab: DirkTableau) -> Self {
         Self {
             tab,
-            t: 0.0,
-            t_prev: 0.0,
-            h: 0.0,
-            y: Vec::new(),
-            y_prev: Vec::new(),
-            f_prev: Vec::new(),
-            f_cur: Vec::new(),
             k: Vec::new(),
             base: Vec::new(),
             stage: Vec::new(),
@@ -117,9 +102,8 @@ impl Dirk {
             jac_fresh: false,
             jac_valid: false,
             max_rate: 0.0,
-            controller: StepController::default(),
+            st: OneStepState::new(StepController::default()),
             rejected_in_a_row: 0,
-            loop_state: LoopState::default(),
         }
     }
 
@@ -138,7 +122,7 @@ impl Dirk {
     }
 
     fn refresh_jacobian(&mut self, p: &mut dyn OdeProblem) -> Result<(), IntegrateError> {
-        p.jacobian(self.t, &self.y, &mut self.jac)?;
+        p.jacobian(self.st.t, &self.st.y, &mut self.jac)?;
         self.jac_fresh = true;
         self.jac_valid = true;
         self.lu_hg = f64::NAN;
@@ -150,14 +134,14 @@ impl Dirk {
         if self.lu_hg == hg && self.lu.is_factored() {
             return Ok(());
         }
-        let n = self.y.len();
+        let n = self.st.y.len();
         for i in 0..n {
             for j in 0..n {
                 self.iter_mat[(i, j)] = -hg * self.jac[(i, j)];
             }
             self.iter_mat[(i, i)] += 1.0;
         }
-        self.lu.factor(&self.iter_mat, self.t, ctx.stats)?;
+        self.lu.factor(&self.iter_mat, self.st.t, ctx.stats)?;
         self.lu_hg = hg;
         Ok(())
     }
@@ -170,7 +154,7 @@ impl Dirk {
         h: f64,
         ctx: &mut StepContext,
     ) -> Result<Attempt, IntegrateError> {
-        let n = self.y.len();
+        let n = self.st.y.len();
         let s = self.tab.stages();
         let gamma = self.tab.kind.gamma();
         let hg = h * gamma;
@@ -184,13 +168,13 @@ impl Dirk {
             tol: (10.0 * f64::EPSILON / rtol).max(0.03f64.min(rtol.sqrt())),
         };
         for i in 0..n {
-            self.w[i] = 1.0 / (ctx.opts.atol + rtol * self.y[i].abs());
+            self.w[i] = 1.0 / (ctx.opts.atol + rtol * self.st.y[i].abs());
         }
         self.max_rate = 0.0;
         let explicit_first = matches!(self.tab.kind, DirkKind::Esdirk { .. });
         for st in 0..s {
             if st == 0 && explicit_first {
-                self.k[0].copy_from_slice(&self.f_cur);
+                self.k[0].copy_from_slice(&self.st.f_cur);
                 continue;
             }
             for m in 0..n {
@@ -198,11 +182,11 @@ impl Dirk {
                 for j in 0..st {
                     acc += self.tab.a[st][j] * self.k[j][m];
                 }
-                self.base[m] = self.y[m] + h * acc;
+                self.base[m] = self.st.y[m] + h * acc;
             }
             // predictor: the previous stage derivative
             let kprev = if st == 0 {
-                &self.f_cur
+                &self.st.f_cur
             } else {
                 &self.k[st - 1]
             };
@@ -210,7 +194,7 @@ impl Dirk {
                 self.stage[m] = self.base[m] + hg * kprev[m];
             }
             self.pred.copy_from_slice(&self.stage);
-            let ti = self.t + self.tab.c[st] * h;
+            let ti = self.st.t + self.tab.c[st] * h;
             let base = &self.base;
             let kbuf = &mut self.ynew;
             let out = newton_solve(
@@ -260,7 +244,7 @@ impl Dirk {
             for i in 0..s {
                 acc += self.tab.b[i] * self.k[i][m];
             }
-            self.ynew[m] = self.y[m] + h * acc;
+            self.ynew[m] = self.st.y[m] + h * acc;
         }
         if let Some(bh) = &self.tab.b_hat {
             for m in 0..n {
@@ -289,7 +273,7 @@ impl Dirk {
     ) -> Result<bool, IntegrateError> {
         /// Iterations of the full Newton fallback.
         const MAX_FULL: u32 = 12;
-        let n = self.y.len();
+        let n = self.st.y.len();
         let tol = (10.0 * f64::EPSILON / ctx.opts.rtol).max(0.03f64.min(ctx.opts.rtol.sqrt()));
         self.stage.copy_from_slice(&self.pred);
         self.lu_hg = f64::NAN;
@@ -349,65 +333,37 @@ impl Dirk {
             return Ok(a);
         }
         // advance to the midpoint temporarily
-        let t_save = self.t;
-        self.y_save.copy_from_slice(&self.y);
-        self.f_save.copy_from_slice(&self.f_cur);
-        self.y.copy_from_slice(&self.ynew);
-        self.t += half;
+        let t_save = self.st.t;
+        self.y_save.copy_from_slice(&self.st.y);
+        self.f_save.copy_from_slice(&self.st.f_cur);
+        self.st.y.copy_from_slice(&self.ynew);
+        self.st.t += half;
         let second = if self.tab.stiffly_accurate {
             let s = self.tab.stages();
-            self.f_cur.copy_from_slice(&self.k[s - 1]);
+            self.st.f_cur.copy_from_slice(&self.k[s - 1]);
             self.stages(p, half, ctx)
         } else {
-            match p.rhs(self.t, &self.y, &mut self.f_cur) {
+            match p.rhs(self.st.t, &self.st.y, &mut self.st.f_cur) {
                 Ok(()) => self.stages(p, half, ctx),
                 Err(e) => Err(e.into()),
             }
         };
-        self.t = t_save;
-        self.y.copy_from_slice(&self.y_save);
-        self.f_cur.copy_from_slice(&self.f_save);
+        self.st.t = t_save;
+        self.st.y.copy_from_slice(&self.y_save);
+        self.st.f_cur.copy_from_slice(&self.f_save);
         let second = second?;
         let den = 2f64.powi(self.tab.order as i32) - 1.0;
-        for m in 0..self.y.len() {
+        for m in 0..self.st.y.len() {
             self.err[m] = (self.ynew[m] - self.y_full[m]) / den;
         }
         Ok(second)
     }
 
-    /// Hairer's starting step size at the current point (f_cur known).
-    fn first_step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<f64, IntegrateError> {
-        let q = self.error_order();
-        let o = ctx.opts;
-        Ok(initial_step(
-            p,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            q,
-            o.rtol,
-            o.atol,
-            o.h_max,
-            1.0,
-        )?)
-    }
-
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        self.t_prev = self.t;
-        self.y_prev.copy_from_slice(&self.y);
-        self.f_prev.copy_from_slice(&self.f_cur);
-        self.t += h;
-        self.y.copy_from_slice(&self.ynew);
-        if self.tab.stiffly_accurate {
-            let s = self.tab.stages();
-            self.f_cur.copy_from_slice(&self.k[s - 1]);
-        } else {
-            p.rhs(self.t, &self.y, &mut self.f_cur)?;
-        }
+        // a stiffly accurate method's last stage is f at the new point
+        let last = &self.k[self.tab.stages() - 1][..];
+        let fsal = self.tab.stiffly_accurate.then_some(last);
+        self.st.accept(p, h, &self.ynew, fsal)?;
         self.jac_fresh = false;
         Ok(())
     }
@@ -418,17 +374,7 @@ impl Stepper for Dirk {
         self.tab.name
     }
 
-    /// After a breakpoint: the smaller of the kept step size and the
-    /// first-step estimate at the new point ([`Stepper::restart_at_breakpoint`]).
-    fn restart_at_breakpoint(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t0: f64,
-        y0: &[f64],
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        crate::stepper::restart_keeping_step(self, |s| &mut s.h, p, t0, y0, ctx)
-    }
+    crate::one_step::one_step_accessors!(restart_keeping_step);
 
     fn reset(
         &mut self,
@@ -439,12 +385,9 @@ impl Stepper for Dirk {
     ) -> Result<(), IntegrateError> {
         let n = y0.len();
         let s = self.tab.stages();
-        if self.y.len() != n || self.k.len() != s {
+        if self.ynew.len() != n || self.k.len() != s {
             self.k = vec![vec![0.0; n]; s];
             for v in [
-                &mut self.y_prev,
-                &mut self.f_prev,
-                &mut self.f_cur,
                 &mut self.base,
                 &mut self.stage,
                 &mut self.g,
@@ -462,35 +405,14 @@ impl Stepper for Dirk {
             self.stage_jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        // into the existing storage: a reset after every projection allocates nothing
-        self.y.clear();
-        self.y.extend_from_slice(y0);
-        self.t = t0;
-        self.t_prev = t0;
-        self.y_prev.copy_from_slice(y0);
         self.jac_fresh = false;
         self.jac_valid = false;
         self.lu.invalidate();
         self.lu_hg = f64::NAN;
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        p.rhs(t0, y0, &mut self.f_cur)?;
-        self.f_prev.copy_from_slice(&self.f_cur);
-        if let Some(h) = ctx.opts.fixed_step {
-            if !(h > 0.0) {
-                return Err(IntegrateError::BadMethod(format!(
-                    "{}: fixed step size must be positive, got {h}",
-                    self.tab.name
-                )));
-            }
-            self.h = h;
-        } else if self.h == 0.0 {
-            self.h = match ctx.opts.h0 {
-                Some(h0) => h0,
-                None => self.first_step(p, ctx)?,
-            };
-        }
-        self.loop_state = LoopState::default();
-        Ok(())
+        self.st.restart_at(p, t0, y0, ctx)?;
+        self.st.loop_state = LoopState::default();
+        let q = self.error_order();
+        self.st.choose_step(self.tab.name, p, q, ctx.opts)
     }
 
     /// One accepted step by the shared loop ([`step_loop::advance`]).
@@ -504,34 +426,11 @@ impl Stepper for Dirk {
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
-
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        hermite_cubic(
-            self.t_prev,
-            &self.y_prev,
-            &self.f_prev,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            t,
-            out,
-        );
-    }
+    crate::one_step::one_step_accessors!(hermite);
 }
 
 impl StepAttempt for Dirk {
-    crate::step_loop::step_state_accessors!();
+    crate::step_loop::step_state_accessors!(st);
 
     /// The stages (or the doubled step without an embedded pair); a
     /// Newton failure with a Jacobian from an earlier step refreshes it and
@@ -572,7 +471,7 @@ impl StepAttempt for Dirk {
             }
             if !adaptive || self.rejected_in_a_row > 20 {
                 return Err(IntegrateError::NewtonFailed {
-                    t: self.t,
+                    t: self.st.t,
                     h,
                     iters,
                 });
@@ -585,7 +484,7 @@ impl StepAttempt for Dirk {
         }
         let o = ctx.opts;
         Ok(Trial::Estimated(wrms_norm(
-            &self.err, &self.y, &self.ynew, o.rtol, o.atol,
+            &self.err, &self.st.y, &self.ynew, o.rtol, o.atol,
         )))
     }
 
@@ -593,9 +492,9 @@ impl StepAttempt for Dirk {
     /// factorisation stays valid: radau5.f QUOT1/QUOT2), at most 0.9 after
     /// a rejection.
     fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
-        let fac = self.controller.factor(err, h, self.error_order());
+        let fac = self.st.controller.factor(err, h, self.error_order());
         if accepted {
-            self.controller.accepted(err, h);
+            self.st.controller.accepted(err, h);
             if (1.0..=1.2).contains(&fac) {
                 1.0
             } else {
@@ -607,7 +506,7 @@ impl StepAttempt for Dirk {
     }
 
     fn passes(&self, err: f64, h: f64) -> bool {
-        self.controller.accept(err, h)
+        self.st.controller.accept(err, h)
     }
 
     fn rejected(
@@ -641,10 +540,9 @@ impl StepAttempt for Dirk {
         p: &mut dyn OdeProblem,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
         self.jac_valid = false;
-        self.h = self.first_step(p, ctx)?;
-        Ok(())
+        let q = self.error_order();
+        self.st.restart_here(p, q, ctx.opts)
     }
 }
 

@@ -4,8 +4,9 @@
 //! - `dirk_tableau.rs` + `dirk.rs`: SDIRK/ESDIRK (backward Euler,
 //!   trapezoidal, implicit midpoint, Nørsett SDIRK2/3, TR-BDF2,
 //!   Kennedy–Carpenter ESDIRK4(3));
-//! - `radau5.rs`: Radau IIA of order 5 (Hairer–Wanner's radau5.f), the
-//!   reference solver;
+//! - `radau_core.rs` + `radau5.rs`: Radau IIA of order 5 (Hairer–Wanner's
+//!   radau5.f), the reference solver: one core for the ODE form
+//!   (`radau5.rs`) and the DAE form ([`crate::dae::radau`]);
 //! - `rosenbrock_tableau.rs` + `rosenbrock.rs`: Rosenbrock/W methods
 //!   (ode23s, Rodas4);
 //! - `stability.rs`: stability functions R(z) in complex arithmetic.
@@ -13,6 +14,7 @@
 pub mod dirk;
 pub mod dirk_tableau;
 pub mod radau5;
+pub mod radau_core;
 pub mod rosenbrock;
 pub mod rosenbrock_tableau;
 pub mod stability;

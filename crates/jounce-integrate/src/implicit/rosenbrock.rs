@@ -7,12 +7,11 @@
 use nalgebra::DMatrix;
 
 use crate::controller::StepController;
-use crate::dense::hermite_cubic;
 use crate::error::IntegrateError;
 use crate::implicit::rosenbrock_tableau::RosenbrockTableau;
-use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::norm::wrms_norm;
+use crate::one_step::OneStepState;
 use crate::problem::OdeProblem;
 use crate::step_loop::{self, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
@@ -21,13 +20,8 @@ use crate::stepper::{StepContext, Stepper};
 pub struct Rosenbrock {
     tab: RosenbrockTableau,
     fsal: bool,
-    t: f64,
-    t_prev: f64,
-    h: f64,
-    y: Vec<f64>,
-    y_prev: Vec<f64>,
-    f_prev: Vec<f64>,
-    f_cur: Vec<f64>,
+    /// The between-steps state ([`OneStepState`]).
+    st: OneStepState,
     /// ∂f/∂t at (t, y)
     ft: Vec<f64>,
     u: Vec<Vec<f64>>,
@@ -39,13 +33,11 @@ pub struct Rosenbrock {
     jac: DMatrix<f64>,
     iter_mat: DMatrix<f64>,
     lu: CachedLu,
-    controller: StepController,
     /// rejections since the last accepted step (evaluation failures are
     /// rejections only for the first 10)
     rejected_in_a_row: u32,
     /// t + 2δ − t of the last ∂f/∂t: how far past t its differences looked.
     ft_reach: f64,
-    loop_state: LoopState,
 }
 
 impl Rosenbrock {
@@ -55,13 +47,6 @@ impl Rosenbrock {
         Self {
             tab,
             fsal,
-            t: 0.0,
-            t_prev: 0.0,
-            h: 0.0,
-            y: Vec::new(),
-            y_prev: Vec::new(),
-            f_prev: Vec::new(),
-            f_cur: Vec::new(),
             ft: Vec::new(),
             u: Vec::new(),
             ytmp: Vec::new(),
@@ -72,47 +57,10 @@ impl Rosenbrock {
             jac: DMatrix::zeros(0, 0),
             iter_mat: DMatrix::zeros(0, 0),
             lu: CachedLu::new(),
-            controller: StepController::default(),
+            st: OneStepState::new(StepController::default()),
             rejected_in_a_row: 0,
             ft_reach: 0.0,
-            loop_state: LoopState::default(),
         }
-    }
-
-    /// J and ∂f/∂t at the current point. ∂f/∂t by the second-order
-    /// one-sided difference (−3f(t) + 4f(t + δ) − f(t + 2δ))/(2δ), which
-    /// stays inside [t, t + h] (f need not exist before t0), with
-    /// δ = min(ε^(1/3) · max(|t|, |t + h|), h/2), the scale-free increment
-    /// of MATLAB's ode23s (Shampine & Reichelt 1997, Section 3) with the
-    /// exponent of a second-order formula. Two f evaluations.
-    fn derivatives(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        p.jacobian(self.t, &self.y, &mut self.jac)?;
-        self.time_derivative(p, h)
-    }
-
-    /// ∂f/∂t for a step of size h (see [`Rosenbrock::derivatives`]). δ is
-    /// not raised above h/2 (only to a few units of rounding of t,
-    /// [`crate::discontinuity::resolution_floor`] being the smallest h): a difference
-    /// that looked beyond the step would see a jump of f that the step
-    /// itself does not reach (an unannounced step force ahead), and the
-    /// huge ∂f/∂t it then measures kept rodas4 at an error norm of 0.66
-    /// with constant 3e-12 s steps for 13 000 steps before S3's jump at
-    /// t = 2 (δ was raised to √ε |t| = 3e-8 s).
-    fn time_derivative(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        let t = self.t;
-        let scale = t.abs().max((t + h).abs());
-        let d = (f64::EPSILON.cbrt() * scale).min(0.5 * h);
-        // make t + δ exactly representable; at least a few units of
-        // rounding of t (2δ then stays within a step of the resolution
-        // floor, 10 ε |t|, the smallest step the loop takes)
-        let d = ((t + d) - t).max((4.0 * f64::EPSILON * t.abs()).max(f64::MIN_POSITIVE));
-        p.rhs(t + d, &self.y, &mut self.ft)?;
-        p.rhs(t + 2.0 * d, &self.y, &mut self.fnew)?;
-        for i in 0..self.y.len() {
-            self.ft[i] = (4.0 * self.ft[i] - 3.0 * self.f_cur[i] - self.fnew[i]) / (2.0 * d);
-        }
-        self.ft_reach = 2.0 * d;
-        Ok(())
     }
 
     /// Stages, new solution (ynew) and error estimate (err) for step h.
@@ -122,8 +70,7 @@ impl Rosenbrock {
         h: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let n = self.y.len();
-        let s = self.tab.stages();
+        let (n, s) = (self.st.y.len(), self.tab.stages());
         let fac = 1.0 / (h * self.tab.gamma);
         for i in 0..n {
             for j in 0..n {
@@ -131,19 +78,19 @@ impl Rosenbrock {
             }
             self.iter_mat[(i, i)] += fac;
         }
-        self.lu.factor(&self.iter_mat, self.t, ctx.stats)?;
+        self.lu.factor(&self.iter_mat, self.st.t, ctx.stats)?;
         for st in 0..s {
             if st == 0 {
-                self.fstage.copy_from_slice(&self.f_cur);
+                self.fstage.copy_from_slice(&self.st.f_cur);
             } else {
                 for m in 0..n {
-                    let mut acc = self.y[m];
+                    let mut acc = self.st.y[m];
                     for j in 0..st {
                         acc += self.tab.a[st][j] * self.u[j][m];
                     }
                     self.ytmp[m] = acc;
                 }
-                p.rhs(self.t + self.tab.c[st] * h, &self.ytmp, &mut self.fstage)?;
+                p.rhs(self.st.t + self.tab.c[st] * h, &self.ytmp, &mut self.fstage)?;
                 if self.fsal && st == s - 1 {
                     self.fnew.copy_from_slice(&self.fstage);
                 }
@@ -160,7 +107,7 @@ impl Rosenbrock {
             self.lu.solve_in_place(ui, ctx.stats);
         }
         for m in 0..n {
-            let (mut acc, mut e) = (self.y[m], 0.0);
+            let (mut acc, mut e) = (self.st.y[m], 0.0);
             for i in 0..s {
                 acc += self.tab.m[i] * self.u[i][m];
                 e += (self.tab.m[i] - self.tab.m_hat[i]) * self.u[i][m];
@@ -171,57 +118,56 @@ impl Rosenbrock {
         Ok(())
     }
 
-    /// Hairer's starting step size at the current point (f_cur known).
-    fn first_step(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<f64, IntegrateError> {
-        let q = self.tab.order.min(self.tab.embedded_order);
-        let o = ctx.opts;
-        Ok(initial_step(
-            p,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            q,
-            o.rtol,
-            o.atol,
-            o.h_max,
-            1.0,
-        )?)
+    /// J and ∂f/∂t at the current point. ∂f/∂t by the second-order
+    /// one-sided difference (−3f(t) + 4f(t + δ) − f(t + 2δ))/(2δ), which
+    /// stays inside [t, t + h] (f need not exist before t0), with
+    /// δ = min(ε^(1/3) · max(|t|, |t + h|), h/2), the scale-free increment
+    /// of MATLAB's ode23s (Shampine & Reichelt 1997, Section 3) with the
+    /// exponent of a second-order formula. Two f evaluations.
+    fn derivatives(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        p.jacobian(self.st.t, &self.st.y, &mut self.jac)?;
+        self.time_derivative(p, h)
+    }
+
+    /// ∂f/∂t for a step of size h (see [`Rosenbrock::derivatives`]). δ is
+    /// not raised above h/2 (only to a few units of rounding of t,
+    /// [`crate::discontinuity::resolution_floor`] being the smallest h): a difference
+    /// that looked beyond the step would see a jump of f that the step
+    /// itself does not reach (an unannounced step force ahead), and the
+    /// huge ∂f/∂t it then measures kept rodas4 at an error norm of 0.66
+    /// with constant 3e-12 s steps for 13 000 steps before S3's jump at
+    /// t = 2 (δ was raised to √ε |t| = 3e-8 s).
+    fn time_derivative(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
+        let t = self.st.t;
+        let scale = t.abs().max((t + h).abs());
+        let d = (f64::EPSILON.cbrt() * scale).min(0.5 * h);
+        // make t + δ exactly representable; at least a few units of
+        // rounding of t (2δ then stays within a step of the resolution
+        // floor, 10 ε |t|, the smallest step the loop takes)
+        let d = ((t + d) - t).max((4.0 * f64::EPSILON * t.abs()).max(f64::MIN_POSITIVE));
+        p.rhs(t + d, &self.st.y, &mut self.ft)?;
+        p.rhs(t + 2.0 * d, &self.st.y, &mut self.fnew)?;
+        for i in 0..self.st.y.len() {
+            self.ft[i] = (4.0 * self.ft[i] - 3.0 * self.st.f_cur[i] - self.fnew[i]) / (2.0 * d);
+        }
+        self.ft_reach = 2.0 * d;
+        Ok(())
+    }
+
+    /// The order of the error estimate (of the first-step estimate).
+    fn error_order(&self) -> u32 {
+        self.tab.order.min(self.tab.embedded_order)
     }
 
     fn accept(&mut self, p: &mut dyn OdeProblem, h: f64) -> Result<(), IntegrateError> {
-        self.t_prev = self.t;
-        self.y_prev.copy_from_slice(&self.y);
-        self.f_prev.copy_from_slice(&self.f_cur);
-        self.t += h;
-        self.y.copy_from_slice(&self.ynew);
-        if self.fsal {
-            self.f_cur.copy_from_slice(&self.fnew);
-        } else {
-            p.rhs(self.t, &self.y, &mut self.f_cur)?;
-        }
-        Ok(())
+        let fsal = self.fsal.then_some(&self.fnew[..]);
+        self.st.accept(p, h, &self.ynew, fsal)
     }
 }
 
 impl Stepper for Rosenbrock {
     fn name(&self) -> &'static str {
         self.tab.name
-    }
-
-    /// After a breakpoint: the smaller of the kept step size and the
-    /// first-step estimate at the new point ([`Stepper::restart_at_breakpoint`]).
-    fn restart_at_breakpoint(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        t0: f64,
-        y0: &[f64],
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        crate::stepper::restart_keeping_step(self, |s| &mut s.h, p, t0, y0, ctx)
     }
 
     fn reset(
@@ -231,52 +177,23 @@ impl Stepper for Rosenbrock {
         y0: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let n = y0.len();
-        let s = self.tab.stages();
-        if self.y.len() != n || self.u.len() != s {
+        // f(t0, y0) first: the stage storage is sized after it
+        self.st.restart_at(p, t0, y0, ctx)?;
+        let (n, s) = (y0.len(), self.tab.stages());
+        if self.ynew.len() != n || self.u.len() != s {
             self.u = vec![vec![0.0; n]; s];
-            for v in [
-                &mut self.y_prev,
-                &mut self.f_prev,
-                &mut self.f_cur,
-                &mut self.ft,
-                &mut self.ytmp,
-                &mut self.fstage,
-                &mut self.ynew,
-                &mut self.fnew,
-                &mut self.err,
-            ] {
-                *v = vec![0.0; n];
-            }
+            let z = || vec![0.0; n];
+            (self.ft, self.ytmp, self.fstage) = (z(), z(), z());
+            (self.ynew, self.fnew, self.err) = (z(), z(), z());
             self.jac = DMatrix::zeros(n, n);
             self.iter_mat = DMatrix::zeros(n, n);
         }
-        // into the existing storage: a reset after every projection allocates nothing
-        self.y.clear();
-        self.y.extend_from_slice(y0);
-        self.t = t0;
-        self.t_prev = t0;
-        self.y_prev.copy_from_slice(y0);
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        p.rhs(t0, y0, &mut self.f_cur)?;
-        self.f_prev.copy_from_slice(&self.f_cur);
-        if let Some(h) = ctx.opts.fixed_step {
-            if !(h > 0.0) {
-                return Err(IntegrateError::BadMethod(format!(
-                    "{}: fixed step size must be positive, got {h}",
-                    self.tab.name
-                )));
-            }
-            self.h = h;
-        } else if self.h == 0.0 {
-            self.h = match ctx.opts.h0 {
-                Some(h0) => h0,
-                None => self.first_step(p, ctx)?,
-            };
-        }
-        self.loop_state = LoopState::default();
-        Ok(())
+        self.st.loop_state = LoopState::default();
+        self.st
+            .choose_step(self.tab.name, p, self.error_order(), ctx.opts)
     }
+
+    crate::one_step::one_step_accessors!(restart_keeping_step);
 
     /// One accepted step by the shared loop ([`step_loop::advance`]),
     /// with J and f_t evaluated once at its start.
@@ -286,40 +203,15 @@ impl Stepper for Rosenbrock {
         t_stop: f64,
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        self.derivatives(p, self.h.min(ctx.opts.h_max).min(t_stop - self.t))?;
+        self.derivatives(p, self.st.h.min(ctx.opts.h_max).min(t_stop - self.st.t))?;
         self.rejected_in_a_row = 0;
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
-
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        hermite_cubic(
-            self.t_prev,
-            &self.y_prev,
-            &self.f_prev,
-            self.t,
-            &self.y,
-            &self.f_cur,
-            t,
-            out,
-        );
-    }
+    crate::one_step::one_step_accessors!(hermite);
 }
 
 impl StepAttempt for Rosenbrock {
-    crate::step_loop::step_state_accessors!();
-
     fn attempt(
         &mut self,
         p: &mut dyn OdeProblem,
@@ -336,7 +228,7 @@ impl StepAttempt for Rosenbrock {
         // or a singular matrix is treated as a rejected step
         match attempt {
             Ok(()) => Ok(Trial::Estimated(wrms_norm(
-                &self.err, &self.y, &self.ynew, opts.rtol, opts.atol,
+                &self.err, &self.st.y, &self.ynew, opts.rtol, opts.atol,
             ))),
             Err(IntegrateError::Eval { .. }) if self.rejected_in_a_row < 10 => {
                 Ok(Trial::Estimated(f64::INFINITY))
@@ -345,21 +237,40 @@ impl StepAttempt for Rosenbrock {
         }
     }
 
+    crate::step_loop::step_state_accessors!(st);
+
     fn factor(&mut self, err: f64, h: f64, accepted: bool) -> f64 {
         let q = self.tab.order.min(self.tab.embedded_order);
         if accepted {
-            let fac = self.controller.factor(err, h, q);
-            self.controller.accepted(err, h);
+            let fac = self.st.controller.factor(err, h, q);
+            self.st.controller.accepted(err, h);
             fac
         } else if err.is_finite() {
-            self.controller.factor(err, h, q).min(0.9)
+            self.st.controller.factor(err, h, q).min(0.9)
         } else {
             0.25
         }
     }
 
     fn passes(&self, err: f64, h: f64) -> bool {
-        err.is_finite() && self.controller.accept(err, h)
+        err.is_finite() && self.st.controller.accept(err, h)
+    }
+
+    fn restart_here(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.st.restart_here(p, self.error_order(), ctx.opts)
+    }
+
+    fn commit(
+        &mut self,
+        p: &mut dyn OdeProblem,
+        h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        self.accept(p, h)
     }
 
     fn rejected(
@@ -372,28 +283,9 @@ impl StepAttempt for Rosenbrock {
         // the next trial is shorter than the reach of ∂f/∂t: difference it
         // again inside the new step (a jump of f between the two ends is
         // what shortens it)
-        if self.ft_reach > self.h {
-            self.time_derivative(p, self.h)?;
+        if self.ft_reach > self.st.h {
+            self.time_derivative(p, self.st.h)?;
         }
-        Ok(())
-    }
-
-    fn commit(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        h: f64,
-        _ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        self.accept(p, h)
-    }
-
-    fn restart_here(
-        &mut self,
-        p: &mut dyn OdeProblem,
-        ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        self.controller = StepController::new(ctx.opts.controller, ctx.opts.error_per);
-        self.h = self.first_step(p, ctx)?;
         Ok(())
     }
 }

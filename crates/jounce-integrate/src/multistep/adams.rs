@@ -294,17 +294,7 @@ impl Stepper for VarAdams {
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
+    crate::one_step::one_step_accessors!(fields);
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         let h = self.t - self.t_prev;

@@ -703,9 +703,7 @@ impl StepAttempt for BdfNdf {
         self.h_next = h;
     }
 
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::loop_state_accessor!();
 
     /// The differences re-interpolated to h, then the order-k formula.
     /// A Newton failure (or a singular iteration matrix) with a Jacobian
@@ -777,18 +775,6 @@ impl StepAttempt for BdfNdf {
         }
     }
 
-    fn rejected(
-        &mut self,
-        _p: &mut dyn OdeProblem,
-        _h: f64,
-        _ctx: &mut StepContext,
-    ) -> Result<(), IntegrateError> {
-        if let Some(k) = self.order_after_reject.take() {
-            self.k = k;
-        }
-        Ok(())
-    }
-
     /// Update the differences with the new value (or, during the
     /// fixed-step start, rebuild them from the points), then take the
     /// order chosen for the next step.
@@ -845,6 +831,17 @@ impl StepAttempt for BdfNdf {
         }
         self.h = h;
         self.h_next = h;
+        Ok(())
+    }
+
+    /// The order chosen after the rejection takes effect.
+    fn rejected(
+        &mut self,
+        _p: &mut dyn OdeProblem,
+        _h: f64,
+        _ctx: &mut StepContext,
+    ) -> Result<(), IntegrateError> {
+        super::take_pending_order(&mut self.k, &mut self.order_after_reject);
         Ok(())
     }
 }
@@ -985,17 +982,7 @@ impl Stepper for BdfNdf {
         step_loop::advance(self, p, t_stop, ctx)
     }
 
-    fn t(&self) -> f64 {
-        self.t
-    }
-
-    fn y(&self) -> &[f64] {
-        &self.y
-    }
-
-    fn t_prev(&self) -> f64 {
-        self.t_prev
-    }
+    crate::one_step::one_step_accessors!(fields);
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         out.copy_from_slice(&self.y);

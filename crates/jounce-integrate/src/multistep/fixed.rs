@@ -287,9 +287,7 @@ impl StepAttempt for FixedLmm {
     /// Fixed steps: the loop never changes h.
     fn set_h(&mut self, _h: f64) {}
 
-    fn loop_state(&mut self) -> &mut LoopState {
-        &mut self.loop_state
-    }
+    crate::step_loop::loop_state_accessor!();
 
     /// y_{n+k} into y_new: the k-step formula when the step is the full h
     /// and k back values exist; otherwise (the start, or a step cut short

@@ -44,6 +44,15 @@ use crate::options::SolverOptions;
 use crate::stepper::Stepper;
 
 pub use adams::{AdamsMode, VarAdams};
+
+/// The order a variable-order method chose for the retry after a
+/// rejected trial (`pending`, set when the selection ran) takes effect:
+/// the bookkeeping of the ODE `bdf`/`ndf` and the DAE `bdf` alike.
+pub(crate) fn take_pending_order(k: &mut usize, pending: &mut Option<usize>) {
+    if let Some(knew) = pending.take() {
+        *k = knew;
+    }
+}
 pub use bdf::{BdfNdf, BDF_KAPPA, NDF_KAPPA};
 pub use coeffs::Lmm;
 pub use fixed::FixedLmm;
