@@ -342,13 +342,13 @@ impl Simulation {
 
     /// Validate and assemble the model: bodies, joints, degrees of
     /// freedom, redundancy, the integrator and formulation settings
-    /// (`jounce check`). Returns the report.
+    /// (`jounce check`). Returns what it found and the report.
     ///
     /// # Errors
     /// [`RunError::Check`] with the report up to what would make the run
     /// fail, or the setup's errors.
-    pub fn check(&self) -> Result<String, RunError> {
-        crate::check::check_model(&self.model)
+    pub fn check(&self) -> Result<crate::check::CheckReport, RunError> {
+        crate::check::check_report(&self.model)
     }
 
     /// The static equilibrium at t = 0: poses, deflections, reactions
