@@ -4,9 +4,38 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use jounce::run::{apply_overrides, run_model, summary_text, Overrides};
-use jounce::RunError;
+use clap::{Args, Parser, Subcommand};
+use jounce::run::{summary_text, Overrides};
+use jounce::sink::Progress;
+use jounce::{RunError, RunOptions, Simulation, Start};
+
+/// The progress bar of `jounce run` on a terminal.
+struct ProgressBar(indicatif::ProgressBar);
+
+impl ProgressBar {
+    fn new() -> Self {
+        let pb = indicatif::ProgressBar::new(1000);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} t = {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Self(pb)
+    }
+}
+
+impl Progress for ProgressBar {
+    fn update(&mut self, t: f64, t_end: f64, real_time_factor: f64) {
+        let at = (1000.0 * t / t_end).clamp(0.0, 1000.0) as u64;
+        self.0.set_position(at);
+        self.0.set_message(format!(
+            "{t:.4} s of {t_end} s, real-time factor {real_time_factor:.3}"
+        ));
+    }
+
+    fn finish(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
 
 /// jounce: planar multibody dynamics — which formulation and which
 /// integrator make this model fast and right.
@@ -20,73 +49,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate a model: writes timeseries.csv and summary.json.
-    Run {
-        /// Model file (TOML).
-        model: PathBuf,
-        /// Output directory [default: out/<model file stem>].
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-        /// Integrator (see `jounce methods`), overriding the model file.
-        #[arg(long)]
-        method: Option<String>,
-        /// Formulation: augmented, partitioning, projection, penalty, index3,
-        /// ggl, state_space, odae, joint (index3 runs only with newmark, hht,
-        /// generalized_alpha, midpoint_rule, bdf, radau5; ggl only with bdf,
-        /// radau5; odae only with bdf, ndf; joint: joint coordinates of the
-        /// kinematic tree, O(N) articulated-body algorithm).
-        #[arg(long)]
-        formulation: Option<String>,
-        /// Relative tolerance.
-        #[arg(long)]
-        rtol: Option<f64>,
-        /// Absolute tolerance.
-        #[arg(long)]
-        atol: Option<f64>,
-        /// Fixed step size [s].
-        #[arg(long)]
-        step: Option<f64>,
-        /// Integrator parameter NAME=VALUE (see `jounce methods`), repeatable;
-        /// overrides settings.integrator.params (e.g. --param
-        /// energy_conserving=1 with newmark).
-        #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
-        params: Vec<(String, f64)>,
-        /// End time [s].
-        #[arg(long)]
-        t_end: Option<f64>,
-        /// Step budget: the run stops with an error after this many steps
-        /// (accepted and rejected) [default: settings.integrator.max_steps].
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-        max_steps: Option<u64>,
-        /// Step across the breakpoints of the model's time functions
-        /// (steps, table knots) instead of stopping and restarting the
-        /// integrator there (settings.integrator.breakpoints = false).
-        #[arg(long)]
-        no_breakpoints: bool,
-        /// Write the output even when it exceeds the row budget
-        /// (settings.checks.max_output_rows, default 10 million rows).
-        #[arg(long)]
-        force: bool,
-        /// Do not write steps.csv (settings.step_history = false): the
-        /// per-step history reads the CPU clock at every step.
-        #[arg(long)]
-        no_steps: bool,
-        /// Report the cost (steps, rejections, Newton iterations,
-        /// f-evaluations, Jacobians, LU, CPU) of the part of the run after
-        /// time T, s (settings.cost_from).
-        #[arg(long, value_name = "T")]
-        cost_from: Option<f64>,
-        /// No progress bar and no summary on stdout.
-        #[arg(short, long)]
-        quiet: bool,
-        /// Start from the static equilibrium (computed first, as `jounce
-        /// static`), velocities zero.
-        #[arg(long, conflicts_with = "initial_state")]
-        from_static: bool,
-        /// Start from the body poses and velocities of a state file written
-        /// by `jounce static` (JSON).
-        #[arg(long, value_name = "FILE")]
-        initial_state: Option<PathBuf>,
-    },
+    Run(RunArgs),
     /// Static equilibrium: each body's pose, its deflection from the
     /// initial pose and the constraint reactions; writes DIR/static_state.json
     /// for `jounce run --initial-state`.
@@ -121,92 +84,17 @@ enum Command {
     },
     /// Run a model with several methods x formulations in parallel and
     /// print one table of cost and accuracy against a tight reference.
-    Compare {
-        /// Model file (TOML).
-        model: PathBuf,
-        /// Integrators, comma-separated (see `jounce methods`).
-        #[arg(long, value_delimiter = ',', required = true)]
-        methods: Vec<String>,
-        /// Formulations, comma-separated [default: the model's].
-        #[arg(long, value_delimiter = ',')]
-        formulations: Vec<String>,
-        /// Relative tolerance of every run.
-        #[arg(long)]
-        rtol: Option<f64>,
-        /// Absolute tolerance of every run.
-        #[arg(long)]
-        atol: Option<f64>,
-        /// Fixed step size of every run [s].
-        #[arg(long)]
-        step: Option<f64>,
-        /// End time [s].
-        #[arg(long)]
-        t_end: Option<f64>,
-        /// What the runs are compared to: auto (dop853 on augmented at
-        /// rtol = atol = 1e-12, else radau5 on ggl) or the timeseries.csv
-        /// of an earlier run.
-        #[arg(long, default_value = "auto")]
-        reference: String,
-        /// Output directory [default: out/compare/<model file stem>].
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-        /// Print the table as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Compare(CompareArgs),
     /// Work-precision diagram: each method over a sweep of tolerances (or
     /// fixed steps), error against a tight reference versus integration
     /// CPU time; table, CPU at equal error, bench.csv, bench.json and
     /// work_precision.svg. Runs in parallel on all cores.
-    Bench {
-        /// Model file (TOML).
-        model: PathBuf,
-        /// Integrators, comma-separated (see `jounce methods`).
-        #[arg(long, value_delimiter = ',', required = true)]
-        methods: Vec<String>,
-        /// Formulation of every run [default: the model's].
-        #[arg(long)]
-        formulation: Option<String>,
-        /// Tolerances rtol = atol of the sweep, comma-separated
-        /// [default: 1e-3,1e-4,...,1e-10].
-        #[arg(long, value_delimiter = ',', conflicts_with = "steps")]
-        tolerances: Vec<f64>,
-        /// Fixed steps of the sweep [s], comma-separated (for fixed-step
-        /// methods; instead of tolerances).
-        #[arg(long, value_delimiter = ',')]
-        steps: Vec<f64>,
-        /// End time [s].
-        #[arg(long)]
-        t_end: Option<f64>,
-        /// What the runs are compared to: auto (as `jounce compare`) or the
-        /// timeseries.csv of an earlier run.
-        #[arg(long, default_value = "auto")]
-        reference: String,
-        /// Output directory [default: out/bench/<model file stem>].
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-    },
+    Bench(BenchArgs),
     /// Parameter study: one model parameter (a dotted path in the model
     /// file, array elements by name) over a list of values, all runs in
     /// parallel; table of summary figures, sweep.csv, sweep.json and one
     /// SVG per figure against the parameter.
-    Sweep {
-        /// Model file (TOML).
-        model: PathBuf,
-        /// The parameter and its values: PATH=V1,V2,... (e.g.
-        /// forces.spring.damping=0,10,100 or settings.integrator.method=dopri5,radau5).
-        #[arg(long = "set", value_name = "PATH=V1,V2,...")]
-        set: String,
-        /// A figure to table and plot: a dotted path into summary.json
-        /// (work.cpu_seconds, accuracy.max_energy_error, ...) or
-        /// final:<column>; repeat for several [default: steps, f-evals, CPU,
-        /// position violation].
-        #[arg(long = "figure")]
-        figures: Vec<String>,
-        /// Output directory [default: out/sweep/<model file stem>].
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-    },
+    Sweep(SweepArgs),
     /// Animate a run of a planar mechanism: a self-contained HTML file
     /// (RUN_DIR/animation.html) a browser plays, with play/pause, a time
     /// slider and the playback speed.
@@ -238,30 +126,191 @@ enum Command {
     },
     /// Run a seed study of studies.md from its shipped models and print its
     /// table (now: s1, jalon-bayo Table 7.4).
-    Study {
-        /// Study name: s1, s2, s3, s4, s5, s6, s7, s8.
-        name: String,
-        /// Folder of the study models.
-        #[arg(long, default_value = "examples/studies")]
-        models: PathBuf,
-        /// Output directory of the runs.
-        #[arg(short, long, default_value = "out/study")]
-        out: PathBuf,
-        /// End time [s] (default: the study's).
-        #[arg(long)]
-        t_end: Option<f64>,
-        /// Skip the Adams comparison runs (minutes on the stiff cases).
-        #[arg(long)]
-        no_adams: bool,
-        /// Formulation of the trapezoidal runs: index3 (body coordinates)
-        /// or joint (the book's joint coordinates).
-        #[arg(long, default_value = "index3", value_parser = ["index3", "joint"])]
-        formulation: String,
-        /// Methods of the s3 study, comma-separated [default: radau5, bdf,
-        /// ndf, trbdf2, sdirk2, rodas4].
-        #[arg(long, value_delimiter = ',')]
-        methods: Vec<String>,
-    },
+    Study(StudyArgs),
+}
+
+// the arguments of `jounce run` (its help is the variant's doc comment)
+#[derive(Args)]
+struct RunArgs {
+    /// Model file (TOML).
+    model: PathBuf,
+    /// Output directory [default: out/<model file stem>].
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Integrator (see `jounce methods`), overriding the model file.
+    #[arg(long)]
+    method: Option<String>,
+    /// Formulation: augmented, partitioning, projection, penalty, index3,
+    /// ggl, state_space, odae, joint (index3 runs only with newmark, hht,
+    /// generalized_alpha, midpoint_rule, bdf, radau5; ggl only with bdf,
+    /// radau5; odae only with bdf, ndf; joint: joint coordinates of the
+    /// kinematic tree, O(N) articulated-body algorithm).
+    #[arg(long)]
+    formulation: Option<String>,
+    /// Relative tolerance.
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance.
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Fixed step size [s].
+    #[arg(long)]
+    step: Option<f64>,
+    /// Integrator parameter NAME=VALUE (see `jounce methods`), repeatable;
+    /// overrides settings.integrator.params (e.g. --param
+    /// energy_conserving=1 with newmark).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, f64)>,
+    /// End time [s].
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// Step budget: the run stops with an error after this many steps
+    /// (accepted and rejected) [default: settings.integrator.max_steps].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    max_steps: Option<u64>,
+    /// Step across the breakpoints of the model's time functions
+    /// (steps, table knots) instead of stopping and restarting the
+    /// integrator there (settings.integrator.breakpoints = false).
+    #[arg(long)]
+    no_breakpoints: bool,
+    /// Write the output even when it exceeds the row budget
+    /// (settings.checks.max_output_rows, default 10 million rows).
+    #[arg(long)]
+    force: bool,
+    /// Do not write steps.csv (settings.step_history = false): the
+    /// per-step history reads the CPU clock at every step.
+    #[arg(long)]
+    no_steps: bool,
+    /// Report the cost (steps, rejections, Newton iterations,
+    /// f-evaluations, Jacobians, LU, CPU) of the part of the run after
+    /// time T, s (settings.cost_from).
+    #[arg(long, value_name = "T")]
+    cost_from: Option<f64>,
+    /// No progress bar and no summary on stdout.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Start from the static equilibrium (computed first, as `jounce
+    /// static`), velocities zero.
+    #[arg(long, conflicts_with = "initial_state")]
+    from_static: bool,
+    /// Start from the body poses and velocities of a state file written
+    /// by `jounce static` (JSON).
+    #[arg(long, value_name = "FILE")]
+    initial_state: Option<PathBuf>,
+}
+
+// the arguments of `jounce compare` (its help is the variant's doc comment)
+#[derive(Args)]
+struct CompareArgs {
+    /// Model file (TOML).
+    model: PathBuf,
+    /// Integrators, comma-separated (see `jounce methods`).
+    #[arg(long, value_delimiter = ',', required = true)]
+    methods: Vec<String>,
+    /// Formulations, comma-separated [default: the model's].
+    #[arg(long, value_delimiter = ',')]
+    formulations: Vec<String>,
+    /// Relative tolerance of every run.
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance of every run.
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Fixed step size of every run [s].
+    #[arg(long)]
+    step: Option<f64>,
+    /// End time [s].
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// What the runs are compared to: auto (dop853 on augmented at
+    /// rtol = atol = 1e-12, else radau5 on ggl) or the timeseries.csv
+    /// of an earlier run.
+    #[arg(long, default_value = "auto")]
+    reference: String,
+    /// Output directory [default: out/compare/<model file stem>].
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Print the table as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+// the arguments of `jounce bench` (its help is the variant's doc comment)
+#[derive(Args)]
+struct BenchArgs {
+    /// Model file (TOML).
+    model: PathBuf,
+    /// Integrators, comma-separated (see `jounce methods`).
+    #[arg(long, value_delimiter = ',', required = true)]
+    methods: Vec<String>,
+    /// Formulation of every run [default: the model's].
+    #[arg(long)]
+    formulation: Option<String>,
+    /// Tolerances rtol = atol of the sweep, comma-separated
+    /// [default: 1e-3,1e-4,...,1e-10].
+    #[arg(long, value_delimiter = ',', conflicts_with = "steps")]
+    tolerances: Vec<f64>,
+    /// Fixed steps of the sweep [s], comma-separated (for fixed-step
+    /// methods; instead of tolerances).
+    #[arg(long, value_delimiter = ',')]
+    steps: Vec<f64>,
+    /// End time [s].
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// What the runs are compared to: auto (as `jounce compare`) or the
+    /// timeseries.csv of an earlier run.
+    #[arg(long, default_value = "auto")]
+    reference: String,
+    /// Output directory [default: out/bench/<model file stem>].
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+}
+
+// the arguments of `jounce sweep` (its help is the variant's doc comment)
+#[derive(Args)]
+struct SweepArgs {
+    /// Model file (TOML).
+    model: PathBuf,
+    /// The parameter and its values: PATH=V1,V2,... (e.g.
+    /// forces.spring.damping=0,10,100 or settings.integrator.method=dopri5,radau5).
+    #[arg(long = "set", value_name = "PATH=V1,V2,...")]
+    set: String,
+    /// A figure to table and plot: a dotted path into summary.json
+    /// (work.cpu_seconds, accuracy.max_energy_error, ...) or
+    /// final:<column>; repeat for several [default: steps, f-evals, CPU,
+    /// position violation].
+    #[arg(long = "figure")]
+    figures: Vec<String>,
+    /// Output directory [default: out/sweep/<model file stem>].
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+}
+
+// the arguments of `jounce study` (its help is the variant's doc comment)
+#[derive(Args)]
+struct StudyArgs {
+    /// Study name: s1, s2, s3, s4, s5, s6, s7, s8.
+    name: String,
+    /// Folder of the study models.
+    #[arg(long, default_value = "examples/studies")]
+    models: PathBuf,
+    /// Output directory of the runs.
+    #[arg(short, long, default_value = "out/study")]
+    out: PathBuf,
+    /// End time [s] (default: the study's).
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// Skip the Adams comparison runs (minutes on the stiff cases).
+    #[arg(long)]
+    no_adams: bool,
+    /// Formulation of the trapezoidal runs: index3 (body coordinates)
+    /// or joint (the book's joint coordinates).
+    #[arg(long, default_value = "index3", value_parser = ["index3", "joint"])]
+    formulation: String,
+    /// Methods of the s3 study, comma-separated [default: radau5, bdf,
+    /// ndf, trbdf2, sdirk2, rodas4].
+    #[arg(long, value_delimiter = ',')]
+    methods: Vec<String>,
 }
 
 /// `out/<command>/<model file stem>`: where a command writes by default.
@@ -295,87 +344,7 @@ fn parse_param(s: &str) -> Result<(String, f64), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run {
-            model,
-            out,
-            method,
-            formulation,
-            rtol,
-            atol,
-            step,
-            params,
-            t_end,
-            max_steps,
-            no_breakpoints,
-            force,
-            no_steps,
-            cost_from,
-            quiet,
-            from_static,
-            initial_state,
-        } => {
-            let mut m = match jounce_model::load_file(&model) {
-                Ok(m) => m,
-                Err(e) => return fail(&e.into()),
-            };
-            let start = if from_static {
-                jounce::static_cmd::static_state(&m).map(|s| Some((s, "--from-static".to_string())))
-            } else if let Some(path) = &initial_state {
-                jounce::static_cmd::read_state(path).map(|s| Some((s, path.display().to_string())))
-            } else {
-                Ok(None)
-            };
-            match start {
-                Ok(Some((s, origin))) => {
-                    if let Err(e) = jounce::static_cmd::apply_state(&mut m, &s, &origin) {
-                        return fail(&e);
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => return fail(&e),
-            }
-            let o = Overrides {
-                method,
-                formulation,
-                rtol,
-                atol,
-                step,
-                params,
-                t_end,
-                max_steps,
-                no_breakpoints,
-                force,
-                no_step_history: no_steps,
-                cost_from,
-            };
-            if let Err(e) = apply_overrides(&mut m, &o) {
-                return fail(&e);
-            }
-            let out = out.unwrap_or_else(|| {
-                PathBuf::from("out").join(model.file_stem().unwrap_or_default())
-            });
-            let progress = !quiet && std::io::stderr().is_terminal();
-            match run_model(&m, &out, progress) {
-                Ok(s) => {
-                    if !quiet {
-                        print!("{}", summary_text(&s));
-                        println!("  results: {}", out.display());
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    if let RunError::Integration { summary, .. } = &e {
-                        eprint!("{}", summary_text(summary));
-                        eprintln!(
-                            "  rows up to t = {} s and summary.json written to {}",
-                            summary.t_reached,
-                            out.display()
-                        );
-                    }
-                    fail(&e)
-                }
-            }
-        }
+        Command::Run(a) => cmd_run(a),
         Command::Static { model, out } => {
             let m = match jounce_model::load_file(&model) {
                 Ok(m) => m,
@@ -444,201 +413,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Study {
-            name,
-            models,
-            out,
-            t_end,
-            no_adams,
-            formulation,
-            methods: study_methods,
-        } => {
-            // the studies printed as one table: run, then print or fail
-            let table = match name.to_ascii_lowercase().as_str() {
-                "s2" => Some(
-                    jounce_studies::study_s2::s2(&models, &out.join("s2"))
-                        .map(|c| jounce_studies::study_s2::s2_table(&c)),
-                ),
-                "s3" => Some(
-                    jounce_studies::study_s3::s3(&models, &out.join("s3"), &study_methods)
-                        .map(|s| jounce_studies::study_s3::s3_table(&s)),
-                ),
-                "s4" => Some(
-                    jounce_studies::study_s4::s4(
-                        &models,
-                        &out.join("s4"),
-                        &jounce_studies::study_s4::S4Options {
-                            t_end,
-                            ..Default::default()
-                        },
-                    )
-                    .map(|s| jounce_studies::study_s4::s4_table(&s)),
-                ),
-                "s5" => Some(
-                    jounce_studies::study_s5::s5(&models, &out.join("s5"))
-                        .map(|s| jounce_studies::study_s5::s5_table(&s)),
-                ),
-                "s6" => Some(
-                    jounce_studies::study_s6::s6(&models, &out.join("s6"))
-                        .map(|s| jounce_studies::study_s6::s6_table(&s)),
-                ),
-                "s7" => Some(
-                    jounce_studies::study_s7::s7(&out.join("s7"))
-                        .map(|s| jounce_studies::study_s7::s7_table(&s)),
-                ),
-                "s8" => Some(
-                    jounce_studies::study_s8::s8(&models, &out.join("s8"))
-                        .map(|s| jounce_studies::study_s8::s8_table(&s)),
-                ),
-                _ => None,
-            };
-            if let Some(table) = table {
-                return match table {
-                    Ok(text) => {
-                        print!("{text}");
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e),
-                };
-            }
-            if !name.eq_ignore_ascii_case("s1") {
-                return fail(&RunError::Setup(format!(
-                    "unknown study '{name}'; available: s1, s2, s3, s4, s5, s6, s7, s8"
-                )));
-            }
-            let opts = jounce_studies::study::S1Options {
-                t_end,
-                skip_adams: no_adams,
-                trapezoidal_formulation: formulation,
-                ..Default::default()
-            };
-            match jounce_studies::study::s1(&models, &out.join("s1"), &opts) {
-                Ok(cases) => {
-                    print!("{}", jounce_studies::study::s1_table(&cases, &opts));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
-        }
-        Command::Compare {
-            model,
-            methods,
-            formulations,
-            rtol,
-            atol,
-            step,
-            t_end,
-            reference,
-            out,
-            json,
-        } => {
-            let m = match jounce_model::load_file(&model) {
-                Ok(m) => m,
-                Err(e) => return fail(&e.into()),
-            };
-            let out = out.unwrap_or_else(|| default_out("compare", &model));
-            let opts = jounce::compare::CompareOptions {
-                methods,
-                formulations,
-                rtol,
-                atol,
-                step,
-                t_end,
-                reference: jounce::compare::Reference::parse(&reference),
-                out_dir: out.clone(),
-            };
-            let c = match jounce::compare::compare(&m, &opts) {
-                Ok(c) => c,
-                Err(e) => return fail(&e),
-            };
-            let files = jounce::compare::write_outputs(&c, &out);
-            if json {
-                println!("{}", jounce::compare::json_text(&c));
-            } else {
-                print!("{}", jounce::compare::table_text(&c));
-                println!("  results: {}", out.display());
-            }
-            match files {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            }
-        }
-        Command::Bench {
-            model,
-            methods,
-            formulation,
-            tolerances,
-            steps,
-            t_end,
-            reference,
-            out,
-        } => {
-            let m = match jounce_model::load_file(&model) {
-                Ok(m) => m,
-                Err(e) => return fail(&e.into()),
-            };
-            let out = out.unwrap_or_else(|| default_out("bench", &model));
-            let opts = jounce::bench::BenchOptions {
-                methods,
-                formulation,
-                tolerances,
-                steps,
-                t_end,
-                reference: jounce::compare::Reference::parse(&reference),
-                out_dir: out.clone(),
-            };
-            let b = match jounce::bench::bench(&m, &opts) {
-                Ok(b) => b,
-                Err(e) => return fail(&e),
-            };
-            print!("{}", jounce::bench::bench_table(&b));
-            match jounce::bench::write_bench(&b, &out) {
-                Ok(p) => {
-                    println!("  diagram: {} ({} curves)", p.path.display(), p.curves);
-                    println!("  results: {}", out.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
-        }
-        Command::Sweep {
-            model,
-            set,
-            figures,
-            out,
-        } => {
-            let Some((path, values)) = set.split_once('=') else {
-                return fail(&RunError::Setup(format!(
-                    "--set {set}: write PATH=V1,V2,... (e.g. forces.spring.damping=0,10,100)"
-                )));
-            };
-            let out = out.unwrap_or_else(|| default_out("sweep", &model));
-            let opts = jounce::sweep::SweepOptions {
-                path: path.trim().to_string(),
-                values: values
-                    .split(',')
-                    .map(|v| v.trim().to_string())
-                    .filter(|v| !v.is_empty())
-                    .collect(),
-                figures,
-                out_dir: out.clone(),
-            };
-            let s = match jounce::sweep::sweep(&model, &opts) {
-                Ok(s) => s,
-                Err(e) => return fail(&e),
-            };
-            print!("{}", jounce::sweep::sweep_table(&s));
-            match jounce::sweep::write_sweep(&s, &out) {
-                Ok(charts) => {
-                    for c in charts {
-                        println!("  chart: {}", c.path.display());
-                    }
-                    println!("  results: {}", out.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e),
-            }
-        }
+        Command::Study(a) => cmd_study(a),
+        Command::Compare(a) => cmd_compare(a),
+        Command::Bench(a) => cmd_bench(a),
+        Command::Sweep(a) => cmd_sweep(a),
         Command::Animate {
             run_dir,
             model,
@@ -669,5 +447,283 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+    }
+}
+
+fn cmd_run(a: RunArgs) -> ExitCode {
+    let RunArgs {
+        model,
+        out,
+        method,
+        formulation,
+        rtol,
+        atol,
+        step,
+        params,
+        t_end,
+        max_steps,
+        no_breakpoints,
+        force,
+        no_steps,
+        cost_from,
+        quiet,
+        from_static,
+        initial_state,
+    } = a;
+    let sim = match Simulation::from_file(&model) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let options = Overrides {
+        method,
+        formulation,
+        rtol,
+        atol,
+        step,
+        params,
+        t_end,
+        max_steps,
+        no_breakpoints,
+        force,
+        no_step_history: no_steps,
+        cost_from,
+    };
+    let start = if from_static {
+        Start::Static
+    } else if let Some(path) = initial_state {
+        Start::StateFile(path)
+    } else {
+        Start::Initial
+    };
+    let options = match RunOptions::from_overrides(&options) {
+        Ok(o) => RunOptions { start, ..o },
+        Err(e) => return fail(&e),
+    };
+    let out =
+        out.unwrap_or_else(|| PathBuf::from("out").join(model.file_stem().unwrap_or_default()));
+    let mut bar = (!quiet && std::io::stderr().is_terminal()).then(ProgressBar::new);
+    let progress = bar.as_mut().map(|b| b as &mut dyn Progress);
+    match sim.run_to_dir(&options, &out, progress) {
+        Ok(s) => {
+            if !quiet {
+                print!("{}", summary_text(&s));
+                println!("  results: {}", out.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if let RunError::Integration { summary, .. } = &e {
+                eprint!("{}", summary_text(summary));
+                eprintln!(
+                    "  rows up to t = {} s and summary.json written to {}",
+                    summary.t_reached,
+                    out.display()
+                );
+            }
+            fail(&e)
+        }
+    }
+}
+
+fn cmd_study(a: StudyArgs) -> ExitCode {
+    let StudyArgs {
+        name,
+        models,
+        out,
+        t_end,
+        no_adams,
+        formulation,
+        methods: study_methods,
+    } = a;
+    // the studies printed as one table: run, then print or fail
+    let table = match name.to_ascii_lowercase().as_str() {
+        "s2" => Some(
+            jounce_studies::study_s2::s2(&models, &out.join("s2"))
+                .map(|c| jounce_studies::study_s2::s2_table(&c)),
+        ),
+        "s3" => Some(
+            jounce_studies::study_s3::s3(&models, &out.join("s3"), &study_methods)
+                .map(|s| jounce_studies::study_s3::s3_table(&s)),
+        ),
+        "s4" => Some(
+            jounce_studies::study_s4::s4(
+                &models,
+                &out.join("s4"),
+                &jounce_studies::study_s4::S4Options {
+                    t_end,
+                    ..Default::default()
+                },
+            )
+            .map(|s| jounce_studies::study_s4::s4_table(&s)),
+        ),
+        "s5" => Some(
+            jounce_studies::study_s5::s5(&models, &out.join("s5"))
+                .map(|s| jounce_studies::study_s5::s5_table(&s)),
+        ),
+        "s6" => Some(
+            jounce_studies::study_s6::s6(&models, &out.join("s6"))
+                .map(|s| jounce_studies::study_s6::s6_table(&s)),
+        ),
+        "s7" => Some(
+            jounce_studies::study_s7::s7(&out.join("s7"))
+                .map(|s| jounce_studies::study_s7::s7_table(&s)),
+        ),
+        "s8" => Some(
+            jounce_studies::study_s8::s8(&models, &out.join("s8"))
+                .map(|s| jounce_studies::study_s8::s8_table(&s)),
+        ),
+        _ => None,
+    };
+    if let Some(table) = table {
+        return match table {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        };
+    }
+    if !name.eq_ignore_ascii_case("s1") {
+        return fail(&RunError::Setup(format!(
+            "unknown study '{name}'; available: s1, s2, s3, s4, s5, s6, s7, s8"
+        )));
+    }
+    let opts = jounce_studies::study::S1Options {
+        t_end,
+        skip_adams: no_adams,
+        trapezoidal_formulation: formulation,
+        ..Default::default()
+    };
+    match jounce_studies::study::s1(&models, &out.join("s1"), &opts) {
+        Ok(cases) => {
+            print!("{}", jounce_studies::study::s1_table(&cases, &opts));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn cmd_compare(a: CompareArgs) -> ExitCode {
+    let CompareArgs {
+        model,
+        methods,
+        formulations,
+        rtol,
+        atol,
+        step,
+        t_end,
+        reference,
+        out,
+        json,
+    } = a;
+    let m = match jounce_model::load_file(&model) {
+        Ok(m) => m,
+        Err(e) => return fail(&e.into()),
+    };
+    let out = out.unwrap_or_else(|| default_out("compare", &model));
+    let opts = jounce::compare::CompareOptions {
+        methods,
+        formulations,
+        rtol,
+        atol,
+        step,
+        t_end,
+        reference: jounce::compare::Reference::parse(&reference),
+        out_dir: out.clone(),
+    };
+    let c = match jounce::compare::compare(&m, &opts) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let files = jounce::compare::write_outputs(&c, &out);
+    if json {
+        println!("{}", jounce::compare::json_text(&c));
+    } else {
+        print!("{}", jounce::compare::table_text(&c));
+        println!("  results: {}", out.display());
+    }
+    match files {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn cmd_bench(a: BenchArgs) -> ExitCode {
+    let BenchArgs {
+        model,
+        methods,
+        formulation,
+        tolerances,
+        steps,
+        t_end,
+        reference,
+        out,
+    } = a;
+    let m = match jounce_model::load_file(&model) {
+        Ok(m) => m,
+        Err(e) => return fail(&e.into()),
+    };
+    let out = out.unwrap_or_else(|| default_out("bench", &model));
+    let opts = jounce::bench::BenchOptions {
+        methods,
+        formulation,
+        tolerances,
+        steps,
+        t_end,
+        reference: jounce::compare::Reference::parse(&reference),
+        out_dir: out.clone(),
+    };
+    let b = match jounce::bench::bench(&m, &opts) {
+        Ok(b) => b,
+        Err(e) => return fail(&e),
+    };
+    print!("{}", jounce::bench::bench_table(&b));
+    match jounce::bench::write_bench(&b, &out) {
+        Ok(p) => {
+            println!("  diagram: {} ({} curves)", p.path.display(), p.curves);
+            println!("  results: {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn cmd_sweep(a: SweepArgs) -> ExitCode {
+    let SweepArgs {
+        model,
+        set,
+        figures,
+        out,
+    } = a;
+    let Some((path, values)) = set.split_once('=') else {
+        return fail(&RunError::Setup(format!(
+            "--set {set}: write PATH=V1,V2,... (e.g. forces.spring.damping=0,10,100)"
+        )));
+    };
+    let out = out.unwrap_or_else(|| default_out("sweep", &model));
+    let opts = jounce::sweep::SweepOptions {
+        path: path.trim().to_string(),
+        values: values
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect(),
+        figures,
+        out_dir: out.clone(),
+    };
+    let s = match jounce::sweep::sweep(&model, &opts) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    print!("{}", jounce::sweep::sweep_table(&s));
+    match jounce::sweep::write_sweep(&s, &out) {
+        Ok(charts) => {
+            for c in charts {
+                println!("  chart: {}", c.path.display());
+            }
+            println!("  results: {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
     }
 }

@@ -30,7 +30,7 @@ fn pc_chain(n: usize, method: &str, h: f64, t_end: f64, extra_crank: bool) -> St
 fn run_text(text: &str, tag: &str) -> (jounce_io::RunSummary, Series) {
     let model = jounce_model::from_str(text, tag).unwrap();
     let out = scratch(tag);
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let series = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
     (s, series)
@@ -117,7 +117,7 @@ fn pc_chain_full_table() {
             )
             .unwrap();
             let out = scratch("pc-table");
-            let result = run_model(&model, &out, false);
+            let result = run_model(&model, &out, None);
             match result {
                 Ok(s) => {
                     let series = Series::read(&out.join("timeseries.csv"));

@@ -98,7 +98,7 @@ fn undamped_beam_conserves_energy() {
     st.integrator.rtol = 1e-10;
     st.integrator.atol = 1e-14;
     let out = scratch("beam-energy");
-    let s = run_model(&model, &out, false).unwrap();
+    let s = run_model(&model, &out, None).unwrap();
     let _ = std::fs::remove_dir_all(&out);
     assert!(s.accuracy.energy_conserved_by_model);
     assert!(

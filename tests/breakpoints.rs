@@ -65,7 +65,7 @@ fn the_step_force_completes_in_both_modes() {
                 },
             )
             .unwrap();
-            let s = run_model(&m, &out, false)
+            let s = run_model(&m, &out, None)
                 .unwrap_or_else(|e| panic!("{method} no_breakpoints={no_breakpoints}: {e}"));
             assert_eq!(s.status, "completed");
             // the new equilibrium x = 0.6 m is reached

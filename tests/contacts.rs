@@ -46,7 +46,7 @@ fn s6_contacts_are_located_by_every_adaptive_method() {
     fine.settings.integrator.rtol = 1e-11;
     fine.settings.integrator.atol = 1e-11;
     let out = support::scratch("s6fine");
-    jounce::run::run_model(&fine, &out, false).unwrap();
+    jounce::run::run_model(&fine, &out, None).unwrap();
     let fine_ts = support::Series::read(&out.join("timeseries.csv"));
     let impacts = contact_intervals(fine_ts.col("ball2_ground.gap"))
         + contact_intervals(fine_ts.col("ball1_ball2.gap"));
@@ -215,7 +215,7 @@ fn bad_contacts_are_refused_naming_the_element() {
 fn events_leave_no_sliver_steps() {
     let out = support::scratch("s6_slivers_steps");
     let model = jounce_model::load_file(&support::repo(S6)).unwrap();
-    let s = jounce::run::run_model(&model, &out, false).unwrap();
+    let s = jounce::run::run_model(&model, &out, None).unwrap();
     let steps = support::Series::read(&out.join("steps.csv"));
     let slivers = steps.col("h").iter().filter(|h| **h < 1e-9).count();
     println!("{} events, {slivers} steps below 1e-9 s", s.work.events);

@@ -13,7 +13,7 @@ use support::scratch;
 fn first_row(text: &str) -> (Vec<String>, Vec<f64>) {
     let model = from_str(text, "conventions.toml").expect("valid");
     let dir = scratch("conventions");
-    run_model(&model, &dir, false).expect("runs");
+    run_model(&model, &dir, None).expect("runs");
     let csv = std::fs::read_to_string(dir.join("timeseries.csv")).unwrap();
     let mut lines = csv.lines();
     let header = lines.next().unwrap().split(',').map(String::from).collect();
@@ -218,7 +218,7 @@ function = 0.3
     // the run carries the same warnings into its diagnostics
     let text = PENDULUM.replace("ANGLE", "0.0").replace("EXTRA", driver);
     let m = from_str(&text, "pendulum.toml").unwrap();
-    let s = run_model(&m, &scratch("conventions-run"), false).unwrap();
+    let s = run_model(&m, &scratch("conventions-run"), None).unwrap();
     assert!(
         s.diagnostics
             .iter()

@@ -73,7 +73,7 @@ fn run(
         m.settings.integrator.params.insert((*k).into(), *v);
     }
     let out = scratch(&format!("dae-conv-{tag}-{f}-{method}-{params:?}"));
-    let s = run_model(&m, &out, false).unwrap_or_else(|e| panic!("{tag} {f} {method}: {e}"));
+    let s = run_model(&m, &out, None).unwrap_or_else(|e| panic!("{tag} {f} {method}: {e}"));
     let ts = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
     let mut names: Vec<&String> = ts.columns.keys().collect();

@@ -62,7 +62,7 @@ fn final_positions(
     model.settings.integrator.atol = rtol * 1e-2;
     model.settings.integrator.step = step;
     let out = scratch(&format!("dae-agree-{tag}-{f}-{method}"));
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{tag}: {f} + {method}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{tag}: {f} + {method}: {e}"));
     assert_eq!(s.status, "completed", "{tag}: {f} + {method}");
     let ts = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
@@ -186,8 +186,7 @@ fn dae_methods_keep_the_four_bar_on_its_constraints_over_1e5_steps() {
             model.settings.integrator.method = method.into();
             model.settings.integrator.step = Some(3e-5);
             let out = scratch(&format!("dae-drift-{f}-{method}"));
-            let s =
-                run_model(&model, &out, false).unwrap_or_else(|e| panic!("{f} + {method}: {e}"));
+            let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{f} + {method}: {e}"));
             let _ = std::fs::remove_dir_all(&out);
             assert_eq!(s.status, "completed", "{f} + {method}");
             assert_eq!(s.work.steps_accepted, 100_000, "{f} + {method}");

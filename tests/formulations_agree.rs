@@ -27,7 +27,7 @@ fn final_state(text: &str, f: &str, tag: &str) -> (Vec<String>, Vec<f64>) {
     model.settings.integrator.rtol = rtol;
     model.settings.integrator.atol = atol;
     let out = scratch(&format!("agree-{tag}-{f}"));
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{f}: {e}"));
     assert_eq!(s.formulation.name, f);
     if f == "partitioning" && tag == "double_pendulum" {
         // regression: the link's fall through the vertical forces a new
@@ -119,7 +119,7 @@ fn projection_with_bdf_keeps_its_order() {
         model.settings.integrator.rtol = rtol;
         model.settings.integrator.atol = rtol * 1e-2;
         let out = scratch(&format!("proj-bdf-{f}-{m}"));
-        let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{f} {m}: {e}"));
+        let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{f} {m}: {e}"));
         let ts = Series::read(&out.join("timeseries.csv"));
         let _ = std::fs::remove_dir_all(&out);
         let last = |c: &str| *ts.col(c).last().unwrap();
@@ -160,7 +160,7 @@ fn projection_keeps_generalized_alpha_second_order() {
         model.settings.integrator.rtol = 1e-12;
         model.settings.integrator.atol = 1e-14;
         let out = scratch(&format!("proj-ga-{f}-{m}"));
-        run_model(&model, &out, false).unwrap_or_else(|e| panic!("{f} {m}: {e}"));
+        run_model(&model, &out, None).unwrap_or_else(|e| panic!("{f} {m}: {e}"));
         let ts = Series::read(&out.join("timeseries.csv"));
         let _ = std::fs::remove_dir_all(&out);
         [

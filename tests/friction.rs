@@ -33,7 +33,7 @@ fn downhill_velocity(ts: &Series, alpha: f64) -> Vec<f64> {
 
 fn run(alpha: f64, mu: f64, name: &str) -> Series {
     let out = scratch(name);
-    let s = jounce::run::run_model(&incline(alpha, mu), &out, false).unwrap();
+    let s = jounce::run::run_model(&incline(alpha, mu), &out, None).unwrap();
     assert_eq!(s.status, "completed");
     assert!(
         !s.accuracy.energy_conserved_by_model,
@@ -142,7 +142,7 @@ fn along(ts: &Series, alpha: f64) -> Vec<f64> {
 
 fn run_model(model: &jounce_model::Model, name: &str) -> (Series, jounce_io::RunSummary) {
     let out = scratch(name);
-    let s = jounce::run::run_model(model, &out, false).unwrap();
+    let s = jounce::run::run_model(model, &out, None).unwrap();
     assert_eq!(s.status, "completed", "{name}");
     assert!(!s.accuracy.energy_conserved_by_model);
     (Series::read(&out.join("timeseries.csv")), s)
@@ -411,7 +411,7 @@ fn stick_slip_is_refused_where_it_cannot_run_and_checked_in_the_model() {
     );
     let mut m = model.clone();
     m.settings.formulation.kind = jounce_model::FormulationKind::Projection;
-    let e = jounce::run::run_model(&m, &scratch("refuse"), false)
+    let e = jounce::run::run_model(&m, &scratch("refuse"), None)
         .unwrap_err()
         .to_string();
     assert!(e.contains("guide") && e.contains("augmented"), "{e}");

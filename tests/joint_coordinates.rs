@@ -239,7 +239,7 @@ fn baumgarte_terms_keep_the_closure_constraints_closed() {
         model.settings.formulation.baumgarte_alpha = alpha;
         model.settings.formulation.baumgarte_beta = beta;
         let out = support::scratch("baumgarte");
-        let s = run_model(&model, &out, false).unwrap();
+        let s = run_model(&model, &out, None).unwrap();
         let _ = std::fs::remove_dir_all(&out);
         eprintln!(
             "four-bar, joint + hht, Baumgarte ({alpha}, {beta}): max |Φ| = {:.2e}",

@@ -37,7 +37,7 @@ fn run(
     model.settings.integrator.atol = rtol * 1e-2;
     model.settings.integrator.step = step;
     let out = scratch(&format!("odae-{tag}-{f}-{method}-{rtol:e}"));
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{tag}: {f} + {method}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{tag}: {f} + {method}: {e}"));
     assert_eq!(s.status, "completed", "{tag}: {f} + {method}");
     let ts = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);

@@ -37,7 +37,7 @@ fn double_pendulum_run(tag: &str) -> std::path::PathBuf {
     )
     .unwrap();
     let dir = scratch(tag);
-    run_model(&m, &dir, false).unwrap();
+    run_model(&m, &dir, None).unwrap();
     dir
 }
 

@@ -136,7 +136,7 @@ fn run(toml: &str, formulation: &str, method: &str, step: Option<f64>, tag: &str
         Err(e) => return Outcome::Refused(e.to_string()),
     };
     let out = scratch(tag);
-    let result = catch_unwind(AssertUnwindSafe(|| run_model(&model, &out, false)))
+    let result = catch_unwind(AssertUnwindSafe(|| run_model(&model, &out, None)))
         .unwrap_or_else(|_| panic!("{tag}: the run panicked"));
     let outcome = match result {
         Ok(s) => Outcome::Completed {
@@ -333,7 +333,7 @@ fn friction_on_a_shared_reaction_is_refused_by_check_and_run_alike() {
     let model = jounce_model::from_str(&text, "doubled-friction-guide").unwrap();
     let check = jounce::check::check_model(&model).expect_err("check refuses");
     let out = scratch("doubled-friction-guide");
-    let run = run_model(&model, &out, false).expect_err("run refuses");
+    let run = run_model(&model, &out, None).expect_err("run refuses");
     let _ = std::fs::remove_dir_all(&out);
     for msg in [check.to_string(), run.to_string()] {
         assert!(

@@ -148,7 +148,7 @@ fn run(text: &str, origin: &str, f: &str, method: &str, step: Option<f64>) -> (O
     model.settings.integrator.step = step;
     let checked = jounce::check::check_model(&model).is_ok();
     let out = scratch("mutant");
-    let result = catch_unwind(AssertUnwindSafe(|| run_model(&model, &out, false)))
+    let result = catch_unwind(AssertUnwindSafe(|| run_model(&model, &out, None)))
         .unwrap_or_else(|_| panic!("{origin} under {f}/{method}: the run panicked"));
     let outcome = match result {
         Ok(_) => {

@@ -47,7 +47,7 @@ fn run(
     model.settings.integrator.atol = 1e-12;
     model.settings.integrator.step = step;
     let out = scratch(tag);
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let ts = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
     (s, ts)
@@ -304,7 +304,7 @@ fn refusal(rel: &str, f: Option<&str>) -> String {
         model.settings.formulation.kind = jounce::setup::formulation_kind(f).unwrap();
     }
     let out = scratch("refused");
-    let e = run_model(&model, &out, false).expect_err("refused");
+    let e = run_model(&model, &out, None).expect_err("refused");
     assert!(!matches!(e, RunError::Integration { .. }), "{e}");
     let summary: RunSummary =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

@@ -57,7 +57,7 @@ fn run_s3(
     let mut model = jounce_model::from_str(&text, &format!("s3_b{b}_{shape}.toml")).unwrap();
     model.settings.cost_from = Some(2.0);
     let out = support::scratch(&format!("s3-{b}-{shape}-{method}"));
-    let s = match jounce::run::run_model(&model, &out, false) {
+    let s = match jounce::run::run_model(&model, &out, None) {
         Ok(s) => s,
         Err(jounce::error::RunError::Integration { summary, .. }) => *summary,
         Err(e) => panic!("{b} {shape} {method}: {e}"),
@@ -386,7 +386,7 @@ fn index3_forms_reach_the_breakpoint_without_rejections() {
         model.settings.formulation.kind = jounce_model::FormulationKind::Index3;
         model.settings.t_end = 2.5;
         let out = support::scratch(&format!("s3-index3-{m}"));
-        let s = jounce::run::run_model(&model, &out, false).unwrap();
+        let s = jounce::run::run_model(&model, &out, None).unwrap();
         assert_eq!(s.status, "completed", "{m}");
         let steps = support::Series::read(&out.join("steps.csv"));
         let (t, rej) = (steps.col("t"), steps.col("rejected_attempts"));

@@ -30,7 +30,7 @@ enum Outcome {
 fn run_text(text: &str, tag: &str) -> Outcome {
     let model = jounce_model::from_str(text, tag).unwrap();
     let out = scratch(tag);
-    let outcome = match run_model(&model, &out, false) {
+    let outcome = match run_model(&model, &out, None) {
         Ok(s) => Outcome::Ran(Box::new(s), Series::read(&out.join("timeseries.csv"))),
         Err(RunError::Integration { summary, .. }) => {
             Outcome::Ran(summary, Series::read(&out.join("timeseries.csv")))

@@ -21,7 +21,7 @@ fn run(example: &str, formulation: &str, integrator: &str) -> (jounce_io::RunSum
     );
     let model = jounce_model::from_str(&text, example).unwrap();
     let out = scratch("steps");
-    let s = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{example}: {e}"));
+    let s = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{example}: {e}"));
     let steps = Series::read(&out.join("steps.csv"));
     let _ = std::fs::remove_dir_all(&out);
     (s, steps)
@@ -134,7 +134,7 @@ fn step_history_false_writes_no_steps_csv() {
     let text = text.replace("[settings]\n", "[settings]\nstep_history = false\n");
     let model = jounce_model::from_str(&text, "simple_pendulum.toml").unwrap();
     let out = scratch("no-steps");
-    let s = run_model(&model, &out, false).unwrap();
+    let s = run_model(&model, &out, None).unwrap();
     assert_eq!(s.status, "completed");
     assert!(out.join("timeseries.csv").exists());
     assert!(!out.join("steps.csv").exists());
@@ -159,7 +159,7 @@ fn cost_from_counts_the_steps_after_its_time() {
     let mut model = jounce_model::from_str(&text, "double_pendulum.toml").unwrap();
     model.settings.t_end = t_end;
     let out = scratch("cost-from");
-    let s = run_model(&model, &out, false).unwrap();
+    let s = run_model(&model, &out, None).unwrap();
     let steps = Series::read(&out.join("steps.csv"));
     let _ = std::fs::remove_dir_all(&out);
     let after: Vec<usize> = (0..steps.col("t").len())

@@ -48,7 +48,7 @@ fn rk4_beyond_its_stability_limit_is_refused_with_the_mode_and_a_stable_step() {
     let dir = scratch("trust-rk4");
     let mut m = model("examples/quarter_car.toml");
     with(&mut m, method_step("rk4", 0.05));
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(err.contains("beyond the stability limit of rk4"), "{err}");
     assert!(err.contains("|λ| = 73.09"), "{err}");
     // rk4's limit on this mode: |R(hλ)| = 1 at h ≈ 0.0397 s
@@ -60,7 +60,7 @@ fn rk4_beyond_its_stability_limit_is_refused_with_the_mode_and_a_stable_step() {
     // equilibrium the model documents (body at 0.63617 m)
     let mut m = model("examples/quarter_car.toml");
     with(&mut m, method_step("rk4", 0.039));
-    let s = run_model(&m, &dir, false).expect("a stable step runs");
+    let s = run_model(&m, &dir, None).expect("a stable step runs");
     assert_eq!(s.status, "completed");
     let csv = std::fs::read_to_string(dir.join("timeseries.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
@@ -83,13 +83,13 @@ fn euler_that_would_oscillate_is_refused_and_with_warn_the_run_says_it_blew_up()
     let dir = scratch("trust-euler");
     let mut m = model("examples/quarter_car.toml");
     with(&mut m, method_step("euler", 0.01));
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(err.contains("beyond the stability limit of euler"), "{err}");
     assert_eq!(summary(&dir)["status"], "failed");
     // a user who insists gets the run, completed, with two loud warnings:
     // the stability verdict and the energy balance that failed during it
     m.settings.checks.on_failure = OnCheckFailure::Warn;
-    let s = run_model(&m, &dir, false).expect("warn runs to the end");
+    let s = run_model(&m, &dir, None).expect("warn runs to the end");
     assert_eq!(s.status, "completed");
     assert!(
         s.diagnostics
@@ -115,11 +115,11 @@ fn a_fixed_multistep_step_is_checked_too() {
     let dir = scratch("trust-ab2");
     let mut m = model("examples/quarter_car.toml");
     with(&mut m, method_step("ab2", 0.05));
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(err.contains("beyond the stability limit of ab2"), "{err}");
     let mut m = model("examples/quarter_car.toml");
     with(&mut m, method_step("ab2", 0.005));
-    assert_eq!(run_model(&m, &dir, false).unwrap().status, "completed");
+    assert_eq!(run_model(&m, &dir, None).unwrap().status, "completed");
 }
 
 /// A blow-up the check at the start cannot see — the stiff contact the
@@ -130,7 +130,7 @@ fn a_fixed_multistep_step_is_checked_too() {
 fn a_blow_up_during_the_run_fails_it_by_the_energy_balance() {
     let dir = scratch("trust-contact");
     let m = model("tests/data/dropped_block.toml");
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(err.contains("solution diverged at t = "), "{err}");
     assert!(err.contains("the energy grew by"), "{err}");
     let s = summary(&dir);
@@ -153,7 +153,7 @@ fn a_blow_up_during_the_run_fails_it_by_the_energy_balance() {
             ..Overrides::default()
         },
     );
-    let s = run_model(&m, &dir, false).unwrap();
+    let s = run_model(&m, &dir, None).unwrap();
     assert_eq!(s.status, "completed");
     assert!(s.accuracy.max_relative_energy_error < 1e-2);
 }
@@ -178,7 +178,7 @@ fn accurate_runs_with_work_put_in_pass_the_energy_balance() {
                 ..Overrides::default()
             },
         );
-        let s = run_model(&m, &dir, false).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let s = run_model(&m, &dir, None).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(s.status, "completed", "{file}");
         assert!(
             !s.diagnostics.iter().any(|d| d.contains("check failed")),
@@ -200,7 +200,7 @@ fn constraint_drift_past_the_threshold_fails_the_run() {
     m.settings.formulation.baumgarte_beta = 0.0;
     // a tiny threshold stands in for a long, loose run
     m.settings.checks.max_constraint_violation = Some(1e-12);
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(
         err.contains("the constraint violation ‖Φ‖∞ =") && err.contains("drifted off the joints"),
         "{err}"
@@ -224,7 +224,7 @@ fn fixed_steps_are_counted_and_the_user_budget_is_honoured_and_named() {
             ..Overrides::default()
         },
     );
-    let s = run_model(&m, &dir, false).unwrap();
+    let s = run_model(&m, &dir, None).unwrap();
     assert_eq!(s.work.steps_accepted, 500);
     assert_eq!(s.work.rhs_evaluations, 4 * 500 + 1);
 
@@ -236,7 +236,7 @@ fn fixed_steps_are_counted_and_the_user_budget_is_honoured_and_named() {
             ..method_step("rk4", 1e-5)
         },
     );
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     let s = summary(&dir);
     assert_eq!(s["work"]["steps_accepted"], 100, "{err}");
     assert!(
@@ -266,7 +266,7 @@ fn low_order_at_a_tight_tolerance_is_named_as_the_cause() {
     // by the user
     m.settings.integrator.max_steps = 2000;
     assert!(!m.settings.integrator.max_steps_set);
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(
         err.contains("backward_euler is of order 1 and rtol = 1e-9 is tight for it")
             && err.contains("low order, not stiffness"),
@@ -289,7 +289,7 @@ fn stiffness_is_named_when_the_test_detected_it() {
         },
     );
     m.settings.integrator.max_steps = 3000;
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(
         err.contains("the problem is stiff: Hairer's stiffness test of dopri5 fired"),
         "{err}"
@@ -302,7 +302,7 @@ fn stiffness_is_named_when_the_test_detected_it() {
 fn a_run_that_fails_before_integrating_leaves_no_stale_results() {
     let dir = scratch("trust-stale");
     let m = model("examples/simple_pendulum.toml");
-    run_model(&m, &dir, false).expect("runs");
+    run_model(&m, &dir, None).expect("runs");
     assert_eq!(summary(&dir)["status"], "completed");
     assert!(dir.join("timeseries.csv").exists());
     for bad in [
@@ -319,7 +319,7 @@ fn a_run_that_fails_before_integrating_leaves_no_stale_results() {
     ] {
         let mut m = model("examples/simple_pendulum.toml");
         with(&mut m, bad);
-        let err = failure(run_model(&m, &dir, false));
+        let err = failure(run_model(&m, &dir, None));
         let s = summary(&dir);
         assert_eq!(s["status"], "failed");
         assert_eq!(s["error"].as_str().unwrap(), err);
@@ -343,7 +343,7 @@ fn the_output_size_is_checked_before_the_run() {
         err.contains("1.000e12 output rows") && err.contains("--force"),
         "{err}"
     );
-    let err = failure(run_model(&m, &dir, false));
+    let err = failure(run_model(&m, &dir, None));
     assert!(err.contains("output rows"), "{err}");
     with(
         &mut m,
@@ -436,7 +436,7 @@ fn every_method_honours_the_step_budget() {
                 ..setup_for(&entry.info)
             },
         );
-        let err = match run_model(&m, &dir, false) {
+        let err = match run_model(&m, &dir, None) {
             Ok(s) => panic!(
                 "{}: completed in {} steps under a budget of 20",
                 entry.info.name, s.work.steps_accepted
@@ -483,7 +483,7 @@ fn identical_input_gives_identical_output_for_every_family() {
             let dir = scratch("trust-determinism");
             let mut m = model("examples/double_pendulum.toml");
             with(&mut m, setup_for(&entry.info));
-            run_model(&m, &dir, false).unwrap_or_else(|e| panic!("{}: {e}", entry.info.name));
+            run_model(&m, &dir, None).unwrap_or_else(|e| panic!("{}: {e}", entry.info.name));
             let csv = std::fs::read(dir.join("timeseries.csv")).unwrap();
             let mut s = summary(&dir);
             s["work"]["cpu_seconds"] = 0.into();

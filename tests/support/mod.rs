@@ -65,7 +65,7 @@ pub fn run_example(rel: &str, overrides: Overrides, tag: &str) -> (RunSummary, S
     let mut model = jounce_model::load_file(&repo(rel)).unwrap();
     apply_overrides(&mut model, &overrides).unwrap();
     let out = scratch(tag);
-    let summary = run_model(&model, &out, false).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let summary = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let series = Series::read(&out.join("timeseries.csv"));
     let _ = std::fs::remove_dir_all(&out);
     (summary, series)

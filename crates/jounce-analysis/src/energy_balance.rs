@@ -23,7 +23,7 @@
 //!
 //! The integrals are accumulated by the three-point Gauss–Legendre rule on
 //! every interval between outputs, step ends and events, on the method's
-//! own continuous solution (the driver's [`Observer::quadrature`] hook,
+//! own continuous solution (the driver's `Observer::quadrature` hook,
 //! jounce_integrate), so their quadrature error is far below the
 //! integration error: the residual
 //! r(t) = E(t) − E(0) − W_applied − W_drivers + D measures how far the
@@ -38,13 +38,13 @@ use jounce_mechanics::{MechanicalSystem, SystemQueries};
 /// The account at one output row.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EnergyAccount {
-    /// W_applied [J].
+    /// W_applied \[J\].
     pub work_applied: f64,
-    /// W_drivers [J].
+    /// W_drivers \[J\].
     pub work_drivers: f64,
-    /// D ≥ 0 [J].
+    /// D ≥ 0 \[J\].
     pub dissipated: f64,
-    /// r = E − E(0) − W_applied − W_drivers + D [J].
+    /// r = E − E(0) − W_applied − W_drivers + D \[J\].
     pub residual: f64,
 }
 
@@ -142,7 +142,7 @@ impl EnergyBalance {
         self.account
     }
 
-    /// max |r| over the rows so far [J].
+    /// max |r| over the rows so far \[J\].
     pub fn max_residual(&self) -> f64 {
         self.max_residual
     }

@@ -8,11 +8,11 @@ use jounce_mechanics::MechanicalSystem;
 /// Energy and constraint violation at one instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Invariants {
-    /// Kinetic energy T = ½ vᵀ M v [J].
+    /// Kinetic energy T = ½ vᵀ M v \[J\].
     pub kinetic: f64,
-    /// Potential energy V [J] (gravity and conservative force elements).
+    /// Potential energy V \[J\] (gravity and conservative force elements).
     pub potential: f64,
-    /// Total energy E = T + V [J].
+    /// Total energy E = T + V \[J\].
     pub total: f64,
     /// Position constraint violation ‖Φ(t, q)‖∞ [m or rad].
     pub position_violation: f64,
@@ -82,7 +82,7 @@ pub struct InvariantExtremes {
     pub scale: Option<f64>,
     /// max |E(t) − E(0)| / scale.
     pub max_relative_energy_error: f64,
-    /// max |E(t) − E(0)| [J].
+    /// max |E(t) − E(0)| \[J\].
     pub max_energy_error: f64,
     /// max ‖Φ‖∞.
     pub max_position_violation: f64,

@@ -5,7 +5,7 @@
 //! [`InvariantExtremes`]) and the stability of a fixed step on the
 //! linearisation at the start ([`step_stability`]), singular
 //! configurations, branch switches and lock-up during a run
-//! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium`]),
+//! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium()`]),
 //! linearised modes in independent coordinates ([`linearised_modes`]) and
 //! the integrator they call for ([`recommend`]), and the period elongation
 //! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or

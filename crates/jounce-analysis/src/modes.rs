@@ -74,9 +74,9 @@ pub struct Mode {
     pub eigenvalue_re: f64,
     /// Im λ [1/s] (≥ 0).
     pub eigenvalue_im: f64,
-    /// Natural frequency |λ|/2π [Hz].
+    /// Natural frequency |λ|/2π \[Hz\].
     pub natural_frequency_hz: f64,
-    /// Damped frequency |Im λ|/2π [Hz].
+    /// Damped frequency |Im λ|/2π \[Hz\].
     pub damped_frequency_hz: f64,
     /// Damping ratio ζ = −Re λ/|λ| (0 undamped, 1 critical or
     /// overdamped, negative unstable; 0 for a rigid-body mode).
@@ -109,7 +109,7 @@ impl Mode {
 /// The modes of a system at one state.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModeAnalysis {
-    /// Time of the state [s].
+    /// Time of the state \[s\].
     pub t: f64,
     /// Degrees of freedom p (independent coordinates).
     pub degrees_of_freedom: usize,

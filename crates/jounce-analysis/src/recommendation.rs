@@ -60,7 +60,7 @@ pub struct ExplicitLimit {
     /// Stages (right-hand sides per step) of a Runge–Kutta method, 1 for
     /// a multistep formula.
     pub stages: usize,
-    /// Largest stable step [s] over the run (`None`: not stable at any
+    /// Largest stable step \[s\] over the run (`None`: not stable at any
     /// step, e.g. an undamped mode outside a region without imaginary
     /// axis).
     pub largest_stable_step: Option<f64>,
@@ -86,7 +86,7 @@ pub struct Recommendation {
     pub run_stiffness: f64,
     /// The reasons, in words.
     pub reasons: Vec<String>,
-    /// Natural frequencies [Hz] of the undamped modes among the fast
+    /// Natural frequencies \[Hz\] of the undamped modes among the fast
     /// ones (|λ| ≥ [`FAST_FRACTION`] × the fastest |λ|).
     pub undamped_fast_modes_hz: Vec<f64>,
     /// Every explicit method's stability limit on the model.

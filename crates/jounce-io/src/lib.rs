@@ -14,4 +14,4 @@ pub use summary::{
     AccuracySummary, CostFromSummary, EnergyAccountSummary, FormulationSummary, IntegratorSummary,
     RunSummary, WorkSummary,
 };
-pub use timeseries::TimeseriesWriter;
+pub use timeseries::{header_line, row_line, TimeseriesWriter};

@@ -68,7 +68,7 @@ pub struct AccuracySummary {
     pub energy_conserved_by_model: bool,
     /// max |E(t) − E(0)| / |E(0)| over the output points.
     pub max_relative_energy_error: f64,
-    /// max |E(t) − E(0)| [J].
+    /// max |E(t) − E(0)| \[J\].
     pub max_energy_error: f64,
     /// max ‖Φ‖∞ over the output points.
     pub max_position_violation: f64,
@@ -79,13 +79,13 @@ pub struct AccuracySummary {
     #[serde(default)]
     pub energy_account: EnergyAccountSummary,
     /// max |E − E(0) − W_applied − W_drivers + D| over the output points
-    /// [J]: integration error plus the O(Δt²) quadrature error of the
+    /// \[J\]: integration error plus the O(Δt²) quadrature error of the
     /// output interval.
     #[serde(default)]
     pub max_energy_balance_residual: f64,
 }
 
-/// Where the energy went, at the end of a run [J].
+/// Where the energy went, at the end of a run \[J\].
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct EnergyAccountSummary {
     /// Work of point forces, torques and actuators.
@@ -151,9 +151,9 @@ pub struct RunSummary {
     pub coordinates: usize,
     /// Constraint equations.
     pub constraints: usize,
-    /// Requested end time [s].
+    /// Requested end time \[s\].
     pub t_end: f64,
-    /// Time reached [s].
+    /// Time reached \[s\].
     pub t_reached: f64,
     /// "completed" or "failed".
     pub status: String,

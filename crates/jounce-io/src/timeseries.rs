@@ -30,12 +30,7 @@ impl TimeseriesWriter {
             rows: 0,
             line: String::new(),
         };
-        let mut wr = csv::WriterBuilder::new().from_writer(Vec::new());
-        wr.write_record(header)
-            .map_err(|e| IoError::msg(path, e.to_string()))?;
-        let bytes = wr
-            .into_inner()
-            .map_err(|e| IoError::msg(path, e.to_string()))?;
+        let bytes = header_line(header).map_err(|e| IoError::msg(path, e))?;
         w.out.write_all(&bytes).map_err(|e| IoError::new(path, e))?;
         Ok(w)
     }
@@ -46,21 +41,13 @@ impl TimeseriesWriter {
     /// # Errors
     /// On a write failure or a row of the wrong length.
     pub fn write_row(&mut self, row: &[f64]) -> Result<(), IoError> {
-        use std::fmt::Write as _;
         if row.len() != self.columns {
             return Err(IoError::msg(
                 &self.path,
                 format!("row has {} values, header {}", row.len(), self.columns),
             ));
         }
-        self.line.clear();
-        for (i, v) in row.iter().enumerate() {
-            if i > 0 {
-                self.line.push(',');
-            }
-            let _ = write!(self.line, "{v:e}");
-        }
-        self.line.push('\n');
+        row_line(&mut self.line, row);
         self.out
             .write_all(self.line.as_bytes())
             .map_err(|e| IoError::new(&self.path, e))?;
@@ -84,6 +71,32 @@ impl TimeseriesWriter {
     pub fn rows(&self) -> u64 {
         self.rows
     }
+}
+
+/// The CSV header line of a time series (quoted as CSV requires, `\n`
+/// ended): the bytes [`TimeseriesWriter::create`] writes first.
+///
+/// # Errors
+/// The CSV writer's message.
+pub fn header_line(header: &[String]) -> Result<Vec<u8>, String> {
+    let mut wr = csv::WriterBuilder::new().from_writer(Vec::new());
+    wr.write_record(header).map_err(|e| e.to_string())?;
+    wr.into_inner().map_err(|e| e.to_string())
+}
+
+/// One row of a time series as [`TimeseriesWriter::write_row`] writes it,
+/// into `line` (cleared first): Rust's shortest round-trip representation
+/// of each value, comma-separated, `\n` ended.
+pub fn row_line(line: &mut String, row: &[f64]) {
+    use std::fmt::Write as _;
+    line.clear();
+    for (i, v) in row.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        let _ = write!(line, "{v:e}");
+    }
+    line.push('\n');
 }
 
 impl Drop for TimeseriesWriter {

@@ -106,7 +106,7 @@ fn run_case(
     let mut model = jounce_model::load_file(&file)?;
     apply_overrides(&mut model, &o)?;
     let dir = out.join(format!("{stem}-{label}"));
-    match run_model(&model, &dir, false) {
+    match run_model(&model, &dir, None) {
         Ok(s) => Ok(s),
         // a failed integration still wrote its summary: report it as a row
         Err(RunError::Integration { .. }) | Err(RunError::Setup(_)) => {

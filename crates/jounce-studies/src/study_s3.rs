@@ -48,7 +48,7 @@ pub const S3_FORCINGS: [(&str, &str); 7] = [
     ("cycloidal_20ms", "cycloid T=20ms"),
 ];
 
-/// Start of the discontinuous part whose cost is reported [s].
+/// Start of the discontinuous part whose cost is reported \[s\].
 pub const S3_COST_FROM: f64 = 2.0;
 
 /// One run of the study.
@@ -165,7 +165,7 @@ pub fn s3(examples: &Path, out: &Path, methods: &[String]) -> Result<S3Study, Ru
                         "{method}-b{b}-{forcing}-{}",
                         if breakpoints { "bp" } else { "nobp" }
                     ));
-                    let summary = match run_model(&model, &dir, false) {
+                    let summary = match run_model(&model, &dir, None) {
                         Ok(s) => s,
                         // a failed integration is a row of the table
                         Err(RunError::Integration { summary, .. }) => *summary,

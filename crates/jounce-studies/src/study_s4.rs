@@ -67,7 +67,7 @@ use jounce::plot::{line_chart, Chart, Curve, YScale};
 use jounce::run::run_model;
 use jounce::series::Series;
 
-/// End masses of test 3 [kg] and the seed's d_crit for each (termeer's
+/// End masses of test 3 \[kg\] and the seed's d_crit for each (termeer's
 /// unstated E).
 pub const S4_TEST3: [(u32, f64); 3] = [(10, 3.04e-4), (50, 6.8e-4), (150, 1.18e-3)];
 
@@ -107,15 +107,15 @@ const BISECTION_TOL: f64 = 1e-4;
 /// One end mass of test 3.
 #[derive(Clone, Debug)]
 pub struct S4Test3Row {
-    /// End mass [kg].
+    /// End mass \[kg\].
     pub mass: f64,
     /// ω_axial = √(EA/(L m)) [rad/s].
     pub omega: f64,
-    /// 2/ω_axial [s].
+    /// 2/ω_axial \[s\].
     pub d_theory: f64,
-    /// The seed's value [s].
+    /// The seed's value \[s\].
     pub d_seed: f64,
-    /// Young's modulus for which 2/ω equals the seed's value [Pa]
+    /// Young's modulus for which 2/ω equals the seed's value \[Pa\]
     /// (termeer does not state his).
     pub e_seed: f64,
     /// Overshoot of the axial-only run at d = 2/ω, relative to the initial deflection.
@@ -126,7 +126,7 @@ pub struct S4Test3Row {
     pub decay_time_exact: f64,
     /// Overshoot of the run of the shipped model (all beam DOF deflected) at d = 2/ω.
     pub overshoot_all_dof: f64,
-    /// Smallest d without overshoot, by bisection [s].
+    /// Smallest d without overshoot, by bisection \[s\].
     pub d_bisection: f64,
     /// Runs of the bisection.
     pub bisection_runs: usize,
@@ -186,7 +186,7 @@ impl DampingSeries {
 pub struct S4DampingPoint {
     /// What d is the damping value of.
     pub series: DampingSeries,
-    /// Nominal damping value d [s].
+    /// Nominal damping value d \[s\].
     pub d: f64,
     /// Damping ratio of the axial mode at d: ζ = d ω_axial / 2.
     pub zeta: f64,
@@ -251,7 +251,7 @@ pub struct S4Study {
     pub test4: Vec<S4CostRow>,
     /// Test 4a cost points, both series, every hub.
     pub test4a: Vec<S4DampingPoint>,
-    /// 2/ω_axial of test 4a [s].
+    /// 2/ω_axial of test 4a \[s\].
     pub d_crit_4: f64,
     /// The seed's findings.
     pub findings: Vec<S4Finding>,
@@ -297,7 +297,7 @@ fn io(path: &Path, e: std::io::Error) -> RunError {
 
 /// A run whose failure is a row of the table, not an error of the study.
 fn run(model: &Model, dir: &Path) -> Result<RunSummary, RunError> {
-    match run_model(model, dir, false) {
+    match run_model(model, dir, None) {
         Ok(s) => Ok(s),
         Err(RunError::Integration { .. }) => {
             let text = std::fs::read_to_string(dir.join("summary.json"))

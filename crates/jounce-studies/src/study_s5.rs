@@ -59,7 +59,7 @@ fn run_one(
     let mut model = jounce_model::load_file(file)?;
     set(&mut model.settings.integrator);
     let dir = out.join(label.replace([' ', '=', '.'], "_"));
-    let summary = match run_model(&model, &dir, false) {
+    let summary = match run_model(&model, &dir, None) {
         Ok(s) => s,
         // a failed integration wrote its summary: it is a row of the table
         Err(RunError::Integration { .. }) => {

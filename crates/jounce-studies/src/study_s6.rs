@@ -39,11 +39,11 @@ pub struct S6Row {
     pub rhs_evaluations: u64,
     /// Events located.
     pub events: u64,
-    /// Integration CPU [s].
+    /// Integration CPU \[s\].
     pub cpu_seconds: f64,
     /// max |E − E(0)| / |E(0)|.
     pub energy_drift: f64,
-    /// Deepest gap over the output rows [m] (negative: penetration).
+    /// Deepest gap over the output rows \[m\] (negative: penetration).
     pub deepest_gap: f64,
 }
 
@@ -52,7 +52,7 @@ pub struct S6Row {
 pub struct S6Study {
     /// Impacts of the reference (contact intervals on a 0.1 ms grid).
     pub impacts: usize,
-    /// √(2 E₀ / k) [m].
+    /// √(2 E₀ / k) \[m\].
     pub penetration_bound: f64,
     /// One row per method.
     pub rows: Vec<S6Row>,
@@ -91,7 +91,7 @@ pub fn s6(examples: &Path, out: &Path) -> Result<S6Study, RunError> {
         },
     )?;
     let dir = out.join("reference");
-    run_model(&fine, &dir, false)?;
+    run_model(&fine, &dir, None)?;
     let ts = Series::read(&dir.join("timeseries.csv"))?;
     let mut impacts = 0;
     for g in GAPS {
@@ -119,7 +119,7 @@ pub fn s6(examples: &Path, out: &Path) -> Result<S6Study, RunError> {
             },
         )?;
         let dir = out.join(method);
-        let (status, s) = match run_model(&m, &dir, false) {
+        let (status, s) = match run_model(&m, &dir, None) {
             Ok(s) => ("completed".to_string(), s),
             Err(RunError::Integration { summary, .. }) => (
                 format!("failed: {}", summary.error.clone().unwrap_or_default()),

@@ -23,7 +23,7 @@ use jounce::series::Series;
 /// Model file stem of the study.
 pub const S8_MODEL: &str = "s8_oscillator";
 
-/// Fixed step of the study [s] (ω = 1, so Ω = ωh = 0.1).
+/// Fixed step of the study \[s\] (ω = 1, so Ω = ωh = 0.1).
 pub const S8_STEP: f64 = 0.1;
 
 /// The spring's free length in the model: y = x − 10.
@@ -128,7 +128,7 @@ pub fn s8(examples: &Path, out: &Path) -> Result<S8Study, RunError> {
                 .collect::<Vec<_>>()
                 .join("-")
         ));
-        let summary = run_model(&model, &dir, false)?;
+        let summary = run_model(&model, &dir, None)?;
         let series = Series::read(&dir.join("timeseries.csv"))?;
         let t = series.column("t")?;
         let x = series.column("mass.x")?;

@@ -70,11 +70,19 @@ fn body_of(r: BodyRef) -> Option<usize> {
     }
 }
 
-/// The scene of `model` and its run's `timeseries.csv`.
-///
-/// # Errors
-/// A body whose pose columns the file lacks, or a file with no rows.
-pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
+/// What a model draws, in body frames: each body's points and circles,
+/// the ground's points and lines, the links between bodies.
+struct Geometry {
+    body_points: Vec<Vec<[f64; 2]>>,
+    body_circles: Vec<Vec<([f64; 2], f64)>>,
+    ground_points: Vec<[f64; 2]>,
+    ground_lines: Vec<([f64; 2], [f64; 2])>,
+    links: Vec<Link>,
+}
+
+/// The points, circles, lines and links the joints and forces of `model`
+/// attach.
+fn geometry(model: &Model) -> Geometry {
     let nb = model.bodies.len();
     let mut body_points: Vec<Vec<[f64; 2]>> = model
         .bodies
@@ -160,6 +168,28 @@ pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
             });
         }
     }
+    Geometry {
+        body_points,
+        body_circles,
+        ground_points,
+        ground_lines,
+        links,
+    }
+}
+
+/// The scene of `model` and its run's `timeseries.csv`.
+///
+/// # Errors
+/// A body whose pose columns the file lacks, or a file with no rows.
+pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
+    let nb = model.bodies.len();
+    let Geometry {
+        body_points,
+        body_circles,
+        ground_points,
+        ground_lines,
+        links,
+    } = geometry(model);
     // pose columns
     let mut cols = Vec::with_capacity(nb);
     for b in &model.bodies {

@@ -17,11 +17,52 @@ fn body_name(model: &Model, b: BodyRef) -> String {
     }
 }
 
+/// What `jounce check` finds in a model, as data, with the report it
+/// prints.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckReport {
+    /// Coordinates (3 per body).
+    pub coordinates: usize,
+    /// Constraint equations.
+    pub constraints: usize,
+    /// Rank of the constraint Jacobian at the assembled configuration.
+    pub rank: usize,
+    /// Degrees of freedom.
+    pub degrees_of_freedom: usize,
+    /// The redundant constraint rows, by label.
+    pub redundant: Vec<String>,
+    /// The joints of a singular configuration at t = 0, if any.
+    pub singular: Vec<String>,
+    /// Warnings on the input, the assembly and the run's start.
+    pub warnings: Vec<String>,
+    /// The report `jounce check` prints.
+    pub text: String,
+}
+
 /// Validate and assemble `model`; return the report `jounce check` prints.
 ///
 /// # Errors
 /// [`RunError`] naming the file and element at fault.
 pub fn check_model(model: &Model) -> Result<String, RunError> {
+    check_report(model).map(|r| r.text)
+}
+
+/// Validate and assemble `model`: what it is (coordinates, constraints,
+/// degrees of freedom, redundancy) and what a run of it would meet.
+///
+/// ```
+/// let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/four_bar.toml");
+/// let model = jounce_model::load_file(std::path::Path::new(file))?;
+/// let report = jounce::check::check_report(&model)?;
+/// assert_eq!(report.degrees_of_freedom, 1);
+/// assert!(report.text.contains("degrees of freedom: 1"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`RunError`] naming the file and element at fault;
+/// [`RunError::Check`] with the report so far when the run would fail.
+pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
     // the run settings as `jounce run` would refuse them
     let (entry, opts, _) = validate_run_settings(model)?;
     let sys = build_system(model)?;
@@ -114,10 +155,11 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
         model.settings.t_end,
         crate::validate::output_rows(model)
     ));
-    for w in crate::warnings::input_warnings(model)
+    let mut warnings: Vec<String> = crate::warnings::input_warnings(model)
         .into_iter()
         .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
-    {
+        .collect();
+    for w in &warnings {
         s.push_str(&format!("  warning: {w}\n"));
     }
     // the run's own start: the formulation at the assembled state, and a
@@ -137,7 +179,7 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
             .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
         Ok(fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0))
     });
-    match start {
+    let text = match start {
         Err(e) => Err(RunError::Check {
             report: s,
             reason: e.to_string(),
@@ -149,9 +191,20 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
             }),
             jounce_model::OnCheckFailure::Warn => {
                 s.push_str(&format!("  warning: {msg}\n"));
+                warnings.push(msg);
                 Ok(s)
             }
         },
         Ok(None) => Ok(s),
-    }
+    }?;
+    Ok(CheckReport {
+        coordinates: sys.nq(),
+        constraints: sys.nc(),
+        rank: asm.rank,
+        degrees_of_freedom: asm.dof,
+        redundant: asm.redundant.clone(),
+        singular: asm.singular.clone(),
+        warnings,
+        text,
+    })
 }

@@ -131,7 +131,7 @@ pub struct CompareRow {
     pub reason: Option<String>,
     /// Its output directory.
     pub dir: PathBuf,
-    /// Time reached [s].
+    /// Time reached \[s\].
     pub t_reached: f64,
     /// Accepted steps.
     pub steps_accepted: u64,
@@ -152,7 +152,7 @@ pub struct CompareRow {
     /// per-step monitors).
     pub run_cpu_seconds: f64,
     /// Wall-clock time from the start of the comparison at which the run
-    /// started and finished [s] (runs overlap when they run in parallel).
+    /// started and finished \[s\] (runs overlap when they run in parallel).
     pub started_seconds: f64,
     /// See `started_seconds`.
     pub finished_seconds: f64,
@@ -293,7 +293,7 @@ pub(crate) fn run_one(
         flagged: false,
     };
     let cpu = thread_cpu_seconds();
-    let result = configured(model, method, formulation, o).and_then(|m| run_model(&m, dir, false));
+    let result = configured(model, method, formulation, o).and_then(|m| run_model(&m, dir, None));
     row.run_cpu_seconds = thread_cpu_seconds() - cpu;
     row.finished_seconds = start.elapsed().as_secs_f64();
     let summary: RunSummary = match result {
@@ -409,7 +409,7 @@ pub(crate) fn auto_reference(
         };
         let result = configured(model, method, formulation, &tight).and_then(|mut m| {
             m.settings.integrator.step = None;
-            run_model(&m, dir, false)
+            run_model(&m, dir, None)
         });
         match result {
             Ok(s) => {
@@ -692,7 +692,7 @@ pub fn table_text(c: &Comparison) -> String {
     s
 }
 
-/// CSV header of [`write_csv`].
+/// CSV header of [`csv_text`].
 pub const CSV_HEADER: [&str; 22] = [
     "method",
     "formulation",

@@ -18,7 +18,7 @@ use crate::setup::{assemble_model, build_formulation, build_system};
 pub enum LinearisationPoint {
     /// The assembled initial state (t = 0).
     Initial,
-    /// The state of a run of the model at time T [s].
+    /// The state of a run of the model at time T \[s\].
     At(f64),
     /// The static equilibrium (velocities zero, t = 0).
     Static,
@@ -33,7 +33,7 @@ pub struct ModesReport {
     pub model_file: String,
     /// "initial state", "state of a run at t = T s" or "static equilibrium".
     pub linearised_at: String,
-    /// End time of the model's run, the span of the stability limits [s].
+    /// End time of the model's run, the span of the stability limits \[s\].
     pub t_end: f64,
     /// The modes.
     pub analysis: ModeAnalysis,

@@ -1,15 +1,16 @@
 //! The run's observer: turns integrator output into physical rows (q, v,
 //! energies, constraint violations, multipliers), streams them to
-//! `timeseries.csv`, tracks invariant extremes and drives the progress bar.
+//! a [`RowSink`] (`timeseries.csv`, memory), tracks invariant extremes and
+//! tells the [`Progress`].
 
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use jounce_analysis::{EnergyBalance, InvariantExtremes, InvariantMonitor};
 use jounce_formulation::Formulation;
 use jounce_integrate::{EvalError, Observer, Stats, StepRecord};
-use jounce_io::TimeseriesWriter;
 use jounce_mechanics::{MechanicalSystem, SystemQueries};
+
+use crate::sink::{Progress, RowSink};
 
 /// Column names of `timeseries.csv` for a system.
 pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
@@ -173,7 +174,7 @@ impl SubintervalCost {
 /// Streams physical output rows of a run.
 pub struct RunObserver<'a> {
     sys: &'a dyn MechanicalSystem,
-    writer: TimeseriesWriter,
+    writer: &'a mut dyn RowSink,
     monitor: InvariantMonitor,
     /// Extremes of energy and constraint violation.
     pub extremes: InvariantExtremes,
@@ -190,7 +191,7 @@ pub struct RunObserver<'a> {
     row: Vec<f64>,
     /// Last output time.
     pub t_last: f64,
-    progress: Option<ProgressBar>,
+    progress: Option<&'a mut dyn Progress>,
     /// Position (per mille of t_end) the progress bar shows.
     progress_at: u64,
     t_end: f64,
@@ -208,7 +209,7 @@ pub struct RunObserver<'a> {
     /// Branch switches recorded under `warn_on_switch`.
     pub switch_warnings: Vec<String>,
     /// The per-step history `steps.csv`, if kept ([`STEPS_HEADER`]).
-    pub steps: Option<TimeseriesWriter>,
+    pub steps: Option<&'a mut dyn RowSink>,
     /// The cost of the steps that end after this time, when asked
     /// (`--cost-from`).
     pub cost_from: Option<SubintervalCost>,
@@ -223,22 +224,15 @@ pub struct RunObserver<'a> {
 }
 
 impl<'a> RunObserver<'a> {
-    /// An observer writing through `writer`; with a progress bar when `progress`.
+    /// An observer writing through `writer` (its header already given);
+    /// telling `progress`, if any.
     pub fn new(
         sys: &'a dyn MechanicalSystem,
-        writer: TimeseriesWriter,
+        writer: &'a mut dyn RowSink,
         t_end: f64,
-        progress: bool,
+        progress: Option<&'a mut dyn Progress>,
     ) -> Self {
         let (n, m) = (sys.nq(), sys.nc());
-        let progress = progress.then(|| {
-            let pb = ProgressBar::new(1000);
-            pb.set_style(
-                ProgressStyle::with_template("{bar:40} t = {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            pb
-        });
         Self {
             sys,
             writer,
@@ -283,15 +277,18 @@ impl<'a> RunObserver<'a> {
         self.writer.rows()
     }
 
-    /// Flush the file and clear the progress bar.
-    pub fn finish(&mut self) -> Result<(), jounce_io::IoError> {
-        if let Some(pb) = &self.progress {
-            pb.finish_and_clear();
+    /// Flush the sinks and end the progress.
+    ///
+    /// # Errors
+    /// A sink's write failure.
+    pub fn finish(&mut self) -> Result<(), crate::RunError> {
+        if let Some(p) = &mut self.progress {
+            p.finish();
         }
         if let Some(w) = &mut self.steps {
-            w.flush()?;
+            w.finish()?;
         }
-        self.writer.flush()
+        self.writer.finish()
     }
 }
 
@@ -346,7 +343,7 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         self.row
             .extend_from_slice(&[a.work_applied, a.work_drivers, a.dissipated, a.residual]);
         self.writer
-            .write_row(&self.row)
+            .row(&self.row)
             .map_err(|e| EvalError::Other(e.to_string()))?;
         self.t_last = t;
         // after the row is written: the rows up to the failure are kept
@@ -446,7 +443,7 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
                 r.lu_factorizations as f64,
                 r.cpu_seconds,
             ];
-            w.write_row(&self.step_row)
+            w.row(&self.step_row)
                 .map_err(|e| EvalError::Other(e.to_string()))?;
         }
         Ok(())
@@ -464,7 +461,7 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         if let Some(c) = &mut self.crossings {
             c.step(t);
         }
-        if let Some(pb) = &self.progress {
+        if let Some(pb) = &mut self.progress {
             // redrawn when it moves (at most 1000 times): this hook runs at
             // every step, inside the integration's CPU time
             let at = (1000.0 * t / self.t_end).clamp(0.0, 1000.0) as u64;
@@ -474,11 +471,7 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
             self.progress_at = at;
             let wall = self.started.elapsed().as_secs_f64();
             let rtf = if wall > 0.0 { t / wall } else { 0.0 };
-            pb.set_position(at);
-            pb.set_message(format!(
-                "{t:.4} s of {} s, real-time factor {rtf:.3}",
-                self.t_end
-            ));
+            pb.update(t, self.t_end, rtf);
         }
     }
 }

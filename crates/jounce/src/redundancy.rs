@@ -4,7 +4,7 @@
 //! Assembly names the redundant rows ([`Assembly::redundant_rows`]: rows
 //! dependent on rows declared before them wherever the constraints hold).
 //! Then:
-//! - their consistency is measured ([`redundant_consistency`]); a model
+//! - their consistency is measured ([`redundant_consistency()`]); a model
 //!   with an inconsistent redundant row is refused before integrating;
 //! - formulations that need Φ_q of full row rank (the KKT-based ones,
 //!   partitioning, state_space) run on [`IndependentRows`], the system

@@ -7,16 +7,15 @@ use std::time::Instant;
 use jounce_integrate::{
     ControllerKind, ErrorPer, EvalError, IntegrateError, OutputGrid, SolverOptions,
 };
-use jounce_io::{
-    AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, TimeseriesWriter,
-    WorkSummary,
-};
+use jounce_io::{AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, WorkSummary};
 use jounce_mechanics::MechanicalSystem;
 use jounce_model::{FormulationKind, Model, OnCheckFailure};
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header, RunObserver};
 use crate::setup::{assemble_model, build_formulation, build_system};
+use crate::simulation::RunOptions;
+use crate::sink::{CsvFile, Progress, RowSink};
 use crate::trust::SolutionChecks;
 
 /// Settings given on the command line that override the model file's.
@@ -68,12 +67,21 @@ pub struct RunRequest {
 /// # Errors
 /// [`RunError::Setup`] for an unknown formulation name or a non-positive value.
 pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError> {
+    apply_options(model, &RunOptions::from_overrides(o)?)
+}
+
+/// Apply a run's options to a model's settings (not its start state: see
+/// [`RunOptions::apply`]).
+///
+/// # Errors
+/// [`RunError::Setup`] for a non-positive value or a non-finite parameter.
+pub fn apply_options(model: &mut Model, o: &RunOptions) -> Result<(), RunError> {
     let s = &mut model.settings;
     if let Some(m) = &o.method {
         s.integrator.method = m.clone();
     }
-    if let Some(f) = &o.formulation {
-        s.formulation.kind = crate::setup::formulation_kind(f)?;
+    if let Some(f) = o.formulation {
+        s.formulation.kind = f;
     }
     for (name, val) in [
         ("rtol", o.rtol),
@@ -133,6 +141,9 @@ pub fn apply_overrides(model: &mut Model, o: &Overrides) -> Result<(), RunError>
     if o.force {
         s.checks.max_output_rows = u64::MAX;
     }
+    if let Some(f) = o.on_check_failure {
+        s.checks.on_failure = f;
+    }
     Ok(())
 }
 
@@ -187,6 +198,17 @@ pub fn solver_options(model: &Model) -> Result<SolverOptions, RunError> {
 /// looking current.
 pub const OUTPUT_FILES: &[&str] = &["timeseries.csv", "summary.json"];
 
+/// Where a run streams its output: the time series, the per-step history
+/// (given rows only when `settings.step_history` is on) and the progress.
+pub struct Output<'a> {
+    /// The time series ([`timeseries_header`] columns).
+    pub timeseries: &'a mut dyn RowSink,
+    /// The per-step history ([`crate::observer::STEPS_HEADER`] columns).
+    pub steps: &'a mut dyn RowSink,
+    /// Told how far the run is, if anyone asks.
+    pub progress: Option<&'a mut dyn Progress>,
+}
+
 /// Run a loaded model, writing into `out_dir`. Returns the summary.
 ///
 /// Every run writes `summary.json`, with `"status": "failed"` and the
@@ -196,7 +218,11 @@ pub const OUTPUT_FILES: &[&str] = &["timeseries.csv", "summary.json"];
 ///
 /// # Errors
 /// [`RunError`] saying what failed, where and when.
-pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSummary, RunError> {
+pub fn run_model(
+    model: &Model,
+    out_dir: &Path,
+    progress: Option<&mut dyn Progress>,
+) -> Result<RunSummary, RunError> {
     let wall = Instant::now();
     std::fs::create_dir_all(out_dir)
         .map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
@@ -208,31 +234,60 @@ pub fn run_model(model: &Model, out_dir: &Path, progress: bool) -> Result<RunSum
             Err(e) => return Err(RunError::Io(jounce_io::IoError::new(&path, e))),
         }
     }
-    match integrate_model(model, out_dir, progress, wall) {
+    let mut timeseries = CsvFile::new(&out_dir.join("timeseries.csv"));
+    let mut steps = CsvFile::new(&out_dir.join("steps.csv"));
+    let output = Output {
+        timeseries: &mut timeseries,
+        steps: &mut steps,
+        progress: progress.map(|p| p as &mut dyn Progress),
+    };
+    let summary_path = out_dir.join("summary.json");
+    let result = match integrate_model(model, output, wall) {
+        Ok(summary) => match summary.write_json(&summary_path) {
+            Ok(()) => Ok(summary),
+            Err(io) => Err(io.into()),
+        },
+        Err(e) => {
+            let written = match &e {
+                RunError::Integration { summary, .. } => summary.write_json(&summary_path),
+                _ => Ok(()),
+            };
+            match written {
+                Ok(()) => Err(e),
+                Err(io) => Err(io.into()),
+            }
+        }
+    };
+    match result {
         Err(e) if !matches!(e, RunError::Integration { .. }) => {
             // failed before integrating: say so in summary.json too
-            let summary = RunSummary {
-                jounce_version: env!("CARGO_PKG_VERSION").to_string(),
-                model: model.name.clone(),
-                model_file: model.source.clone(),
-                formulation: formulation_summary(
-                    model,
-                    crate::setup::formulation_name(model.settings.formulation.kind),
-                ),
-                integrator: integrator_summary(model),
-                t_end: model.settings.t_end,
-                status: "failed".into(),
-                error: Some(e.to_string()),
-                work: WorkSummary {
-                    wall_seconds: wall.elapsed().as_secs_f64(),
-                    ..WorkSummary::default()
-                },
-                ..RunSummary::default()
-            };
-            summary.write_json(&out_dir.join("summary.json"))?;
+            failure_summary(model, &e, wall).write_json(&summary_path)?;
             Err(e)
         }
         other => other,
+    }
+}
+
+/// The summary of a run that failed before integrating (bad settings,
+/// assembly): `"status": "failed"` and the error.
+pub fn failure_summary(model: &Model, error: &RunError, wall: Instant) -> RunSummary {
+    RunSummary {
+        jounce_version: env!("CARGO_PKG_VERSION").to_string(),
+        model: model.name.clone(),
+        model_file: model.source.clone(),
+        formulation: formulation_summary(
+            model,
+            crate::setup::formulation_name(model.settings.formulation.kind),
+        ),
+        integrator: integrator_summary(model),
+        t_end: model.settings.t_end,
+        status: "failed".into(),
+        error: Some(error.to_string()),
+        work: WorkSummary {
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            ..WorkSummary::default()
+        },
+        ..RunSummary::default()
     }
 }
 
@@ -319,11 +374,11 @@ pub fn budget_diagnosis(
     }
 }
 
-/// Run after the output directory is ready.
-fn integrate_model(
+/// The run itself, streaming to `output`: set up, integrate, explain.
+/// Returns the summary; an integration failure carries it.
+pub(crate) fn integrate_model(
     model: &Model,
-    out_dir: &Path,
-    progress: bool,
+    output: Output<'_>,
     wall: Instant,
 ) -> Result<RunSummary, RunError> {
     // the integrator first: a bad name or setting fails before any work
@@ -365,19 +420,24 @@ fn integrate_model(
         }
     }
 
-    let writer =
-        TimeseriesWriter::create(&out_dir.join("timeseries.csv"), &timeseries_header(&sys))?;
-    let mut obs = RunObserver::new(&sys, writer, t_end, progress);
+    let Output {
+        timeseries,
+        steps,
+        progress,
+    } = output;
+    timeseries.begin(&timeseries_header(&sys))?;
+    if model.settings.step_history {
+        steps.begin(&crate::observer::STEPS_HEADER.map(String::from))?;
+    }
+    let progress = progress.map(|p| p as &mut dyn Progress);
+    let mut obs = RunObserver::new(&sys, timeseries, t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
     obs.cost_from = model
         .settings
         .cost_from
         .map(crate::observer::SubintervalCost::new);
     if model.settings.step_history {
-        obs.steps = Some(TimeseriesWriter::create(
-            &out_dir.join("steps.csv"),
-            &crate::observer::STEPS_HEADER.map(String::from),
-        )?);
+        obs.steps = Some(steps as &mut dyn RowSink);
     }
     obs.reactions = redundancy.reactions(&sys, form_name);
     obs.singular = Some(jounce_analysis::SingularityMonitor::new(
@@ -404,11 +464,67 @@ fn integrate_model(
     );
     obs.finish()?;
 
-    let (stats, status, error, t_reached) = match &result {
-        Ok(s) => (s.stats, "completed", None, s.t),
-        Err(f) => (f.stats, "failed", Some(f.to_string()), f.t),
+    let (stats, t_reached) = match &result {
+        Ok(s) => (s.stats, s.t),
+        Err(f) => (f.stats, f.t),
     };
-    let advice = match &result {
+    let explained = explain_failure(model, entry, &opts, &result, &mut obs, &sys, t_reached);
+    diagnostics.extend(run_diagnostics(model, entry, &opts, &stats, &obs));
+    let summary = RunSummary {
+        formulation: formulation_summary(model, form.name()),
+        degrees_of_freedom: asm.dof,
+        coordinates: sys.nq(),
+        constraints: sys.nc(),
+        t_reached,
+        status: if result.is_ok() {
+            "completed"
+        } else {
+            "failed"
+        }
+        .to_string(),
+        error: explained.error,
+        output_rows: obs.rows(),
+        work: work_summary(&stats, wall),
+        cost_from: obs.cost_from.as_ref().map(|c| c.summary()),
+        diagnostics,
+        non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
+        accuracy: accuracy_summary(model, &obs),
+        ..completed_summary_base(model)
+    };
+    match result {
+        Ok(_) => Ok(summary),
+        Err(f) => Err(RunError::Integration {
+            model: model.source.clone(),
+            cause: explained.cause,
+            failure: f,
+            advice: explained.advice,
+            summary: Box::new(summary),
+        }),
+    }
+}
+
+/// What a failed run says: the error as the summary gives it, what the
+/// mechanism did (a singular configuration) and what to do.
+struct Explained {
+    error: Option<String>,
+    cause: Option<String>,
+    advice: Option<String>,
+}
+
+/// The advice for a failed integration: why the step budget ran out, a
+/// blow-up, a breakpoint stepped across; and the cause at a singular
+/// configuration. Nothing for a run that completed.
+fn explain_failure(
+    model: &Model,
+    entry: &jounce_integrate::method::MethodEntry,
+    opts: &SolverOptions,
+    result: &Result<jounce_integrate::Solved, jounce_integrate::SolveFailure>,
+    obs: &mut RunObserver<'_>,
+    sys: &dyn MechanicalSystem,
+    t_reached: f64,
+) -> Explained {
+    let error = result.as_ref().err().map(|f| f.to_string());
+    let advice = match result {
         Err(f) => match &f.error {
             IntegrateError::TooManySteps { t, .. } | IntegrateError::ProbablyStiff { t, .. } => {
                 Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
@@ -434,7 +550,7 @@ fn integrate_model(
     if let Some(c) = &mut obs.crossings {
         c.step(t_reached);
     }
-    let crossing_note = match (&result, &obs.crossings) {
+    let crossing_note = match (result, &obs.crossings) {
         (Err(_), Some(c)) => c.crossed().last().map(|(b, t0, t1)| {
             format!(
                 "the step [{t0}, {t1}] s crossed the breakpoint t = {b} s, which \
@@ -460,7 +576,7 @@ fn integrate_model(
             if !e.contains(jounce_analysis::singular_configuration::BRANCH_SWITCH)
                 && !e.contains(jounce_analysis::singular_configuration::UNRESOLVED_PASSAGE) =>
         {
-            mon.failure_note(&sys)
+            mon.failure_note(sys)
         }
         _ => None,
     };
@@ -468,6 +584,24 @@ fn integrate_model(
         (Some(e), Some(c)) => Some(format!("{c}; the integrator stopped with: {e}")),
         (e, _) => e,
     };
+    Explained {
+        error,
+        cause,
+        advice,
+    }
+}
+
+/// The diagnostics a run adds after integrating: singular configurations,
+/// branch switches, the cost asked for, breakpoints crossed, the checks
+/// on the solution, stiffness, accumulated error and energy drift.
+fn run_diagnostics(
+    model: &Model,
+    entry: &jounce_integrate::method::MethodEntry,
+    opts: &SolverOptions,
+    stats: &jounce_integrate::Stats,
+    obs: &RunObserver<'_>,
+) -> Vec<String> {
+    let mut diagnostics = Vec::new();
     if let Some(mon) = &obs.singular {
         diagnostics.extend(mon.diagnostics());
     }
@@ -481,16 +615,13 @@ fn integrate_model(
     if let Some(c) = &obs.checks {
         diagnostics.extend(c.warnings.iter().cloned());
     }
-    let ex = obs.extremes;
-    let account = obs.energy.account();
-    let max_energy_balance_residual = obs.energy.max_residual();
     if let Some(ts) = stats.stiffness_detected_at {
         diagnostics.push(format!(
             "{} detected stiffness at t = {ts:.6} s: its step is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, rodas4) should be cheaper",
             entry.info.name
         ));
     }
-    if let Some(d) = accumulated_error_warning(&opts, &stats) {
+    if let Some(d) = accumulated_error_warning(opts, stats) {
         diagnostics.push(d);
     }
     let conservative = crate::setup::is_conservative(model);
@@ -504,61 +635,56 @@ fn integrate_model(
             100.0 * de
         ));
     }
-    let summary = RunSummary {
+    diagnostics
+}
+
+/// The parts of a run's summary known from the model alone.
+fn completed_summary_base(model: &Model) -> RunSummary {
+    RunSummary {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         model: model.name.clone(),
         model_file: model.source.clone(),
-        formulation: formulation_summary(model, form.name()),
         integrator: integrator_summary(model),
-        degrees_of_freedom: asm.dof,
-        coordinates: sys.nq(),
-        constraints: sys.nc(),
-        t_end,
-        t_reached,
-        status: status.to_string(),
-        error: error.clone(),
-        output_rows: obs.rows(),
-        work: WorkSummary {
-            steps_accepted: stats.n_accept,
-            steps_rejected: stats.n_reject,
-            rhs_evaluations: stats.n_rhs,
-            jacobian_evaluations: stats.n_jac,
-            lu_factorizations: stats.n_lu,
-            newton_iterations: stats.n_newton_iter,
-            newton_failures: stats.n_newton_fail,
-            events: stats.n_events,
-            restarts: stats.n_restart,
-            corrections: stats.n_corrections,
-            cpu_seconds: stats.cpu_seconds,
-            wall_seconds: wall.elapsed().as_secs_f64(),
+        t_end: model.settings.t_end,
+        ..RunSummary::default()
+    }
+}
+
+/// The integrator's counters and the run's wall time.
+fn work_summary(stats: &jounce_integrate::Stats, wall: Instant) -> WorkSummary {
+    WorkSummary {
+        steps_accepted: stats.n_accept,
+        steps_rejected: stats.n_reject,
+        rhs_evaluations: stats.n_rhs,
+        jacobian_evaluations: stats.n_jac,
+        lu_factorizations: stats.n_lu,
+        newton_iterations: stats.n_newton_iter,
+        newton_failures: stats.n_newton_fail,
+        events: stats.n_events,
+        restarts: stats.n_restart,
+        corrections: stats.n_corrections,
+        cpu_seconds: stats.cpu_seconds,
+        wall_seconds: wall.elapsed().as_secs_f64(),
+    }
+}
+
+/// Energy and constraint drift as the observer saw them, and the energy
+/// account at the end.
+fn accuracy_summary(model: &Model, obs: &RunObserver<'_>) -> AccuracySummary {
+    let ex = obs.extremes;
+    let account = obs.energy.account();
+    AccuracySummary {
+        energy_conserved_by_model: crate::setup::is_conservative(model),
+        max_relative_energy_error: ex.max_relative_energy_error,
+        max_energy_error: ex.max_energy_error,
+        max_position_violation: ex.max_position_violation,
+        max_velocity_violation: ex.max_velocity_violation,
+        energy_account: jounce_io::EnergyAccountSummary {
+            work_applied: account.work_applied,
+            work_drivers: account.work_drivers,
+            dissipated: account.dissipated,
         },
-        cost_from: obs.cost_from.as_ref().map(|c| c.summary()),
-        diagnostics,
-        non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
-        accuracy: AccuracySummary {
-            energy_conserved_by_model: conservative,
-            max_relative_energy_error: ex.max_relative_energy_error,
-            max_energy_error: ex.max_energy_error,
-            max_position_violation: ex.max_position_violation,
-            max_velocity_violation: ex.max_velocity_violation,
-            energy_account: jounce_io::EnergyAccountSummary {
-                work_applied: account.work_applied,
-                work_drivers: account.work_drivers,
-                dissipated: account.dissipated,
-            },
-            max_energy_balance_residual,
-        },
-    };
-    summary.write_json(&out_dir.join("summary.json"))?;
-    match result {
-        Ok(_) => Ok(summary),
-        Err(f) => Err(RunError::Integration {
-            model: model.source.clone(),
-            cause,
-            failure: f,
-            advice,
-            summary: Box::new(summary),
-        }),
+        max_energy_balance_residual: obs.energy.max_residual(),
     }
 }
 

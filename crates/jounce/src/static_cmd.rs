@@ -1,5 +1,5 @@
 //! `jounce static`: the static equilibrium of a model
-//! ([`jounce_analysis::static_equilibrium`]: Newton on Φ_qᵀλ − Q = 0,
+//! ([`jounce_analysis::static_equilibrium()`]: Newton on Φ_qᵀλ − Q = 0,
 //! Φ = 0 with load stepping), printed and written as a state file a run
 //! can start from (`jounce run --initial-state FILE`, or
 //! `--from-static` to compute it on the fly).
@@ -22,11 +22,11 @@ pub const STATE_FILE: &str = "static_state.json";
 pub struct BodyState {
     /// Body name.
     pub name: String,
-    /// Centre of mass x [m].
+    /// Centre of mass x \[m\].
     pub x: f64,
-    /// Centre of mass y [m].
+    /// Centre of mass y \[m\].
     pub y: f64,
-    /// Angle θ [rad].
+    /// Angle θ \[rad\].
     pub theta: f64,
     /// Velocity x [m/s].
     #[serde(default)]
@@ -44,11 +44,11 @@ pub struct BodyState {
 pub struct Deflection {
     /// Body name.
     pub name: String,
-    /// Δx [m].
+    /// Δx \[m\].
     pub dx: f64,
-    /// Δy [m].
+    /// Δy \[m\].
     pub dy: f64,
-    /// Δθ [rad].
+    /// Δθ \[rad\].
     pub dtheta: f64,
 }
 
@@ -77,7 +77,7 @@ pub struct StateFile {
     /// Model file.
     #[serde(default)]
     pub model_file: String,
-    /// Time at which the equilibrium holds (drivers at their value then) [s].
+    /// Time at which the equilibrium holds (drivers at their value then) \[s\].
     #[serde(default)]
     pub t: f64,
     /// Every body's pose (velocities zero).
@@ -97,7 +97,7 @@ pub struct StateFile {
     /// Load steps (0: plain Newton converged).
     #[serde(default)]
     pub load_steps: usize,
-    /// ‖Φ_qᵀλ − Q‖∞ [N].
+    /// ‖Φ_qᵀλ − Q‖∞ \[N\].
     #[serde(default)]
     pub force_residual: f64,
     /// ‖Φ‖∞.

@@ -237,7 +237,7 @@ pub fn sweep(model_file: &Path, opts: &SweepOptions) -> Result<Sweep, RunError> 
                     return row;
                 }
             };
-            let summary = match run_model(&model, &dir, false) {
+            let summary = match run_model(&model, &dir, None) {
                 Ok(s) => {
                     row.status = "completed".into();
                     s

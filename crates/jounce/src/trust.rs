@@ -28,7 +28,7 @@ use jounce_integrate::EvalError;
 use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use jounce_model::{ForceKind, JointKind, Model, OnCheckFailure};
 
-/// The model's size L [m]: the diagonal of the box around its initial
+/// The model's size L \[m\]: the diagonal of the box around its initial
 /// body positions, body points and the ground points of its joints, at
 /// least 1 mm.
 pub fn model_size(model: &Model) -> f64 {

@@ -99,7 +99,7 @@ pub fn assembly_warnings(model: &Model, sys: &PlanarSystem, asm: &Assembly) -> V
     w
 }
 
-/// (name, |Δr| [m], |Δθ| [rad]) of every body between two configurations
+/// (name, |Δr| \[m\], |Δθ| \[rad\]) of every body between two configurations
 /// in body coordinates (x, y, θ per body).
 pub fn body_moves(model: &Model, q0: &[f64], q: &[f64]) -> Vec<(String, f64, f64)> {
     model
