@@ -7,7 +7,7 @@
 //! The principal types:
 //! - [`OdeProblem`], [`SecondOrderProblem`]: what a method may ask of a problem.
 //! - [`Stepper`]: one method; takes one accepted step at a time.
-//! - [`solve`]: the shared driver (output by dense output, events and
+//! - [`solve()`]: the shared driver (output by dense output, events and
 //!   their state changes, breakpoints, post-step corrections, counting,
 //!   CPU timing).
 //! - [`step_loop`]: the accept/reject loop of one step, shared by the

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Work counters. Methods increment the ones they use; the driver
-/// ([`crate::solve`]) adds the first-order `n_rhs` and `n_jac` counted by its wrapper
+/// ([`crate::solve()`]) adds the first-order `n_rhs` and `n_jac` counted by its wrapper
 /// and measures `cpu_seconds`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {

@@ -1,7 +1,7 @@
 //! The interface every method implements: take one accepted step.
 //!
 //! A method owns its state (t, y, history, step size) and produces steps;
-//! the shared driver in [`crate::solve`] owns everything else (output,
+//! the shared driver in [`crate::solve()`] owns everything else (output,
 //! events, breakpoints, post-step corrections, counting, timing).
 
 use crate::error::IntegrateError;

@@ -339,7 +339,7 @@ impl Stepper for LocalLinearization {
 
     crate::one_step::one_step_accessors!();
 
-    /// h·ρ(J) of the last step (times [`ROTATION_SAFETY`]): the flow
+    /// h·ρ(J) of the last step (times `ROTATION_SAFETY`): the flow
     /// e^{sJ} of its linearization turns a mode of frequency ω by ω s, and
     /// one LLM step may span several periods of a linear phase (a penalty
     /// contact) over which it is exact.

@@ -288,10 +288,10 @@ impl DirkTableau {
         .expect("valid tableau")
     }
 
-    /// ESDIRK4(3)6L[2]SA of Kennedy & Carpenter, "Additive Runge-Kutta
+    /// ESDIRK4(3)6L\[2\]SA of Kennedy & Carpenter, "Additive Runge-Kutta
     /// schemes for convection-diffusion-reaction equations", Appl. Numer.
     /// Math. 44 (2003) 139–181, Section 4 / Table 6 (the implicit part of
-    /// ARK4(3)6L[2]SA; SUNDIALS ARKODE `ARK436L2SA_DIRK_6_3_4`). Six stages,
+    /// ARK4(3)6L\[2\]SA; SUNDIALS ARKODE `ARK436L2SA_DIRK_6_3_4`). Six stages,
     /// γ = 1/4, c = (0, 1/2, 83/250, 31/50, 17/20, 1), stiffly accurate,
     /// L-stable, order 4 with an embedded third-order solution b̂.
     #[rustfmt::skip]

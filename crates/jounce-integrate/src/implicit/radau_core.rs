@@ -504,19 +504,19 @@ pub trait RadauForm: Sized {
     const EXACT_STOPS: bool;
 
     /// At fixed steps, go on with a Newton iteration whose apparent rate
-    /// is ≥ 1 while its increment stays below [`GROWTH_LIMIT`] times the
+    /// is ≥ 1 while its increment stays below `GROWTH_LIMIT` times the
     /// first one (an index-1 correction followed by the index-2
     /// components catching up, not divergence).
     const TOLERATE_GROWTH_AT_FIXED_STEPS: bool;
 
     /// After a breakpoint, start with the smaller of the kept step size
     /// and the first-step estimate at the new point
-    /// ([`crate::stepper::restart_keeping_step`]); otherwise a reset that
+    /// (`stepper::restart_keeping_step`); otherwise a reset that
     /// keeps the step size.
     const ESTIMATE_AT_BREAKPOINTS: bool;
 
     /// After a crossed discontinuity, restart by a full reset (a new
-    /// consistent derivative, [`crate::stepper::restart_by_reset`]);
+    /// consistent derivative, `stepper::restart_by_reset`);
     /// otherwise only the controller restarts, from the derivative kept
     /// at the step's end, and the crossing step's dense output stays
     /// valid.

@@ -112,7 +112,7 @@ fn char_poly(k: usize, kappa: f64, z: Complex<f64>) -> ([Complex<f64>; 8], usize
     (a, d)
 }
 
-/// Whether every root ζ of the characteristic polynomial ([`char_poly`])
+/// Whether every root ζ of the characteristic polynomial (`char_poly`)
 /// has |ζ| < r, by the Schur–Cohn algorithm (Henrici, Applied and
 /// Computational Complex Analysis I, Wiley 1974, Section 6.8): with
 /// q(w) = p(r w) = Σ_{i=0}^{n} a_i w^i, q*(w) = Σ conj(a_{n−i}) w^i and
@@ -171,7 +171,7 @@ pub fn roots_within(k: usize, kappa: f64, z: Complex<f64>, r: f64) -> bool {
 }
 
 /// Largest modulus ρ_k(z) of the roots ζ of the characteristic polynomial
-/// ([`char_poly`]), by the Weierstrass (Durand–Kerner) iteration on the
+/// (`char_poly`), by the Weierstrass (Durand–Kerner) iteration on the
 /// monic polynomial (Press et al., Numerical Recipes, 3rd ed., Section
 /// 9.5). For analysis and tests; the driver uses [`roots_within`].
 pub fn root_radius(k: usize, kappa: f64, z: Complex<f64>) -> f64 {

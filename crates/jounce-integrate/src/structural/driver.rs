@@ -113,7 +113,7 @@
 //!   known exactly, the correction Δv that puts v_{n+1} on Φ_q v = ν
 //!   ([M Φ_qᵀ; Φ_q 0] [Δv; μ] = [0; ν − Φ_q v]). It is added to e_v and
 //!   tested against the tolerance itself, not against the control law's
-//!   smaller local tolerance (σ Δv under [`Control::Proportional`], h Δv
+//!   smaller local tolerance (σ Δv under `Control::Proportional`, h Δv
 //!   under error per unit step). Without it a fully driven mechanism (the
 //!   slider-crank with its crank driver, no degree of freedom left) has
 //!   P = 0, no error at all, and hht took 14 steps to t = 1 with
@@ -139,7 +139,7 @@
 //! left hht and generalized-α 148–3065 tol off in q and 1220–36 596 tol in
 //! v on the double pendulum at rtol = atol = 1e-4–1e-8 (48–804 steps).
 //! There the driver therefore tests each step against the per-step
-//! tolerance c·rtol^{(p+1)/p} instead (c = 0.1, [`Control::Proportional`]):
+//! tolerance c·rtol^{(p+1)/p} instead (c = 0.1, `Control::Proportional`):
 //! then h ∝ rtol^{1/p}, N h^{p+1} ∝ rtol, and the global error is
 //! proportional to the tolerance. Measured at t = 1 on the double
 //! pendulum at rtol = atol = 1e-4, 1e-6, 1e-8: hht 0.4–0.5 tol in q and
