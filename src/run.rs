@@ -456,12 +456,7 @@ fn integrate_model(
     // a failure at a singular configuration says so first (lock-up, or
     // the joints that lost rank), then what the integrator saw
     let cause = match (&error, &mut obs.singular) {
-        (Some(e), Some(mon))
-            if !e.contains(jounce_analysis::singular_configuration::BRANCH_SWITCH)
-                && !e.contains(jounce_analysis::singular_configuration::UNRESOLVED_PASSAGE) =>
-        {
-            mon.failure_note(&sys)
-        }
+        (Some(_), Some(mon)) if !obs.stopped_by_switch => mon.failure_note(&sys),
         _ => None,
     };
     let error = match (error, &cause) {
