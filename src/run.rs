@@ -414,8 +414,8 @@ fn integrate_model(
                 Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
             }
             IntegrateError::Eval {
-                source: EvalError::Diverged { cause, .. },
-            } if cause.starts_with("component") => Some(match opts.fixed_step {
+                source: EvalError::StateNotFinite { .. },
+            } => Some(match opts.fixed_step {
                 Some(h) => format!(
                     "the fixed step h = {h} s is likely beyond the stability limit of {} for the \
                      model's fastest mode: use a smaller step, an adaptive or an implicit method",
