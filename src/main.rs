@@ -137,15 +137,10 @@ struct RunArgs {
     /// Output directory [default: out/<model file stem>].
     #[arg(short, long)]
     out: Option<PathBuf>,
-    /// Integrator (see `jounce methods`), overriding the model file.
-    #[arg(long)]
+    // both helps are made from the registries
+    #[arg(long, help = jounce::method_help())]
     method: Option<String>,
-    /// Formulation: augmented, partitioning, projection, penalty, index3,
-    /// ggl, state_space, odae, joint (index3 runs only with newmark, hht,
-    /// generalized_alpha, midpoint_rule, bdf, radau5; ggl only with bdf,
-    /// radau5; odae only with bdf, ndf; joint: joint coordinates of the
-    /// kinematic tree, O(N) articulated-body algorithm).
-    #[arg(long)]
+    #[arg(long, help = jounce::formulation_help())]
     formulation: Option<String>,
     /// Relative tolerance.
     #[arg(long)]

@@ -102,6 +102,14 @@ fn pc_parallelogram_never_completes_on_another_branch() {
                         e.contains("branch switch") || e.contains("singular configuration"),
                         "{tag}: failed without naming the singular configuration: {e}"
                     );
+                    // a run the monitor stopped says so first, with no
+                    // failure note of the monitor's put before it
+                    if e.contains("branch switch") || e.contains("singular passage not resolved") {
+                        assert!(
+                            !e.contains("the integrator stopped with"),
+                            "{tag}: a branch switch given as what the integrator saw: {e}"
+                        );
+                    }
                     named += 1;
                 }
                 let cause = s

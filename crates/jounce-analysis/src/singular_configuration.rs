@@ -80,7 +80,7 @@ pub const SWITCH_ENERGY: f64 = 0.1;
 pub const UNRESOLVED_ENERGY_FLOOR: f64 = 1e-2;
 /// How the message of a [`BranchSwitch`] begins: a switch of assembly
 /// branch, or a passage on the branch whose energy change the tolerance
-/// does not allow (the run's error text is matched against these).
+/// does not allow.
 pub const BRANCH_SWITCH: &str = "branch switch";
 /// See [`BRANCH_SWITCH`].
 pub const UNRESOLVED_PASSAGE: &str = "singular passage not resolved";

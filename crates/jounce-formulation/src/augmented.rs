@@ -34,7 +34,7 @@ use nalgebra::DMatrix;
 use crate::acceleration_jacobian::AccelerationJacobian;
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
-use crate::kkt::{diagnose, Kkt};
+use crate::kkt::{singularity, Kkt, Singularity};
 use crate::linear_solver::LinearSolver;
 
 /// The index-1 augmented (Lagrange multiplier) formulation.
@@ -283,13 +283,16 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
         }
     }
     if factored.is_err() {
-        let detail = diagnose(
+        let Singularity {
+            jacobian_rank,
+            detail,
+        } = singularity(
             sys,
             &kkt.data.mass_matrix,
             &kkt.data.constraint_jacobian,
             0.0,
         );
-        return Err(if detail.contains("constraint Jacobian has rank") {
+        return Err(if jacobian_rank.is_some() {
             FormulationError::SingularJacobian(format!("at t = {t0}: {detail}"))
         } else {
             FormulationError::SingularMass {

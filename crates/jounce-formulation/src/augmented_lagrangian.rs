@@ -177,12 +177,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
         let m_max = (0..n).fold(0.0f64, |s, i| s.max(mass[(i, i)].abs()));
         let s = self.penalty * if m_max > 0.0 { m_max } else { 1.0 };
         let mut check = Penalty::new(self.sys, s, 10.0, 1.0)?.with_linear_solver(self.solver);
-        if let Err(FormulationError::SingularMass { detail, .. }) = check.initial_state(t0, q0, v0)
-        {
-            let detail = match detail.find(" (if the masses") {
-                Some(k) => detail[..k].to_string(),
-                None => detail,
-            };
+        // the penalty's own hint on [settings.penalty] does not apply here
+        if let Some(detail) = check.singular_start(t0, q0) {
             return Err(FormulationError::SingularMass {
                 formulation: "augmented_lagrangian".into(),
                 detail,

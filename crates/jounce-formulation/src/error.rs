@@ -28,7 +28,11 @@ pub enum FormulationError {
         detail: String,
     },
     /// Unknown formulation.
-    #[error("unknown formulation '{0}'; known: {known}", known = crate::factory::NAMES.join(", "))]
+    #[error(
+        "unknown formulation '{0}'{hint}; known: {known}",
+        hint = jounce_model::did_you_mean(.0, crate::factory::NAMES),
+        known = crate::factory::NAMES.join(", ")
+    )]
     Unknown(String),
     /// The system's positions and velocities differ in number (n_q ≠ n_v,
     /// e.g. unit quaternions), which the formulation cannot integrate yet.

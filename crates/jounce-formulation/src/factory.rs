@@ -2,6 +2,7 @@
 
 use jounce_integrate::ProblemForm;
 use jounce_mechanics::{MechanicalSystem, SystemQueries};
+pub use jounce_model::FormulationKind;
 
 use crate::augmented::Augmented;
 use crate::augmented_lagrangian::AugmentedLagrangian;
@@ -17,23 +18,13 @@ use crate::penalty::Penalty;
 use crate::projection::Projection;
 use crate::state_space::StateSpace;
 
-/// Registry names of the formulations, in the order `jounce` lists them.
-pub const NAMES: [&str; 10] = [
-    "augmented",
-    "partitioning",
-    "projection",
-    "penalty",
-    "index3",
-    "ggl",
-    "state_space",
-    "odae",
-    "joint",
-    "augmented_lagrangian",
-];
+/// Registry names of the formulations, in the order `jounce` lists them
+/// ([`FormulationKind::NAMES`]).
+pub const NAMES: [&str; 10] = FormulationKind::NAMES;
 
-/// The problem forms the formulation registered as `name` offers
+/// The problem forms the formulation `kind` offers
 /// ([`jounce_integrate::OdeProblem::forms`]); a method can run it when
-/// one of these is among `MethodInfo::accepts`. Empty for an unknown name.
+/// one of these is among `MethodInfo::accepts`.
 ///
 /// - augmented, projection, penalty, joint: the first-order ODE y = [q; v]
 ///   (joint: of the joint coordinates) and the second-order form for
@@ -49,19 +40,41 @@ pub const NAMES: [&str; 10] = [
 /// - odae: the overdetermined DAE only (augmented's ODE with the position
 ///   and velocity constraints as invariants, for bdf and ndf): an ODE
 ///   method would ignore the invariants and run augmented under another
-///   name.
-pub fn provides(name: &str) -> &'static [ProblemForm] {
-    match name {
-        "augmented" | "projection" | "penalty" | "joint" => {
+///   name;
+/// - augmented_lagrangian: its own index-3 form for the structural
+///   methods.
+///
+/// (The forms are types of jounce-integrate, which the model crate that
+/// defines [`FormulationKind`] does not depend on; this match is
+/// exhaustive, so a new kind cannot be left out.)
+pub const fn forms(kind: FormulationKind) -> &'static [ProblemForm] {
+    use FormulationKind as K;
+    match kind {
+        K::Augmented | K::Projection | K::Penalty | K::Joint => {
             &[ProblemForm::FirstOrder, ProblemForm::SecondOrder]
         }
-        "partitioning" | "state_space" => &[ProblemForm::FirstOrder],
-        "index3" => &[ProblemForm::ConstrainedSecondOrder, ProblemForm::Dae],
-        "ggl" => &[ProblemForm::Dae],
-        "odae" => &[ProblemForm::Overdetermined],
-        "augmented_lagrangian" => &[ProblemForm::AugmentedLagrangian],
-        _ => &[],
+        K::Partitioning | K::StateSpace => &[ProblemForm::FirstOrder],
+        K::Index3 => &[ProblemForm::ConstrainedSecondOrder, ProblemForm::Dae],
+        K::Ggl => &[ProblemForm::Dae],
+        K::Odae => &[ProblemForm::Overdetermined],
+        K::AugmentedLagrangian => &[ProblemForm::AugmentedLagrangian],
     }
+}
+
+/// The command line help of `--formulation`: one line per
+/// [`FormulationKind::ALL`], `name: description`.
+pub fn help() -> String {
+    let mut s = String::from("Formulation, overriding the model file; one of:");
+    for k in FormulationKind::ALL {
+        s.push_str(&format!("\n  {}: {}", k.name(), k.description()));
+    }
+    s
+}
+
+/// [`forms`] of the formulation registered as `name`; empty for an
+/// unknown name.
+pub fn provides(name: &str) -> &'static [ProblemForm] {
+    name.parse().map_or(&[], forms)
 }
 
 /// Parameters of every formulation; each uses its own fields.
@@ -115,30 +128,47 @@ impl Default for FormulationSettings {
     }
 }
 
-/// Build the formulation registered as `kind` for `sys`.
+/// Build the formulation registered as `name` for `sys` (the name parsed
+/// as a [`FormulationKind`], then [`build_kind`]).
 ///
 /// # Errors
-/// [`FormulationError::Unknown`] for an unknown name,
+/// [`FormulationError::Unknown`] for an unknown name, and those of
+/// [`build_kind`].
+pub fn build<'a, S: MechanicalSystem + ?Sized>(
+    name: &str,
+    settings: &FormulationSettings,
+    sys: &'a S,
+) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
+    let kind = name
+        .parse()
+        .map_err(|_| FormulationError::Unknown(name.to_string()))?;
+    build_kind(kind, settings, sys)
+}
+
+/// Build the formulation `kind` for `sys`.
+///
+/// # Errors
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (every formulation here
 /// integrates q' = v).
-pub fn build<'a, S: MechanicalSystem + ?Sized>(
-    kind: &str,
+pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
+    kind: FormulationKind,
     settings: &FormulationSettings,
     sys: &'a S,
 ) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
+    use FormulationKind as K;
     let s = settings;
-    if NAMES.contains(&kind) && sys.nq() != sys.nv() {
+    if sys.nq() != sys.nv() {
         return Err(FormulationError::PositionsNotVelocities {
-            formulation: kind.to_string(),
+            formulation: kind.name().to_string(),
             nq: sys.nq(),
             nv: sys.nv(),
         });
     }
-    if sys.n_friction_rows() > 0 && NAMES.contains(&kind) && kind != "augmented" {
+    if sys.n_friction_rows() > 0 && kind != K::Augmented {
         return Err(FormulationError::BadParameter {
-            formulation: kind.to_string(),
+            formulation: kind.name().to_string(),
             detail: format!(
                 "the friction of '{}' (stick–slip, or on a translational joint, where the normal \
                  force is a multiplier) is solved for with the accelerations: only the augmented \
@@ -148,41 +178,40 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
         });
     }
     let f: Box<dyn Formulation + 'a> = match kind {
-        "augmented" if sys.n_friction_rows() > 0 => Box::new(FrictionAugmented::new(
+        K::Augmented if sys.n_friction_rows() > 0 => Box::new(FrictionAugmented::new(
             sys,
             s.baumgarte_alpha,
             s.baumgarte_beta,
         )?),
-        "augmented" => Box::new(
+        K::Augmented => Box::new(
             Augmented::new(sys)
                 .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?
                 .with_linear_solver(s.linear_solver),
         ),
-        "partitioning" => Box::new(Partitioning::new(
+        K::Partitioning => Box::new(Partitioning::new(
             sys,
             s.partition_ratio,
             s.partition_condition_max,
         )?),
-        "projection" => {
+        K::Projection => {
             Box::new(Projection::new(sys, s.projection_tol)?.with_linear_solver(s.linear_solver))
         }
-        "state_space" => Box::new(StateSpace::new(
+        K::StateSpace => Box::new(StateSpace::new(
             sys,
             s.partition_ratio,
             s.partition_condition_max,
         )?),
-        "penalty" => Box::new(
+        K::Penalty => Box::new(
             Penalty::new(sys, s.penalty_factor, s.penalty_omega, s.penalty_xi)?
                 .with_linear_solver(s.linear_solver),
         ),
-        "index3" => Box::new(DaeFormulation::index3(sys).with_linear_solver(s.linear_solver)),
-        "ggl" => Box::new(DaeFormulation::ggl(sys).with_linear_solver(s.linear_solver)),
-        "odae" => Box::new(Odae::new(sys).with_linear_solver(s.linear_solver)),
-        "augmented_lagrangian" => Box::new(
+        K::Index3 => Box::new(DaeFormulation::index3(sys).with_linear_solver(s.linear_solver)),
+        K::Ggl => Box::new(DaeFormulation::ggl(sys).with_linear_solver(s.linear_solver)),
+        K::Odae => Box::new(Odae::new(sys).with_linear_solver(s.linear_solver)),
+        K::AugmentedLagrangian => Box::new(
             AugmentedLagrangian::new(sys, s.al_penalty)?.with_linear_solver(s.linear_solver),
         ),
-        "joint" => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
-        other => return Err(FormulationError::Unknown(other.to_string())),
+        K::Joint => Box::new(Joint::new(sys)?.with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?),
     };
     // contact gaps and other switching functions become events of
     // whichever formulation runs the system

@@ -11,7 +11,7 @@ use crate::error::FormulationError;
 /// `SecondOrderProblem` where it has that structure); this trait adds the
 /// map between the integrator's state y and the physical state.
 pub trait Formulation: OdeProblem {
-    /// Registry name ([`crate::NAMES`]).
+    /// Registry name ([`crate::FormulationKind::name`]).
     fn name(&self) -> &'static str;
 
     /// Integrator state y0 from a consistent (assembled) q0, v0 at t0.

@@ -436,17 +436,38 @@ impl Kkt {
     }
 }
 
-/// Why [M Φ_qᵀ; Φ_q 0] (or M + αΦ_qᵀΦ_q with `alpha` > 0 meaning the
-/// penalty matrix) is singular, naming elements: first the rank of Φ_q
-/// (redundant constraint rows), then the coordinates along which M has no
-/// inertia and no constraint acts (the columns left over by full pivoting
-/// of M + s·Φ_qᵀΦ_q with s scaled to M). Cold path: allocates.
+/// Why [M Φ_qᵀ; Φ_q 0] (or M + αΦ_qᵀΦ_q) is singular ([`singularity`]):
+/// the text only.
 pub(crate) fn diagnose<S: MechanicalSystem + ?Sized>(
     sys: &S,
     mass: &DMatrix<f64>,
     jac: &SparseMatrix,
     alpha: f64,
 ) -> String {
+    singularity(sys, mass, jac, alpha).detail
+}
+
+/// What [`singularity`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Singularity {
+    /// Φ_q has rank `.0` < `.1` rows (redundant or conflicting
+    /// constraints), if so.
+    pub jacobian_rank: Option<(usize, usize)>,
+    /// The diagnosis, naming elements.
+    pub detail: String,
+}
+
+/// Why [M Φ_qᵀ; Φ_q 0] (or M + αΦ_qᵀΦ_q with `alpha` > 0 meaning the
+/// penalty matrix) is singular, naming elements: first the rank of Φ_q
+/// (redundant constraint rows), then the coordinates along which M has no
+/// inertia and no constraint acts (the columns left over by full pivoting
+/// of M + s·Φ_qᵀΦ_q with s scaled to M). Cold path: allocates.
+pub(crate) fn singularity<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    mass: &DMatrix<f64>,
+    jac: &SparseMatrix,
+    alpha: f64,
+) -> Singularity {
     let jac = &jac.to_dense();
     let (m, n) = (jac.nrows(), jac.ncols());
     let mut parts = Vec::new();
@@ -499,10 +520,14 @@ pub(crate) fn diagnose<S: MechanicalSystem + ?Sized>(
             zero.join(", ")
         ));
     }
-    if parts.is_empty() {
+    let detail = if parts.is_empty() {
         "numerically singular; check units and scaling of the model".into()
     } else {
         parts.join("; ")
+    };
+    Singularity {
+        jacobian_rank: (r < m).then_some((r, m)),
+        detail,
     }
 }
 

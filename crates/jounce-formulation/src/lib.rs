@@ -86,7 +86,9 @@ pub use augmented::Augmented;
 pub use augmented_lagrangian::AugmentedLagrangian;
 pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
-pub use factory::{build, provides, FormulationSettings, NAMES};
+pub use factory::{
+    build, build_kind, forms, help, provides, FormulationKind, FormulationSettings, NAMES,
+};
 pub use formulation::Formulation;
 pub use friction::{FrictionAugmented, FrictionMode};
 pub use joint::Joint;

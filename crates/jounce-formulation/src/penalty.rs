@@ -280,6 +280,24 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         (self.alpha, self.omega, self.xi)
     }
 
+    /// Why M + αΦ_qᵀΦ_q is singular at (t0, q0), naming elements, or
+    /// `None` when it is regular (and factored). Cold path.
+    pub(crate) fn singular_start(&mut self, t0: f64, q0: &[f64]) -> Option<String> {
+        if self.factor(t0, q0) {
+            return None;
+        }
+        Some(format!(
+            "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {}",
+            self.alpha,
+            diagnose(
+                self.sys,
+                &self.data.mass_matrix,
+                &self.data.constraint_jacobian,
+                self.alpha,
+            )
+        ))
+    }
+
     /// Factor M + αΦ_qᵀΦ_q at (t, q); M and Φ_q stay in the buffers.
     fn factor(&mut self, t: f64, q: &[f64]) -> bool {
         self.sys.evaluate(
@@ -541,19 +559,11 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Penalty<'_, S> {
     ) -> Result<Vec<f64>, FormulationError> {
         let n = self.n;
         crate::formulation::check_dimensions("penalty", n, q0, v0)?;
-        if !self.factor(t0, q0) {
+        if let Some(why) = self.singular_start(t0, q0) {
             return Err(FormulationError::SingularMass {
                 formulation: "penalty".into(),
                 detail: format!(
-                    "even M + αΦ_qᵀΦ_q (α = {:e}) is singular at t = {t0}: {} \
-                     (if the masses are below 1e-13·α, lower factor in [settings.penalty])",
-                    self.alpha,
-                    diagnose(
-                        self.sys,
-                        &self.data.mass_matrix,
-                        &self.data.constraint_jacobian,
-                        self.alpha,
-                    )
+                    "{why} (if the masses are below 1e-13·α, lower factor in [settings.penalty])"
                 ),
             });
         }

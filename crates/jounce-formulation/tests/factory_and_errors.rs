@@ -3,7 +3,8 @@
 
 use jounce_formulation::examples::models;
 use jounce_formulation::{
-    build, provides, Augmented, FormulationError, FormulationSettings, NAMES,
+    build, build_kind, forms, provides, Augmented, FormulationError, FormulationKind,
+    FormulationSettings, NAMES,
 };
 use jounce_integrate::{EvalError, OdeProblem, ProblemForm};
 use jounce_mechanics::MechanicalSystem as _;
@@ -39,6 +40,34 @@ fn factory_builds_every_formulation_by_name_and_forwards_breakpoints() {
     assert!(e
         .to_string()
         .contains("augmented, partitioning, projection, penalty"));
+    let e = build("ggI", &FormulationSettings::default(), &sys)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("(did you mean 'ggl'?)"), "{e}");
+}
+
+/// The typed factory and the one by name build the same formulation, and
+/// `provides(name)` is `forms(kind)`: the names are FormulationKind's.
+#[test]
+fn the_factory_by_kind_and_by_name_agree() {
+    let (sys, q0, v0) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    assert_eq!(NAMES, FormulationKind::NAMES);
+    for kind in FormulationKind::ALL {
+        assert_eq!(provides(kind.name()), forms(kind), "{kind}");
+        assert!(!forms(kind).is_empty(), "{kind}");
+        if kind == FormulationKind::Joint {
+            continue; // hand-written systems have no joint form
+        }
+        let s = FormulationSettings::default();
+        let mut a = build_kind(kind, &s, &sys).unwrap();
+        let mut b = build(kind.name(), &s, &sys).unwrap();
+        assert_eq!((a.name(), a.dim()), (kind.name(), b.dim()));
+        assert_eq!(
+            a.initial_state(0.0, &q0, &v0).unwrap(),
+            b.initial_state(0.0, &q0, &v0).unwrap()
+        );
+    }
+    assert!(provides("lagrange").is_empty());
 }
 
 /// `provides` (what `jounce` checks before a run) says what the built

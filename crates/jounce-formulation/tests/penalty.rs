@@ -83,6 +83,13 @@ fn coordinate_without_inertia_or_constraint_is_refused_by_name() {
         let e = f.initial_state(0.0, &q0, &v0).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("bead.theta"), "{name}: {msg}");
+        // the hint on [settings.penalty] is penalty's alone (the augmented
+        // Lagrangian runs the same check without it)
+        assert_eq!(
+            msg.contains("[settings.penalty]"),
+            name == "penalty",
+            "{name}: {msg}"
+        );
     }
     // and the right-hand side reports it too, should it be called anyway
     let mut dy = [0.0; 6];

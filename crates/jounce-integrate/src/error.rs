@@ -34,8 +34,9 @@ pub enum EvalError {
         /// Residual or other detail.
         detail: String,
     },
-    /// The solution blew up: it became non-finite, or a check on it
-    /// (energy balance, constraint drift) failed. Not a failure to
+    /// The solution went wrong: a check on it (energy balance, constraint
+    /// drift) failed ([`EvalError::StateNotFinite`] when it became
+    /// non-finite). Not a failure to
     /// evaluate, but a sign that the numbers computed so far are wrong.
     #[error("solution diverged at t = {t}: {cause}")]
     Diverged {
@@ -43,6 +44,25 @@ pub enum EvalError {
         t: f64,
         /// What was seen.
         cause: String,
+    },
+    /// A step produced a state with a non-finite component: the solution
+    /// blew up (a fixed step beyond the stability limit, or an unstable
+    /// model or method).
+    #[error(
+        "solution diverged at t = {t}: component {component} of the state became {value} in \
+         the step from t = {t_prev} (h = {h:e})"
+    )]
+    StateNotFinite {
+        /// End of the step.
+        t: f64,
+        /// Index of the first non-finite component of the state.
+        component: usize,
+        /// Its value (NaN or ±∞).
+        value: f64,
+        /// Start of the step.
+        t_prev: f64,
+        /// The step's length.
+        h: f64,
     },
     /// Any other failure, described.
     #[error("{0}")]

@@ -128,6 +128,19 @@ pub fn all() -> Vec<&'static MethodEntry> {
     families.iter().flat_map(|f| f.iter()).collect()
 }
 
+/// The names of [`all`], in its order.
+pub fn names() -> Vec<&'static str> {
+    all().iter().map(|m| m.info.name).collect()
+}
+
+/// The command line help of `--method`: the registered names.
+pub fn help() -> String {
+    format!(
+        "Integrator, overriding the model file; one of: {} (`jounce methods` describes them)",
+        names().join(", ")
+    )
+}
+
 /// The method registered under `name`, ignoring ASCII case and
 /// surrounding blanks (`RK4`, ` Radau5` find rk4, radau5).
 ///

@@ -774,15 +774,12 @@ fn run<P: OdeProblem + ?Sized>(
             // a step that produced NaN or ∞ is a blow-up, whatever the
             // method made of it: stop here rather than carry it on
             if let Some(i) = stepper.y().iter().position(|v| !v.is_finite()) {
-                return Err(EvalError::Diverged {
+                return Err(EvalError::StateNotFinite {
                     t: stepper.t(),
-                    cause: format!(
-                        "component {i} of the state became {} in the step from t = {} \
-                         (h = {:e})",
-                        stepper.y()[i],
-                        stepper.t_prev(),
-                        stepper.t() - stepper.t_prev()
-                    ),
+                    component: i,
+                    value: stepper.y()[i],
+                    t_prev: stepper.t_prev(),
+                    h: stepper.t() - stepper.t_prev(),
                 }
                 .into());
             }

@@ -26,6 +26,23 @@ impl fmt::Display for Location {
     }
 }
 
+/// The candidate closest to `given` (Jaro–Winkler similarity ≥ 0.75 on
+/// lower case), as " (did you mean 'x'?)", or nothing.
+pub fn did_you_mean<S: AsRef<str>>(given: &str, candidates: impl IntoIterator<Item = S>) -> String {
+    let g = given.trim().to_ascii_lowercase();
+    let best = candidates
+        .into_iter()
+        .map(|c| {
+            let score = strsim::jaro_winkler(&g, &c.as_ref().to_ascii_lowercase());
+            (score, c)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((score, c)) if score >= 0.75 => format!(" (did you mean '{}'?)", c.as_ref()),
+        _ => String::new(),
+    }
+}
+
 fn list(names: &[String]) -> String {
     if names.is_empty() {
         "none".to_string()
@@ -95,7 +112,11 @@ pub enum ModelError {
         message: String,
     },
     /// A `type` (or other enumerated string) that is not recognised.
-    #[error("{at}: unknown {what} '{given}' (valid: {})", list(valid))]
+    #[error(
+        "{at}: unknown {what} '{given}' (valid: {}){}",
+        list(valid),
+        did_you_mean(given, valid)
+    )]
     UnknownType {
         /// Location.
         at: Location,

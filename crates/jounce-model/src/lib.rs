@@ -52,7 +52,7 @@ pub mod time_function;
 pub mod types;
 
 pub use beam::{Beam, DEFAULT_BEAM_DAMPING};
-pub use error::{Location, ModelError};
+pub use error::{did_you_mean, Location, ModelError};
 pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
 pub use table::{Interpolation, Table, TableError};

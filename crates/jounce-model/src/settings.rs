@@ -7,19 +7,6 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
-const FORMULATIONS: &[&str] = &[
-    "augmented",
-    "partitioning",
-    "projection",
-    "penalty",
-    "index3",
-    "ggl",
-    "state_space",
-    "odae",
-    "joint",
-    "augmented_lagrangian",
-];
-
 /// Parses `[settings]` (absent: defaults).
 pub(crate) fn parse<'a, 'i>(
     src: Src<'a>,
@@ -60,19 +47,8 @@ pub(crate) fn parse<'a, 'i>(
         s.assembly_tol = e.positive("assembly_tol", x)?;
     }
     let f = &mut s.formulation;
-    if let Some(i) = e.choice("formulation", "formulation", FORMULATIONS)? {
-        f.kind = [
-            FormulationKind::Augmented,
-            FormulationKind::Partitioning,
-            FormulationKind::Projection,
-            FormulationKind::Penalty,
-            FormulationKind::Index3,
-            FormulationKind::Ggl,
-            FormulationKind::StateSpace,
-            FormulationKind::Odae,
-            FormulationKind::Joint,
-            FormulationKind::AugmentedLagrangian,
-        ][i];
+    if let Some(i) = e.choice("formulation", "formulation", &FormulationKind::NAMES)? {
+        f.kind = FormulationKind::ALL[i];
     }
     if let Some(i) = e.choice(
         "linear_solver",

@@ -374,6 +374,142 @@ pub enum FormulationKind {
     AugmentedLagrangian,
 }
 
+impl FormulationKind {
+    /// Every formulation, in the order `jounce` lists them: the one list
+    /// from which the model parser, the formulation factory, the command
+    /// line help, `jounce check` and the README's table are made.
+    pub const ALL: [FormulationKind; 10] = [
+        FormulationKind::Augmented,
+        FormulationKind::Partitioning,
+        FormulationKind::Projection,
+        FormulationKind::Penalty,
+        FormulationKind::Index3,
+        FormulationKind::Ggl,
+        FormulationKind::StateSpace,
+        FormulationKind::Odae,
+        FormulationKind::Joint,
+        FormulationKind::AugmentedLagrangian,
+    ];
+
+    /// The names of [`FormulationKind::ALL`], in that order.
+    pub const NAMES: [&'static str; 10] = {
+        let mut names = [""; 10];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = Self::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
+
+    /// The registry name, as `settings.formulation` and `--formulation`
+    /// spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FormulationKind::Augmented => "augmented",
+            FormulationKind::Partitioning => "partitioning",
+            FormulationKind::Projection => "projection",
+            FormulationKind::Penalty => "penalty",
+            FormulationKind::Index3 => "index3",
+            FormulationKind::Ggl => "ggl",
+            FormulationKind::StateSpace => "state_space",
+            FormulationKind::Odae => "odae",
+            FormulationKind::Joint => "joint",
+            FormulationKind::AugmentedLagrangian => "augmented_lagrangian",
+        }
+    }
+
+    /// One line on what the formulation integrates (the command line
+    /// help and the README's formulation table show it).
+    pub const fn description(self) -> &'static str {
+        match self {
+            FormulationKind::Augmented => {
+                "index-1 KKT system on q, v, optional Baumgarte stabilisation (the default)"
+            }
+            FormulationKind::Partitioning => {
+                "independent coordinates by LU with full pivoting, re-partitioned when ill-conditioned"
+            }
+            FormulationKind::Projection => {
+                "augmented, projected onto the position and velocity constraints after each step"
+            }
+            FormulationKind::Penalty => "penalty spring-dampers on the constraints (Bayo)",
+            FormulationKind::Index3 => {
+                "the index-3 DAE on q, v, λ, for the structural methods and bdf, radau5"
+            }
+            FormulationKind::Ggl => {
+                "the stabilised index-2 DAE of Gear, Gupta & Leimkuhler, for bdf, radau5"
+            }
+            FormulationKind::StateSpace => {
+                "independent coordinates made for implicit methods (Haug, Negrut & Iancu)"
+            }
+            FormulationKind::Odae => {
+                "the overdetermined DAE of Führer & Leimkuhler, for bdf, ndf"
+            }
+            FormulationKind::Joint => {
+                "joint coordinates of the kinematic tree, O(N) articulated-body algorithm"
+            }
+            FormulationKind::AugmentedLagrangian => {
+                "index-3 augmented Lagrangian with projections (Bayo & Ledesma), for the structural methods"
+            }
+        }
+    }
+
+    /// Whether the formulation needs a constraint Jacobian of full row
+    /// rank, i.e. runs a model with redundant constraints on its
+    /// independent rows. False for `penalty` (the penalty force
+    /// α Φ_qᵀ(...) needs no inverse of Φ_q) and `augmented_lagrangian` (its
+    /// iterated multipliers converge with dependent rows: Bayo & Ledesma
+    /// 1996).
+    pub const fn needs_independent_rows(self) -> bool {
+        !matches!(
+            self,
+            FormulationKind::Penalty | FormulationKind::AugmentedLagrangian
+        )
+    }
+
+    /// Whether the formulation can run a model with redundant
+    /// constraints: all but `joint`, whose closure constraints live in
+    /// joint coordinates, where the row selection of assembly does not
+    /// apply.
+    pub const fn runs_redundant(self) -> bool {
+        !matches!(self, FormulationKind::Joint)
+    }
+}
+
+impl std::fmt::Display for FormulationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is none of [`FormulationKind::NAMES`]; its message lists
+/// them and suggests the nearest.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown formulation '{given}'{}; known: {}",
+    crate::error::did_you_mean(given, FormulationKind::NAMES),
+    FormulationKind::NAMES.join(", ")
+)]
+pub struct UnknownFormulation {
+    /// The name given.
+    pub given: String,
+}
+
+impl std::str::FromStr for FormulationKind {
+    type Err = UnknownFormulation;
+
+    /// The kind named `s`, ignoring case and surrounding blanks.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let key = s.trim().to_ascii_lowercase();
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == key)
+            .ok_or_else(|| UnknownFormulation {
+                given: s.to_string(),
+            })
+    }
+}
+
 /// Formulation settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FormulationSettings {

@@ -3,10 +3,12 @@
 //! [`crate::validate`]), including a fixed step beyond the method's
 //! stability limit on the model's linearisation at the start.
 
+use jounce_integrate::method::MethodInfo;
 use jounce_mechanics::MechanicalSystem;
-use jounce_model::{BodyRef, JointKind, Model};
+use jounce_model::{BodyRef, FormulationKind, JointKind, Model};
 
 use crate::error::RunError;
+use crate::redundancy::Redundancy;
 use crate::setup::{assemble_model, build_formulation, build_system, formulation_name};
 use crate::validate::{fixed_step_verdict, validate_run_settings};
 
@@ -37,6 +39,29 @@ pub struct CheckReport {
     pub warnings: Vec<String>,
     /// The report `jounce check` prints.
     pub text: String,
+}
+
+/// The formulations that can run the model, in the order of
+/// [`FormulationKind::ALL`]: all of them but those its redundant
+/// constraints rule out ([`FormulationKind::runs_redundant`]); then those
+/// of them its integrator runs ([`crate::setup::incompatibility`]).
+pub fn formulations_line(redundancy: &Redundancy, info: &MethodInfo) -> String {
+    let can: Vec<FormulationKind> = FormulationKind::ALL
+        .into_iter()
+        .filter(|k| redundancy.is_empty() || k.runs_redundant())
+        .collect();
+    let names = |ks: &[FormulationKind]| ks.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+    let with: Vec<FormulationKind> = can
+        .iter()
+        .copied()
+        .filter(|k| crate::setup::incompatibility(info, k.name()).is_none())
+        .collect();
+    format!(
+        "  formulations that can run this model: {}\n    of those, integrator '{}' runs: {}\n",
+        names(&can),
+        info.name,
+        names(&with)
+    )
 }
 
 /// Validate and assemble `model`; return the report `jounce check` prints.
@@ -155,6 +180,7 @@ pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
         model.settings.t_end,
         crate::validate::output_rows(model)
     ));
+    s.push_str(&formulations_line(&redundancy, &entry.info));
     let mut warnings: Vec<String> = crate::warnings::input_warnings(model)
         .into_iter()
         .chain(crate::warnings::assembly_warnings(model, &sys, &asm))

@@ -92,3 +92,9 @@ pub mod warnings;
 pub use error::RunError;
 pub use simulation::{RunFailure, RunOptions, RunResult, Simulation, Start};
 pub use sink::{RowSink, TimeSeries};
+
+/// The formulations, one line each (name and description), from
+/// [`jounce_model::FormulationKind::ALL`]: the help of `--formulation`.
+pub use jounce_formulation::help as formulation_help;
+/// The integrators, from the method registry: the help of `--method`.
+pub use jounce_integrate::method::help as method_help;

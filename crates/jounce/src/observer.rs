@@ -208,6 +208,9 @@ pub struct RunObserver<'a> {
     pub warn_on_switch: bool,
     /// Branch switches recorded under `warn_on_switch`.
     pub switch_warnings: Vec<String>,
+    /// Whether a branch switch (or an unresolved singular passage)
+    /// stopped the run: its error says so already.
+    pub stopped_by_switch: bool,
     /// The per-step history `steps.csv`, if kept ([`STEPS_HEADER`]).
     pub steps: Option<&'a mut dyn RowSink>,
     /// The cost of the steps that end after this time, when asked
@@ -266,6 +269,7 @@ impl<'a> RunObserver<'a> {
             crossings: None,
             warn_on_switch: false,
             switch_warnings: Vec::new(),
+            stopped_by_switch: false,
             q_step: vec![0.0; n],
             v_step: vec![0.0; sys.nv()],
             lambda_step: vec![0.0; m],
@@ -374,7 +378,10 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
                     .push(format!("check failed (run continued): {switch}"));
                 Ok(())
             }
-            Err(switch) => Err(EvalError::Other(switch.to_string())),
+            Err(switch) => {
+                self.stopped_by_switch = true;
+                Err(EvalError::Other(switch.to_string()))
+            }
         }
     }
 

@@ -16,7 +16,7 @@
 //!   ([`MinimumNormReactions`]), and the run says that those of the
 //!   redundant rows (and the rows they depend on) are not unique.
 
-use jounce_formulation::NAMES;
+use jounce_formulation::FormulationKind;
 use jounce_mechanics::{
     redundant_consistency, Assembly, IndependentRows, MechanicalSystem, MinimumNormReactions,
     NormalForce, RedundantRow, SystemQueries,
@@ -31,28 +31,26 @@ const DRIVER_SAMPLES: usize = 8;
 
 /// Whether the formulation registered as `name` needs a constraint
 /// Jacobian of full row rank, i.e. runs a redundant model on its
-/// independent rows ([`IndependentRows`]). False for `penalty` (the penalty
-/// force α Φ_qᵀ(...) needs no inverse of Φ_q) and `augmented_lagrangian`
-/// (its iterated multipliers converge with dependent rows: Bayo & Ledesma
-/// 1996).
+/// independent rows ([`IndependentRows`]):
+/// [`FormulationKind::needs_independent_rows`] (true for an unknown name).
 pub fn needs_independent_rows(name: &str) -> bool {
-    !matches!(name, "penalty" | "augmented_lagrangian")
+    name.parse()
+        .map_or(true, FormulationKind::needs_independent_rows)
 }
 
 /// Whether the formulation registered as `name` can run a model with
-/// redundant constraints: all but `joint`, whose closure constraints live
-/// in joint coordinates, where the row selection of assembly does not
-/// apply.
+/// redundant constraints: [`FormulationKind::runs_redundant`] (true for an
+/// unknown name).
 pub fn runs_redundant(name: &str) -> bool {
-    name != "joint"
+    name.parse().map_or(true, FormulationKind::runs_redundant)
 }
 
 /// The registered formulations that run a model with redundant rows.
 pub fn formulations_for_redundant() -> Vec<&'static str> {
-    NAMES
-        .iter()
-        .copied()
-        .filter(|n| runs_redundant(n))
+    FormulationKind::ALL
+        .into_iter()
+        .filter(|k| k.runs_redundant())
+        .map(FormulationKind::name)
         .collect()
 }
 
@@ -289,10 +287,10 @@ impl Redundancy {
                  not: {}\n",
                 indep.join(", "),
                 full.join(", "),
-                NAMES
-                    .iter()
-                    .copied()
-                    .filter(|n| !runs_redundant(n))
+                FormulationKind::ALL
+                    .into_iter()
+                    .filter(|k| !k.runs_redundant())
+                    .map(FormulationKind::name)
                     .collect::<Vec<_>>()
                     .join(", ")
             ));

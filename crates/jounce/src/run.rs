@@ -530,8 +530,8 @@ fn explain_failure(
                 Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
             }
             IntegrateError::Eval {
-                source: EvalError::Diverged { cause, .. },
-            } if cause.starts_with("component") => Some(match opts.fixed_step {
+                source: EvalError::StateNotFinite { .. },
+            } => Some(match opts.fixed_step {
                 Some(h) => format!(
                     "the fixed step h = {h} s is likely beyond the stability limit of {} for the \
                      model's fastest mode: use a smaller step, an adaptive or an implicit method",
@@ -572,12 +572,7 @@ fn explain_failure(
     // a failure at a singular configuration says so first (lock-up, or
     // the joints that lost rank), then what the integrator saw
     let cause = match (&error, &mut obs.singular) {
-        (Some(e), Some(mon))
-            if !e.contains(jounce_analysis::singular_configuration::BRANCH_SWITCH)
-                && !e.contains(jounce_analysis::singular_configuration::UNRESOLVED_PASSAGE) =>
-        {
-            mon.failure_note(sys)
-        }
+        (Some(_), Some(mon)) if !obs.stopped_by_switch => mon.failure_note(sys),
         _ => None,
     };
     let error = match (error, &cause) {

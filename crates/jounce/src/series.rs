@@ -17,28 +17,6 @@ pub struct Series {
     pub rows: Vec<Vec<f64>>,
 }
 
-/// Split one CSV line into fields, honouring double quotes (a quoted
-/// field may hold commas; `""` inside quotes is a quote).
-fn split_csv_line(line: &str) -> Vec<String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            _ => field.push(c),
-        }
-    }
-    fields.push(field);
-    fields
-}
-
 impl Series {
     /// Read a numeric CSV file with a header line.
     ///
@@ -48,34 +26,52 @@ impl Series {
     /// that is not a number.
     pub fn read(path: &Path) -> Result<Self, RunError> {
         let io = |m: String| RunError::Io(jounce_io::IoError::msg(path, m));
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| RunError::Io(jounce_io::IoError::new(path, e)))?;
-        let mut lines = text.lines();
-        let header = match lines.next() {
-            Some(h) if !h.trim().is_empty() => split_csv_line(h.trim_end_matches('\r')),
-            _ => return Err(io("empty file: no header line".into())),
-        };
-        let mut rows = Vec::new();
-        for (k, line) in lines.enumerate() {
-            let line = line.trim_end_matches('\r');
-            if line.is_empty() {
-                continue;
+        // quoted fields (a column name may hold commas), CRLF and blank
+        // lines are the csv crate's; row lengths are checked here to name
+        // the line
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .from_path(path)
+            .map_err(|e| match e.into_kind() {
+                csv::ErrorKind::Io(e) => RunError::Io(jounce_io::IoError::new(path, e)),
+                other => io(format!("{other:?}")),
+            })?;
+        let csv_err = |e: csv::Error| {
+            let line = e
+                .position()
+                .map_or(String::new(), |p| format!("line {}: ", p.line()));
+            match e.into_kind() {
+                csv::ErrorKind::Io(e) => RunError::Io(jounce_io::IoError::new(path, e)),
+                csv::ErrorKind::Utf8 { err, .. } => io(format!("{line}{err}")),
+                other => io(format!("{line}{other:?}")),
             }
-            let fields = split_csv_line(line);
-            if fields.len() != header.len() {
+        };
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(csv_err)?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        if header.iter().all(|h| h.trim().is_empty()) {
+            return Err(io("empty file: no header line".into()));
+        }
+        let mut rows = Vec::new();
+        for record in reader.records() {
+            let record = record.map_err(csv_err)?;
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() != header.len() {
                 return Err(io(format!(
-                    "line {}: {} values, the header has {} columns",
-                    k + 2,
-                    fields.len(),
+                    "line {line}: {} values, the header has {} columns",
+                    record.len(),
                     header.len()
                 )));
             }
-            let row = fields
+            let row = record
                 .iter()
                 .map(|f| {
                     f.trim()
                         .parse::<f64>()
-                        .map_err(|_| io(format!("line {}: '{f}' is not a number", k + 2)))
+                        .map_err(|_| io(format!("line {line}: '{f}' is not a number")))
                 })
                 .collect::<Result<Vec<f64>, RunError>>()?;
             rows.push(row);
@@ -127,11 +123,45 @@ impl Series {
 mod tests {
     use super::*;
 
+    fn read(name: &str, text: &str) -> Result<Series, RunError> {
+        let dir = std::env::temp_dir().join(format!("jounce-series-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        Series::read(&path)
+    }
+
     #[test]
-    fn quoted_fields_keep_their_commas() {
-        assert_eq!(
-            split_csv_line(r#"t,"lambda[a, b]","x ""y""""#),
-            vec!["t", "lambda[a, b]", r#"x "y""#]
+    fn quoted_fields_keep_their_commas_and_quotes() {
+        let s = read(
+            "quoted.csv",
+            "t,\"lambda[a, b]\",\"x \"\"y\"\"\"\r\n0,1,2\r\n\r\n0.5, NaN ,inf\n",
+        )
+        .unwrap();
+        assert_eq!(s.header, vec!["t", "lambda[a, b]", r#"x "y""#]);
+        assert_eq!(s.rows.len(), 2);
+        assert_eq!(s.rows[0], vec![0.0, 1.0, 2.0]);
+        assert_eq!(s.rows[1][0], 0.5);
+        assert!(s.rows[1][1].is_nan() && s.rows[1][2] == f64::INFINITY);
+        assert_eq!(s.column("lambda[a, b]").unwrap()[0], 1.0);
+    }
+
+    #[test]
+    fn bad_files_are_refused_naming_the_line() {
+        let e = read("short.csv", "t,x\n0,1\n1\n").unwrap_err().to_string();
+        assert!(
+            e.contains("line 3: 1 values, the header has 2 columns"),
+            "{e}"
         );
+        let e = read("nan.csv", "t,x\n0,1\n1,abc\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3: 'abc' is not a number"), "{e}");
+        let e = read("empty.csv", "").unwrap_err().to_string();
+        assert!(e.contains("empty file: no header line"), "{e}");
+        let e = read("missing.csv", "t\n").map(|_| ()).and_then(|()| {
+            Series::read(std::path::Path::new("/nonexistent/jounce/x.csv")).map(|_| ())
+        });
+        assert!(e.unwrap_err().to_string().contains("x.csv"));
     }
 }

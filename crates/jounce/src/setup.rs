@@ -11,46 +11,19 @@ use jounce_model::{ForceKind, FormulationKind, LinearSolverKind, Model};
 
 use crate::error::RunError;
 
-/// The registry name of a formulation kind.
+/// The registry name of a formulation kind ([`FormulationKind::name`]).
 pub fn formulation_name(kind: FormulationKind) -> &'static str {
-    match kind {
-        FormulationKind::Augmented => "augmented",
-        FormulationKind::Partitioning => "partitioning",
-        FormulationKind::Projection => "projection",
-        FormulationKind::Penalty => "penalty",
-        FormulationKind::Index3 => "index3",
-        FormulationKind::Ggl => "ggl",
-        FormulationKind::StateSpace => "state_space",
-        FormulationKind::Odae => "odae",
-        FormulationKind::Joint => "joint",
-        FormulationKind::AugmentedLagrangian => "augmented_lagrangian",
-    }
+    kind.name()
 }
 
-/// The formulation kind registered as `name`.
+/// The formulation kind registered as `name` ([`FormulationKind`]'s
+/// `FromStr`, ignoring case).
 ///
 /// # Errors
-/// [`RunError::Setup`] listing the known names.
+/// [`RunError::Setup`] listing the known names and suggesting the nearest.
 pub fn formulation_kind(name: &str) -> Result<FormulationKind, RunError> {
-    Ok(match name.trim().to_ascii_lowercase().as_str() {
-        "augmented" => FormulationKind::Augmented,
-        "partitioning" => FormulationKind::Partitioning,
-        "projection" => FormulationKind::Projection,
-        "penalty" => FormulationKind::Penalty,
-        "index3" => FormulationKind::Index3,
-        "ggl" => FormulationKind::Ggl,
-        "state_space" => FormulationKind::StateSpace,
-        "odae" => FormulationKind::Odae,
-        "joint" => FormulationKind::Joint,
-        "augmented_lagrangian" => FormulationKind::AugmentedLagrangian,
-        _ => {
-            return Err(RunError::Setup(format!(
-                "unknown formulation '{name}'{}; known: {}",
-                crate::validate::did_you_mean(name, NAMES.iter().copied()),
-                NAMES.join(", ")
-            )))
-        }
-    })
+    name.parse()
+        .map_err(|e: jounce_model::UnknownFormulation| RunError::Setup(e.to_string()))
 }
 
 /// Why the method described by `info` cannot run `formulation`, or `None`
@@ -190,7 +163,7 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
         },
         ..FormulationSettings::default()
     };
-    jounce_formulation::build(formulation_name(f.kind), &settings, sys)
+    jounce_formulation::build_kind(f.kind, &settings, sys)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
 }
 
