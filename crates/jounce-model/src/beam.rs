@@ -13,7 +13,7 @@ use crate::error::ModelError;
 use crate::parse::{Ctx, Named};
 use crate::types::Attachment;
 
-/// Default damping value d of a beam [s] (termeer 1996, section 6.4:
+/// Default damping value d of a beam \[s\] (termeer 1996, section 6.4:
 /// MOTION's default).
 pub const DEFAULT_BEAM_DAMPING: f64 = 1e-3;
 
@@ -25,23 +25,23 @@ pub struct Beam {
     pub a: Attachment,
     /// Node 2: the point on body2.
     pub b: Attachment,
-    /// Young's modulus E > 0 [Pa].
+    /// Young's modulus E > 0 \[Pa\].
     pub youngs_modulus: f64,
-    /// Cross-section area A > 0 [m²].
+    /// Cross-section area A > 0 \[m²\].
     pub area: f64,
-    /// Second moment of area I > 0 [m⁴] (bending in the plane).
+    /// Second moment of area I > 0 \[m⁴\] (bending in the plane).
     pub second_moment: f64,
-    /// Unstressed length L > 0 [m]; `None`: the initial distance of the
+    /// Unstressed length L > 0 \[m\]; `None`: the initial distance of the
     /// two points.
     pub length: Option<f64>,
     /// Beam axis (unit vector) in body1's frame; `None`: the direction from
     /// node 1 to node 2 in the initial configuration.
     pub axis: Option<[f64; 2]>,
-    /// Unstressed relative rotation θ2 − θ1 [rad]; `None`: the initial one.
+    /// Unstressed relative rotation θ2 − θ1 \[rad\]; `None`: the initial one.
     pub zero_angle: Option<f64>,
-    /// Damping value d ≥ 0 [s]: damping c_i = d k_i of every stiffness.
+    /// Damping value d ≥ 0 \[s\]: damping c_i = d k_i of every stiffness.
     pub damping: f64,
-    /// Damping value of the axial load alone, d_a ≥ 0 [s]: c_x = d_a EA/L;
+    /// Damping value of the axial load alone, d_a ≥ 0 \[s\]: c_x = d_a EA/L;
     /// `None`: d. MOTION has one value for all loads (termeer 1996, sec.
     /// 6.4); a separate one damps the fast axial mode critically
     /// (d_a = 2/ω_axial) without changing the damping of the bending modes.

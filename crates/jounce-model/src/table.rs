@@ -30,7 +30,7 @@ pub enum TableError {
     LengthMismatch(usize, usize),
     /// Fewer than two knots.
     TooShort(usize),
-    /// times[i] ≤ times[i−1] (index i).
+    /// times\[i\] ≤ times[i−1] (index i).
     NotIncreasing(usize),
     /// A time or value is NaN or infinite.
     NonFinite,

@@ -22,14 +22,14 @@ pub enum TimeFunction {
         amplitude: f64,
         /// Angular frequency ω [rad/s].
         frequency: f64,
-        /// Phase φ [rad].
+        /// Phase φ \[rad\].
         phase: f64,
         /// Offset.
         offset: f64,
     },
     /// f = before for t < time, after for t ≥ time (a jump; f' = f'' = 0).
     Step {
-        /// Jump time [s].
+        /// Jump time \[s\].
         time: f64,
         /// Value before.
         before: f64,
@@ -41,9 +41,9 @@ pub enum TimeFunction {
     /// Evaluated as f = (1 − λ) from + λ to with λ = (t − t0)/(t1 − t0) ∈
     /// [0, 1], which stays finite even when to − from overflows.
     Ramp {
-        /// Start [s].
+        /// Start \[s\].
         t0: f64,
-        /// End [s].
+        /// End \[s\].
         t1: f64,
         /// Value up to t0.
         from: f64,
@@ -63,7 +63,7 @@ pub enum TimeFunction {
         amplitude: f64,
         /// Rate A [1/s].
         rate: f64,
-        /// Centre time t0 [s].
+        /// Centre time t0 \[s\].
         time: f64,
         /// Offset.
         offset: f64,
@@ -75,9 +75,9 @@ pub enum TimeFunction {
     /// At s = 0 the right-hand values (0, 0, 0) are returned exactly, and
     /// F/T² is formed as (F/T)/T, so a tiny T gives ±∞, never NaN.
     Cycloidal {
-        /// Start t0 [s].
+        /// Start t0 \[s\].
         time: f64,
-        /// Duration T > 0 [s].
+        /// Duration T > 0 \[s\].
         duration: f64,
         /// Final value F.
         magnitude: f64,
@@ -93,7 +93,7 @@ pub enum TimeFunction {
     Shift {
         /// g.
         function: Box<TimeFunction>,
-        /// Delay [s].
+        /// Delay \[s\].
         delay: f64,
         /// Scale factor.
         scale: f64,

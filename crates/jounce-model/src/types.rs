@@ -24,20 +24,20 @@ pub enum BodyRef {
 pub struct Body {
     /// Unique name.
     pub name: String,
-    /// Mass m > 0 [kg].
+    /// Mass m > 0 \[kg\].
     pub mass: f64,
     /// Moment of inertia about the centre of mass J ≥ 0 [kg·m²]
     /// (0 models a point mass; then M is singular in θ).
     pub inertia: f64,
-    /// Initial position of the centre of mass [m], global frame.
+    /// Initial position of the centre of mass \[m\], global frame.
     pub position: [f64; 2],
-    /// Initial angle θ [rad].
+    /// Initial angle θ \[rad\].
     pub angle: f64,
     /// Initial velocity of the centre of mass [m/s].
     pub velocity: [f64; 2],
     /// Initial angular velocity [rad/s].
     pub angular_velocity: f64,
-    /// Named points in body-fixed coordinates relative to the centre of mass [m].
+    /// Named points in body-fixed coordinates relative to the centre of mass \[m\].
     pub points: Vec<(String, [f64; 2])>,
 }
 
@@ -46,7 +46,7 @@ pub struct Body {
 pub struct Attachment {
     /// The body.
     pub body: BodyRef,
-    /// Body-fixed coordinates relative to the centre of mass (ground: global) [m].
+    /// Body-fixed coordinates relative to the centre of mass (ground: global) \[m\].
     pub point: [f64; 2],
 }
 
@@ -98,7 +98,7 @@ pub enum JointKind {
         a: Attachment,
         /// Second point.
         b: Attachment,
-        /// Length L > 0 [m].
+        /// Length L > 0 \[m\].
         length: f64,
     },
 }
@@ -166,9 +166,9 @@ pub enum ForceKind {
     PointForce {
         /// Point of application.
         at: Attachment,
-        /// x component [N].
+        /// x component \[N\].
         fx: TimeFunction,
-        /// y component [N].
+        /// y component \[N\].
         fy: TimeFunction,
         /// Frame of the components.
         frame: ForceFrame,
@@ -191,14 +191,14 @@ pub enum ForceKind {
         stiffness: f64,
         /// Damping c ≥ 0 [N·s/m].
         damping: f64,
-        /// Unstretched length ℓ0 ≥ 0 [m].
+        /// Unstretched length ℓ0 ≥ 0 \[m\].
         free_length: f64,
         /// Actuator force (positive pulls the points together, like tension).
         actuator: Option<TimeFunction>,
         /// One-sided activity of the spring and damper.
         one_sided: Option<OneSided>,
     },
-    /// Unilateral contact between two bodies ([[contacts]]): a penalty
+    /// Unilateral contact between two bodies ([\[contacts\]]): a penalty
     /// force law or an impact law on the gap g(q) of `geometry`; g is a
     /// switching function located as an event.
     Contact {
@@ -227,7 +227,7 @@ pub enum ForceKind {
         stiffness: f64,
         /// Damping c ≥ 0 [N·m·s/rad].
         damping: f64,
-        /// Zero angle φ0 [rad].
+        /// Zero angle φ0 \[rad\].
         zero_angle: f64,
         /// Actuator torque.
         actuator: Option<TimeFunction>,
@@ -246,16 +246,16 @@ pub enum ContactGeometry {
     /// body a with unit normal n (body a's frame, pointing to the free
     /// side): gap g = n·(C_b − P_a) − r.
     CircleLine {
-        /// Radius of the circle on body b [m].
+        /// Radius of the circle on body b \[m\].
         radius: f64,
         /// Unit normal of the line in body a's frame.
         normal: [f64; 2],
     },
     /// Two circles: g = |C_b − C_a| − r_a − r_b.
     CircleCircle {
-        /// Radius of the circle on body a [m].
+        /// Radius of the circle on body a \[m\].
         radius_a: f64,
-        /// Radius of the circle on body b [m].
+        /// Radius of the circle on body b \[m\].
         radius_b: f64,
     },
     /// Point b against the line through point a with unit normal n:
@@ -568,14 +568,14 @@ pub struct IntegratorSettings {
     pub rtol: f64,
     /// Absolute tolerance.
     pub atol: f64,
-    /// Fixed step size [s], for fixed-step methods.
+    /// Fixed step size \[s\], for fixed-step methods.
     pub step: Option<f64>,
-    /// Initial step size [s].
+    /// Initial step size \[s\].
     pub h0: Option<f64>,
-    /// Minimum step size [s]; 0: the smallest step the arithmetic
+    /// Minimum step size \[s\]; 0: the smallest step the arithmetic
     /// resolves at t (10 ε |t|).
     pub h_min: f64,
-    /// Maximum step size [s].
+    /// Maximum step size \[s\].
     pub h_max: f64,
     /// Maximum number of steps (accepted and rejected).
     pub max_steps: u64,
@@ -617,9 +617,9 @@ impl Default for IntegratorSettings {
 /// Run settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    /// End time [s] (start is 0).
+    /// End time \[s\] (start is 0).
     pub t_end: f64,
-    /// Output interval [s].
+    /// Output interval \[s\].
     pub output_interval: f64,
     /// Write `steps.csv`, one row per accepted step (default true; false
     /// for benchmarks: the history reads the CPU clock at every step).
@@ -697,7 +697,7 @@ impl Default for Settings {
 pub struct Model {
     /// Model name.
     pub name: String,
-    /// Where it was loaded from (file path, or "<string>").
+    /// Where it was loaded from (file path, or `"<string>"`).
     pub source: String,
     /// Gravitational acceleration [m/s²], global frame.
     pub gravity: [f64; 2],
