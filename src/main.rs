@@ -271,9 +271,10 @@ struct SweepArgs {
     #[arg(long = "set", value_name = "PATH=V1,V2,...")]
     set: String,
     /// A figure to table and plot: a dotted path into summary.json
-    /// (work.cpu_seconds, accuracy.max_energy_error, ...) or
-    /// final:<column>; repeat for several [default: steps, f-evals, CPU,
-    /// position violation].
+    /// (work.cpu_seconds, accuracy.max_energy_error, ...) or final:, max:
+    /// or min: of an output column (final:bob.x, max:bob.y); repeat for
+    /// several [default: steps, f-evals, CPU, position violation]. A name
+    /// that is neither is refused before any run.
     #[arg(long = "figure")]
     figures: Vec<String>,
     /// Output directory [default: out/sweep/<model file stem>].

@@ -101,3 +101,73 @@ fn a_path_the_model_lacks_is_an_error_before_any_run() {
     assert_ne!(code, 0);
     assert!(stderr.contains("forces"), "{stderr}");
 }
+
+/// A misspelt summary figure or an unknown column is refused before any
+/// run, with the nearest name (it was a column of NaN with exit 0).
+#[test]
+fn a_figure_that_names_nothing_is_refused_with_the_nearest_name() {
+    let model = support::repo("examples/simple_pendulum.toml");
+    for (figure, expect) in [
+        ("work.cpu_secnds", "did you mean 'work.cpu_seconds'"),
+        ("max:bob.yy", "did you mean 'bob.y'"),
+        ("peak:bob.y", "summary.json has no 'peak:bob"),
+    ] {
+        let out = scratch("sweep_badfigure");
+        let (code, stdout, stderr) = jounce(&[
+            "sweep",
+            model.to_str().unwrap(),
+            "--set",
+            "bodies.bob.mass=1,2",
+            "--figure",
+            figure,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_ne!(code, 0, "{figure}: {stdout}");
+        assert!(
+            stderr.contains(&format!("--figure '{figure}'")) && stderr.contains(expect),
+            "{figure}: {stderr}"
+        );
+        assert!(!out.join("sweep.json").exists(), "{figure}: nothing is run");
+    }
+}
+
+/// max: and min: of a column are its peak and trough over the run: the
+/// pendulum released at rest swings between its start height and below.
+#[test]
+fn peak_and_trough_figures_of_a_column() {
+    let model = support::repo("examples/simple_pendulum.toml");
+    let out = scratch("sweep_peak");
+    let (code, stdout, stderr) = jounce(&[
+        "sweep",
+        model.to_str().unwrap(),
+        "--set",
+        "settings.t_end=1,2",
+        "--figure",
+        "max:bob.y",
+        "--figure",
+        "min:bob.y",
+        "--figure",
+        "final:bob.y",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    for r in sweep_rows(&out) {
+        let f: Vec<f64> = (0..3).map(|k| r["figures"][k].as_f64().unwrap()).collect();
+        let dir = std::path::PathBuf::from(r["dir"].as_str().unwrap());
+        let s = support::Series::read(&dir.join("timeseries.csv"));
+        let y = s.col("bob.y");
+        let max = y.iter().copied().fold(f64::NAN, f64::max);
+        let min = y.iter().copied().fold(f64::NAN, f64::min);
+        // the two CSV readers may round the printed decimals apart by an ulp
+        let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs().max(1.0);
+        assert!(close(f[0], max), "max:bob.y {} is the peak {max}", f[0]);
+        assert!(close(f[1], min), "min:bob.y {} is the trough {min}", f[1]);
+        assert!(
+            close(f[2], *y.last().unwrap()),
+            "final:bob.y is the last row"
+        );
+        assert!(f[0] > f[1], "the bob moves");
+    }
+}

@@ -13,8 +13,10 @@
 //! is refused with the element's name.
 //!
 //! **Figures.** A dotted path into `summary.json` (`work.cpu_seconds`,
-//! `work.steps_accepted`, `accuracy.max_energy_error`, …) or
-//! `final:<column>` for the last row of `timeseries.csv`.
+//! `work.steps_accepted`, `accuracy.max_energy_error`, …), or
+//! `final:<column>`, `max:<column>` or `min:<column>` of `timeseries.csv`
+//! (its last row, its peak and its trough). A figure that names neither is
+//! refused before any run, with the nearest name.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -165,15 +167,25 @@ pub fn set_parameter(doc: &str, path: &str, value: &str) -> Result<String, Strin
     toml::to_string(&root).map_err(|e| e.to_string())
 }
 
-/// The figure `name` of a finished run in `dir` (NaN when absent).
+/// The operations on an output column a figure may name: its value in the
+/// last row, its largest and its smallest value over the run.
+const COLUMN_FIGURES: [&str; 3] = ["final:", "max:", "min:"];
+
+/// The figure `name` of a finished run in `dir` (NaN when the run did not
+/// write it).
 fn figure(dir: &Path, summary: &serde_json::Value, name: &str) -> f64 {
-    if let Some(col) = name.strip_prefix("final:") {
+    if let Some((op, col)) = column_figure(name) {
         let Ok(s) = Series::read(&dir.join("timeseries.csv")) else {
             return f64::NAN;
         };
-        return match (s.column_index(col), s.rows.last()) {
-            (Some(i), Some(r)) => r[i],
-            _ => f64::NAN,
+        let Some(i) = s.column_index(col) else {
+            return f64::NAN;
+        };
+        let values = s.rows.iter().map(|r| r[i]);
+        return match op {
+            "final:" => s.rows.last().map_or(f64::NAN, |r| r[i]),
+            "max:" => values.fold(f64::NAN, f64::max),
+            _ => values.fold(f64::NAN, f64::min),
         };
     }
     let mut v = summary;
@@ -184,6 +196,93 @@ fn figure(dir: &Path, summary: &serde_json::Value, name: &str) -> f64 {
         }
     }
     v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// `("max:", "ball.y")` for `max:ball.y`; `None` for a summary path.
+fn column_figure(name: &str) -> Option<(&'static str, &str)> {
+    COLUMN_FIGURES
+        .iter()
+        .find_map(|op| name.strip_prefix(op).map(|col| (*op, col)))
+}
+
+/// Refuse, before any run, a figure that names no number of
+/// `summary.json` (checked against its full layout) or no column of the
+/// model's `timeseries.csv`, with the nearest name: a misspelt figure
+/// would otherwise be a column of NaN.
+///
+/// # Errors
+/// [`RunError::Setup`] naming the figure.
+fn check_figures(model: &jounce_model::Model, figures: &[String]) -> Result<(), RunError> {
+    let columns: Option<Vec<String>> = jounce_mechanics::PlanarSystem::from_model(model)
+        .ok()
+        .map(|sys| crate::observer::timeseries_header(&sys));
+    let summary = serde_json::to_value(jounce_io::RunSummary::default())
+        .map_err(|e| RunError::Setup(e.to_string()))?;
+    for name in figures {
+        let bad = |why: String| {
+            RunError::Setup(format!(
+                "--figure '{name}': {why}; a figure is a dotted path to a number in \
+                 summary.json (e.g. work.cpu_seconds) or final:, max: or min: of an output \
+                 column (e.g. max:{})",
+                columns
+                    .as_ref()
+                    .and_then(|c| c.get(2))
+                    .map_or("body.y", String::as_str)
+            ))
+        };
+        if let Some((_, col)) = column_figure(name) {
+            if let Some(cols) = &columns {
+                if !cols.iter().any(|c| c == col) {
+                    return Err(bad(format!(
+                        "timeseries.csv has no column '{col}'{}",
+                        jounce_model::did_you_mean(col, cols)
+                    )));
+                }
+            }
+            continue;
+        }
+        // the optional blocks (cost_from) are absent from the default
+        if name.starts_with("cost_from.") {
+            continue;
+        }
+        let mut v = &summary;
+        let mut walked = String::new();
+        for part in name.split('.') {
+            let keys: Vec<String> = v
+                .as_object()
+                .map(|o| {
+                    o.keys()
+                        .map(|k| {
+                            if walked.is_empty() {
+                                k.clone()
+                            } else {
+                                format!("{walked}.{k}")
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let here = if walked.is_empty() {
+                part.to_string()
+            } else {
+                format!("{walked}.{part}")
+            };
+            match v.get(part) {
+                Some(x) => v = x,
+                None => {
+                    return Err(bad(format!(
+                        "summary.json has no '{here}'{}",
+                        jounce_model::did_you_mean(&here, &keys)
+                    )))
+                }
+            }
+            walked = here;
+        }
+        if !(v.is_number() || v.is_null()) {
+            return Err(bad(format!("'{name}' in summary.json is not a number")));
+        }
+    }
+    Ok(())
 }
 
 /// Run the study of `opts` on the model file `model_file`.
@@ -208,6 +307,9 @@ pub fn sweep(model_file: &Path, opts: &SweepOptions) -> Result<Sweep, RunError> 
     } else {
         opts.figures.clone()
     };
+    if let Ok(model) = jounce_model::from_str(&text, &origin) {
+        check_figures(&model, &figures)?;
+    }
     std::fs::create_dir_all(&opts.out_dir)
         .map_err(|e| RunError::Io(jounce_io::IoError::new(&opts.out_dir, e)))?;
     let wall = std::time::Instant::now();
@@ -288,7 +390,7 @@ pub fn sweep_table(s: &Sweep) -> String {
         "status"
     );
     for f in &s.figures {
-        let short = if f.starts_with("final:") {
+        let short = if column_figure(f).is_some() {
             f.as_str()
         } else {
             f.rsplit('.').next().unwrap_or(f)
