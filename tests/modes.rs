@@ -356,3 +356,25 @@ fn modes_at_a_time_of_a_run_and_of_a_rigid_body() {
     assert_ne!(code, 0, "{out}");
     assert!(err.contains("must be finite and not negative"), "{err}");
 }
+
+/// A fully driven model (the slider-crank, 0 DOF) has no modes to
+/// linearise: `modes` says so instead of refusing with a message about
+/// formulation 'state_space', an option `modes` does not have.
+#[test]
+fn a_fully_driven_model_has_no_modes_and_modes_says_so() {
+    let model = support::repo("examples/slider_crank.toml");
+    let (code, out, err) = jounce(&["modes", model.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("0 DOF") && out.contains("no degrees of freedom: no modes"),
+        "{out}"
+    );
+    assert!(
+        !err.contains("state_space") && !out.contains("state_space"),
+        "{out}\n{err}"
+    );
+    let (code, json, err) = jounce(&["modes", model.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["analysis"]["degrees_of_freedom"], 0, "{json}");
+}

@@ -168,6 +168,18 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
     q: &[f64],
     v: &[f64],
 ) -> Result<ModeAnalysis, ModesError> {
+    if sys.nc() >= sys.nv() {
+        // fully driven or locked (Φ_q of full row rank, as the caller
+        // passes independent rows): no free motion to linearise
+        return Ok(ModeAnalysis {
+            t,
+            degrees_of_freedom: 0,
+            independent_coordinates: vec![],
+            eigenvalues: vec![],
+            modes: vec![],
+            stiffness_ratio: None,
+        });
+    }
     let mut form =
         StateSpace::new(sys, 2.0, 1e6).map_err(|e| ModesError::Formulation(e.to_string()))?;
     let y = form
