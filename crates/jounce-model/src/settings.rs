@@ -7,6 +7,37 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
+/// What is wrong with a positive relative tolerance, if anything: it must be
+/// below 1, since a relative error of 100 % accepts any answer.
+pub fn rtol_problem(x: f64) -> Option<String> {
+    (x >= 1.0).then(|| {
+        format!(
+            "must be below 1 (a relative error of 100 % accepts any answer), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// What is wrong with a positive absolute tolerance, if anything: it must be
+/// below 1, since an absolute error of a metre or a radian accepts any
+/// answer.
+pub fn atol_problem(x: f64) -> Option<String> {
+    (x >= 1.0).then(|| {
+        format!(
+            "must be below 1 (an absolute error of a metre or a radian accepts any answer), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// Turns a `*_problem` answer into the error on `key`'s value.
+fn limit(e: &Elem<'_, '_>, key: &str, problem: Option<String>) -> Result<(), ModelError> {
+    match problem {
+        Some(p) => Err(e.invalid(key, &e.value_span(key), p)),
+        None => Ok(()),
+    }
+}
+
 /// Parses `[settings]` (absent: defaults).
 pub(crate) fn parse<'a, 'i>(
     src: Src<'a>,
@@ -122,9 +153,11 @@ pub(crate) fn parse<'a, 'i>(
         }
         if let Some(x) = g.opt_num("rtol")? {
             it.rtol = g.positive("rtol", x)?;
+            limit(&g, "rtol", rtol_problem(x))?;
         }
         if let Some(x) = g.opt_num("atol")? {
             it.atol = g.positive("atol", x)?;
+            limit(&g, "atol", atol_problem(x))?;
         }
         if let Some(x) = g.opt_num("step")? {
             it.step = Some(g.positive("step", x)?);
