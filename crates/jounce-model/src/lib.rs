@@ -55,7 +55,7 @@ pub use beam::{Beam, DEFAULT_BEAM_DAMPING};
 pub use error::{did_you_mean, Location, ModelError};
 pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
-pub use settings::{atol_problem, rtol_problem};
+pub use settings::{atol_problem, rtol_problem, t_end_problem, T_END_MIN};
 pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;
 pub use types::*;

@@ -7,6 +7,11 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
+/// Shortest accepted `t_end` [s]: a run shorter than a nanosecond is no
+/// mechanical simulation (and a subnormal one makes every step size
+/// underflow).
+pub const T_END_MIN: f64 = 1e-9;
+
 /// What is wrong with a positive relative tolerance, if anything: it must be
 /// below 1, since a relative error of 100 % accepts any answer.
 pub fn rtol_problem(x: f64) -> Option<String> {
@@ -25,6 +30,17 @@ pub fn atol_problem(x: f64) -> Option<String> {
     (x >= 1.0).then(|| {
         format!(
             "must be below 1 (an absolute error of a metre or a radian accepts any answer), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// What is wrong with a positive end time, if anything: it must be at
+/// least [`T_END_MIN`].
+pub fn t_end_problem(x: f64) -> Option<String> {
+    (x < T_END_MIN).then(|| {
+        format!(
+            "must be at least {T_END_MIN:e} s (a shorter run is no simulation), got {}",
             num_str(x)
         )
     })
@@ -64,6 +80,7 @@ pub(crate) fn parse<'a, 'i>(
     ])?;
     if let Some(x) = e.opt_num("t_end")? {
         s.t_end = e.positive("t_end", x)?;
+        limit(&e, "t_end", t_end_problem(x))?;
     }
     if let Some(x) = e.opt_num("output_interval")? {
         s.output_interval = e.positive("output_interval", x)?;

@@ -98,6 +98,7 @@ pub fn apply_options(model: &mut Model, o: &RunOptions) -> Result<(), RunError> 
             let problem = match name {
                 "rtol" => jounce_model::rtol_problem(v),
                 "atol" => jounce_model::atol_problem(v),
+                "t-end" => jounce_model::t_end_problem(v),
                 _ => None,
             };
             if let Some(p) = problem {
