@@ -408,3 +408,49 @@ fn methods_lists_the_forms_each_integrator_accepts() {
     );
     assert!(rows.iter().all(|r| r["forms"].is_array()));
 }
+
+/// A negative number after a numeric option is its value, not an unknown
+/// flag: the user gets jounce's own message naming the option (clap read
+/// `--t-end -1` as the flag `-1` before). The limits of the model file
+/// hold for the options too (an atol of 1e300 or a subnormal t_end).
+#[test]
+fn negative_and_absurd_numeric_options_get_jounce_messages() {
+    let dir = scratch("cli-negative-options");
+    let model = repo("examples/bouncing_ball.toml");
+    for (opt, value, expect) in [
+        ("--t-end", "-1", "--t-end must be a positive number, got -1"),
+        (
+            "--rtol",
+            "-1e-6",
+            "--rtol must be a positive number, got -0.000001",
+        ),
+        ("--atol", "-1", "--atol must be a positive number, got -1"),
+        (
+            "--step",
+            "-0.01",
+            "--step must be a positive number, got -0.01",
+        ),
+        ("--atol", "1e300", "--atol must be below 1"),
+        ("--rtol", "1", "--rtol must be below 1"),
+        ("--t-end", "5e-324", "--t-end must be at least 1e-9 s"),
+    ] {
+        let (code, _, err) = jounce(&[
+            "run",
+            model.to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+            opt,
+            value,
+        ]);
+        assert_eq!(code, 1, "{opt} {value}: {err}");
+        assert!(
+            !err.contains("unexpected argument"),
+            "{opt} {value}: clap took the value for a flag:\n{err}"
+        );
+        assert!(
+            err.contains(expect),
+            "{opt} {value}: expected '{expect}' in:\n{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
