@@ -454,3 +454,56 @@ fn negative_and_absurd_numeric_options_get_jounce_messages() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A beam whose length (here the initial distance of its points, 1e-300 m)
+/// makes its stiffness infinite is refused by `check` and `run` naming the
+/// beam, instead of a NaN at t = 0 that names nothing.
+#[test]
+fn beam_too_short_for_a_finite_stiffness_is_refused_by_name() {
+    let dir = scratch("cli-beam-too-short");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("tiny_beam.toml");
+    std::fs::write(
+        &model,
+        r#"
+[[bodies]]
+name = "tip"
+mass = 1.0
+inertia = 0.01
+position = [0.5, 0.0]
+
+[[forces]]
+name = "flex"
+type = "beam"
+body1 = "ground"
+point1 = [0.0, 0.0]
+body2 = "tip"
+point2 = [-0.5, 1e-300]
+E = 2.1e11
+A = 1e-3
+I = 1e-9
+
+[settings]
+t_end = 0.01
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    for args in [
+        vec!["check", model.to_str().unwrap()],
+        vec!["run", model.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    ] {
+        let (code, _, err) = jounce(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        for part in [
+            "tiny_beam.toml",
+            "force 'flex'",
+            "the initial distance of the points",
+            "EA/L = inf N/m",
+            "L = 1e-300 m",
+        ] {
+            assert!(err.contains(part), "{args:?}: expected '{part}' in:\n{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
