@@ -647,10 +647,23 @@ fn cmd_compare(a: CompareArgs) -> ExitCode {
         print!("{}", jounce::compare::table_text(&c));
         println!("  results: {}", out.display());
     }
-    match files {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => fail(&e),
+    if let Err(e) = files {
+        return fail(&e);
     }
+    let completed = c
+        .rows
+        .iter()
+        .filter(|r| r.status == jounce::compare::RunStatus::Completed)
+        .count();
+    if completed == 0 {
+        eprintln!(
+            "error: {}: no run completed: all {} failed or were refused (the reasons are above)",
+            m.source,
+            c.rows.len()
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
 }
 
 fn cmd_bench(a: BenchArgs) -> ExitCode {

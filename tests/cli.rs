@@ -507,3 +507,42 @@ t_end = 0.01
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `jounce compare` refuses an unknown method up front with a suggestion,
+/// and exits non-zero, saying so, when no run completed (it exited 0
+/// with a table of refusals before).
+#[test]
+fn compare_refuses_unknown_methods_and_fails_when_no_run_completed() {
+    let dir = scratch("cli-compare-nothing");
+    let model = repo("examples/double_pendulum.toml");
+    let (code, _, err) = jounce(&[
+        "compare",
+        model.to_str().unwrap(),
+        "--methods",
+        "dopri",
+        "--t-end",
+        "0.1",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("unknown integrator 'dopri'"), "{err}");
+    assert!(err.contains("did you mean"), "{err}");
+    let (code, out, err) = jounce(&[
+        "compare",
+        model.to_str().unwrap(),
+        "--methods",
+        "hht",
+        "--formulations",
+        "ggl",
+        "--t-end",
+        "0.1",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("refused"), "{out}");
+    assert!(err.contains("double_pendulum.toml"), "{err}");
+    assert!(err.contains("no run completed"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
