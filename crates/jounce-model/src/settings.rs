@@ -7,7 +7,7 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
-/// Shortest accepted `t_end` [s]: a run shorter than a nanosecond is no
+/// Shortest accepted `t_end` \[s\]: a run shorter than a nanosecond is no
 /// mechanical simulation (and a subnormal one makes every step size
 /// underflow).
 pub const T_END_MIN: f64 = 1e-9;
