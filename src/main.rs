@@ -68,7 +68,12 @@ enum Command {
         model: PathBuf,
         /// Linearise at the state of a run at time T [s] (the model is run
         /// to T first).
-        #[arg(long, value_name = "T", conflicts_with = "static_")]
+        #[arg(
+            long,
+            value_name = "T",
+            conflicts_with = "static_",
+            allow_hyphen_values = true
+        )]
         at: Option<f64>,
         /// Linearise at the static equilibrium.
         #[arg(long = "static", id = "static_")]
@@ -143,13 +148,13 @@ struct RunArgs {
     #[arg(long, help = jounce::formulation_help())]
     formulation: Option<String>,
     /// Relative tolerance.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     rtol: Option<f64>,
     /// Absolute tolerance.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     atol: Option<f64>,
     /// Fixed step size [s].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     step: Option<f64>,
     /// Integrator parameter NAME=VALUE (see `jounce methods`), repeatable;
     /// overrides settings.integrator.params (e.g. --param
@@ -157,7 +162,7 @@ struct RunArgs {
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<(String, f64)>,
     /// End time [s].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
     /// Step budget: the run stops with an error after this many steps
     /// (accepted and rejected) [default: settings.integrator.max_steps].
@@ -179,7 +184,7 @@ struct RunArgs {
     /// Report the cost (steps, rejections, Newton iterations,
     /// f-evaluations, Jacobians, LU, CPU) of the part of the run after
     /// time T, s (settings.cost_from).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
     cost_from: Option<f64>,
     /// No progress bar and no summary on stdout.
     #[arg(short, long)]
@@ -206,16 +211,16 @@ struct CompareArgs {
     #[arg(long, value_delimiter = ',')]
     formulations: Vec<String>,
     /// Relative tolerance of every run.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     rtol: Option<f64>,
     /// Absolute tolerance of every run.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     atol: Option<f64>,
     /// Fixed step size of every run [s].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     step: Option<f64>,
     /// End time [s].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
     /// What the runs are compared to: auto (dop853 on augmented at
     /// rtol = atol = 1e-12, else radau5 on ggl) or the timeseries.csv
@@ -243,14 +248,19 @@ struct BenchArgs {
     formulation: Option<String>,
     /// Tolerances rtol = atol of the sweep, comma-separated
     /// [default: 1e-3,1e-4,...,1e-10].
-    #[arg(long, value_delimiter = ',', conflicts_with = "steps")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "steps",
+        allow_hyphen_values = true
+    )]
     tolerances: Vec<f64>,
     /// Fixed steps of the sweep [s], comma-separated (for fixed-step
     /// methods; instead of tolerances).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     steps: Vec<f64>,
     /// End time [s].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
     /// What the runs are compared to: auto (as `jounce compare`) or the
     /// timeseries.csv of an earlier run.
@@ -294,7 +304,7 @@ struct StudyArgs {
     #[arg(short, long, default_value = "out/study")]
     out: PathBuf,
     /// End time [s] (default: the study's).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
     /// Skip the Adams comparison runs (minutes on the stiff cases).
     #[arg(long)]
@@ -638,10 +648,23 @@ fn cmd_compare(a: CompareArgs) -> ExitCode {
         print!("{}", jounce::compare::table_text(&c));
         println!("  results: {}", out.display());
     }
-    match files {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => fail(&e),
+    if let Err(e) = files {
+        return fail(&e);
     }
+    let completed = c
+        .rows
+        .iter()
+        .filter(|r| r.status == jounce::compare::RunStatus::Completed)
+        .count();
+    if completed == 0 {
+        eprintln!(
+            "error: {}: no run completed: all {} failed or were refused (the reasons are above)",
+            m.source,
+            c.rows.len()
+        );
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
 }
 
 fn cmd_bench(a: BenchArgs) -> ExitCode {

@@ -408,3 +408,141 @@ fn methods_lists_the_forms_each_integrator_accepts() {
     );
     assert!(rows.iter().all(|r| r["forms"].is_array()));
 }
+
+/// A negative number after a numeric option is its value, not an unknown
+/// flag: the user gets jounce's own message naming the option (clap read
+/// `--t-end -1` as the flag `-1` before). The limits of the model file
+/// hold for the options too (an atol of 1e300 or a subnormal t_end).
+#[test]
+fn negative_and_absurd_numeric_options_get_jounce_messages() {
+    let dir = scratch("cli-negative-options");
+    let model = repo("examples/bouncing_ball.toml");
+    for (opt, value, expect) in [
+        ("--t-end", "-1", "--t-end must be a positive number, got -1"),
+        (
+            "--rtol",
+            "-1e-6",
+            "--rtol must be a positive number, got -0.000001",
+        ),
+        ("--atol", "-1", "--atol must be a positive number, got -1"),
+        (
+            "--step",
+            "-0.01",
+            "--step must be a positive number, got -0.01",
+        ),
+        ("--atol", "1e300", "--atol must be below 1"),
+        ("--rtol", "1", "--rtol must be below 1"),
+        ("--t-end", "5e-324", "--t-end must be at least 1e-9 s"),
+    ] {
+        let (code, _, err) = jounce(&[
+            "run",
+            model.to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+            opt,
+            value,
+        ]);
+        assert_eq!(code, 1, "{opt} {value}: {err}");
+        assert!(
+            !err.contains("unexpected argument"),
+            "{opt} {value}: clap took the value for a flag:\n{err}"
+        );
+        assert!(
+            err.contains(expect),
+            "{opt} {value}: expected '{expect}' in:\n{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A beam whose length (here the initial distance of its points, 1e-300 m)
+/// makes its stiffness infinite is refused by `check` and `run` naming the
+/// beam, instead of a NaN at t = 0 that names nothing.
+#[test]
+fn beam_too_short_for_a_finite_stiffness_is_refused_by_name() {
+    let dir = scratch("cli-beam-too-short");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("tiny_beam.toml");
+    std::fs::write(
+        &model,
+        r#"
+[[bodies]]
+name = "tip"
+mass = 1.0
+inertia = 0.01
+position = [0.5, 0.0]
+
+[[forces]]
+name = "flex"
+type = "beam"
+body1 = "ground"
+point1 = [0.0, 0.0]
+body2 = "tip"
+point2 = [-0.5, 1e-300]
+E = 2.1e11
+A = 1e-3
+I = 1e-9
+
+[settings]
+t_end = 0.01
+"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    for args in [
+        vec!["check", model.to_str().unwrap()],
+        vec!["run", model.to_str().unwrap(), "-o", out.to_str().unwrap()],
+    ] {
+        let (code, _, err) = jounce(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        for part in [
+            "tiny_beam.toml",
+            "force 'flex'",
+            "the initial distance of the points",
+            "EA/L = inf N/m",
+            "L = 1e-300 m",
+        ] {
+            assert!(err.contains(part), "{args:?}: expected '{part}' in:\n{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `jounce compare` refuses an unknown method up front with a suggestion,
+/// and exits non-zero, saying so, when no run completed (it exited 0
+/// with a table of refusals before).
+#[test]
+fn compare_refuses_unknown_methods_and_fails_when_no_run_completed() {
+    let dir = scratch("cli-compare-nothing");
+    let model = repo("examples/double_pendulum.toml");
+    let (code, _, err) = jounce(&[
+        "compare",
+        model.to_str().unwrap(),
+        "--methods",
+        "dopri",
+        "--t-end",
+        "0.1",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("unknown integrator 'dopri'"), "{err}");
+    assert!(err.contains("did you mean"), "{err}");
+    let (code, out, err) = jounce(&[
+        "compare",
+        model.to_str().unwrap(),
+        "--methods",
+        "hht",
+        "--formulations",
+        "ggl",
+        "--t-end",
+        "0.1",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("refused"), "{out}");
+    assert!(err.contains("double_pendulum.toml"), "{err}");
+    assert!(err.contains("no run completed"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -184,6 +184,19 @@ fn beam_params(
     {
         return Err(invalid("E, A and I must be finite and positive".into()));
     }
+    if let Some(p) = jounce_model::beam_stiffness_problem(
+        beam.youngs_modulus,
+        beam.area,
+        beam.second_moment,
+        length,
+    ) {
+        let origin = if beam.length.is_some() {
+            "L"
+        } else {
+            "the initial distance of the points"
+        };
+        return Err(invalid(format!("length L, {origin}, {p}")));
+    }
     Ok(BeamParams::new(
         sa,
         sb,

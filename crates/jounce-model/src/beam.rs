@@ -55,6 +55,28 @@ impl Beam {
     }
 }
 
+/// What is wrong with a beam's stiffness terms EA/L, 12EI/L³, 6EI/L² and
+/// 4EI/L (the entries of its element stiffness matrix), if anything: each
+/// must be finite and positive, or the loads are infinite or NaN from the
+/// first evaluation (a length of 1e-300 m makes 12EI/L³ infinite).
+pub fn beam_stiffness_problem(e: f64, a: f64, i: f64, l: f64) -> Option<String> {
+    let ei = e * i;
+    let terms = [
+        ("EA/L", e * a / l, "N/m"),
+        ("12EI/L³", 12.0 * ei / (l * l * l), "N/m"),
+        ("6EI/L²", 6.0 * ei / (l * l), "N"),
+        ("4EI/L", 4.0 * ei / l, "N m"),
+    ];
+    let (name, k, unit) = terms
+        .into_iter()
+        .find(|(_, k, _)| !(k.is_finite() && *k > 0.0))?;
+    Some(format!(
+        "gives the stiffness {name} = {k:e} {unit} (E = {e:e} Pa, A = {a:e} m², I = {i:e} m⁴, \
+         L = {l:e} m): every stiffness term (EA/L, 12EI/L³, 6EI/L², 4EI/L) must be finite and \
+         positive"
+    ))
+}
+
 /// Keys of a beam element.
 const KEYS: &[&str] = &[
     "name",
@@ -86,7 +108,13 @@ pub(crate) fn parse<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<
     let area = e.positive("A", e.req_num("A")?)?;
     let second_moment = e.positive("I", e.req_num("I")?)?;
     let length = match e.opt_num("L")? {
-        Some(l) => Some(e.positive("L", l)?),
+        Some(l) => {
+            let l = e.positive("L", l)?;
+            if let Some(p) = beam_stiffness_problem(youngs_modulus, area, second_moment, l) {
+                return Err(e.invalid("L", &e.value_span("L"), p));
+            }
+            Some(l)
+        }
         None => None,
     };
     let axis = match e.get("axis") {

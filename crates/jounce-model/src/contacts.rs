@@ -137,7 +137,7 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
             for key in FRICTION_KEYS {
                 refuse(
                     key,
-                    "friction needs a normal force: the impact law has none (use a penalty law: linear, hertz or hunt_crossley)",
+                    "needs a normal force, which the impact law does not give (use a penalty law: linear, hertz or hunt_crossley)",
                 )?;
             }
             (ContactLaw::Impact { restitution: r }, 0.0, 0.0)
@@ -145,7 +145,7 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
         law => {
             refuse(
                 "restitution",
-                "restitution belongs to law = \"impact\"; a penalty law dissipates through its damping",
+                "belongs to law = \"impact\"; a penalty law dissipates through its damping",
             )?;
             let k = e.req_num("stiffness")?;
             let k = e.positive("stiffness", k)?;

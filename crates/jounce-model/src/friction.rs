@@ -47,7 +47,7 @@ pub(crate) fn parse_friction(e: &Elem<'_, '_>) -> Result<Option<Friction>, Model
         Some(1) => {
             refuse(
                 "friction_velocity",
-                "friction_velocity regularises the friction law; the stick_slip law sticks exactly (use friction_law = \"regularised\")",
+                "regularises the friction law; the stick_slip law sticks exactly (use friction_law = \"regularised\")",
             )?;
             let mu_s = e.num_or("static_friction", coefficient)?;
             if !(mu_s.is_finite() && mu_s >= coefficient) {
@@ -64,7 +64,7 @@ pub(crate) fn parse_friction(e: &Elem<'_, '_>) -> Result<Option<Friction>, Model
         _ => {
             refuse(
                 "static_friction",
-                "static_friction belongs to friction_law = \"stick_slip\"; the regularised law has one coefficient",
+                "belongs to friction_law = \"stick_slip\"; the regularised law has one coefficient",
             )?;
             let v = e.num_or("friction_velocity", DEFAULT_FRICTION_VELOCITY)?;
             FrictionLaw::Regularised {

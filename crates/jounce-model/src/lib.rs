@@ -51,10 +51,11 @@ pub mod table;
 pub mod time_function;
 pub mod types;
 
-pub use beam::{Beam, DEFAULT_BEAM_DAMPING};
+pub use beam::{beam_stiffness_problem, Beam, DEFAULT_BEAM_DAMPING};
 pub use error::{did_you_mean, Location, ModelError};
 pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
+pub use settings::{atol_problem, rtol_problem, t_end_problem, T_END_MIN};
 pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;
 pub use types::*;

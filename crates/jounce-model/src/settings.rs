@@ -7,6 +7,53 @@ use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
 
+/// Shortest accepted `t_end` \[s\]: a run shorter than a nanosecond is no
+/// mechanical simulation (and a subnormal one makes every step size
+/// underflow).
+pub const T_END_MIN: f64 = 1e-9;
+
+/// What is wrong with a positive relative tolerance, if anything: it must be
+/// below 1, since a relative error of 100 % accepts any answer.
+pub fn rtol_problem(x: f64) -> Option<String> {
+    (x >= 1.0).then(|| {
+        format!(
+            "must be below 1 (a relative error of 100 % accepts any answer), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// What is wrong with a positive absolute tolerance, if anything: it must be
+/// below 1, since an absolute error of a metre or a radian accepts any
+/// answer.
+pub fn atol_problem(x: f64) -> Option<String> {
+    (x >= 1.0).then(|| {
+        format!(
+            "must be below 1 (an absolute error of a metre or a radian accepts any answer), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// What is wrong with a positive end time, if anything: it must be at
+/// least [`T_END_MIN`].
+pub fn t_end_problem(x: f64) -> Option<String> {
+    (x < T_END_MIN).then(|| {
+        format!(
+            "must be at least {T_END_MIN:e} s (a shorter run is no simulation), got {}",
+            num_str(x)
+        )
+    })
+}
+
+/// Turns a `*_problem` answer into the error on `key`'s value.
+fn limit(e: &Elem<'_, '_>, key: &str, problem: Option<String>) -> Result<(), ModelError> {
+    match problem {
+        Some(p) => Err(e.invalid(key, &e.value_span(key), p)),
+        None => Ok(()),
+    }
+}
+
 /// Parses `[settings]` (absent: defaults).
 pub(crate) fn parse<'a, 'i>(
     src: Src<'a>,
@@ -33,6 +80,7 @@ pub(crate) fn parse<'a, 'i>(
     ])?;
     if let Some(x) = e.opt_num("t_end")? {
         s.t_end = e.positive("t_end", x)?;
+        limit(&e, "t_end", t_end_problem(x))?;
     }
     if let Some(x) = e.opt_num("output_interval")? {
         s.output_interval = e.positive("output_interval", x)?;
@@ -122,9 +170,11 @@ pub(crate) fn parse<'a, 'i>(
         }
         if let Some(x) = g.opt_num("rtol")? {
             it.rtol = g.positive("rtol", x)?;
+            limit(&g, "rtol", rtol_problem(x))?;
         }
         if let Some(x) = g.opt_num("atol")? {
             it.atol = g.positive("atol", x)?;
+            limit(&g, "atol", atol_problem(x))?;
         }
         if let Some(x) = g.opt_num("step")? {
             it.step = Some(g.positive("step", x)?);

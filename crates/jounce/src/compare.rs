@@ -458,7 +458,7 @@ pub(crate) fn file_reference(path: &Path) -> Result<ReferenceInfo, String> {
 /// `opts.out_dir/reference`.
 ///
 /// # Errors
-/// [`RunError::Setup`] for an empty method list or an invalid shared
+/// [`RunError::Setup`] for an empty method list, an unknown method or an invalid shared
 /// setting (a non-positive tolerance, step or end time); failed and
 /// refused runs, and a reference that cannot be had, are reported in the
 /// [`Comparison`], not as errors.
@@ -468,6 +468,17 @@ pub fn compare(model: &Model, opts: &CompareOptions) -> Result<Comparison, RunEr
         return Err(RunError::Setup(
             "--methods: give at least one integrator (see `jounce methods`)".into(),
         ));
+    }
+    // an unknown name is a typo to fix, not a row of the table
+    for m in &methods {
+        if jounce_integrate::method::find(m).is_err() {
+            let names = jounce_integrate::method::names();
+            return Err(RunError::Setup(format!(
+                "--methods: unknown integrator '{m}'{}; `jounce methods` lists the {} integrators",
+                crate::validate::did_you_mean(m, names.iter().copied()),
+                names.len()
+            )));
+        }
     }
     let formulations = if opts.formulations.is_empty() {
         vec![crate::setup::formulation_name(model.settings.formulation.kind).to_string()]

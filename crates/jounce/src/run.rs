@@ -95,6 +95,15 @@ pub fn apply_options(model: &mut Model, o: &RunOptions) -> Result<(), RunError> 
                     "--{name} must be a positive number, got {v}"
                 )));
             }
+            let problem = match name {
+                "rtol" => jounce_model::rtol_problem(v),
+                "atol" => jounce_model::atol_problem(v),
+                "t-end" => jounce_model::t_end_problem(v),
+                _ => None,
+            };
+            if let Some(p) = problem {
+                return Err(RunError::Setup(format!("--{name} {p}")));
+            }
         }
     }
     if let Some(v) = o.rtol {
