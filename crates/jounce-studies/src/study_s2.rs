@@ -100,6 +100,50 @@ pub fn three_digits(x: f64, seed: f64) -> bool {
     (x - seed).abs() <= 0.5 * 10f64.powf(e - 2.0) * (1.0 + 1e-9)
 }
 
+/// A test with a run shorter than this in integration CPU is timed
+/// [`REPEATS`] times.
+const SHORT_RUN_CPU: f64 = 0.05;
+
+/// How many times the runs of a short test are timed in all.
+const REPEATS: usize = 7;
+
+/// Each run's CPU as the least over [`REPEATS`] timings when a run of the
+/// test is short: CPU times of a few milliseconds scatter by 10 % and
+/// more between runs (other threads, caches), enough to flip a verdict
+/// between two methods within a few percent of each other (test 1c:
+/// dopri5 3.2 ms against radau5 3.1 ms in one run, the reverse in
+/// another). The least of several timings is the usual estimate of a
+/// run's own cost. The repeats write into a scratch folder; the tables
+/// and charts are those of the first run.
+fn least_cpu_of_repeats(
+    model: &jounce_model::Model,
+    opts: &CompareOptions,
+    rows: &mut [CompareRow],
+) -> Result<(), RunError> {
+    // short unless every run is long: one run slowed by a hiccup past the
+    // threshold must not turn the repeats off
+    if !rows.iter().any(|r| r.cpu_seconds < SHORT_RUN_CPU) {
+        return Ok(());
+    }
+    let scratch = opts.out_dir.join("repeats");
+    let again = CompareOptions {
+        out_dir: scratch.clone(),
+        ..opts.clone()
+    };
+    for _ in 1..REPEATS {
+        let c = compare(model, &again)?;
+        for r in rows.iter_mut() {
+            if let Some(x) = c.rows.iter().find(|x| x.method == r.method) {
+                if x.status == RunStatus::Completed && x.cpu_seconds < r.cpu_seconds {
+                    r.cpu_seconds = x.cpu_seconds;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}
+
 /// Run the study from the models in `examples` into `out`.
 ///
 /// # Errors
@@ -121,8 +165,9 @@ pub fn s2(examples: &Path, out: &Path) -> Result<Vec<S2Case>, RunError> {
             reference: Reference::Auto,
             out_dir: dir.clone(),
         };
-        let c = compare(&model, &opts)?;
+        let mut c = compare(&model, &opts)?;
         write_outputs(&c, &dir)?;
+        least_cpu_of_repeats(&model, &opts, &mut c.rows)?;
         cases.push(S2Case {
             test: test.to_string(),
             modes,
