@@ -114,6 +114,8 @@ pub mod sparse;
 pub mod sparse_ldlt;
 pub mod spring_damper;
 pub mod system;
+#[doc(hidden)]
+pub mod test_system;
 pub mod translational;
 
 pub use assembly::{assemble, Assembly, AssemblyError};

@@ -700,94 +700,14 @@ fn constraint_time_jacobian_matches_finite_differences() {
 struct RequiredOnly<'a>(&'a PlanarSystem);
 
 impl MechanicalSystem for RequiredOnly<'_> {
-    fn nq(&self) -> usize {
-        self.0.nq()
+    jounce_mechanics::test_system_core! {
+        forward(0): nq, nc, mass_matrix, generalized_forces, force_jacobians, constraints,
+            constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
+            kinetic_energy, potential_energy, constraint_label, coordinate_label;
+        core: nv, position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+        structure: jounce_mechanics::Structure::GENERAL;
+        absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }
-    fn nc(&self) -> usize {
-        self.0.nc()
-    }
-    fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>) {
-        self.0.mass_matrix(q, m)
-    }
-    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
-        self.0.generalized_forces(t, q, v, f)
-    }
-    fn force_jacobians(
-        &self,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        dq: &mut DMatrix<f64>,
-        dv: &mut DMatrix<f64>,
-    ) {
-        self.0.force_jacobians(t, q, v, dq, dv)
-    }
-    fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
-        self.0.constraints(t, q, phi)
-    }
-    fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
-        self.0.constraint_jacobian(t, q, jac)
-    }
-    fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
-        self.0.constraint_time_derivative(t, q, phi_t)
-    }
-    fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
-        self.0.gamma(t, q, v, gamma)
-    }
-    fn constraint_force_jacobian(&self, t: f64, q: &[f64], l: &[f64], out: &mut DMatrix<f64>) {
-        self.0.constraint_force_jacobian(t, q, l, out)
-    }
-    fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-        self.0.kinetic_energy(q, v)
-    }
-    fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
-        self.0.potential_energy(t, q)
-    }
-    fn constraint_label(&self, row: usize) -> String {
-        self.0.constraint_label(row)
-    }
-    fn coordinate_label(&self, i: usize) -> String {
-        self.0.coordinate_label(i)
-    }
-    fn nv(&self) -> usize {
-        self.nq()
-    }
-    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
-        qdot.copy_from_slice(v);
-    }
-    fn data(&self) -> jounce_mechanics::SystemData {
-        jounce_mechanics::SystemData::for_system(self)
-    }
-    fn evaluate(
-        &self,
-        data: &mut jounce_mechanics::SystemData,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        what: jounce_mechanics::Quantities,
-    ) {
-        jounce_mechanics::evaluate_each(self, data, t, q, v, what);
-    }
-    fn structure(&self) -> jounce_mechanics::Structure {
-        jounce_mechanics::Structure {
-            mass_matrix_is_constant: false,
-            mass_matrix_is_diagonal: false,
-        }
-    }
-    fn constraint_row_meaning(&self, _row: usize) -> String {
-        String::new()
-    }
-    fn breakpoints(&self) -> Vec<f64> {
-        Vec::new()
-    }
-    jounce_mechanics::absent_capabilities!(
-        second_derivatives,
-        sparsity,
-        applied_loads,
-        switching,
-        friction,
-        joint_coordinates
-    );
 }
 
 #[test]
