@@ -461,45 +461,11 @@ impl MechanicalSystem for VariableMass {
     fn coordinate_label(&self, i: usize) -> String {
         format!("q{i}")
     }
-    fn nv(&self) -> usize {
-        self.nq()
+    jounce_mechanics::test_system_core! {
+        core: nv, position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+        structure: jounce_mechanics::Structure::GENERAL;
+        absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }
-    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
-        qdot.copy_from_slice(v);
-    }
-    fn data(&self) -> jounce_mechanics::SystemData {
-        jounce_mechanics::SystemData::for_system(self)
-    }
-    fn evaluate(
-        &self,
-        data: &mut jounce_mechanics::SystemData,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        what: jounce_mechanics::Quantities,
-    ) {
-        jounce_mechanics::evaluate_each(self, data, t, q, v, what);
-    }
-    fn structure(&self) -> jounce_mechanics::Structure {
-        jounce_mechanics::Structure {
-            mass_matrix_is_constant: false,
-            mass_matrix_is_diagonal: false,
-        }
-    }
-    fn constraint_row_meaning(&self, _row: usize) -> String {
-        String::new()
-    }
-    fn breakpoints(&self) -> Vec<f64> {
-        Vec::new()
-    }
-    jounce_mechanics::absent_capabilities!(
-        second_derivatives,
-        sparsity,
-        applied_loads,
-        switching,
-        friction,
-        joint_coordinates
-    );
 }
 
 #[test]

@@ -249,7 +249,6 @@ fn wrong_initial_state_length_is_refused() {
 #[test]
 fn positions_that_are_not_velocities_are_refused_by_name() {
     use jounce_mechanics::MechanicalSystem;
-    use nalgebra::DMatrix;
     struct ExtraPosition<S>(S);
     impl<S: MechanicalSystem> MechanicalSystem for ExtraPosition<S> {
         fn nq(&self) -> usize {
@@ -258,88 +257,15 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         fn nv(&self) -> usize {
             self.0.nq()
         }
-        fn nc(&self) -> usize {
-            self.0.nc()
+        jounce_mechanics::test_system_core! {
+            forward(0): nc, mass_matrix, generalized_forces, force_jacobians, constraints,
+                constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
+                kinetic_energy, potential_energy, constraint_label, coordinate_label;
+            core: position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+            structure: jounce_mechanics::Structure::GENERAL;
+            absent: second_derivatives, sparsity, applied_loads, switching, friction,
+                joint_coordinates;
         }
-        fn mass_matrix(&self, q: &[f64], m: &mut DMatrix<f64>) {
-            self.0.mass_matrix(q, m)
-        }
-        fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
-            self.0.generalized_forces(t, q, v, f)
-        }
-        fn force_jacobians(
-            &self,
-            t: f64,
-            q: &[f64],
-            v: &[f64],
-            dq: &mut DMatrix<f64>,
-            dv: &mut DMatrix<f64>,
-        ) {
-            self.0.force_jacobians(t, q, v, dq, dv)
-        }
-        fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
-            self.0.constraints(t, q, phi)
-        }
-        fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
-            self.0.constraint_jacobian(t, q, jac)
-        }
-        fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
-            self.0.constraint_time_derivative(t, q, phi_t)
-        }
-        fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
-            self.0.gamma(t, q, v, gamma)
-        }
-        fn constraint_force_jacobian(&self, t: f64, q: &[f64], l: &[f64], out: &mut DMatrix<f64>) {
-            self.0.constraint_force_jacobian(t, q, l, out)
-        }
-        fn kinetic_energy(&self, q: &[f64], v: &[f64]) -> f64 {
-            self.0.kinetic_energy(q, v)
-        }
-        fn potential_energy(&self, t: f64, q: &[f64]) -> f64 {
-            self.0.potential_energy(t, q)
-        }
-        fn constraint_label(&self, row: usize) -> String {
-            self.0.constraint_label(row)
-        }
-        fn coordinate_label(&self, i: usize) -> String {
-            self.0.coordinate_label(i)
-        }
-        fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
-            qdot.copy_from_slice(v);
-        }
-        fn data(&self) -> jounce_mechanics::SystemData {
-            jounce_mechanics::SystemData::for_system(self)
-        }
-        fn evaluate(
-            &self,
-            data: &mut jounce_mechanics::SystemData,
-            t: f64,
-            q: &[f64],
-            v: &[f64],
-            what: jounce_mechanics::Quantities,
-        ) {
-            jounce_mechanics::evaluate_each(self, data, t, q, v, what);
-        }
-        fn structure(&self) -> jounce_mechanics::Structure {
-            jounce_mechanics::Structure {
-                mass_matrix_is_constant: false,
-                mass_matrix_is_diagonal: false,
-            }
-        }
-        fn constraint_row_meaning(&self, _row: usize) -> String {
-            String::new()
-        }
-        fn breakpoints(&self) -> Vec<f64> {
-            Vec::new()
-        }
-        jounce_mechanics::absent_capabilities!(
-            second_derivatives,
-            sparsity,
-            applied_loads,
-            switching,
-            friction,
-            joint_coordinates
-        );
     }
     let (sys, _, _) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
     let sys = ExtraPosition(sys);

@@ -416,51 +416,18 @@ impl MechanicalSystem for ToySystem {
         self.breakpoints.clone()
     }
 
-    fn nv(&self) -> usize {
-        self.nq()
-    }
-
-    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
-        qdot.copy_from_slice(v);
-    }
-
-    fn data(&self) -> jounce_mechanics::SystemData {
-        jounce_mechanics::SystemData::for_system(self)
-    }
-
-    fn evaluate(
-        &self,
-        data: &mut jounce_mechanics::SystemData,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        what: jounce_mechanics::Quantities,
-    ) {
-        jounce_mechanics::evaluate_each(self, data, t, q, v, what);
-    }
-
-    fn structure(&self) -> jounce_mechanics::Structure {
-        jounce_mechanics::Structure {
-            mass_matrix_is_constant: true,
-            mass_matrix_is_diagonal: false,
-        }
-    }
-
-    fn constraint_row_meaning(&self, _row: usize) -> String {
-        String::new()
-    }
-
     fn second_derivatives(&self) -> Option<&dyn jounce_mechanics::SecondDerivatives> {
         Some(self)
     }
 
-    jounce_mechanics::absent_capabilities!(
-        sparsity,
-        applied_loads,
-        switching,
-        friction,
-        joint_coordinates
-    );
+    jounce_mechanics::test_system_core! {
+        core: nv, position_derivative, data, evaluate, constraint_row_meaning;
+        structure: jounce_mechanics::Structure {
+            mass_matrix_is_constant: true,
+            mass_matrix_is_diagonal: false,
+        };
+        absent: sparsity, applied_loads, switching, friction, joint_coordinates;
+    }
 }
 
 impl jounce_mechanics::SecondDerivatives for ToySystem {
