@@ -371,10 +371,30 @@ const FINE_SCAN_MAX: usize = 4096;
 /// scanned for a sign change inside a step.
 const HERMITE_SCAN: usize = 64;
 
+/// The first event function (in index order) that crosses zero, in its
+/// direction, between the values `a` and `b`.
+fn first_crossing<P: OdeProblem + ?Sized>(a: &[f64], b: &[f64], p: &Counting<P>) -> Option<usize> {
+    (0..a.len()).find(|&i| crossing(p.event_spec(i).direction, a[i], b[i]))
+}
+
+/// The ends (ta, tb] of the interval a root is searched in; the event
+/// functions' values there are [`EventScratch::ga`] and
+/// [`EventScratch::gb`].
+#[derive(Clone, Copy)]
+struct Bracket {
+    ta: f64,
+    tb: f64,
+}
+
 /// Locate the earliest root in (ta, tb] of the event functions that cross,
 /// on the stepper's continuous solution, by the Illinois variant of
 /// regula falsi (Dahlquist & Björck, *Numerical Methods*, 6.2.3) to
 /// |Δt| ≤ 1e-14 · max(1, |t|). Returns (t_root, index).
+///
+/// The bracket is first narrowed to the first root: by a fine scan where
+/// the continuous solution turns by more than π/4 inside the step
+/// ([`fine_scan`]), or, where no function changes sign between the ends,
+/// by sampling the step's interior ([`interior_scan`]).
 fn locate_event<P: OdeProblem + ?Sized>(
     p: &mut Counting<P>,
     stepper: &mut dyn Stepper,
@@ -385,103 +405,149 @@ fn locate_event<P: OdeProblem + ?Sized>(
     y: &mut [f64],
     w: &mut EventScratch,
 ) -> Result<Option<(f64, usize)>, IntegrateError> {
-    // the first function that crosses between the values a and b
-    let first_crossing = |a: &[f64], b: &[f64], p: &Counting<P>| {
-        (0..a.len()).find(|&i| crossing(p.event_spec(i).direction, a[i], b[i]))
-    };
-    let (mut ta, mut tb) = (ta, tb);
+    let mut br = Bracket { ta, tb };
     w.ga.copy_from_slice(ga);
     w.gb.copy_from_slice(gb);
-    // a continuous solution that can turn by more than π/4 inside the step
-    // (an exponential flow over several periods of a linear phase) is
-    // sampled in order at intervals of at most π/4 of its turn: the first
-    // sample past a root bounds the search, the last one before it starts
-    // it, so that the root found is the first, not any of the bracket's
     let turn = stepper.dense_output_rotation();
-    if turn > FINE_SCAN_ANGLE {
-        stepper.prepare_dense_output(p)?;
-        let h = tb - ta;
-        let n = ((turn / FINE_SCAN_ANGLE).ceil() as usize).min(FINE_SCAN_MAX);
-        for k in 1..n {
-            let tc = ta + h * k as f64 / n as f64;
-            stepper.interpolate(tc, y);
-            p.events(tc, y, &mut w.g)?;
-            if first_crossing(&w.ga, &w.g, p).is_some() {
-                tb = tc;
-                w.gb.copy_from_slice(&w.g);
-                break;
-            }
-            // keep the bracket's start at the last sample on the start's
-            // side (strictly, so that the sign test stays valid)
-            if (0..w.g.len()).all(|i| w.g[i] * ga[i] > 0.0) {
-                ta = tc;
-                w.ga.copy_from_slice(&w.g);
-            }
-        }
-        if first_crossing(&w.ga, &w.gb, p).is_none() {
-            return Ok(None);
-        }
+    if turn > FINE_SCAN_ANGLE && !fine_scan(p, stepper, &mut br, ga, turn, y, w)? {
+        return Ok(None);
     }
-    if first_crossing(&w.ga, &w.gb, p).is_none() {
-        // no sign change between the ends: a function may still have
-        // changed sign twice inside the step (a contact entered and left
-        // within it); the continuous solution is sampled at interior
-        // points and the first sample past a root bounds the search
-        stepper.prepare_dense_output(p)?;
-        let h = tb - ta;
-        // candidate times: where the cubic Hermite model of each function
-        // (values and end slopes, the slopes by differences on the
-        // continuous solution) crosses, then evenly spaced points. The
-        // model is exact for a gap that is quadratic in time (free flight
-        // under gravity), which no fixed sampling is: a step over a whole
-        // contact of a few milliseconds between samples of a long step
-        let eps = 1e-6 * h;
-        stepper.interpolate(ta + eps, y);
-        p.events(ta + eps, y, &mut w.g)?;
-        for i in 0..ga.len() {
-            w.slope_a[i] = (w.g[i] - ga[i]) / eps;
-        }
-        stepper.interpolate(tb - eps, y);
-        p.events(tb - eps, y, &mut w.g)?;
-        for i in 0..ga.len() {
-            w.slope_b[i] = (gb[i] - w.g[i]) / eps;
-        }
-        w.candidates.clear();
-        for i in 0..ga.len() {
-            let (g0, g1, d0, d1) = (ga[i], gb[i], w.slope_a[i] * h, w.slope_b[i] * h);
-            for k in 1..HERMITE_SCAN {
-                let s = k as f64 / HERMITE_SCAN as f64;
-                let (s2, s3) = (s * s, s * s * s);
-                let model = (2.0 * s3 - 3.0 * s2 + 1.0) * g0
-                    + (s3 - 2.0 * s2 + s) * d0
-                    + (-2.0 * s3 + 3.0 * s2) * g1
-                    + (s3 - s2) * d1;
-                if crossing(p.event_spec(i).direction, g0, model) {
-                    w.candidates.push(ta + s * h);
-                    break;
-                }
-            }
-        }
-        w.candidates.sort_by(f64::total_cmp);
-        w.candidates.extend(
-            (1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64),
-        );
-        let mut found = false;
-        for &tc in &w.candidates {
-            stepper.interpolate(tc, y);
-            p.events(tc, y, &mut w.g)?;
-            if first_crossing(ga, &w.g, p).is_some() {
-                tb = tc;
-                w.gb.copy_from_slice(&w.g);
-                found = true;
-                break;
-            }
-        }
-        if !found {
-            return Ok(None);
-        }
+    if first_crossing(&w.ga, &w.gb, p).is_none()
+        && !interior_scan(p, stepper, &mut br, ga, gb, y, w)?
+    {
+        return Ok(None);
     }
     stepper.prepare_dense_output(p)?;
+    illinois(p, &*stepper, br, y, w).map(Some)
+}
+
+/// A continuous solution that can turn by more than π/4 inside the step
+/// (an exponential flow over several periods of a linear phase) is
+/// sampled in order at intervals of at most π/4 of its turn: the first
+/// sample past a root bounds the search, the last one before it starts
+/// it, so that the root found is the first, not any of the bracket's.
+/// `false` when the narrowed bracket holds no crossing.
+fn fine_scan<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &mut dyn Stepper,
+    br: &mut Bracket,
+    ga: &[f64],
+    turn: f64,
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<bool, IntegrateError> {
+    stepper.prepare_dense_output(p)?;
+    let (ta, h) = (br.ta, br.tb - br.ta);
+    let n = ((turn / FINE_SCAN_ANGLE).ceil() as usize).min(FINE_SCAN_MAX);
+    for k in 1..n {
+        let tc = ta + h * k as f64 / n as f64;
+        stepper.interpolate(tc, y);
+        p.events(tc, y, &mut w.g)?;
+        if first_crossing(&w.ga, &w.g, p).is_some() {
+            br.tb = tc;
+            w.gb.copy_from_slice(&w.g);
+            break;
+        }
+        // keep the bracket's start at the last sample on the start's
+        // side (strictly, so that the sign test stays valid)
+        if (0..w.g.len()).all(|i| w.g[i] * ga[i] > 0.0) {
+            br.ta = tc;
+            w.ga.copy_from_slice(&w.g);
+        }
+    }
+    Ok(first_crossing(&w.ga, &w.gb, p).is_some())
+}
+
+/// No sign change between the ends: a function may still have changed
+/// sign twice inside the step (a contact entered and left within it); the
+/// continuous solution is sampled at interior points and the first sample
+/// past a root bounds the search (`br.tb`). `false` when no sample is past
+/// a root.
+///
+/// The candidate times are where the cubic Hermite model of each function
+/// (values and end slopes, the slopes by differences on the continuous
+/// solution) crosses, then evenly spaced points. The model is exact for a
+/// gap that is quadratic in time (free flight under gravity), which no
+/// fixed sampling is: a step over a whole contact of a few milliseconds
+/// between samples of a long step.
+fn interior_scan<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &mut dyn Stepper,
+    br: &mut Bracket,
+    ga: &[f64],
+    gb: &[f64],
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<bool, IntegrateError> {
+    stepper.prepare_dense_output(p)?;
+    let (ta, tb) = (br.ta, br.tb);
+    let h = tb - ta;
+    let eps = 1e-6 * h;
+    stepper.interpolate(ta + eps, y);
+    p.events(ta + eps, y, &mut w.g)?;
+    for i in 0..ga.len() {
+        w.slope_a[i] = (w.g[i] - ga[i]) / eps;
+    }
+    stepper.interpolate(tb - eps, y);
+    p.events(tb - eps, y, &mut w.g)?;
+    for i in 0..ga.len() {
+        w.slope_b[i] = (gb[i] - w.g[i]) / eps;
+    }
+    w.candidates.clear();
+    for i in 0..ga.len() {
+        let (g0, g1, d0, d1) = (ga[i], gb[i], w.slope_a[i] * h, w.slope_b[i] * h);
+        if let Some(s) = hermite_crossing(p.event_spec(i).direction, g0, g1, d0, d1) {
+            w.candidates.push(ta + s * h);
+        }
+    }
+    w.candidates.sort_by(f64::total_cmp);
+    w.candidates
+        .extend((1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64));
+    for &tc in &w.candidates {
+        stepper.interpolate(tc, y);
+        p.events(tc, y, &mut w.g)?;
+        if first_crossing(ga, &w.g, p).is_some() {
+            br.tb = tc;
+            w.gb.copy_from_slice(&w.g);
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The first of [`HERMITE_SCAN`] points s ∈ (0, 1) at which the cubic
+/// Hermite model g(s) = (2s³ − 3s² + 1) g0 + (s³ − 2s² + s) d0 +
+/// (−2s³ + 3s²) g1 + (s³ − s²) d1 (end values g0, g1, end slopes d0, d1
+/// per unit s) has crossed zero from g0 in direction `dir`.
+fn hermite_crossing(dir: EventDirection, g0: f64, g1: f64, d0: f64, d1: f64) -> Option<f64> {
+    for k in 1..HERMITE_SCAN {
+        let s = k as f64 / HERMITE_SCAN as f64;
+        let (s2, s3) = (s * s, s * s * s);
+        let model = (2.0 * s3 - 3.0 * s2 + 1.0) * g0
+            + (s3 - 2.0 * s2 + s) * d0
+            + (-2.0 * s3 + 3.0 * s2) * g1
+            + (s3 - s2) * d1;
+        if crossing(dir, g0, model) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// The Illinois variant of regula falsi on a bracket that holds a
+/// crossing (values in `w.ga`, `w.gb`), on the prepared continuous
+/// solution: the earliest estimate among the crossing functions is
+/// evaluated and replaces the end on its side; an end retained twice in a
+/// row has its value halved. Returns the right end (t_root, index) once
+/// |tb − ta| ≤ 1e-14 · max(1, |tb|), or after 200 iterations.
+fn illinois<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &dyn Stepper,
+    br: Bracket,
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<(f64, usize), IntegrateError> {
+    let Bracket { mut ta, mut tb } = br;
     // Illinois weights: an end point retained twice in a row has its value halved
     let (mut wa, mut wb) = (1.0, 1.0);
     let mut last_moved = 0i8;
@@ -492,7 +558,7 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
         // the earliest regula-falsi estimate among the crossing functions
         let mut tc = tb;
-        for i in 0..ga.len() {
+        for i in 0..w.ga.len() {
             if !crossing(p.event_spec(i).direction, w.ga[i], w.gb[i]) {
                 continue;
             }
@@ -525,7 +591,7 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
     }
     let idx = first_crossing(&w.ga, &w.gb, p).unwrap_or(0);
-    Ok(Some((tb, idx)))
+    Ok((tb, idx))
 }
 
 /// Scratch of [`locate_event`], sized once per run: the bracket's event
