@@ -371,10 +371,30 @@ const FINE_SCAN_MAX: usize = 4096;
 /// scanned for a sign change inside a step.
 const HERMITE_SCAN: usize = 64;
 
+/// The first event function (in index order) that crosses zero, in its
+/// direction, between the values `a` and `b`.
+fn first_crossing<P: OdeProblem + ?Sized>(a: &[f64], b: &[f64], p: &Counting<P>) -> Option<usize> {
+    (0..a.len()).find(|&i| crossing(p.event_spec(i).direction, a[i], b[i]))
+}
+
+/// The ends (ta, tb] of the interval a root is searched in; the event
+/// functions' values there are [`EventScratch::ga`] and
+/// [`EventScratch::gb`].
+#[derive(Clone, Copy)]
+struct Bracket {
+    ta: f64,
+    tb: f64,
+}
+
 /// Locate the earliest root in (ta, tb] of the event functions that cross,
 /// on the stepper's continuous solution, by the Illinois variant of
 /// regula falsi (Dahlquist & Björck, *Numerical Methods*, 6.2.3) to
 /// |Δt| ≤ 1e-14 · max(1, |t|). Returns (t_root, index).
+///
+/// The bracket is first narrowed to the first root: by a fine scan where
+/// the continuous solution turns by more than π/4 inside the step
+/// ([`fine_scan`]), or, where no function changes sign between the ends,
+/// by sampling the step's interior ([`interior_scan`]).
 fn locate_event<P: OdeProblem + ?Sized>(
     p: &mut Counting<P>,
     stepper: &mut dyn Stepper,
@@ -385,103 +405,149 @@ fn locate_event<P: OdeProblem + ?Sized>(
     y: &mut [f64],
     w: &mut EventScratch,
 ) -> Result<Option<(f64, usize)>, IntegrateError> {
-    // the first function that crosses between the values a and b
-    let first_crossing = |a: &[f64], b: &[f64], p: &Counting<P>| {
-        (0..a.len()).find(|&i| crossing(p.event_spec(i).direction, a[i], b[i]))
-    };
-    let (mut ta, mut tb) = (ta, tb);
+    let mut br = Bracket { ta, tb };
     w.ga.copy_from_slice(ga);
     w.gb.copy_from_slice(gb);
-    // a continuous solution that can turn by more than π/4 inside the step
-    // (an exponential flow over several periods of a linear phase) is
-    // sampled in order at intervals of at most π/4 of its turn: the first
-    // sample past a root bounds the search, the last one before it starts
-    // it, so that the root found is the first, not any of the bracket's
     let turn = stepper.dense_output_rotation();
-    if turn > FINE_SCAN_ANGLE {
-        stepper.prepare_dense_output(p)?;
-        let h = tb - ta;
-        let n = ((turn / FINE_SCAN_ANGLE).ceil() as usize).min(FINE_SCAN_MAX);
-        for k in 1..n {
-            let tc = ta + h * k as f64 / n as f64;
-            stepper.interpolate(tc, y);
-            p.events(tc, y, &mut w.g)?;
-            if first_crossing(&w.ga, &w.g, p).is_some() {
-                tb = tc;
-                w.gb.copy_from_slice(&w.g);
-                break;
-            }
-            // keep the bracket's start at the last sample on the start's
-            // side (strictly, so that the sign test stays valid)
-            if (0..w.g.len()).all(|i| w.g[i] * ga[i] > 0.0) {
-                ta = tc;
-                w.ga.copy_from_slice(&w.g);
-            }
-        }
-        if first_crossing(&w.ga, &w.gb, p).is_none() {
-            return Ok(None);
-        }
+    if turn > FINE_SCAN_ANGLE && !fine_scan(p, stepper, &mut br, ga, turn, y, w)? {
+        return Ok(None);
     }
-    if first_crossing(&w.ga, &w.gb, p).is_none() {
-        // no sign change between the ends: a function may still have
-        // changed sign twice inside the step (a contact entered and left
-        // within it); the continuous solution is sampled at interior
-        // points and the first sample past a root bounds the search
-        stepper.prepare_dense_output(p)?;
-        let h = tb - ta;
-        // candidate times: where the cubic Hermite model of each function
-        // (values and end slopes, the slopes by differences on the
-        // continuous solution) crosses, then evenly spaced points. The
-        // model is exact for a gap that is quadratic in time (free flight
-        // under gravity), which no fixed sampling is: a step over a whole
-        // contact of a few milliseconds between samples of a long step
-        let eps = 1e-6 * h;
-        stepper.interpolate(ta + eps, y);
-        p.events(ta + eps, y, &mut w.g)?;
-        for i in 0..ga.len() {
-            w.slope_a[i] = (w.g[i] - ga[i]) / eps;
-        }
-        stepper.interpolate(tb - eps, y);
-        p.events(tb - eps, y, &mut w.g)?;
-        for i in 0..ga.len() {
-            w.slope_b[i] = (gb[i] - w.g[i]) / eps;
-        }
-        w.candidates.clear();
-        for i in 0..ga.len() {
-            let (g0, g1, d0, d1) = (ga[i], gb[i], w.slope_a[i] * h, w.slope_b[i] * h);
-            for k in 1..HERMITE_SCAN {
-                let s = k as f64 / HERMITE_SCAN as f64;
-                let (s2, s3) = (s * s, s * s * s);
-                let model = (2.0 * s3 - 3.0 * s2 + 1.0) * g0
-                    + (s3 - 2.0 * s2 + s) * d0
-                    + (-2.0 * s3 + 3.0 * s2) * g1
-                    + (s3 - s2) * d1;
-                if crossing(p.event_spec(i).direction, g0, model) {
-                    w.candidates.push(ta + s * h);
-                    break;
-                }
-            }
-        }
-        w.candidates.sort_by(f64::total_cmp);
-        w.candidates.extend(
-            (1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64),
-        );
-        let mut found = false;
-        for &tc in &w.candidates {
-            stepper.interpolate(tc, y);
-            p.events(tc, y, &mut w.g)?;
-            if first_crossing(ga, &w.g, p).is_some() {
-                tb = tc;
-                w.gb.copy_from_slice(&w.g);
-                found = true;
-                break;
-            }
-        }
-        if !found {
-            return Ok(None);
-        }
+    if first_crossing(&w.ga, &w.gb, p).is_none()
+        && !interior_scan(p, stepper, &mut br, ga, gb, y, w)?
+    {
+        return Ok(None);
     }
     stepper.prepare_dense_output(p)?;
+    illinois(p, &*stepper, br, y, w).map(Some)
+}
+
+/// A continuous solution that can turn by more than π/4 inside the step
+/// (an exponential flow over several periods of a linear phase) is
+/// sampled in order at intervals of at most π/4 of its turn: the first
+/// sample past a root bounds the search, the last one before it starts
+/// it, so that the root found is the first, not any of the bracket's.
+/// `false` when the narrowed bracket holds no crossing.
+fn fine_scan<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &mut dyn Stepper,
+    br: &mut Bracket,
+    ga: &[f64],
+    turn: f64,
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<bool, IntegrateError> {
+    stepper.prepare_dense_output(p)?;
+    let (ta, h) = (br.ta, br.tb - br.ta);
+    let n = ((turn / FINE_SCAN_ANGLE).ceil() as usize).min(FINE_SCAN_MAX);
+    for k in 1..n {
+        let tc = ta + h * k as f64 / n as f64;
+        stepper.interpolate(tc, y);
+        p.events(tc, y, &mut w.g)?;
+        if first_crossing(&w.ga, &w.g, p).is_some() {
+            br.tb = tc;
+            w.gb.copy_from_slice(&w.g);
+            break;
+        }
+        // keep the bracket's start at the last sample on the start's
+        // side (strictly, so that the sign test stays valid)
+        if (0..w.g.len()).all(|i| w.g[i] * ga[i] > 0.0) {
+            br.ta = tc;
+            w.ga.copy_from_slice(&w.g);
+        }
+    }
+    Ok(first_crossing(&w.ga, &w.gb, p).is_some())
+}
+
+/// No sign change between the ends: a function may still have changed
+/// sign twice inside the step (a contact entered and left within it); the
+/// continuous solution is sampled at interior points and the first sample
+/// past a root bounds the search (`br.tb`). `false` when no sample is past
+/// a root.
+///
+/// The candidate times are where the cubic Hermite model of each function
+/// (values and end slopes, the slopes by differences on the continuous
+/// solution) crosses, then evenly spaced points. The model is exact for a
+/// gap that is quadratic in time (free flight under gravity), which no
+/// fixed sampling is: a step over a whole contact of a few milliseconds
+/// between samples of a long step.
+fn interior_scan<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &mut dyn Stepper,
+    br: &mut Bracket,
+    ga: &[f64],
+    gb: &[f64],
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<bool, IntegrateError> {
+    stepper.prepare_dense_output(p)?;
+    let (ta, tb) = (br.ta, br.tb);
+    let h = tb - ta;
+    let eps = 1e-6 * h;
+    stepper.interpolate(ta + eps, y);
+    p.events(ta + eps, y, &mut w.g)?;
+    for i in 0..ga.len() {
+        w.slope_a[i] = (w.g[i] - ga[i]) / eps;
+    }
+    stepper.interpolate(tb - eps, y);
+    p.events(tb - eps, y, &mut w.g)?;
+    for i in 0..ga.len() {
+        w.slope_b[i] = (gb[i] - w.g[i]) / eps;
+    }
+    w.candidates.clear();
+    for i in 0..ga.len() {
+        let (g0, g1, d0, d1) = (ga[i], gb[i], w.slope_a[i] * h, w.slope_b[i] * h);
+        if let Some(s) = hermite_crossing(p.event_spec(i).direction, g0, g1, d0, d1) {
+            w.candidates.push(ta + s * h);
+        }
+    }
+    w.candidates.sort_by(f64::total_cmp);
+    w.candidates
+        .extend((1..=INTERIOR_SAMPLES).map(|k| ta + h * k as f64 / (INTERIOR_SAMPLES + 1) as f64));
+    for &tc in &w.candidates {
+        stepper.interpolate(tc, y);
+        p.events(tc, y, &mut w.g)?;
+        if first_crossing(ga, &w.g, p).is_some() {
+            br.tb = tc;
+            w.gb.copy_from_slice(&w.g);
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The first of [`HERMITE_SCAN`] points s ∈ (0, 1) at which the cubic
+/// Hermite model g(s) = (2s³ − 3s² + 1) g0 + (s³ − 2s² + s) d0 +
+/// (−2s³ + 3s²) g1 + (s³ − s²) d1 (end values g0, g1, end slopes d0, d1
+/// per unit s) has crossed zero from g0 in direction `dir`.
+fn hermite_crossing(dir: EventDirection, g0: f64, g1: f64, d0: f64, d1: f64) -> Option<f64> {
+    for k in 1..HERMITE_SCAN {
+        let s = k as f64 / HERMITE_SCAN as f64;
+        let (s2, s3) = (s * s, s * s * s);
+        let model = (2.0 * s3 - 3.0 * s2 + 1.0) * g0
+            + (s3 - 2.0 * s2 + s) * d0
+            + (-2.0 * s3 + 3.0 * s2) * g1
+            + (s3 - s2) * d1;
+        if crossing(dir, g0, model) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// The Illinois variant of regula falsi on a bracket that holds a
+/// crossing (values in `w.ga`, `w.gb`), on the prepared continuous
+/// solution: the earliest estimate among the crossing functions is
+/// evaluated and replaces the end on its side; an end retained twice in a
+/// row has its value halved. Returns the right end (t_root, index) once
+/// |tb − ta| ≤ 1e-14 · max(1, |tb|), or after 200 iterations.
+fn illinois<P: OdeProblem + ?Sized>(
+    p: &mut Counting<P>,
+    stepper: &dyn Stepper,
+    br: Bracket,
+    y: &mut [f64],
+    w: &mut EventScratch,
+) -> Result<(f64, usize), IntegrateError> {
+    let Bracket { mut ta, mut tb } = br;
     // Illinois weights: an end point retained twice in a row has its value halved
     let (mut wa, mut wb) = (1.0, 1.0);
     let mut last_moved = 0i8;
@@ -492,7 +558,7 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
         // the earliest regula-falsi estimate among the crossing functions
         let mut tc = tb;
-        for i in 0..ga.len() {
+        for i in 0..w.ga.len() {
             if !crossing(p.event_spec(i).direction, w.ga[i], w.gb[i]) {
                 continue;
             }
@@ -525,7 +591,7 @@ fn locate_event<P: OdeProblem + ?Sized>(
         }
     }
     let idx = first_crossing(&w.ga, &w.gb, p).unwrap_or(0);
-    Ok(Some((tb, idx)))
+    Ok((tb, idx))
 }
 
 /// Scratch of [`locate_event`], sized once per run: the bracket's event
@@ -578,17 +644,15 @@ pub fn solve<P: OdeProblem + ?Sized>(
         second_order: (0, false),
     };
     let mut last_out = f64::NEG_INFINITY;
-    let result = run(
-        &mut p,
-        stepper,
-        t0,
-        y0,
-        t_end,
+    let cx = RunCtx {
+        p: &mut p,
+        stepper: &mut *stepper,
         opts,
-        observer,
-        &mut stats,
-        &mut last_out,
-    );
+        observer: &mut *observer,
+        stats: &mut stats,
+        last_out: &mut last_out,
+    };
+    let result = run(cx, t0, y0, t_end);
     // added, not assigned: methods that evaluate the problem outside the
     // first-order rhs (structural methods count M(q) q'' = f calls) have
     // already counted their own evaluations
@@ -657,358 +721,635 @@ impl Tally {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a run works on and reports to, borrowed from [`solve`].
+struct RunCtx<'r, 'p, P: ?Sized> {
+    p: &'r mut Counting<'p, P>,
+    stepper: &'r mut dyn Stepper,
+    opts: &'r SolverOptions,
+    observer: &'r mut dyn Observer<P>,
+    stats: &'r mut Stats,
+    /// The last time written to the observer.
+    last_out: &'r mut f64,
+}
+
+/// The integration's CPU clock: it counts the methods' work and is paused
+/// around the observer's (outputs, hooks, the step history).
+struct CpuClock {
+    /// CPU seconds counted so far.
+    total: f64,
+    /// The thread's CPU time when counting last resumed.
+    mark: f64,
+}
+
+impl CpuClock {
+    /// A clock counting from now.
+    fn start() -> Self {
+        Self {
+            total: 0.0,
+            mark: thread_cpu_seconds(),
+        }
+    }
+
+    /// Stop counting (before work that is not the integration's).
+    fn pause(&mut self) {
+        self.total += thread_cpu_seconds() - self.mark;
+    }
+
+    /// Count again from now.
+    fn resume(&mut self) {
+        self.mark = thread_cpu_seconds();
+    }
+}
+
+/// The observer's requests besides the outputs at step ends, and where
+/// they stand.
+struct Reporting {
+    /// Spacing of the output grid t0 + k dt (none: an output at every step
+    /// end).
+    dt_out: Option<f64>,
+    /// k of the next grid point.
+    out_k: u64,
+    /// The per-step history is on: the CPU clock is read at every step.
+    history: bool,
+    /// The counters at the last accepted step (history).
+    last: Tally,
+    /// The observer's quadrature is on: its intervals end at outputs, step
+    /// ends and events.
+    quadrature: bool,
+    /// Where the next quadrature interval starts.
+    t_q: f64,
+    /// The state at a quadrature node.
+    q_buf: Vec<f64>,
+}
+
+/// The event bookkeeping of a run (empty buffers when the problem has no
+/// events).
+struct EventState {
+    /// Number of event functions.
+    ne: usize,
+    /// Their values at the start of the step, at its end, and at a probe.
+    g_old: Vec<f64>,
+    g_new: Vec<f64>,
+    g_tmp: Vec<f64>,
+    scratch: EventScratch,
+    /// The state at the start of the step: a step across which an event
+    /// function changes sign is redone from there to end exactly at the
+    /// root, so that no stage sees the other side of the switch (a penalty
+    /// contact's force, an impact's velocity).
+    y_start: Vec<f64>,
+    /// The state a little after an event that changed it.
+    y_probe: Vec<f64>,
+    /// The root (time, event) the redone step is heading for.
+    pending: Option<(f64, usize)>,
+    /// An event taken just before its function crossed
+    /// ([`root_just_ahead`]): the function is held at zero after the
+    /// event, so that the crossing a rounding error later is not found
+    /// again.
+    held_on_new_side: Option<usize>,
+}
+
+impl EventState {
+    fn new(ne: usize, n: usize) -> Self {
+        Self {
+            ne,
+            g_old: vec![0.0; ne],
+            g_new: vec![0.0; ne],
+            g_tmp: vec![0.0; ne],
+            scratch: EventScratch::new(ne),
+            y_start: vec![0.0; if ne > 0 { n } else { 0 }],
+            y_probe: vec![0.0; if ne > 0 { n } else { 0 }],
+            pending: None,
+            held_on_new_side: None,
+        }
+    }
+}
+
+/// Where the step just taken was bound to end.
+#[derive(Clone, Copy)]
+struct StepStop {
+    /// The breakpoint ahead of its start, if any before t_end.
+    bp: Option<f64>,
+    /// Four units of rounding of its start: times closer are the same.
+    tiny: f64,
+}
+
+/// What the event search made of a step.
+enum StepEvents {
+    /// A root inside the step, met for the first time: the step has been
+    /// reset to its start, to be redone to end exactly there.
+    Redo,
+    /// The step stands, with the event (time, index) it ends at, if any.
+    Stands(Option<(f64, usize)>),
+}
+
+/// How the run goes on after an event.
+enum AfterEvent {
+    /// A terminal event or the problem asked to stop.
+    Stop,
+    /// The method was restarted at the event.
+    Restarted,
+}
+
+/// The integration loop's state: the problem, method and observer, the
+/// breakpoints, the event bookkeeping, the reports and the CPU clock.
+struct Driver<'r, 'p, P: ?Sized> {
+    p: &'r mut Counting<'p, P>,
+    stepper: &'r mut dyn Stepper,
+    opts: &'r SolverOptions,
+    observer: &'r mut dyn Observer<P>,
+    stats: &'r mut Stats,
+    last_out: &'r mut f64,
+    t0: f64,
+    t_end: f64,
+    /// The breakpoints the steps stop at, sorted and without duplicates.
+    breakpoints: Vec<f64>,
+    /// A state of the driver's own: interpolated outputs, events, the
+    /// post-step correction.
+    ybuf: Vec<f64>,
+    clock: CpuClock,
+    rep: Reporting,
+    ev: EventState,
+    /// The terminal event that stopped the run.
+    terminal: Option<(f64, usize)>,
+}
+
+/// The run of [`solve`]: checks the interval, starts the method at
+/// (t0, y0) and steps to `t_end`; the terminal event, if one stopped it.
+/// The CPU time is stored in the counters when the loop ends (not when
+/// the start fails).
 fn run<P: OdeProblem + ?Sized>(
-    p: &mut Counting<P>,
-    stepper: &mut dyn Stepper,
+    cx: RunCtx<'_, '_, P>,
     t0: f64,
     y0: &[f64],
     t_end: f64,
-    opts: &SolverOptions,
-    observer: &mut dyn Observer<P>,
-    stats: &mut Stats,
-    last_out: &mut f64,
 ) -> Result<Option<(f64, usize)>, IntegrateError> {
     let n = y0.len();
-    if p.dim() != n {
+    if cx.p.dim() != n {
         return Err(IntegrateError::Unsupported {
-            method: stepper.name().into(),
-            detail: format!("state has {} components, problem {}", n, p.dim()),
+            method: cx.stepper.name().into(),
+            detail: format!("state has {} components, problem {}", n, cx.p.dim()),
         });
     }
     if !(t_end > t0) {
         return Err(IntegrateError::Unsupported {
-            method: stepper.name().into(),
+            method: cx.stepper.name().into(),
             detail: format!("t_end = {t_end} must be after t0 = {t0}"),
         });
     }
-    let ne = p.n_events();
-    let mut g_old = vec![0.0; ne];
-    let mut g_new = vec![0.0; ne];
-    let mut g_tmp = vec![0.0; ne];
-    let mut event_scratch = EventScratch::new(ne);
-    let mut ybuf = vec![0.0; n];
-    let mut cpu = 0.0;
-    let mut cpu_mark = thread_cpu_seconds();
-    let mut out_k: u64 = 1;
-    let dt_out = match opts.output {
-        OutputGrid::Every(dt) if dt > 0.0 => Some(dt),
-        _ => None,
-    };
+    let mut d = Driver::new(cx, t0, n, t_end);
+    d.start(y0)?;
+    let result = d.step_loop();
+    d.clock.pause();
+    d.stats.cpu_seconds = d.clock.total;
+    result.map(|_| d.terminal)
+}
 
-    // start
-    {
-        let mut ctx = StepContext { opts, stats };
-        stepper.reset(p, t0, y0, &mut ctx)?;
+impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
+    /// The driver's buffers, sized once for the run (nothing is allocated
+    /// per step), and its CPU clock, started.
+    fn new(cx: RunCtx<'r, 'p, P>, t0: f64, n: usize, t_end: f64) -> Self {
+        let ne = cx.p.n_events();
+        let dt_out = match cx.opts.output {
+            OutputGrid::Every(dt) if dt > 0.0 => Some(dt),
+            _ => None,
+        };
+        let rep = Reporting {
+            dt_out,
+            out_k: 1,
+            history: false,
+            last: Tally::of(cx.stats, cx.p),
+            quadrature: false,
+            t_q: t0,
+            q_buf: Vec::new(),
+        };
+        Self {
+            ev: EventState::new(ne, n),
+            ybuf: vec![0.0; n],
+            clock: CpuClock::start(),
+            rep,
+            breakpoints: Vec::new(),
+            terminal: None,
+            p: cx.p,
+            stepper: cx.stepper,
+            opts: cx.opts,
+            observer: cx.observer,
+            stats: cx.stats,
+            last_out: cx.last_out,
+            t0,
+            t_end,
+        }
     }
-    if ne > 0 {
-        p.events(t0, y0, &mut g_old)?;
-    }
-    cpu += thread_cpu_seconds() - cpu_mark;
-    // the stepper's start, which may complete y0 (the multipliers λ0 the
-    // augmented Lagrangian finds at reset)
-    if stepper.y().len() == y0.len() {
-        observer.output(p.inner, t0, stepper.y())?;
-    } else {
-        observer.output(p.inner, t0, y0)?;
-    }
-    *last_out = t0;
-    // the per-step history: the counters at the last accepted step
-    let history = observer.wants_step_history();
-    // the observer's quadrature: its intervals end at outputs, step ends
-    // and events; t_q is where the next one starts
-    let quadrature = observer.wants_quadrature();
-    let mut t_q = t0;
-    let mut q_buf = vec![0.0; if quadrature { n } else { 0 }];
-    let mut last = Tally::of(stats, p);
-    cpu_mark = thread_cpu_seconds();
 
-    let mut breakpoints: Vec<f64> = Vec::new();
-    if opts.stop_at_breakpoints {
-        breakpoints.extend_from_slice(p.breakpoints());
-        breakpoints.extend(opts.breakpoints.iter().copied().filter(|b| b.is_finite()));
+    /// The set-up: the method started at (t0, y0), the event functions
+    /// there, the first output (the method's start may complete y0: the
+    /// multipliers λ0 the augmented Lagrangian finds at reset), the
+    /// observer's requests and the breakpoints.
+    fn start(&mut self, y0: &[f64]) -> Result<(), IntegrateError> {
+        let t0 = self.t0;
+        {
+            let mut ctx = StepContext {
+                opts: self.opts,
+                stats: &mut *self.stats,
+            };
+            self.stepper.reset(self.p, t0, y0, &mut ctx)?;
+        }
+        if self.ev.ne > 0 {
+            self.p.events(t0, y0, &mut self.ev.g_old)?;
+        }
+        self.clock.pause();
+        if self.stepper.y().len() == y0.len() {
+            self.observer.output(self.p.inner, t0, self.stepper.y())?;
+        } else {
+            self.observer.output(self.p.inner, t0, y0)?;
+        }
+        *self.last_out = t0;
+        self.rep.history = self.observer.wants_step_history();
+        self.rep.quadrature = self.observer.wants_quadrature();
+        self.rep.q_buf = vec![0.0; if self.rep.quadrature { y0.len() } else { 0 }];
+        self.rep.last = Tally::of(self.stats, self.p);
+        self.clock.resume();
+        if self.opts.stop_at_breakpoints {
+            self.breakpoints.extend_from_slice(self.p.breakpoints());
+            let extra = self.opts.breakpoints.iter().copied();
+            self.breakpoints.extend(extra.filter(|b| b.is_finite()));
+        }
+        self.breakpoints.sort_by(f64::total_cmp);
+        self.breakpoints.dedup();
+        Ok(())
     }
-    breakpoints.sort_by(f64::total_cmp);
-    breakpoints.dedup();
-    let mut terminal = None;
-    // the state at the start of the step (problems with events): a step
-    // across which an event function changes sign is redone from there to
-    // end exactly at the root, so that no stage sees the other side of the
-    // switch (a penalty contact's force, an impact's velocity)
-    let mut y_start = vec![0.0; if ne > 0 { n } else { 0 }];
-    let mut y_probe = vec![0.0; if ne > 0 { n } else { 0 }];
-    // the root (time, event) the redone step is heading for
-    let mut pending: Option<(f64, usize)> = None;
-    // an event taken just before its function crossed (root_just_ahead):
-    // the function is held at zero after the event, so that the crossing
-    // a rounding error later is not found again
-    let mut held_on_new_side: Option<usize> = None;
-    let result: Result<(), IntegrateError> = (|| {
-        while stepper.t() < t_end {
-            let t = stepper.t();
-            let tiny = 4.0 * f64::EPSILON * t.abs().max(1.0);
-            let bp = breakpoints
-                .iter()
-                .copied()
-                .find(|&b| b > t + tiny && b < t_end);
-            let mut t_stop = bp.unwrap_or(t_end);
-            if let Some((te, _)) = pending {
-                t_stop = t_stop.min(te);
-            }
-            if ne > 0 {
-                y_start.copy_from_slice(stepper.y());
-            }
-            p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
-            p.inner.set_time_cap(p.t_cap);
-            // the budget is honoured: no step beyond it is attempted
-            if stats.n_steps() >= opts.max_steps {
-                return Err(crate::step_loop::budget_used_up(stepper.t(), stats));
-            }
-            {
-                let mut ctx = StepContext { opts, stats };
-                let stepped = stepper.step(p, t_stop, &mut ctx);
-                p.t_cap = f64::INFINITY;
-                p.inner.set_time_cap(f64::INFINITY);
-                stepped?;
-            }
-            // a step that produced NaN or ∞ is a blow-up, whatever the
-            // method made of it: stop here rather than carry it on
-            if let Some(i) = stepper.y().iter().position(|v| !v.is_finite()) {
-                return Err(EvalError::StateNotFinite {
-                    t: stepper.t(),
-                    component: i,
-                    value: stepper.y()[i],
-                    t_prev: stepper.t_prev(),
-                    h: stepper.t() - stepper.t_prev(),
-                }
-                .into());
-            }
-            let (ta, tb) = (stepper.t_prev(), stepper.t());
-            // events on the continuous solution of this step
-            let mut event = None;
-            if ne > 0 {
-                p.events(tb, stepper.y(), &mut g_new)?;
-                let tiny_b = 4.0 * f64::EPSILON * tb.abs().max(1.0);
-                let located = locate_event(
-                    p,
-                    stepper,
-                    ta,
-                    &g_old,
-                    tb,
-                    &g_new,
-                    &mut ybuf,
-                    &mut event_scratch,
-                )?;
-                match (located, pending) {
-                    // a root inside the step, met for the first time: the
-                    // step is redone from its start to end exactly there
-                    (Some((tr, idx)), None) if tr < tb - tiny_b && tr > ta => {
-                        pending = Some((tr, idx));
-                        stats.n_accept = stats.n_accept.saturating_sub(1);
-                        stats.n_reject += 1;
-                        let mut ctx = StepContext { opts, stats };
-                        stepper.reset(p, ta, &y_start, &mut ctx)?;
-                        continue;
-                    }
-                    // the redone step met a root before the one it was
-                    // heading for (its path differs from the first
-                    // attempt's by the local error): located on its
-                    // continuous solution, not redone again
-                    (Some(e), Some(_)) if e.0 < tb - tiny_b => {
-                        pending = None;
-                        event = Some(e);
-                    }
-                    // the redone step ended at the root: the event, if
-                    // its function has changed sign on this path too (it
-                    // differs from the first attempt's by the local error),
-                    // or if the root lies within a millionth of the step
-                    // ahead on it (it has not crossed by that error: the
-                    // event is taken here rather than by a sliver step of
-                    // 1e-14 s that would meet it, and its function is held
-                    // on its new side); else the next step meets the root
-                    (_, Some((te, idx))) if (tb - te).abs() <= tiny_b => {
-                        pending = None;
-                        let dir = p.event_spec(idx).direction;
-                        if crossing(dir, g_old[idx], g_new[idx]) {
-                            event = Some((tb, idx));
-                        } else if root_just_ahead(dir, g_old[idx], g_new[idx], tb - ta) {
-                            event = Some((tb, idx));
-                            held_on_new_side = Some(idx);
-                        }
-                    }
-                    (e, _) => event = e,
-                }
-            }
+
+    /// The driver's loop: a step, the events on it, the outputs and
+    /// reports inside it, then either the event's handling and a restart
+    /// or the end of an accepted step (post-step correction, restarts at
+    /// breakpoints).
+    fn step_loop(&mut self) -> Result<(), IntegrateError> {
+        while self.stepper.t() < self.t_end {
+            let stop = self.step()?;
+            let (ta, tb) = (self.stepper.t_prev(), self.stepper.t());
+            let event = match self.events_in_step(ta, tb)? {
+                StepEvents::Redo => continue,
+                StepEvents::Stands(event) => event,
+            };
             let t_end_step = event.map(|e| e.0).unwrap_or(tb);
-            // outputs inside the step; the CPU clock (a system call of about
-            // a microsecond here, as long as a small step) is paused only
-            // around steps that have output, not at every step
-            if let Some(dt) = dt_out {
-                let due = |k: u64| {
-                    let to = t0 + k as f64 * dt;
-                    (to < t_end_step - 1e-12 * dt && to < t_end).then_some(to)
-                };
-                if due(out_k).is_some() {
-                    // the interpolant's extra stages are integration work
-                    stepper.prepare_dense_output(p)?;
-                    cpu += thread_cpu_seconds() - cpu_mark;
-                    while let Some(to) = due(out_k) {
-                        if quadrature {
-                            quadrature_to(observer, p.inner, &*stepper, &mut t_q, to, &mut q_buf)?;
-                        }
-                        stepper.interpolate(to, &mut ybuf);
-                        observer.output(p.inner, to, &ybuf)?;
-                        *last_out = to;
-                        out_k += 1;
-                    }
-                    cpu_mark = thread_cpu_seconds();
-                }
-            }
-            // counted: an observer's step hook must be cheap (a progress
-            // bar redraws at most a thousand times)
-            observer.step(t_end_step, t_end_step - ta, stats);
-            if history {
-                cpu += thread_cpu_seconds() - cpu_mark;
-                let now = Tally::of(stats, p);
-                let e = now.error - last.error;
-                observer.step_history(&StepRecord {
-                    t: t_end_step,
-                    h: t_end_step - ta,
-                    error_estimate: if e > 0.0 { e } else { f64::NAN },
-                    newton_iterations: now.newton - last.newton,
-                    rejected: now.rejected - last.rejected,
-                    rhs_evaluations: now.rhs - last.rhs,
-                    jacobian_evaluations: now.jac - last.jac,
-                    lu_factorizations: now.lu - last.lu,
-                    cpu_seconds: cpu,
-                })?;
-                last = now;
-                cpu_mark = thread_cpu_seconds();
-            }
-            // the rest of the step for the quadrature, on its continuous
-            // solution; preparing it is not counted as the method's work
-            // when no output asked for it
-            if quadrature {
-                cpu += thread_cpu_seconds() - cpu_mark;
-                let counted = (p.n_rhs, p.n_jac);
-                stepper.prepare_dense_output(p)?;
-                (p.n_rhs, p.n_jac) = counted;
-                let t_end_step = event.map(|e| e.0).unwrap_or(tb);
-                quadrature_to(
-                    observer, p.inner, &*stepper, &mut t_q, t_end_step, &mut q_buf,
-                )?;
-                cpu_mark = thread_cpu_seconds();
+            self.grid_outputs(t_end_step)?;
+            self.report_step(ta, t_end_step)?;
+            if self.rep.quadrature {
+                self.quadrature_rest(t_end_step)?;
             }
             if let Some((te, idx)) = event {
-                stats.n_events += 1;
-                let held = held_on_new_side.take();
-                stepper.interpolate(te, &mut ybuf);
-                p.events(te, &ybuf, &mut g_old)?;
-                cpu += thread_cpu_seconds() - cpu_mark;
-                observer.event(te, idx, &ybuf);
-                observer.output(p.inner, te, &ybuf)?;
-                *last_out = te;
-                cpu_mark = thread_cpu_seconds();
-                if p.event_spec(idx).terminal {
-                    terminal = Some((te, idx));
-                    return Ok(());
-                }
-                // the problem's response: y⁻ → y⁺ (impacts, switches)
-                match p.handle_event(idx, te, &mut ybuf)? {
-                    EventAction::Stop => {
-                        terminal = Some((te, idx));
-                        return Ok(());
-                    }
-                    EventAction::StateChanged => {
-                        if ybuf.iter().any(|v| !v.is_finite()) {
-                            return Err(EvalError::NonFinite {
-                                what: format!("state after event {idx}"),
-                                t: te,
-                            }
-                            .into());
-                        }
-                        cpu += thread_cpu_seconds() - cpu_mark;
-                        observer.output(p.inner, te, &ybuf)?;
-                        cpu_mark = thread_cpu_seconds();
-                        p.events(te, &ybuf, &mut g_old)?;
-                        // the side the event's own function takes just
-                        // after the state change, where it is zero to
-                        // rounding: from the new state moved a little along
-                        // y' (an impact has reversed its rate). With that
-                        // sign the root just handled is not found again,
-                        // and a function that leaves zero and comes back
-                        // within the next step is seen crossing
-                        p.rhs(te, &ybuf, &mut y_probe)?;
-                        // (at least 1e-9 of the time scale: a step just
-                        // redone to the root may be a sliver)
-                        let d = (1e-6 * (te - ta).abs()).max(1e-9 * te.abs().max(1.0));
-                        for (yp, yb) in y_probe.iter_mut().zip(&ybuf) {
-                            *yp = yb + d * *yp;
-                        }
-                        p.events(te, &y_probe, &mut g_tmp)?;
-                        g_old[idx] = g_tmp[idx];
-                    }
-                    // the root is the end of the bracket on the crossed
-                    // side: the functions' values there carry their new signs
-                    // (but one taken just before its crossing is held at 0)
-                    EventAction::Continue => {
-                        if let Some(i) = held {
-                            g_old[i] = 0.0;
-                        }
-                    }
-                }
-                stats.n_restart += 1;
-                let mut ctx = StepContext { opts, stats };
-                // the restart reads y from the driver's buffer, which the
-                // stepper does not hold: no copy is needed
-                stepper.reset(p, te, &ybuf, &mut ctx)?;
-                continue;
-            }
-            // post-step correction (projection, re-partitioning)
-            ybuf.copy_from_slice(stepper.y());
-            let fix = p.after_step(tb, &mut ybuf)?;
-            let at_breakpoint = bp.filter(|b| (tb - b).abs() <= tiny);
-            if let Some(b) = at_breakpoint {
-                stats.n_restart += 1;
-                let mut ctx = StepContext { opts, stats };
-                // exactly at the breakpoint, so that f takes its right-hand value
-                stepper.restart_at_breakpoint(p, b, &ybuf, &mut ctx)?;
-            } else if fix == StepFix::Modified {
-                stats.n_restart += 1;
-                let mut ctx = StepContext { opts, stats };
-                stepper.reset(p, tb, &ybuf, &mut ctx)?;
-            } else if fix == StepFix::Corrected {
-                stats.n_corrections += 1;
-                let mut ctx = StepContext { opts, stats };
-                stepper.correct(p, &ybuf, &mut ctx)?;
-            }
-            if ne > 0 {
-                if fix != StepFix::Unchanged {
-                    p.events(tb, &ybuf, &mut g_old)?;
-                } else {
-                    g_old.copy_from_slice(&g_new);
+                match self.take_event(te, idx, ta)? {
+                    AfterEvent::Stop => return Ok(()),
+                    AfterEvent::Restarted => continue,
                 }
             }
-            // the observer's per-step work (monitors, energy account) is
-            // not integration: outside its CPU time where the clock is
-            // read at every step anyway (the step history)
-            if history {
-                cpu += thread_cpu_seconds() - cpu_mark;
-                observer.accepted_step(p.inner, tb, &ybuf)?;
-                cpu_mark = thread_cpu_seconds();
-            } else {
-                observer.accepted_step(p.inner, tb, &ybuf)?;
-            }
-            if dt_out.is_none() || tb >= t_end {
-                cpu += thread_cpu_seconds() - cpu_mark;
-                observer.output(p.inner, tb, stepper.y())?;
-                *last_out = tb;
-                cpu_mark = thread_cpu_seconds();
-            }
+            self.end_step(tb, stop)?;
         }
         Ok(())
-    })();
-    cpu += thread_cpu_seconds() - cpu_mark;
-    stats.cpu_seconds = cpu;
-    result.map(|_| terminal)
+    }
+
+    /// One step of the method towards the next stop: t_end, the next
+    /// breakpoint (f evaluated on its left while the step ends there,
+    /// [`Counting`]) or the root a redone step is heading for. The step
+    /// budget is honoured (no step beyond it is attempted), and a step that
+    /// produced NaN or ∞ is a blow-up, whatever the method made of it.
+    fn step(&mut self) -> Result<StepStop, IntegrateError> {
+        let t = self.stepper.t();
+        let tiny = 4.0 * f64::EPSILON * t.abs().max(1.0);
+        let t_end = self.t_end;
+        let bp = self
+            .breakpoints
+            .iter()
+            .copied()
+            .find(|&b| b > t + tiny && b < t_end);
+        let mut t_stop = bp.unwrap_or(t_end);
+        if let Some((te, _)) = self.ev.pending {
+            t_stop = t_stop.min(te);
+        }
+        if self.ev.ne > 0 {
+            self.ev.y_start.copy_from_slice(self.stepper.y());
+        }
+        self.p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
+        self.p.inner.set_time_cap(self.p.t_cap);
+        if self.stats.n_steps() >= self.opts.max_steps {
+            return Err(crate::step_loop::budget_used_up(
+                self.stepper.t(),
+                self.stats,
+            ));
+        }
+        {
+            let mut ctx = StepContext {
+                opts: self.opts,
+                stats: &mut *self.stats,
+            };
+            let stepped = self.stepper.step(self.p, t_stop, &mut ctx);
+            self.p.t_cap = f64::INFINITY;
+            self.p.inner.set_time_cap(f64::INFINITY);
+            stepped?;
+        }
+        let y = self.stepper.y();
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(EvalError::StateNotFinite {
+                t: self.stepper.t(),
+                component: i,
+                value: y[i],
+                t_prev: self.stepper.t_prev(),
+                h: self.stepper.t() - self.stepper.t_prev(),
+            }
+            .into());
+        }
+        Ok(StepStop { bp, tiny })
+    }
+
+    /// The events on the continuous solution of the step (ta, tb]
+    /// ([`locate_event`]). A root inside the step met for the first time
+    /// has the step redone from its start to end exactly there.
+    fn events_in_step(&mut self, ta: f64, tb: f64) -> Result<StepEvents, IntegrateError> {
+        if self.ev.ne == 0 {
+            return Ok(StepEvents::Stands(None));
+        }
+        let ev = &mut self.ev;
+        self.p.events(tb, self.stepper.y(), &mut ev.g_new)?;
+        let tiny_b = 4.0 * f64::EPSILON * tb.abs().max(1.0);
+        let located = locate_event(
+            self.p,
+            self.stepper,
+            ta,
+            &ev.g_old,
+            tb,
+            &ev.g_new,
+            &mut self.ybuf,
+            &mut ev.scratch,
+        )?;
+        let event = match (located, ev.pending) {
+            // a root inside the step, met for the first time: the
+            // step is redone from its start to end exactly there
+            (Some((tr, idx)), None) if tr < tb - tiny_b && tr > ta => {
+                ev.pending = Some((tr, idx));
+                self.stats.n_accept = self.stats.n_accept.saturating_sub(1);
+                self.stats.n_reject += 1;
+                let mut ctx = StepContext {
+                    opts: self.opts,
+                    stats: &mut *self.stats,
+                };
+                self.stepper.reset(self.p, ta, &ev.y_start, &mut ctx)?;
+                return Ok(StepEvents::Redo);
+            }
+            // the redone step met a root before the one it was
+            // heading for (its path differs from the first
+            // attempt's by the local error): located on its
+            // continuous solution, not redone again
+            (Some(e), Some(_)) if e.0 < tb - tiny_b => {
+                ev.pending = None;
+                Some(e)
+            }
+            // the redone step ended at the root: the event, if
+            // its function has changed sign on this path too (it
+            // differs from the first attempt's by the local error),
+            // or if the root lies within a millionth of the step
+            // ahead on it (it has not crossed by that error: the
+            // event is taken here rather than by a sliver step of
+            // 1e-14 s that would meet it, and its function is held
+            // on its new side); else the next step meets the root
+            (_, Some((te, idx))) if (tb - te).abs() <= tiny_b => {
+                ev.pending = None;
+                let dir = self.p.event_spec(idx).direction;
+                if crossing(dir, ev.g_old[idx], ev.g_new[idx]) {
+                    Some((tb, idx))
+                } else if root_just_ahead(dir, ev.g_old[idx], ev.g_new[idx], tb - ta) {
+                    ev.held_on_new_side = Some(idx);
+                    Some((tb, idx))
+                } else {
+                    None
+                }
+            }
+            (e, _) => e,
+        };
+        Ok(StepEvents::Stands(event))
+    }
+
+    /// Dense output: the grid points t0 + k dt inside the step (before
+    /// `t_end_step`, its end or its event), interpolated on the method's
+    /// continuous solution. The CPU clock (a system call of about a
+    /// microsecond here, as long as a small step) is paused only around
+    /// steps that have output, not at every step.
+    fn grid_outputs(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
+        let Some(dt) = self.rep.dt_out else {
+            return Ok(());
+        };
+        let (t0, t_end) = (self.t0, self.t_end);
+        let due = |k: u64| {
+            let to = t0 + k as f64 * dt;
+            (to < t_end_step - 1e-12 * dt && to < t_end).then_some(to)
+        };
+        if due(self.rep.out_k).is_none() {
+            return Ok(());
+        }
+        // the interpolant's extra stages are integration work
+        self.stepper.prepare_dense_output(self.p)?;
+        self.clock.pause();
+        while let Some(to) = due(self.rep.out_k) {
+            if self.rep.quadrature {
+                quadrature_to(
+                    self.observer,
+                    self.p.inner,
+                    &*self.stepper,
+                    &mut self.rep.t_q,
+                    to,
+                    &mut self.rep.q_buf,
+                )?;
+            }
+            self.stepper.interpolate(to, &mut self.ybuf);
+            self.observer.output(self.p.inner, to, &self.ybuf)?;
+            *self.last_out = to;
+            self.rep.out_k += 1;
+        }
+        self.clock.resume();
+        Ok(())
+    }
+
+    /// The observer's step hook (counted: it must be cheap; a progress bar
+    /// redraws at most a thousand times) and, when on, the step's record
+    /// of the per-step history, outside the CPU time.
+    fn report_step(&mut self, ta: f64, t_end_step: f64) -> Result<(), IntegrateError> {
+        self.observer.step(t_end_step, t_end_step - ta, self.stats);
+        if self.rep.history {
+            self.clock.pause();
+            let now = Tally::of(self.stats, self.p);
+            let last = self.rep.last;
+            let e = now.error - last.error;
+            self.observer.step_history(&StepRecord {
+                t: t_end_step,
+                h: t_end_step - ta,
+                error_estimate: if e > 0.0 { e } else { f64::NAN },
+                newton_iterations: now.newton - last.newton,
+                rejected: now.rejected - last.rejected,
+                rhs_evaluations: now.rhs - last.rhs,
+                jacobian_evaluations: now.jac - last.jac,
+                lu_factorizations: now.lu - last.lu,
+                cpu_seconds: self.clock.total,
+            })?;
+            self.rep.last = now;
+            self.clock.resume();
+        }
+        Ok(())
+    }
+
+    /// The rest of the step, to `t_end_step`, for the observer's
+    /// quadrature on its continuous solution; preparing it is not counted
+    /// as the method's work when no output asked for it.
+    fn quadrature_rest(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
+        self.clock.pause();
+        let counted = (self.p.n_rhs, self.p.n_jac);
+        self.stepper.prepare_dense_output(self.p)?;
+        (self.p.n_rhs, self.p.n_jac) = counted;
+        quadrature_to(
+            self.observer,
+            self.p.inner,
+            &*self.stepper,
+            &mut self.rep.t_q,
+            t_end_step,
+            &mut self.rep.q_buf,
+        )?;
+        self.clock.resume();
+        Ok(())
+    }
+
+    /// Event handling at the root `te` of event `idx` (the step began at
+    /// `ta`): the state there reported, then the run stops (a terminal
+    /// event) or the problem responds, y⁻ → y⁺ (impacts, switches), and
+    /// the method restarts from the state after it.
+    fn take_event(&mut self, te: f64, idx: usize, ta: f64) -> Result<AfterEvent, IntegrateError> {
+        self.stats.n_events += 1;
+        let held = self.ev.held_on_new_side.take();
+        self.stepper.interpolate(te, &mut self.ybuf);
+        self.p.events(te, &self.ybuf, &mut self.ev.g_old)?;
+        self.clock.pause();
+        self.observer.event(te, idx, &self.ybuf);
+        self.observer.output(self.p.inner, te, &self.ybuf)?;
+        *self.last_out = te;
+        self.clock.resume();
+        if self.p.event_spec(idx).terminal {
+            self.terminal = Some((te, idx));
+            return Ok(AfterEvent::Stop);
+        }
+        // the problem's response: y⁻ → y⁺ (impacts, switches)
+        match self.p.handle_event(idx, te, &mut self.ybuf)? {
+            EventAction::Stop => {
+                self.terminal = Some((te, idx));
+                return Ok(AfterEvent::Stop);
+            }
+            EventAction::StateChanged => self.after_state_change(te, idx, ta)?,
+            // the root is the end of the bracket on the crossed
+            // side: the functions' values there carry their new signs
+            // (but one taken just before its crossing is held at 0)
+            EventAction::Continue => {
+                if let Some(i) = held {
+                    self.ev.g_old[i] = 0.0;
+                }
+            }
+        }
+        self.stats.n_restart += 1;
+        let mut ctx = StepContext {
+            opts: self.opts,
+            stats: &mut *self.stats,
+        };
+        // the restart reads y from the driver's buffer, which the
+        // stepper does not hold: no copy is needed
+        self.stepper.reset(self.p, te, &self.ybuf, &mut ctx)?;
+        Ok(AfterEvent::Restarted)
+    }
+
+    /// After the problem changed the state at event `idx` (time `te`, the
+    /// step began at `ta`): the new state checked and reported, and the
+    /// event values the next step starts from. The event's own function
+    /// takes the side it has just after the change, where it is zero to
+    /// rounding: from the new state moved a little along y' (an impact has
+    /// reversed its rate), y + d y' with d = max(1e-6 |te − ta|,
+    /// 1e-9 max(1, |te|)). With that sign the root just handled is not
+    /// found again, and a function that leaves zero and comes back within
+    /// the next step is seen crossing.
+    fn after_state_change(&mut self, te: f64, idx: usize, ta: f64) -> Result<(), IntegrateError> {
+        if self.ybuf.iter().any(|v| !v.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: format!("state after event {idx}"),
+                t: te,
+            }
+            .into());
+        }
+        self.clock.pause();
+        self.observer.output(self.p.inner, te, &self.ybuf)?;
+        self.clock.resume();
+        let ev = &mut self.ev;
+        self.p.events(te, &self.ybuf, &mut ev.g_old)?;
+        self.p.rhs(te, &self.ybuf, &mut ev.y_probe)?;
+        // (at least 1e-9 of the time scale: a step just
+        // redone to the root may be a sliver)
+        let d = (1e-6 * (te - ta).abs()).max(1e-9 * te.abs().max(1.0));
+        for (yp, yb) in ev.y_probe.iter_mut().zip(&self.ybuf) {
+            *yp = yb + d * *yp;
+        }
+        self.p.events(te, &ev.y_probe, &mut ev.g_tmp)?;
+        ev.g_old[idx] = ev.g_tmp[idx];
+        Ok(())
+    }
+
+    /// The end of an accepted step at `tb`: the problem's post-step
+    /// correction (projection, re-partitioning), a restart at a breakpoint
+    /// (exactly there, so that f takes its right-hand value) or after a
+    /// modified state, the event values the next step starts from, the
+    /// observer's per-step check and the output at the step's end when
+    /// every step is output (or at t_end).
+    fn end_step(&mut self, tb: f64, stop: StepStop) -> Result<(), IntegrateError> {
+        self.ybuf.copy_from_slice(self.stepper.y());
+        let fix = self.p.after_step(tb, &mut self.ybuf)?;
+        let at_breakpoint = stop.bp.filter(|b| (tb - b).abs() <= stop.tiny);
+        if let Some(b) = at_breakpoint {
+            self.stats.n_restart += 1;
+            let mut ctx = StepContext {
+                opts: self.opts,
+                stats: &mut *self.stats,
+            };
+            // exactly at the breakpoint, so that f takes its right-hand value
+            self.stepper
+                .restart_at_breakpoint(self.p, b, &self.ybuf, &mut ctx)?;
+        } else if fix == StepFix::Modified {
+            self.stats.n_restart += 1;
+            let mut ctx = StepContext {
+                opts: self.opts,
+                stats: &mut *self.stats,
+            };
+            self.stepper.reset(self.p, tb, &self.ybuf, &mut ctx)?;
+        } else if fix == StepFix::Corrected {
+            self.stats.n_corrections += 1;
+            let mut ctx = StepContext {
+                opts: self.opts,
+                stats: &mut *self.stats,
+            };
+            self.stepper.correct(self.p, &self.ybuf, &mut ctx)?;
+        }
+        if self.ev.ne > 0 {
+            if fix != StepFix::Unchanged {
+                self.p.events(tb, &self.ybuf, &mut self.ev.g_old)?;
+            } else {
+                self.ev.g_old.copy_from_slice(&self.ev.g_new);
+            }
+        }
+        // the observer's per-step work (monitors, energy account) is
+        // not integration: outside its CPU time where the clock is
+        // read at every step anyway (the step history)
+        if self.rep.history {
+            self.clock.pause();
+            self.observer.accepted_step(self.p.inner, tb, &self.ybuf)?;
+            self.clock.resume();
+        } else {
+            self.observer.accepted_step(self.p.inner, tb, &self.ybuf)?;
+        }
+        if self.rep.dt_out.is_none() || tb >= self.t_end {
+            self.clock.pause();
+            self.observer.output(self.p.inner, tb, self.stepper.y())?;
+            *self.last_out = tb;
+            self.clock.resume();
+        }
+        Ok(())
+    }
 }

@@ -379,8 +379,62 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     v_guess: &[f64],
     tol: f64,
 ) -> Result<Assembly, AssemblyError> {
-    // inputs
+    check_inputs(sys, q_guess, v_guess, tol)?;
     let (n, m) = (sys.nq(), sys.nc());
+
+    // positions
+    let (q, iterations) = solve_positions(sys, t, q_guess, tol)?;
+    let mut phi = vec![0.0; m];
+    sys.constraints(t, &q, &mut phi);
+    let mut phi_t = vec![0.0; m];
+    sys.constraint_time_derivative(t, &q, &mut phi_t);
+
+    // large and of full row rank: sparse factors, nothing to name
+    if let Some((v, vres)) = sparse_velocities(sys, t, &q, &phi_t, v_guess) {
+        return finish(
+            sys,
+            Findings {
+                q,
+                v,
+                phi,
+                phi_t,
+                vres,
+                v_guess,
+                tol,
+                iterations,
+                ranks: ConstraintRanks::full(m),
+            },
+        );
+    }
+    let mut jac = DMatrix::zeros(m, n);
+    sys.constraint_jacobian(t, &q, &mut jac);
+    let ranks = constraint_ranks(sys, t, &q, &jac, tol);
+    let (v, vres) = dense_velocities(&jac, &phi_t, v_guess)?;
+    finish(
+        sys,
+        Findings {
+            q,
+            v,
+            phi,
+            phi_t,
+            vres,
+            v_guess,
+            tol,
+            iterations,
+            ranks,
+        },
+    )
+}
+
+/// The inputs of [`assemble`]: guesses of the system's length, finite, and
+/// a finite positive tolerance.
+fn check_inputs<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    q_guess: &[f64],
+    v_guess: &[f64],
+    tol: f64,
+) -> Result<(), AssemblyError> {
+    let n = sys.nq();
     if q_guess.len() != n {
         return Err(AssemblyError::DimensionMismatch {
             what: "q_guess",
@@ -405,55 +459,117 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
             what: format!("tolerance (must be finite and > 0, got {tol})"),
         });
     }
+    Ok(())
+}
 
-    // positions
-    let (q, iterations) = solve_positions(sys, t, q_guess, tol)?;
-    let mut phi = vec![0.0; m];
-    sys.constraints(t, &q, &mut phi);
-    let mut phi_t = vec![0.0; m];
-    sys.constraint_time_derivative(t, &q, &mut phi_t);
+/// The velocities of a large system of full row rank by sparse factors:
+/// v = v₀ + Φ_qᵀ (Φ_q Φ_qᵀ)⁻¹ (−Φ_t − Φ_q v₀), and the residual
+/// Φ_q v + Φ_t. `None` when the system is not large and sparse, or the
+/// factorisation finds a pivot below the rank test's (then the dense
+/// analysis names the dependent rows).
+fn sparse_velocities<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    phi_t: &[f64],
+    v_guess: &[f64],
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (n, m) = (sys.nq(), sys.nc());
+    let mut sp = SparseNormal::for_system(sys)?;
+    if !sp.factor(sys, t, q, RANK_RTOL * RANK_RTOL) {
+        return None;
+    }
+    let mut rhs: Vec<f64> = phi_t.iter().map(|x| -x).collect();
+    let mut jv = vec![0.0; m];
+    sp.jac.mul_add(v_guess, &mut jv);
+    for i in 0..m {
+        rhs[i] -= jv[i];
+    }
+    let dv = sp.min_norm(&rhs);
+    let v: Vec<f64> = (0..n).map(|i| v_guess[i] + dv[i]).collect();
+    let mut vres = phi_t.to_vec();
+    sp.jac.mul_add(&v, &mut vres);
+    Some((v, vres))
+}
 
-    // large and of full row rank: sparse factors, nothing to name
-    if let Some(mut sp) = SparseNormal::for_system(sys) {
-        if sp.factor(sys, t, &q, RANK_RTOL * RANK_RTOL) {
-            let mut rhs: Vec<f64> = phi_t.iter().map(|x| -x).collect();
-            let mut jv = vec![0.0; m];
-            sp.jac.mul_add(v_guess, &mut jv);
-            for i in 0..m {
-                rhs[i] -= jv[i];
-            }
-            let dv = sp.min_norm(&rhs);
-            let v: Vec<f64> = (0..n).map(|i| v_guess[i] + dv[i]).collect();
-            let mut vres = phi_t.clone();
-            sp.jac.mul_add(&v, &mut vres);
-            return finish(
-                sys,
-                Findings {
-                    q,
-                    v,
-                    phi,
-                    phi_t,
-                    vres,
-                    v_guess,
-                    tol,
-                    iterations,
-                    rank: m,
-                    generic_rank: m,
-                    redundant: Vec::new(),
-                    redundant_rows: Vec::new(),
-                    singular: Vec::new(),
-                },
-            );
+/// The rank of Φ_q at the assembled configuration and at nearby ones, and
+/// the rows it names: redundant (dependent on earlier rows generically)
+/// and singular (dependent only here).
+struct ConstraintRanks {
+    /// Rank of Φ_q here.
+    rank: usize,
+    /// Largest rank found here and nearby.
+    generic_rank: usize,
+    /// Labels of the redundant rows.
+    redundant: Vec<String>,
+    /// Their indices.
+    redundant_rows: Vec<usize>,
+    /// Labels of the rows dependent only here.
+    singular: Vec<String>,
+}
+
+impl ConstraintRanks {
+    /// All `m` rows independent: nothing to name.
+    fn full(m: usize) -> Self {
+        Self {
+            rank: m,
+            generic_rank: m,
+            redundant: Vec::new(),
+            redundant_rows: Vec::new(),
+            singular: Vec::new(),
         }
     }
-    let mut jac = DMatrix::zeros(m, n);
-    sys.constraint_jacobian(t, &q, &mut jac);
+}
 
-    // generic rank from nearby configurations on the manifold
+/// Rank, redundancy and singularity of Φ_q (`jac`, at the assembled `q`)
+/// by Gram–Schmidt over its rows in model order (module documentation).
+fn constraint_ranks<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    jac: &DMatrix<f64>,
+    tol: f64,
+) -> ConstraintRanks {
+    let m = sys.nc();
     let model_order: Vec<usize> = (0..m).collect();
-    let (kept_here, dep_here) = dependent_rows(&jac, &model_order);
-    let mut generic_dep = dep_here.clone();
-    let mut generic_rank = kept_here.len();
+    let (kept_here, dep_here) = dependent_rows(jac, &model_order);
+    let rank = kept_here.len();
+    let (generic_rank, generic_dep) = generic_dependence(sys, t, q, tol, rank, dep_here);
+    let redundant: Vec<String> = generic_dep
+        .iter()
+        .map(|&i| sys.constraint_label(i))
+        .collect();
+    let singular: Vec<String> = if rank < generic_rank {
+        singular_rows(sys, jac, &generic_dep)
+    } else {
+        Vec::new()
+    };
+    ConstraintRanks {
+        rank,
+        generic_rank,
+        redundant,
+        redundant_rows: generic_dep,
+        singular,
+    }
+}
+
+/// The generic rank of Φ_q and its dependent rows: the largest rank found
+/// at the assembled configuration (`rank_here`, `dep_here`) and at up to
+/// [`GENERIC_SAMPLES`] nearby configurations on the manifold (q perturbed
+/// by a fixed pseudo-random sequence, 2·10⁻³ (1 + |qᵢ|) at most, and
+/// projected back by Newton).
+fn generic_dependence<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    tol: f64,
+    rank_here: usize,
+    dep_here: Vec<usize>,
+) -> (usize, Vec<usize>) {
+    let (n, m) = (sys.nq(), sys.nc());
+    let model_order: Vec<usize> = (0..m).collect();
+    let mut generic_dep = dep_here;
+    let mut generic_rank = rank_here;
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut sample_jac = DMatrix::zeros(m, n);
     for _ in 0..GENERIC_SAMPLES {
@@ -479,56 +595,49 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
             }
         }
     }
-    let rank = kept_here.len();
-    let redundant: Vec<String> = generic_dep
-        .iter()
-        .map(|&i| sys.constraint_label(i))
-        .collect();
-    let singular: Vec<String> = if rank < generic_rank {
-        // rows independent generically, visited first: those now dependent are singular
-        let mut order: Vec<usize> = (0..m).filter(|i| !generic_dep.contains(i)).collect();
-        order.extend(generic_dep.iter().copied());
-        let (_, dep) = dependent_rows(&jac, &order);
-        dep.into_iter()
-            .filter(|i| !generic_dep.contains(i))
-            .map(|i| sys.constraint_label(i))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    (generic_rank, generic_dep)
+}
 
-    // velocities: least change of v_guess with Φ_q v = −Φ_t
-    let jv = &jac * DVector::from_column_slice(v_guess);
+/// The labels of the rows that are independent generically but dependent
+/// at this configuration: Gram–Schmidt with the generically independent
+/// rows visited first, those then found dependent are singular.
+fn singular_rows<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    jac: &DMatrix<f64>,
+    generic_dep: &[usize],
+) -> Vec<String> {
+    let m = sys.nc();
+    let mut order: Vec<usize> = (0..m).filter(|i| !generic_dep.contains(i)).collect();
+    order.extend(generic_dep.iter().copied());
+    let (_, dep) = dependent_rows(jac, &order);
+    dep.into_iter()
+        .filter(|i| !generic_dep.contains(i))
+        .map(|i| sys.constraint_label(i))
+        .collect()
+}
+
+/// The velocities: the least change of v₀ with Φ_q v = −Φ_t,
+/// v = v₀ + Φ_q⁺ (−Φ_t − Φ_q v₀), and the residual Φ_q v + Φ_t.
+fn dense_velocities(
+    jac: &DMatrix<f64>,
+    phi_t: &[f64],
+    v_guess: &[f64],
+) -> Result<(Vec<f64>, Vec<f64>), AssemblyError> {
+    let (m, n) = jac.shape();
+    let jv = jac * DVector::from_column_slice(v_guess);
     let rhs: Vec<f64> = (0..m).map(|i| -phi_t[i] - jv[i]).collect();
     let mut v = v_guess.to_vec();
     if m > 0 {
-        let dv = pinv_solve(&jac, &rhs).ok_or(AssemblyError::NonFinite {
+        let dv = pinv_solve(jac, &rhs).ok_or(AssemblyError::NonFinite {
             what: "velocity correction".into(),
         })?;
         for i in 0..n {
             v[i] += dv[i];
         }
     }
-    let jv = &jac * DVector::from_column_slice(&v);
+    let jv = jac * DVector::from_column_slice(&v);
     let vres: Vec<f64> = (0..m).map(|i| jv[i] + phi_t[i]).collect();
-    finish(
-        sys,
-        Findings {
-            q,
-            v,
-            phi,
-            phi_t,
-            vres,
-            v_guess,
-            tol,
-            iterations,
-            rank,
-            generic_rank,
-            redundant,
-            redundant_rows: generic_dep,
-            singular,
-        },
-    )
+    Ok((v, vres))
 }
 
 /// What [`finish`] turns into an [`Assembly`].
@@ -541,11 +650,7 @@ struct Findings<'a> {
     v_guess: &'a [f64],
     tol: f64,
     iterations: usize,
-    rank: usize,
-    generic_rank: usize,
-    redundant: Vec<String>,
-    redundant_rows: Vec<usize>,
-    singular: Vec<String>,
+    ranks: ConstraintRanks,
 }
 
 /// Check the velocity residual and report.
@@ -562,11 +667,14 @@ fn finish<S: MechanicalSystem + ?Sized>(
         v_guess,
         tol,
         iterations,
-        rank,
-        generic_rank,
-        redundant,
-        redundant_rows,
-        singular,
+        ranks:
+            ConstraintRanks {
+                rank,
+                generic_rank,
+                redundant,
+                redundant_rows,
+                singular,
+            },
     } = r;
     let n = q.len();
     // finite inputs can overflow here (a velocity of 1e308 plus its

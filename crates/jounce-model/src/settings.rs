@@ -5,7 +5,10 @@
 
 use crate::error::ModelError;
 use crate::reader::{num_str, Elem, Src, Val};
-use crate::types::{FormulationKind, LinearSolverKind, OnCheckFailure, Settings};
+use crate::types::{
+    CheckSettings, FormulationKind, FormulationSettings, IntegratorSettings, LinearSolverKind,
+    OnCheckFailure, Settings,
+};
 
 /// Shortest accepted `t_end` \[s\]: a run shorter than a nanosecond is no
 /// mechanical simulation (and a subnormal one makes every step size
@@ -55,6 +58,10 @@ fn limit(e: &Elem<'_, '_>, key: &str, problem: Option<String>) -> Result<(), Mod
 }
 
 /// Parses `[settings]` (absent: defaults).
+///
+/// The keys are read in a fixed order (run length and output, then the
+/// formulation and its sub-tables, the integrator, the checks), so that of
+/// several faults the same one is always reported first.
 pub(crate) fn parse<'a, 'i>(
     src: Src<'a>,
     section: Option<&'a Val<'i>>,
@@ -78,9 +85,23 @@ pub(crate) fn parse<'a, 'i>(
         "integrator",
         "checks",
     ])?;
+    parse_run(&e, &mut s)?;
+    parse_formulation(&e, &mut s.formulation)?;
+    if let Some(v) = e.get("integrator") {
+        parse_integrator(&e, v, &mut s.integrator)?;
+    }
+    if let Some(v) = e.get("checks") {
+        parse_checks(&e, v, &mut s.checks)?;
+    }
+    Ok(s)
+}
+
+/// The run's own keys of `[settings]`: end time, output interval, step
+/// history, start of the cost account and the assembly tolerance.
+fn parse_run(e: &Elem<'_, '_>, s: &mut Settings) -> Result<(), ModelError> {
     if let Some(x) = e.opt_num("t_end")? {
         s.t_end = e.positive("t_end", x)?;
-        limit(&e, "t_end", t_end_problem(x))?;
+        limit(e, "t_end", t_end_problem(x))?;
     }
     if let Some(x) = e.opt_num("output_interval")? {
         s.output_interval = e.positive("output_interval", x)?;
@@ -94,7 +115,14 @@ pub(crate) fn parse<'a, 'i>(
     if let Some(x) = e.opt_num("assembly_tol")? {
         s.assembly_tol = e.positive("assembly_tol", x)?;
     }
-    let f = &mut s.formulation;
+    Ok(())
+}
+
+/// The formulation's keys of `[settings]` (`formulation`, `linear_solver`)
+/// and its sub-tables: `[settings.baumgarte]` (α, β of the stabilised
+/// constraint g'' + 2α g' + β² g = 0), `[settings.penalty]` (factor, ω, ξ)
+/// and `[settings.augmented_lagrangian]` (penalty).
+fn parse_formulation(e: &Elem<'_, '_>, f: &mut FormulationSettings) -> Result<(), ModelError> {
     if let Some(i) = e.choice("formulation", "formulation", &FormulationKind::NAMES)? {
         f.kind = FormulationKind::ALL[i];
     }
@@ -110,7 +138,7 @@ pub(crate) fn parse<'a, 'i>(
         ][i];
     }
     if let Some(v) = e.get("baumgarte") {
-        let b = labelled(&e, "baumgarte", v, "[settings.baumgarte]")?;
+        let b = labelled(e, "baumgarte", v, "[settings.baumgarte]")?;
         b.check_keys(&["alpha", "beta"])?;
         if let Some(x) = b.opt_num("alpha")? {
             f.baumgarte_alpha = b.non_negative("alpha", x)?;
@@ -120,7 +148,7 @@ pub(crate) fn parse<'a, 'i>(
         }
     }
     if let Some(v) = e.get("penalty") {
-        let p = labelled(&e, "penalty", v, "[settings.penalty]")?;
+        let p = labelled(e, "penalty", v, "[settings.penalty]")?;
         p.check_keys(&["factor", "omega", "xi"])?;
         if let Some(x) = p.opt_num("factor")? {
             f.penalty_factor = p.positive("factor", x)?;
@@ -134,7 +162,7 @@ pub(crate) fn parse<'a, 'i>(
     }
     if let Some(v) = e.get("augmented_lagrangian") {
         let p = labelled(
-            &e,
+            e,
             "augmented_lagrangian",
             v,
             "[settings.augmented_lagrangian]",
@@ -144,167 +172,185 @@ pub(crate) fn parse<'a, 'i>(
             f.al_penalty = p.positive("penalty", x)?;
         }
     }
-    if let Some(v) = e.get("integrator") {
-        let g = labelled(&e, "integrator", v, "[settings.integrator]")?;
-        g.check_keys(&[
-            "method",
-            "rtol",
-            "atol",
-            "step",
-            "h0",
-            "h_min",
-            "h_max",
-            "max_steps",
-            "controller",
-            "error_per",
-            "params",
-            "breakpoints",
-            "stop_at_breakpoints",
-        ])?;
-        let it = &mut s.integrator;
-        if let Some(m) = g.opt_str("method")? {
-            if m.trim().is_empty() {
-                return Err(g.invalid("method", &g.value_span("method"), "must not be empty"));
-            }
-            it.method = m.to_string();
+    Ok(())
+}
+
+/// `[settings.integrator]`: the method, its tolerances, step sizes, step
+/// budget, controller, error norm and `[settings.integrator.params]`.
+fn parse_integrator<'a, 'i>(
+    parent: &Elem<'a, 'i>,
+    v: &'a Val<'i>,
+    it: &mut IntegratorSettings,
+) -> Result<(), ModelError> {
+    let g = labelled(parent, "integrator", v, "[settings.integrator]")?;
+    g.check_keys(&[
+        "method",
+        "rtol",
+        "atol",
+        "step",
+        "h0",
+        "h_min",
+        "h_max",
+        "max_steps",
+        "controller",
+        "error_per",
+        "params",
+        "breakpoints",
+        "stop_at_breakpoints",
+    ])?;
+    if let Some(m) = g.opt_str("method")? {
+        if m.trim().is_empty() {
+            return Err(g.invalid("method", &g.value_span("method"), "must not be empty"));
         }
-        if let Some(x) = g.opt_num("rtol")? {
-            it.rtol = g.positive("rtol", x)?;
-            limit(&g, "rtol", rtol_problem(x))?;
+        it.method = m.to_string();
+    }
+    if let Some(x) = g.opt_num("rtol")? {
+        it.rtol = g.positive("rtol", x)?;
+        limit(&g, "rtol", rtol_problem(x))?;
+    }
+    if let Some(x) = g.opt_num("atol")? {
+        it.atol = g.positive("atol", x)?;
+        limit(&g, "atol", atol_problem(x))?;
+    }
+    if let Some(x) = g.opt_num("step")? {
+        it.step = Some(g.positive("step", x)?);
+    }
+    if let Some(x) = g.opt_num("h0")? {
+        it.h0 = Some(g.positive("h0", x)?);
+    }
+    parse_breakpoints(&g, it)?;
+    parse_step_limits(&g, it)?;
+    if let Some(v) = g.get("max_steps") {
+        it.max_steps = positive_integer(&g, "max_steps", v)?;
+        it.max_steps_set = true;
+    }
+    if let Some(i) = g.choice("controller", "step-size controller", &["elementary", "pi"])? {
+        it.controller = ["elementary", "pi"][i].to_string();
+    }
+    if let Some(i) = g.choice("error_per", "error_per mode", &["step", "unit_step"])? {
+        it.error_per = ["step", "unit_step"][i].to_string();
+    }
+    if let Some(v) = g.get("params") {
+        let p = labelled(&g, "params", v, "[settings.integrator.params]")?;
+        for (k, pv) in p.table.iter() {
+            let name: &str = k.get_ref();
+            let x = p.num(name, pv)?;
+            it.params.insert(name.to_string(), x);
         }
-        if let Some(x) = g.opt_num("atol")? {
-            it.atol = g.positive("atol", x)?;
-            limit(&g, "atol", atol_problem(x))?;
-        }
-        if let Some(x) = g.opt_num("step")? {
-            it.step = Some(g.positive("step", x)?);
-        }
-        if let Some(x) = g.opt_num("h0")? {
-            it.h0 = Some(g.positive("h0", x)?);
-        }
-        // `breakpoints` is the name; `stop_at_breakpoints` its older alias.
-        // Both given and disagreeing is refused rather than one winning.
-        match (
-            g.opt_bool("breakpoints")?,
-            g.opt_bool("stop_at_breakpoints")?,
-        ) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(g.invalid(
-                    "stop_at_breakpoints",
-                    &g.value_span("stop_at_breakpoints"),
-                    format!(
-                        "contradicts breakpoints = {a} (stop_at_breakpoints is an alias of \
-                         breakpoints: give one)"
-                    ),
-                ))
-            }
-            (Some(b), _) | (None, Some(b)) => it.stop_at_breakpoints = b,
-            (None, None) => {}
-        }
-        if let Some(x) = g.opt_num("h_min")? {
-            it.h_min = g.non_negative("h_min", x)?;
-        }
-        if let Some(v) = g.get("h_max") {
-            // h_max may be `inf` (no limit).
-            let x = g.num_any("h_max", v)?;
-            if x.is_nan() || x <= 0.0 {
-                return Err(g.invalid(
-                    "h_max",
-                    &v.span(),
-                    format!("must be positive (or inf), got {}", num_str(x)),
-                ));
-            }
-            it.h_max = x;
-        }
-        if it.h_min > it.h_max {
+    }
+    Ok(())
+}
+
+/// Whether the integrator stops at breakpoints: `breakpoints` is the name,
+/// `stop_at_breakpoints` its older alias. Both given and disagreeing is
+/// refused rather than one winning.
+fn parse_breakpoints(g: &Elem<'_, '_>, it: &mut IntegratorSettings) -> Result<(), ModelError> {
+    match (
+        g.opt_bool("breakpoints")?,
+        g.opt_bool("stop_at_breakpoints")?,
+    ) {
+        (Some(a), Some(b)) if a != b => {
             return Err(g.invalid(
-                "h_min",
-                &g.value_span("h_min"),
+                "stop_at_breakpoints",
+                &g.value_span("stop_at_breakpoints"),
                 format!(
-                    "must not exceed h_max = {}, got {}",
+                    "contradicts breakpoints = {a} (stop_at_breakpoints is an alias of \
+                     breakpoints: give one)"
+                ),
+            ))
+        }
+        (Some(b), _) | (None, Some(b)) => it.stop_at_breakpoints = b,
+        (None, None) => {}
+    }
+    Ok(())
+}
+
+/// The step-size limits `h_min` and `h_max` (which may be `inf`: no limit),
+/// and their consistency with each other and with `h0` (read before):
+/// h_min ≤ h0 ≤ h_max.
+fn parse_step_limits(g: &Elem<'_, '_>, it: &mut IntegratorSettings) -> Result<(), ModelError> {
+    if let Some(x) = g.opt_num("h_min")? {
+        it.h_min = g.non_negative("h_min", x)?;
+    }
+    if let Some(v) = g.get("h_max") {
+        // h_max may be `inf` (no limit).
+        let x = g.num_any("h_max", v)?;
+        if x.is_nan() || x <= 0.0 {
+            return Err(g.invalid(
+                "h_max",
+                &v.span(),
+                format!("must be positive (or inf), got {}", num_str(x)),
+            ));
+        }
+        it.h_max = x;
+    }
+    if it.h_min > it.h_max {
+        return Err(g.invalid(
+            "h_min",
+            &g.value_span("h_min"),
+            format!(
+                "must not exceed h_max = {}, got {}",
+                num_str(it.h_max),
+                num_str(it.h_min)
+            ),
+        ));
+    }
+    if let Some(h0) = it.h0 {
+        if h0 < it.h_min || h0 > it.h_max {
+            return Err(g.invalid(
+                "h0",
+                &g.value_span("h0"),
+                format!(
+                    "must lie in [h_min, h_max] = [{}, {}], got {}",
+                    num_str(it.h_min),
                     num_str(it.h_max),
-                    num_str(it.h_min)
+                    num_str(h0)
                 ),
             ));
         }
-        if let Some(h0) = it.h0 {
-            if h0 < it.h_min || h0 > it.h_max {
-                return Err(g.invalid(
-                    "h0",
-                    &g.value_span("h0"),
-                    format!(
-                        "must lie in [h_min, h_max] = [{}, {}], got {}",
-                        num_str(it.h_min),
-                        num_str(it.h_max),
-                        num_str(h0)
-                    ),
-                ));
-            }
-        }
-        if let Some(v) = g.get("max_steps") {
-            let n = match v.get_ref() {
-                toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
-                _ => return Err(g.wrong_type("max_steps", v, "a positive integer")),
-            };
-            match n {
-                Some(n) if n > 0 => {
-                    it.max_steps = n as u64;
-                    it.max_steps_set = true;
-                }
-                _ => return Err(g.invalid("max_steps", &v.span(), "must be a positive integer")),
-            }
-        }
-        if let Some(i) = g.choice("controller", "step-size controller", &["elementary", "pi"])? {
-            it.controller = ["elementary", "pi"][i].to_string();
-        }
-        if let Some(i) = g.choice("error_per", "error_per mode", &["step", "unit_step"])? {
-            it.error_per = ["step", "unit_step"][i].to_string();
-        }
-        if let Some(v) = g.get("params") {
-            let p = labelled(&g, "params", v, "[settings.integrator.params]")?;
-            for (k, pv) in p.table.iter() {
-                let name: &str = k.get_ref();
-                let x = p.num(name, pv)?;
-                it.params.insert(name.to_string(), x);
-            }
-        }
     }
-    if let Some(v) = e.get("checks") {
-        let c = labelled(&e, "checks", v, "[settings.checks]")?;
-        c.check_keys(&[
-            "on_failure",
-            "max_constraint_violation",
-            "energy_growth",
-            "max_output_rows",
-        ])?;
-        let ch = &mut s.checks;
-        if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
-            ch.on_failure = [OnCheckFailure::Fail, OnCheckFailure::Warn][i];
-        }
-        if let Some(x) = c.opt_num("max_constraint_violation")? {
-            ch.max_constraint_violation = Some(c.positive("max_constraint_violation", x)?);
-        }
-        if let Some(x) = c.opt_num("energy_growth")? {
-            ch.energy_growth = c.positive("energy_growth", x)?;
-        }
-        if let Some(v) = c.get("max_output_rows") {
-            let n = match v.get_ref() {
-                toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
-                _ => return Err(c.wrong_type("max_output_rows", v, "a positive integer")),
-            };
-            match n {
-                Some(n) if n > 0 => ch.max_output_rows = n as u64,
-                _ => {
-                    return Err(c.invalid(
-                        "max_output_rows",
-                        &v.span(),
-                        "must be a positive integer",
-                    ))
-                }
-            }
-        }
+    Ok(())
+}
+
+/// `[settings.checks]`: what a failed check does and the limits checked
+/// (constraint violation, energy growth, output rows).
+fn parse_checks<'a, 'i>(
+    parent: &Elem<'a, 'i>,
+    v: &'a Val<'i>,
+    ch: &mut CheckSettings,
+) -> Result<(), ModelError> {
+    let c = labelled(parent, "checks", v, "[settings.checks]")?;
+    c.check_keys(&[
+        "on_failure",
+        "max_constraint_violation",
+        "energy_growth",
+        "max_output_rows",
+    ])?;
+    if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
+        ch.on_failure = [OnCheckFailure::Fail, OnCheckFailure::Warn][i];
     }
-    Ok(s)
+    if let Some(x) = c.opt_num("max_constraint_violation")? {
+        ch.max_constraint_violation = Some(c.positive("max_constraint_violation", x)?);
+    }
+    if let Some(x) = c.opt_num("energy_growth")? {
+        ch.energy_growth = c.positive("energy_growth", x)?;
+    }
+    if let Some(v) = c.get("max_output_rows") {
+        ch.max_output_rows = positive_integer(&c, "max_output_rows", v)?;
+    }
+    Ok(())
+}
+
+/// A positive TOML integer (a float, even a whole one, is the wrong type).
+fn positive_integer(e: &Elem<'_, '_>, key: &str, v: &Val<'_>) -> Result<u64, ModelError> {
+    let n = match v.get_ref() {
+        toml::de::DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok(),
+        _ => return Err(e.wrong_type(key, v, "a positive integer")),
+    };
+    match n {
+        Some(n) if n > 0 => Ok(n as u64),
+        _ => Err(e.invalid(key, &v.span(), "must be a positive integer")),
+    }
 }
 
 /// A sub-table with its own label.

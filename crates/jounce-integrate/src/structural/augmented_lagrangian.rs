@@ -149,6 +149,106 @@ const MAX_BOOST: f64 = 1e4;
 /// Passes of the initial multiplier iteration.
 const MAX_INITIAL_PASSES: usize = 200;
 
+/// The coefficients and tolerances of one trial step to t1 = t + h,
+/// fixed through its Newton iteration.
+#[derive(Clone, Copy)]
+struct StepCoeffs {
+    /// End of the step.
+    t1: f64,
+    h: f64,
+    /// The scheme's β, γ, α_m, α_f.
+    beta: f64,
+    gamma: f64,
+    am: f64,
+    af: f64,
+    /// c_a = (1 − α_m) / ((1 − α_f) β h²): ∂a/∂q along the iteration.
+    ca: f64,
+    /// c_v = γ / (β h): ∂v/∂q along the iteration.
+    cv: f64,
+    /// Convergence of |Φ|∞: PHI_TOL above the rounding floor 10 ε (1 + |q|∞).
+    phi_tol: f64,
+    /// The rounding of q seen in â, 10 ε (1 + |q|∞) / (β h²).
+    acc_floor: f64,
+}
+
+/// The running state of one step's Newton iteration: the sizes of the
+/// last two increments of â and the step's penalty.
+struct NewtonState {
+    /// |Δâ|∞ of the previous and of the last iteration.
+    d_prev: f64,
+    d_acc: f64,
+    /// The penalty of this step relative to s: raised where the multiplier
+    /// iteration is slow (near a singular configuration Φ_q has a small
+    /// singular value σ and the iteration contracts by 1/(1 + p σ²) only).
+    boost: f64,
+    /// Whether the last iteration raised the penalty or updated the
+    /// multipliers (â moves at once then: not divergence).
+    boosted: bool,
+    /// α = s · boost · c_a, the weight of Φ in the multipliers.
+    alpha: f64,
+    /// Iterations since the tangent was last evaluated.
+    since_refresh: u32,
+    /// |Φ|∞ of the last iteration.
+    phi_last: f64,
+}
+
+/// What the slow-convergence test asks of the next iteration.
+struct Adapted {
+    /// Evaluate a fresh tangent (and refactor).
+    refresh: bool,
+    /// Refactor the Newton matrix (the penalty was raised).
+    refactor: bool,
+}
+
+impl NewtonState {
+    /// The state before the first iteration, at the penalty `scale` · s.
+    fn new(s: f64, scale: f64, ca: f64) -> Self {
+        let boost = scale;
+        Self {
+            d_prev: f64::INFINITY,
+            d_acc: f64::INFINITY,
+            boost,
+            boosted: false,
+            alpha: s * boost * ca,
+            since_refresh: 0,
+            phi_last: f64::INFINITY,
+        }
+    }
+
+    /// Slow convergence: first a fresh tangent (modified Newton's own
+    /// linear rate), then, if still slow with a fresh tangent, a larger
+    /// penalty (the multiplier iteration's rate 1/(1 + pσ²)). The first
+    /// iteration and the retries (`gated`) run full Newton.
+    fn adapt(
+        &mut self,
+        it: u32,
+        gated: bool,
+        phi_max: f64,
+        phi_prev: f64,
+        c: &StepCoeffs,
+        s: f64,
+    ) -> Adapted {
+        let rate = self.d_acc / self.d_prev;
+        let mut refactor = false;
+        // the retries run full Newton
+        let mut refresh = it == 0 || gated;
+        // Φ stagnating above the tolerance while the increments still
+        // fall: the multiplier iteration's slow mode, not nonlinearity
+        let phi_stuck = phi_max > c.phi_tol && phi_max > 0.5 * phi_prev;
+        if it >= 2 && rate > REFRESH_RATE {
+            if self.since_refresh >= 2 {
+                refresh = true;
+            } else if self.boost < MAX_BOOST && rate < 1.0 && phi_stuck {
+                self.boosted = true;
+                self.boost = (self.boost * 10.0).min(MAX_BOOST);
+                self.alpha = s * self.boost * c.ca;
+                refactor = true;
+            }
+        }
+        Adapted { refresh, refactor }
+    }
+}
+
 /// The factorised Newton matrix T, dense or in the problem's sparse
 /// pattern ([`ConstrainedSecondOrderProblem::sparsity`]).
 enum Matrix {
@@ -600,8 +700,15 @@ impl AugmentedLagrangianStepper {
     }
 
     /// One Newton solve of the step to t + h and the projections; the
-    /// trial is left in `q_t`, `v_t`, `a_t`, `ah_t`, `lam_t`. `Ok(false)`
-    /// when Newton did not converge.
+    /// trial is left in `q_t`, `v_t`, `a_t`, `ah_t`, `lam_t`. `Ok(Ok(it))`
+    /// after `it` converged iterations, `Ok(Err(it))` when Newton did not
+    /// converge (diverged, non-finite, or out of iterations).
+    ///
+    /// Each iteration: the trial from â ([`Self::trial_from_acceleration`]),
+    /// Φ(q), the multiplier update λ* ← λ* + αΦ, the convergence test
+    /// ([`Self::newton_converged`]), the choice of a fresh tangent or a
+    /// larger penalty ([`NewtonState::adapt`]), the residual, the Newton
+    /// matrix and the increment of â ([`Self::newton_increment`]).
     fn solve_step(
         &mut self,
         p: &mut dyn ConstrainedSecondOrderProblem,
@@ -610,7 +717,77 @@ impl AugmentedLagrangianStepper {
         gated: bool,
         ctx: &mut StepContext,
     ) -> Result<Result<u32, u32>, EvalError> {
-        let (n, m) = (self.n, self.m);
+        let c = self.predict(h);
+        let mut st = NewtonState::new(self.s, scale, c.ca);
+        for it in 0..MAX_ITER as u32 {
+            ctx.stats.n_newton_iter += 1;
+            self.trial_from_acceleration(&c);
+            p.constraints(c.t1, &self.q_t, &mut self.phi)?;
+            let phi_max = self.phi.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            // the multiplier update λ* ← λ* + αΦ only while Φ is above the
+            // tolerance: along a direction in which Φ_q is singular, Φ is
+            // quadratic in q and cannot be driven to zero, so the update
+            // would let λ* grow without bound and move â by the same amount
+            // at every iteration; with λ* fixed, Newton converges
+            // gated (the retries): the method of multipliers proper, λ*
+            // updated only once Newton has solved the penalised equations
+            // for the current λ*; an update from the linearisation error of
+            // a far iterate (α Φ, α ∝ 1/h²) can throw λ* off by orders of
+            // magnitude when a step turns the bodies far (S1: 17° per step)
+            if !phi_max.is_finite() {
+                return Ok(Err(it));
+            }
+            // (a raised penalty or a gated multiplier update in the last
+            // iteration moves â at once: not divergence)
+            if it >= 2 && st.d_acc / st.d_prev > DIVERGING && !st.boosted {
+                return Ok(Err(it));
+            }
+            st.boosted = false;
+            let ah_max = self.ah_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            let inner_done = !gated || st.d_acc <= INNER_TOL * (1.0 + ah_max);
+            if it > 0 && phi_max > c.phi_tol && inner_done {
+                for k in 0..self.m {
+                    self.lam_t[k] += st.alpha * self.phi[k];
+                }
+                st.boosted = gated;
+            }
+            let phi_prev = std::mem::replace(&mut st.phi_last, phi_max);
+            if it > 0 && phi_max <= c.phi_tol && self.newton_converged(&c, &st, it, ah_max) {
+                if phi_max > self.max_phi {
+                    self.max_phi = phi_max;
+                }
+                // the constraint forces the converged residual balances
+                for k in 0..self.m {
+                    self.lam_t[k] += st.alpha * self.phi[k];
+                }
+                self.project(p, c.t1, st.boost, ctx)?;
+                return Ok(Ok(it));
+            }
+            let Adapted { refresh, refactor } = st.adapt(it, gated, phi_max, phi_prev, &c, self.s);
+            self.newton_residual(p, &c, st.alpha, ctx)?;
+            // modified Newton: the tangent of the step's first iterate,
+            // refreshed when the iteration slows down
+            if refresh {
+                self.refresh_tangent(p, c.t1, ctx)?;
+                st.since_refresh = 0;
+            }
+            st.since_refresh += 1;
+            if refresh || refactor {
+                self.factor_newton(&c, st.boost, ctx)?;
+            }
+            if !self.newton_increment(&c, &mut st, ctx) {
+                return Ok(Err(it));
+            }
+        }
+        Ok(Err(MAX_ITER as u32))
+    }
+
+    /// The Newmark predictors of the step to t + h from the state at t:
+    /// q̃ = q + h v + h² (1/2 − β) â_n, ṽ = v + h (1 − γ) â_n, and the
+    /// first iterate â_{n+1} from a_{n+1} = a_n, with λ* = λ_n. Returns the
+    /// step's coefficients and tolerances.
+    fn predict(&mut self, h: f64) -> StepCoeffs {
+        let n = self.n;
         let sc = self.scheme;
         let (beta, gamma, am, af) = (sc.beta, sc.gamma, sc.alpha_m, sc.alpha_f);
         let t1 = self.t + h;
@@ -628,185 +805,175 @@ impl AugmentedLagrangianStepper {
         }
         self.lam_t.copy_from_slice(lam);
         let q_max = q.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-        let phi_tol = PHI_TOL + 10.0 * f64::EPSILON * (1.0 + q_max);
-        // the rounding of q seen in â
-        let acc_floor = 10.0 * f64::EPSILON * (1.0 + q_max) / (beta * h * h);
-        let mut d_prev = f64::INFINITY;
-        let mut d_acc = f64::INFINITY;
-        // the penalty of this step: raised where the multiplier iteration
-        // is slow (near a singular configuration Φ_q has a small singular
-        // value σ and the iteration contracts by 1/(1 + p σ²) only)
-        let mut boost = scale;
-        let mut boosted = false;
-        let mut alpha = self.s * boost * ca;
-        let mut since_refresh = 0u32;
-        let mut phi_last = f64::INFINITY;
-        for it in 0..MAX_ITER as u32 {
-            ctx.stats.n_newton_iter += 1;
-            for i in 0..n {
-                self.q_t[i] = self.qbase[i] + beta * h * h * self.ah_t[i];
-                self.v_t[i] = self.vbase[i] + gamma * h * self.ah_t[i];
-                self.a_t[i] = ((1.0 - am) * self.ah_t[i] + am * self.ah[i] - af * self.dy[n + i])
-                    / (1.0 - af);
-            }
-            p.constraints(t1, &self.q_t, &mut self.phi)?;
-            let phi_max = self.phi.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-            // the multiplier update λ* ← λ* + αΦ only while Φ is above the
-            // tolerance: along a direction in which Φ_q is singular, Φ is
-            // quadratic in q and cannot be driven to zero, so the update
-            // would let λ* grow without bound and move â by the same amount
-            // at every iteration; with λ* fixed, Newton converges
-            // gated (the retries): the method of multipliers proper, λ*
-            // updated only once Newton has solved the penalised equations
-            // for the current λ*; an update from the linearisation error of
-            // a far iterate (α Φ, α ∝ 1/h²) can throw λ* off by orders of
-            // magnitude when a step turns the bodies far (S1: 17° per step)
-            if !phi_max.is_finite() {
-                return Ok(Err(it));
-            }
-            // (a raised penalty or a gated multiplier update in the last
-            // iteration moves â at once: not divergence)
-            if it >= 2 && d_acc / d_prev > DIVERGING && !boosted {
-                return Ok(Err(it));
-            }
-            boosted = false;
-            let ah_max = self.ah_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-            let inner_done = !gated || d_acc <= INNER_TOL * (1.0 + ah_max);
-            if it > 0 && phi_max > phi_tol && inner_done {
-                for k in 0..m {
-                    self.lam_t[k] += alpha * self.phi[k];
-                }
-                boosted = gated;
-            }
-            let phi_prev = std::mem::replace(&mut phi_last, phi_max);
-            // linear convergence at rate ρ leaves about ρ/(1 − ρ) of the
-            // last increment to go
-            let rate = d_acc / d_prev;
-            let to_go = if rate < 0.9 {
-                d_acc * rate.max(0.0) / (1.0 - rate)
-            } else {
-                f64::INFINITY
-            };
-            if it > 0 && phi_max <= phi_tol {
-                // convergence measured in the velocities, Δv = γ h Δâ
-                let v_max = self.v_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-                let tol = VEL_TOL * (1.0 + v_max) / (gamma * h);
-                let small = d_acc <= tol && (it == 1 || to_go <= TO_GO_FACTOR * tol);
-                let stalled = rate >= 0.5 && d_acc <= STALL_ACC * h * (1.0 + ah_max);
-                if small || stalled || d_acc <= acc_floor {
-                    if phi_max > self.max_phi {
-                        self.max_phi = phi_max;
-                    }
-                    // the constraint forces the converged residual balances
-                    for k in 0..m {
-                        self.lam_t[k] += alpha * self.phi[k];
-                    }
-                    self.project(p, t1, boost, ctx)?;
-                    return Ok(Ok(it));
-                }
-            }
-            // slow convergence: first a fresh tangent (modified Newton's
-            // own linear rate), then, if still slow with a fresh tangent,
-            // a larger penalty (the multiplier iteration's rate 1/(1 + pσ²))
-            let mut refactor = false;
-            // the retries run full Newton
-            let mut refresh = it == 0 || gated;
-            // Φ stagnating above the tolerance while the increments still
-            // fall: the multiplier iteration's slow mode, not nonlinearity
-            let phi_stuck = phi_max > phi_tol && phi_max > 0.5 * phi_prev;
-            if it >= 2 && rate > REFRESH_RATE {
-                if since_refresh >= 2 {
-                    refresh = true;
-                } else if boost < MAX_BOOST && rate < 1.0 && phi_stuck {
-                    boosted = true;
-                    boost = (boost * 10.0).min(MAX_BOOST);
-                    alpha = self.s * boost * ca;
-                    refactor = true;
-                }
-            }
-            for k in 0..m {
-                self.mu[k] = self.lam_t[k] + alpha * self.phi[k];
-            }
-            p.residual(
+        StepCoeffs {
+            t1,
+            h,
+            beta,
+            gamma,
+            am,
+            af,
+            ca,
+            cv,
+            phi_tol: PHI_TOL + 10.0 * f64::EPSILON * (1.0 + q_max),
+            // the rounding of q seen in â
+            acc_floor: 10.0 * f64::EPSILON * (1.0 + q_max) / (beta * h * h),
+        }
+    }
+
+    /// The trial state of the current iterate â_{n+1}:
+    /// q = q̃ + β h² â, v = ṽ + γ h â and
+    /// a = ((1 − α_m) â + α_m â_n − α_f a_n) / (1 − α_f).
+    fn trial_from_acceleration(&mut self, c: &StepCoeffs) {
+        let n = self.n;
+        let (beta, gamma, am, af, h) = (c.beta, c.gamma, c.am, c.af, c.h);
+        for i in 0..n {
+            self.q_t[i] = self.qbase[i] + beta * h * h * self.ah_t[i];
+            self.v_t[i] = self.vbase[i] + gamma * h * self.ah_t[i];
+            self.a_t[i] =
+                ((1.0 - am) * self.ah_t[i] + am * self.ah[i] - af * self.dy[n + i]) / (1.0 - af);
+        }
+    }
+
+    /// Whether the iteration has converged, Φ being within its tolerance:
+    /// the increments of â small in the velocities, Δv = γ h Δâ, the
+    /// remaining change of a linearly converging iteration included; or
+    /// stalled below the method's own error in â; or at the rounding of q.
+    fn newton_converged(&self, c: &StepCoeffs, st: &NewtonState, it: u32, ah_max: f64) -> bool {
+        let d_acc = st.d_acc;
+        // linear convergence at rate ρ leaves about ρ/(1 − ρ) of the
+        // last increment to go
+        let rate = d_acc / st.d_prev;
+        let to_go = if rate < 0.9 {
+            d_acc * rate.max(0.0) / (1.0 - rate)
+        } else {
+            f64::INFINITY
+        };
+        // convergence measured in the velocities, Δv = γ h Δâ
+        let v_max = self.v_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        let tol = VEL_TOL * (1.0 + v_max) / (c.gamma * c.h);
+        let small = d_acc <= tol && (it == 1 || to_go <= TO_GO_FACTOR * tol);
+        let stalled = rate >= 0.5 && d_acc <= STALL_ACC * c.h * (1.0 + ah_max);
+        small || stalled || d_acc <= c.acc_floor
+    }
+
+    /// The multipliers of the iterate, μ = λ* + αΦ, and the residual
+    /// r = M a − Q + Φ_qᵀ μ at the trial state (Φ re-evaluated with it).
+    fn newton_residual(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        c: &StepCoeffs,
+        alpha: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), EvalError> {
+        for k in 0..self.m {
+            self.mu[k] = self.lam_t[k] + alpha * self.phi[k];
+        }
+        p.residual(
+            c.t1,
+            &self.q_t,
+            &self.v_t,
+            &self.a_t,
+            &self.mu,
+            &mut self.r,
+            &mut self.phi,
+        )?;
+        ctx.stats.n_rhs += 1;
+        Ok(())
+    }
+
+    /// A fresh tangent at the trial state: K and C (on the sparse pattern
+    /// where the problem offers them, else dense), M where it is not
+    /// constant, and Φ_q.
+    fn refresh_tangent(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        t1: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), EvalError> {
+        ctx.stats.n_jac += 1;
+        // K and C on the sparse pattern where the problem offers
+        // them (no n × n fill), else dense
+        self.tangent_sparse = !self.k_vals.is_empty()
+            && p.sparse_tangent(
                 t1,
                 &self.q_t,
                 &self.v_t,
                 &self.a_t,
                 &self.mu,
-                &mut self.r,
-                &mut self.phi,
+                &self.tangent_entries,
+                &mut self.k_vals,
+                &mut self.c_vals,
             )?;
-            ctx.stats.n_rhs += 1;
-            // modified Newton: the tangent of the step's first iterate,
-            // refreshed when the iteration slows down
-            if refresh {
-                ctx.stats.n_jac += 1;
-                // K and C on the sparse pattern where the problem offers
-                // them (no n × n fill), else dense
-                self.tangent_sparse = !self.k_vals.is_empty()
-                    && p.sparse_tangent(
-                        t1,
-                        &self.q_t,
-                        &self.v_t,
-                        &self.a_t,
-                        &self.mu,
-                        &self.tangent_entries,
-                        &mut self.k_vals,
-                        &mut self.c_vals,
-                    )?;
-                if !self.tangent_sparse {
-                    p.tangent(
-                        t1,
-                        &self.q_t,
-                        &self.v_t,
-                        &self.a_t,
-                        &self.mu,
-                        &mut self.k,
-                        &mut self.c,
-                    )?;
-                }
-                if !p.mass_matrix_is_constant() {
-                    p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
-                }
-                let q = std::mem::take(&mut self.q_t);
-                let r = self.eval_jacobian(p, t1, &q);
-                self.q_t = q;
-                r?;
-                refactor = true;
-                since_refresh = 0;
-            }
-            since_refresh += 1;
-            if refactor && !self.factor(cv / ca, 1.0 / ca, boost, ctx.stats) {
-                return Err(EvalError::Singular {
-                    what: "augmented-Lagrangian Newton matrix".into(),
-                    t: t1,
-                    detail: if self.tangent_is_finite() {
-                        "M is not positive definite on the constraints' null space \
-                         (a coordinate without inertia or constraint)"
-                    } else {
-                        "the tangent K = ∂(M a − Q)/∂q or C = −∂Q/∂v holds a non-finite \
-                         entry: a force law whose derivative overflows or is undefined \
-                         at this state"
-                    }
-                    .into(),
-                });
-            }
-            for i in 0..n {
-                self.x[i] = -self.r[i] / ca;
-            }
-            Self::solve(&mut self.matrix, &mut self.x, ctx.stats);
-            d_prev = d_acc;
-            d_acc = 0.0;
-            for i in 0..n {
-                let d = self.x[i] / (beta * h * h);
-                self.ah_t[i] += d;
-                d_acc = d_acc.max(d.abs());
-            }
-            if !d_acc.is_finite() {
-                return Ok(Err(it));
-            }
+        if !self.tangent_sparse {
+            p.tangent(
+                t1,
+                &self.q_t,
+                &self.v_t,
+                &self.a_t,
+                &self.mu,
+                &mut self.k,
+                &mut self.c,
+            )?;
         }
-        Ok(Err(MAX_ITER as u32))
+        if !p.mass_matrix_is_constant() {
+            p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+        }
+        let q = std::mem::take(&mut self.q_t);
+        let r = self.eval_jacobian(p, t1, &q);
+        self.q_t = q;
+        r
+    }
+
+    /// Factorise the Newton matrix T = M + (c_v/c_a) C + (1/c_a) K +
+    /// s·`boost` Φ_qᵀΦ_q; a singular one is an error that names its likely
+    /// cause.
+    fn factor_newton(
+        &mut self,
+        c: &StepCoeffs,
+        boost: f64,
+        ctx: &mut StepContext,
+    ) -> Result<(), EvalError> {
+        if self.factor(c.cv / c.ca, 1.0 / c.ca, boost, ctx.stats) {
+            return Ok(());
+        }
+        Err(EvalError::Singular {
+            what: "augmented-Lagrangian Newton matrix".into(),
+            t: c.t1,
+            detail: if self.tangent_is_finite() {
+                "M is not positive definite on the constraints' null space \
+                 (a coordinate without inertia or constraint)"
+            } else {
+                "the tangent K = ∂(M a − Q)/∂q or C = −∂Q/∂v holds a non-finite \
+                 entry: a force law whose derivative overflows or is undefined \
+                 at this state"
+            }
+            .into(),
+        })
+    }
+
+    /// The Newton increment Δâ = −T⁻¹ r / (c_a β h²) added to â; its
+    /// size |Δâ|∞ moves into `st` (`d_acc`, the previous one to `d_prev`).
+    /// `false` when it is not finite.
+    fn newton_increment(
+        &mut self,
+        c: &StepCoeffs,
+        st: &mut NewtonState,
+        ctx: &mut StepContext,
+    ) -> bool {
+        let n = self.n;
+        let (beta, h) = (c.beta, c.h);
+        for i in 0..n {
+            self.x[i] = -self.r[i] / c.ca;
+        }
+        Self::solve(&mut self.matrix, &mut self.x, ctx.stats);
+        st.d_prev = st.d_acc;
+        st.d_acc = 0.0;
+        for i in 0..n {
+            let d = self.x[i] / (beta * h * h);
+            self.ah_t[i] += d;
+            st.d_acc = st.d_acc.max(d.abs());
+        }
+        st.d_acc.is_finite()
     }
 
     /// Factorise the projection metric P = M + s·`pboost` Φ_qᵀΦ_q.

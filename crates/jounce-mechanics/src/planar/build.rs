@@ -5,7 +5,8 @@
 //! Owns: the translation model → elements. Must not: evaluate dynamics.
 
 use jounce_model::{
-    Attachment, BodyRef, Driver, DriverKind, Force, ForceKind, Joint, JointKind, Model,
+    Attachment, BodyRef, Driver, DriverKind, Force, ForceFrame, ForceKind, Friction, Joint,
+    JointKind, Model, TimeFunction,
 };
 
 use super::{beam_params, body_index, column, finite_point, nonnegative, unit_axis, PlanarSystem};
@@ -267,22 +268,7 @@ impl<'m> Builder<'m> {
         let label = format!("force '{}'", f.name);
         let el = match &f.kind {
             ForceKind::PointForce { at, fx, fy, frame } => {
-                let (b, s) = self.attach(at, &label)?;
-                if b.is_none() {
-                    return Err(MechanicsError::InvalidParameter {
-                        element: label,
-                        problem: "applied to ground, where it has no effect".into(),
-                    });
-                }
-                ForceElement {
-                    kind: ForceElementKind::PointForce {
-                        s,
-                        fx: fx.clone(),
-                        fy: fy.clone(),
-                        frame: *frame,
-                    },
-                    bodies: [b, None],
-                }
+                self.point_force(at, fx, fy, *frame, &label)?
             }
             ForceKind::Torque { body, torque } => {
                 let b = body_index(BodyRef::Body(*body), self.nb, &label)?;
@@ -302,8 +288,7 @@ impl<'m> Builder<'m> {
                 actuator,
                 one_sided,
             } => {
-                let ((ba, sa), (bb, sb)) = (self.attach(a, &label)?, self.attach(b, &label)?);
-                self.distinct(ba, bb, &label)?;
+                let ((ba, sa), (bb, sb)) = self.ends(a, b, &label)?;
                 let params = SpringDamperParams {
                     sa,
                     sb,
@@ -328,28 +313,7 @@ impl<'m> Builder<'m> {
                 actuator,
                 one_sided,
             } => {
-                let Some(el) = constraints
-                    .get(*joint)
-                    .filter(|_| *joint < self.model.joints.len())
-                else {
-                    return Err(MechanicsError::JointIndex {
-                        element: label,
-                        index: *joint,
-                        count: self.model.joints.len(),
-                    });
-                };
-                if !matches!(el.kind, ConstraintKind::Revolute { .. }) {
-                    return Err(MechanicsError::WrongJointKind {
-                        element: label,
-                        joint: self.model.joints[*joint].name.clone(),
-                        kind: match el.kind {
-                            ConstraintKind::Translational { .. } => "translational",
-                            ConstraintKind::Rigid { .. } => "rigid",
-                            _ => "distance",
-                        },
-                        expected: "a rotational spring needs a revolute joint",
-                    });
-                }
+                let el = self.sprung_joint(*joint, constraints, &label)?;
                 if !zero_angle.is_finite() {
                     return Err(MechanicsError::InvalidParameter {
                         element: label,
@@ -371,9 +335,7 @@ impl<'m> Builder<'m> {
                 }
             }
             ForceKind::Beam(beam) => {
-                let ((ba, sa), (bb, sb)) =
-                    (self.attach(&beam.a, &label)?, self.attach(&beam.b, &label)?);
-                self.distinct(ba, bb, &label)?;
+                let ((ba, sa), (bb, sb)) = self.ends(&beam.a, &beam.b, &label)?;
                 let params = beam_params(beam, ba, sa, bb, sb, &|b| self.pose0(b), &label)?;
                 ForceElement {
                     kind: ForceElementKind::Beam { params },
@@ -389,8 +351,7 @@ impl<'m> Builder<'m> {
                 damping,
                 friction,
             } => {
-                let ((ba, sa), (bb, sb)) = (self.attach(a, &label)?, self.attach(b, &label)?);
-                self.distinct(ba, bb, &label)?;
+                let ((ba, sa), (bb, sb)) = self.ends(a, b, &label)?;
                 let params = ContactParams {
                     sa,
                     sb,
@@ -400,14 +361,7 @@ impl<'m> Builder<'m> {
                     damping: nonnegative(*damping, "damping", &label)?,
                     friction: *friction,
                 };
-                contact_friction = friction
-                    .filter(|fr| fr.regularisation().is_none())
-                    .map(|fr| FrictionElement {
-                        name: f.name.clone(),
-                        bodies: [ba, bb],
-                        site: FrictionSite::Contact(params),
-                        friction: fr,
-                    });
+                contact_friction = stick_slip_friction(&f.name, [ba, bb], params, *friction);
                 ForceElement {
                     kind: ForceElementKind::Contact { params },
                     bodies: [ba, bb],
@@ -416,6 +370,97 @@ impl<'m> Builder<'m> {
         };
         Ok((el, contact_friction))
     }
+
+    /// A force (fx, fy) applied at a point of a moving body, in `frame`
+    /// (applied to ground it would have no effect: refused).
+    fn point_force(
+        &self,
+        at: &Attachment,
+        fx: &TimeFunction,
+        fy: &TimeFunction,
+        frame: ForceFrame,
+        label: &str,
+    ) -> Result<ForceElement, MechanicsError> {
+        let (b, s) = self.attach(at, label)?;
+        if b.is_none() {
+            return Err(MechanicsError::InvalidParameter {
+                element: label.to_string(),
+                problem: "applied to ground, where it has no effect".into(),
+            });
+        }
+        Ok(ForceElement {
+            kind: ForceElementKind::PointForce {
+                s,
+                fx: fx.clone(),
+                fy: fy.clone(),
+                frame,
+            },
+            bodies: [b, None],
+        })
+    }
+
+    /// The two ends of a two-point element (spring-damper, beam, contact):
+    /// body and local point of each, on different bodies.
+    fn ends(&self, a: &Attachment, b: &Attachment, label: &str) -> Result<Ends, MechanicsError> {
+        let ((ba, sa), (bb, sb)) = (self.attach(a, label)?, self.attach(b, label)?);
+        self.distinct(ba, bb, label)?;
+        Ok(((ba, sa), (bb, sb)))
+    }
+
+    /// The joint a rotational spring acts on: joint `joint` of the model,
+    /// which must be revolute.
+    fn sprung_joint<'c>(
+        &self,
+        joint: usize,
+        constraints: &'c [ConstraintElement],
+        label: &str,
+    ) -> Result<&'c ConstraintElement, MechanicsError> {
+        let Some(el) = constraints
+            .get(joint)
+            .filter(|_| joint < self.model.joints.len())
+        else {
+            return Err(MechanicsError::JointIndex {
+                element: label.to_string(),
+                index: joint,
+                count: self.model.joints.len(),
+            });
+        };
+        if !matches!(el.kind, ConstraintKind::Revolute { .. }) {
+            return Err(MechanicsError::WrongJointKind {
+                element: label.to_string(),
+                joint: self.model.joints[joint].name.clone(),
+                kind: match el.kind {
+                    ConstraintKind::Translational { .. } => "translational",
+                    ConstraintKind::Rigid { .. } => "rigid",
+                    _ => "distance",
+                },
+                expected: "a rotational spring needs a revolute joint",
+            });
+        }
+        Ok(el)
+    }
+}
+
+/// Body and local point of each end of a two-point element.
+type Ends = ((Option<usize>, [f64; 2]), (Option<usize>, [f64; 2]));
+
+/// The friction element of a contact with stick–slip friction (a friction
+/// law without regularisation), named after the force `name`; none for a
+/// frictionless or regularised contact, whose friction is a force.
+fn stick_slip_friction(
+    name: &str,
+    bodies: [Option<usize>; 2],
+    params: ContactParams,
+    friction: Option<Friction>,
+) -> Option<FrictionElement> {
+    friction
+        .filter(|fr| fr.regularisation().is_none())
+        .map(|fr| FrictionElement {
+            name: name.to_string(),
+            bodies,
+            site: FrictionSite::Contact(params),
+            friction: fr,
+        })
 }
 
 /// The Φ_q pattern of the constraint elements (m = `rows`, n = 3 `nb`),
