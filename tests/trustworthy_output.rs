@@ -296,6 +296,37 @@ fn stiffness_is_named_when_the_test_detected_it() {
     );
 }
 
+/// An explicit run whose stiffness test fired stops as soon as its pace
+/// shows that the default budget would run out, with the advice, instead
+/// of spending the whole budget first (issue 31: dopri5 on a spring of
+/// 2e14 N/m ran its 10⁶ steps before saying "stiff").
+#[test]
+fn an_explicit_run_on_a_stiff_model_stops_early_with_the_advice() {
+    let dir = scratch("trust-stiff-early");
+    let text = std::fs::read_to_string(repo("examples/studies/s3_b2e4_step.toml"))
+        .unwrap()
+        .replace("stiffness = 1e8", "stiffness = 2e14");
+    let mut m = jounce_model::from_str(&text, "stiff_spring.toml").unwrap();
+    with(
+        &mut m,
+        Overrides {
+            method: Some("dopri5".into()),
+            ..Overrides::default()
+        },
+    );
+    assert_eq!(m.settings.integrator.max_steps, 1_000_000);
+    let err = failure(run_model(&m, &dir, None));
+    assert!(
+        err.contains("stopped early") && err.contains("an implicit method (radau5"),
+        "{err}"
+    );
+    let s = summary(&dir);
+    let steps = s["work"]["steps_accepted"].as_u64().unwrap()
+        + s["work"]["steps_rejected"].as_u64().unwrap();
+    // measured: 64 084 steps (10 000 after the test fired at t = 2.0009 s)
+    assert!(steps < 100_000, "{steps} steps before stopping");
+}
+
 /// A run that fails before integrating used to leave the previous run's
 /// "completed" summary behind.
 #[test]

@@ -1036,6 +1036,15 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
                 self.stats,
             ));
         }
+        // nor spent when the stiffness test shows that it would run out
+        if let Some(e) = crate::step_loop::stiff_budget_forecast(
+            self.stepper.t(),
+            self.t_end,
+            self.stats,
+            self.opts.max_steps,
+        ) {
+            return Err(e);
+        }
         {
             let mut ctx = StepContext {
                 opts: self.opts,

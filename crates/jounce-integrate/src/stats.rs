@@ -35,6 +35,10 @@ pub struct Stats {
     /// (Hairer's h·ρ test in dopri5.f / dop853.f): a sign that an implicit
     /// method would be cheaper.
     pub stiffness_detected_at: Option<f64>,
+    /// Steps (accepted and rejected) taken when the stiffness test first
+    /// fired, with [`Stats::stiffness_detected_at`]: the pace of the run
+    /// after it is what [`crate::step_loop::stiff_budget_forecast`] judges.
+    pub steps_at_stiffness_detection: u64,
     /// Sum over the accepted steps of the local error estimate's norm in
     /// units of the tolerance (1 = at the tolerance), from adaptive methods
     /// that report it (the structural family): with per-step error

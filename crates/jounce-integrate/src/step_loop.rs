@@ -215,6 +215,52 @@ macro_rules! loop_state_accessor {
 }
 pub(crate) use loop_state_accessor;
 
+/// Steps an explicit run must have taken since its stiffness test fired,
+/// and the share of its budget they are, before [`stiff_budget_forecast`]
+/// judges its pace.
+const FORECAST_MIN_STEPS: u64 = 1000;
+const FORECAST_MIN_SHARE: f64 = 0.01;
+/// How far beyond the budget the forecast must reach before the run is
+/// stopped: a stiff phase may end (a contact opens), so a run that would
+/// need up to this multiple of its budget at today's pace is let go on.
+const FORECAST_MARGIN: f64 = 2.0;
+
+/// Stop a run early when Hairer's stiffness test has fired
+/// ([`crate::Stats::stiffness_detected_at`] = t_s, after n_s steps) and the
+/// run, at the pace of its steps since then, n + (n − n_s)(t_end − t)/(t − t_s),
+/// would need more than [`FORECAST_MARGIN`] times its budget of `max_steps`
+/// to reach `t_end`: the budget would run out later anyway, after all its
+/// steps were paid for (dopri5 on a spring of 2e14 N/m spent its 10⁶ steps
+/// to say "stiff" although the test fired after a few thousand). Judged
+/// only after [`FORECAST_MIN_STEPS`] steps since the test fired and
+/// [`FORECAST_MIN_SHARE`] of the budget, so that a short stiff transient
+/// does not stop a run.
+pub fn stiff_budget_forecast(
+    t: f64,
+    t_end: f64,
+    stats: &crate::stats::Stats,
+    max_steps: u64,
+) -> Option<IntegrateError> {
+    let ts = stats.stiffness_detected_at?;
+    let n = stats.n_steps();
+    let since = n.saturating_sub(stats.steps_at_stiffness_detection);
+    if since < FORECAST_MIN_STEPS
+        || (since as f64) < FORECAST_MIN_SHARE * max_steps as f64
+        || t <= ts
+    {
+        return None;
+    }
+    let forecast = n as f64 + since as f64 * (t_end - t) / (t - ts);
+    (forecast > FORECAST_MARGIN * max_steps as f64).then(|| IntegrateError::ProbablyStiff {
+        t,
+        detail: format!(
+            "Hairer's stiffness test fired at t = {ts}; at the pace of the {since} steps since \
+             then the run to t = {t_end} would take about {forecast:.1e} steps, more than the \
+             budget of {max_steps}: stopped early instead of spending it"
+        ),
+    })
+}
+
 /// The error of a run whose step budget is used up at `t`: stiffness when
 /// Hairer's test fired before ([`crate::Stats::stiffness_detected_at`]), else the
 /// budget itself.
@@ -332,5 +378,47 @@ pub fn advance<M: StepAttempt + ?Sized>(
                 return Err(IntegrateError::StepSizeTooSmall { t, h });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stiff_budget_forecast;
+    use crate::stats::Stats;
+
+    /// A run `since` steps after its stiffness test fired at t = 1.
+    fn stiff_stats(since: u64) -> Stats {
+        Stats {
+            n_accept: since,
+            stiffness_detected_at: Some(1.0),
+            ..Stats::default()
+        }
+    }
+
+    #[test]
+    fn a_run_whose_pace_would_spend_twice_its_budget_is_stopped() {
+        // 2000 steps for 1e-3 s: 2e6 more to t = 2, budget 1e5
+        let e = stiff_budget_forecast(1.001, 2.0, &stiff_stats(2000), 100_000);
+        let msg = e.expect("stopped").to_string();
+        assert!(
+            msg.contains("stopped early") && msg.contains("2.0e6"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_run_within_its_budget_or_too_young_to_judge_goes_on() {
+        // the same pace, a budget of 1e7: within it
+        assert!(stiff_budget_forecast(1.001, 2.0, &stiff_stats(2000), 10_000_000).is_none());
+        // a short stiff transient: 2000 steps took it to t = 1.9
+        assert!(stiff_budget_forecast(1.9, 2.0, &stiff_stats(2000), 10_000).is_none());
+        // too few steps since the test fired to judge a pace
+        assert!(stiff_budget_forecast(1.0001, 2.0, &stiff_stats(999), 1000).is_none());
+        // no stiffness detected: never
+        let plain = Stats {
+            n_accept: 1_000_000,
+            ..Stats::default()
+        };
+        assert!(stiff_budget_forecast(1e-6, 2.0, &plain, 1_000_000).is_none());
     }
 }

@@ -318,6 +318,17 @@ fn integrator_summary(model: &Model) -> IntegratorSummary {
     }
 }
 
+/// What a user is told when an explicit method's stiffness test fired
+/// at `ts`.
+fn stiffness_advice(info: &jounce_integrate::method::MethodInfo, ts: f64) -> String {
+    format!(
+        "the problem is stiff: Hairer's stiffness test of {} fired at t = {ts} s, so its step \
+         is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, \
+         rodas4) takes far fewer steps",
+        info.name
+    )
+}
+
 /// Why a run used up its step budget, in the user's terms: a budget the
 /// user set, stiffness (Hairer's test fired), a low-order method at a
 /// tight tolerance, or, failing those, what is left to suspect.
@@ -337,12 +348,7 @@ pub fn budget_diagnosis(
         );
     }
     if let Some(ts) = stats.stiffness_detected_at {
-        return format!(
-            "the problem is stiff: Hairer's stiffness test of {} fired at t = {ts} s, so its step \
-             is bounded by stability, not accuracy; an implicit method (radau5, bdf, trbdf2, \
-             rodas4) takes far fewer steps",
-            info.name
-        );
+        return stiffness_advice(info, ts);
     }
     let p = f64::from(info.order.max(1));
     let per_unit = it.rtol.powf(-1.0 / p);
@@ -535,6 +541,13 @@ fn explain_failure(
     let error = result.as_ref().err().map(|f| f.to_string());
     let advice = match result {
         Err(f) => match &f.error {
+            IntegrateError::ProbablyStiff { t, .. } if f.stats.n_steps() < opts.max_steps => {
+                // stopped early by the stiffness test, its budget not spent
+                Some(stiffness_advice(
+                    &entry.info,
+                    f.stats.stiffness_detected_at.unwrap_or(*t),
+                ))
+            }
             IntegrateError::TooManySteps { t, .. } | IntegrateError::ProbablyStiff { t, .. } => {
                 Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
             }

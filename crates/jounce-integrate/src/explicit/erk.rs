@@ -348,7 +348,10 @@ impl StepAttempt for ExplicitRk {
                     ),
                 });
             }
-            ctx.stats.stiffness_detected_at.get_or_insert(self.st.t);
+            if ctx.stats.stiffness_detected_at.is_none() {
+                ctx.stats.stiffness_detected_at = Some(self.st.t);
+                ctx.stats.steps_at_stiffness_detection = ctx.stats.n_steps();
+            }
         }
         self.accept(p, h)
     }
