@@ -95,8 +95,10 @@ fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
             "{name}: {} steps",
             f.stats.n_steps()
         );
-        // by default the diagnosis is recorded and the run goes on until the
-        // step budget, then the error says stiffness was the reason
+        // by default the diagnosis is recorded and the run goes on until its
+        // pace since then shows the budget would run out (twice over), then
+        // the error says stiffness was the reason, without spending the
+        // budget first
         let f = attempt(name, &mut VanDerPol { mu: 1000.0 }, &[2.0, 0.0], 3000.0);
         assert!(
             matches!(f.error, IntegrateError::ProbablyStiff { .. }),
@@ -105,7 +107,13 @@ fn hairer_stiffness_test_fires_early_for_dopri5_and_dop853() {
         );
         let at = f.stats.stiffness_detected_at.expect("detection recorded");
         assert!(at < 1.0, "{name}: detected only at t = {at}");
-        // the whole budget, and not one step beyond it
-        assert_eq!(f.stats.n_steps(), 20_000);
+        // measured: 1053 (dopri5) steps, where the whole budget of 20 000
+        // was spent before the forecast
+        assert!(
+            f.error.to_string().contains("stopped early") && f.stats.n_steps() < 20_000,
+            "{name}: {} after {} steps",
+            f.error,
+            f.stats.n_steps()
+        );
     }
 }
