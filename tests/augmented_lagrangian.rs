@@ -226,3 +226,80 @@ fn energy_is_given_back_only_at_singular_configurations() {
     eprintln!("pendulum on its stop, augmented_lagrangian at h = 1e-4: {err:.2e} off");
     assert!(err <= 1.5e-4, "{err:e}");
 }
+
+/// S1's nine cases at the seed's h = 1e-3 with `method` under the
+/// augmented Lagrangian and under `index3`: every augmented-Lagrangian run
+/// completes, with an energy error at most `factor` times that of
+/// `index3` with the same method where that completes.
+fn s1_al_against_index3(method: &str, factor: f64) {
+    let cases = [
+        "0_k2_0",
+        "0_k2_1e2",
+        "0_k2_1e4",
+        "0_k2_1e6",
+        "0_k2_1e8",
+        "1e2_k2_1e2",
+        "1e4_k2_1e4",
+        "1e6_k2_1e6",
+        "1e8_k2_1e8",
+    ];
+    let run = |file: &str, formulation: &str| {
+        let mut model = jounce_model::load_file(&support::repo(file)).unwrap();
+        jounce::run::apply_overrides(
+            &mut model,
+            &Overrides {
+                method: Some(method.into()),
+                formulation: Some(formulation.into()),
+                step: Some(1e-3),
+                ..Overrides::default()
+            },
+        )
+        .unwrap();
+        let out = scratch(&format!("s1-al-{method}-{formulation}"));
+        let s = run_model(&model, &out, None);
+        let _ = std::fs::remove_dir_all(&out);
+        s
+    };
+    for case in cases {
+        let file = format!("examples/studies/s1_k1_{case}.toml");
+        let al = run(&file, "augmented_lagrangian")
+            .unwrap_or_else(|e| panic!("{case}, {method}, augmented_lagrangian: {e}"));
+        let de_al = al.accuracy.max_relative_energy_error;
+        let index3 = run(&file, "index3").ok();
+        let de_i3 = index3.map(|s| s.accuracy.max_relative_energy_error);
+        eprintln!("S1 {case} {method}: energy error {de_al:.3} (index3 {de_i3:?})");
+        if let Some(de_i3) = de_i3 {
+            assert!(
+                de_al <= factor * de_i3 + 1e-3,
+                "{case}, {method}: energy error {de_al} against index3's {de_i3}"
+            );
+        }
+    }
+}
+
+// Issue 31: at h = 1e-3 S1 blew up under the augmented Lagrangian (newmark
+// at t = 0.12 s, hht at 0.31 s, generalized-α at 0.24 s on case (0, 0),
+// with every penalty from 1e4 to 1e10) where `index3` runs. Measured with
+// the tangent at λ* (`refresh_tangent`): all 27 runs complete; the energy
+// error is 1.0-1.4x index3's with newmark, 1.0-1.5x with hht, 1.0-1.9x
+// with generalized-α (the velocity and acceleration projections move the
+// state that index3 leaves off the velocity constraints), except
+// generalized-α on case (1e4, 1e4): 0.261 against 0.050 (5.2x; newmark
+// there 0.238 against 0.238). Issue 31's "no larger than index3" holds for
+// newmark within 1.4x only and is open for generalized-α; the bounds below
+// are the measured ones, so that a regression fails.
+
+#[test]
+fn s1_at_the_seeds_step_with_newmark_runs_like_index3() {
+    s1_al_against_index3("newmark", 1.5);
+}
+
+#[test]
+fn s1_at_the_seeds_step_with_hht_runs_like_index3() {
+    s1_al_against_index3("hht", 1.6);
+}
+
+#[test]
+fn s1_at_the_seeds_step_with_generalized_alpha_runs_like_index3() {
+    s1_al_against_index3("generalized_alpha", 5.5);
+}
