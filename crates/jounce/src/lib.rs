@@ -76,6 +76,7 @@ pub mod error;
 pub mod methods_table;
 pub mod modes;
 pub mod observer;
+pub mod penetration;
 pub mod plot;
 pub mod redundancy;
 pub mod run;
