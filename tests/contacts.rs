@@ -264,7 +264,10 @@ fn an_impact_contact_that_starts_penetrated_is_refused() {
             );
             assert!(msg.contains(depth), "{depth}: {msg}");
             assert!(msg.contains("pass through"), "{msg}");
-            assert!(msg.contains(side) && msg.contains("normal1 is flipped"), "{msg}");
+            assert!(
+                msg.contains(side) && msg.contains("normal1 is flipped"),
+                "{msg}"
+            );
         }
     }
     // below the line but not on its other side: no flipped-normal hint
@@ -289,8 +292,14 @@ fn an_impact_contact_that_starts_penetrated_is_refused() {
 /// resting at its static indentation (m g / k) is not.
 #[test]
 fn a_penalty_contact_that_starts_deep_is_warned() {
-    let penalty = ("law = \"impact\"\nrestitution = 0.8", "law = \"linear\"\nstiffness = 1e5");
-    let deep = ball_variant(&[penalty, ("position = [0.0, 2.0]", "position = [0.0, -5.25]")]);
+    let penalty = (
+        "law = \"impact\"\nrestitution = 0.8",
+        "law = \"linear\"\nstiffness = 1e5",
+    );
+    let deep = ball_variant(&[
+        penalty,
+        ("position = [0.0, 2.0]", "position = [0.0, -5.25]"),
+    ]);
     let sim = jounce::Simulation::from_toml_str(&deep, "ball.toml").unwrap();
     let want = "contact 'ground_contact' starts penetrated by 5.5000e0 m";
     let report = sim.check().unwrap();
@@ -333,4 +342,86 @@ fn a_penalty_contact_that_starts_deep_is_warned() {
         "{:?}",
         run.diagnostics()
     );
+}
+
+/// A bullet (m = 0.01 kg, r = 0.01 m) at 1000 m/s against a fixed post of
+/// radius 0.1 m at x = 100 m, a penalty contact stiff enough to stop it
+/// within 0.032 m, no gravity: the steps grow to most of the run, and the
+/// gap (the distance of the centres less the radii) is positive at both
+/// ends of the step that carries the bullet past the post.
+const BULLET: &str = r#"
+[model]
+name = "bullet and post"
+gravity = [0.0, 0.0]
+
+[[bodies]]
+name = "bullet"
+mass = 0.01
+inertia = 1e-6
+position = [0.0, 0.0]
+velocity = [1000.0, 0.0]
+
+[[contacts]]
+name = "post"
+type = "circle_circle"
+body1 = "ground"
+point1 = [100.0, 0.0]
+radius1 = 0.1
+body2 = "bullet"
+point2 = [0.0, 0.0]
+radius2 = 0.01
+law = "linear"
+stiffness = 1e7
+
+[settings]
+t_end = 1.0
+output_interval = 0.5
+
+[settings.integrator]
+method = "dopri5"
+"#;
+
+/// Issue 31: a penalty contact entered and left within one step (the gap
+/// positive at both of its ends) was never seen: the bullet flew through
+/// the post and the run "completed". The event locator now also samples
+/// where the tangents of the gap at the step's ends cross (the time of
+/// closest approach of a straight pass), so the contact's onset is
+/// located, the step is cut there and the bullet bounces back.
+#[test]
+fn a_penalty_contact_crossed_within_one_step_is_located() {
+    let sim = jounce::Simulation::from_toml_str(BULLET, "bullet.toml").unwrap();
+    for method in ["dopri5", "dop853", "radau5"] {
+        let r = sim
+            .run(&jounce::RunOptions {
+                method: Some(method.into()),
+                ..jounce::RunOptions::default()
+            })
+            .unwrap();
+        assert!(r.completed(), "{method}");
+        // contact begins and ends: two located events
+        assert_eq!(r.summary.work.events, 2, "{method}");
+        let x = r.series.column("bullet.x").unwrap();
+        let vx = r.series.column("bullet.vx").unwrap();
+        let (x_end, vx_end) = (x[x.len() - 1], vx[vx.len() - 1]);
+        assert!(
+            vx_end < 0.0 && x_end < 0.0,
+            "{method}: x = {x_end}, vx = {vx_end}"
+        );
+        if method == "radau5" {
+            // its restart takes the whole contact (0.1 ms) in one step of
+            // 0.2 s, whose L-stable damping keeps 29 % of the speed: the
+            // energy check says so
+            assert!(
+                r.diagnostics()
+                    .iter()
+                    .any(|d| d.starts_with("accuracy warning: the model conserves energy")),
+                "{:?}",
+                r.diagnostics()
+            );
+            continue;
+        }
+        // elastic rebound: back at 1000 m/s, 100 - 0.11 - 900 m at t = 1 s
+        assert!((vx_end + 1000.0).abs() < 1.0, "{method}: vx = {vx_end}");
+        assert!(x_end < -790.0 && x_end > -810.0, "{method}: x = {x_end}");
+    }
 }

@@ -89,9 +89,7 @@ pub fn start_gaps<S: MechanicalSystem + ?Sized>(sys: &S, q: &[f64]) -> Vec<Start
 /// The model's contact element named `name`.
 fn contact_geometry(model: &Model, name: &str) -> Option<(ContactGeometry, String)> {
     model.forces.iter().find_map(|f| match &f.kind {
-        ForceKind::Contact {
-            geometry, b, ..
-        } if f.name == name => {
+        ForceKind::Contact { geometry, b, .. } if f.name == name => {
             let body = match b.body {
                 jounce_model::BodyRef::Ground => "ground".to_string(),
                 jounce_model::BodyRef::Body(i) => model.bodies[i].name.clone(),
@@ -159,7 +157,11 @@ pub fn refuse_penetrated_impacts<S: MechanicalSystem + ?Sized>(
     if bad.is_empty() {
         return Ok(());
     }
-    Err(RunError::Setup(format!("{}: {}", model.source, bad.join("; "))))
+    Err(RunError::Setup(format!(
+        "{}: {}",
+        model.source,
+        bad.join("; ")
+    )))
 }
 
 /// Warnings for the penalty contacts that start penetrated deeper than a
