@@ -69,6 +69,7 @@
 //! ```
 
 pub mod animate;
+pub mod beam_strain;
 pub mod bench;
 pub mod check;
 pub mod compare;
