@@ -290,3 +290,65 @@ fn study_s4_prints_its_table() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Issue 31: the cantilever with E given in GPa (210 instead of 2.1e11,
+/// 1e9 too soft) under its 1 kN tip load. `jounce static` found an
+/// "equilibrium (stable)" at a tip rotation of about 7100 rad and said
+/// nothing; it now warns, naming the beam and the rotation, in the state
+/// file and its report, and a run warns in its diagnostics. The beam in
+/// pascals, deflected by 2.9e-3 rad, is not warned.
+#[test]
+fn a_beam_beyond_small_strain_is_warned() {
+    let soft = CANTILEVER
+        .replace("LOAD", "fy = -1000.0")
+        .replace("E = 2.1e11", "E = 210.0");
+    let model = jounce_model::from_str(&soft, "cantilever.toml").unwrap();
+    let s = static_state(&model).unwrap();
+    assert!(
+        s.deflection[0].dtheta.abs() > 1000.0,
+        "{}",
+        s.deflection[0].dtheta
+    );
+    let w = s.warnings.join("\n");
+    assert!(
+        w.contains("beam 'beam' at the static equilibrium")
+            && w.contains("bending rotation (node 2 against node 1) reaches -7.1")
+            && w.contains("rad")
+            && w.contains("small-strain range"),
+        "{w}"
+    );
+    let text = jounce::static_cmd::static_text(&s);
+    assert!(text.contains("warning: beam 'beam'"), "{text}");
+
+    let sim = jounce::Simulation::from_model(model);
+    let r = sim
+        .run(&jounce::RunOptions {
+            t_end: Some(0.5),
+            ..jounce::RunOptions::default()
+        })
+        .unwrap();
+    assert!(
+        r.diagnostics()
+            .iter()
+            .any(|d| d.starts_with("small-strain warning: beam 'beam': ")
+                && d.contains(" rad")
+                && d.contains(" at t = ")),
+        "{:?}",
+        r.diagnostics()
+    );
+
+    let stiff = CANTILEVER.replace("LOAD", "fy = -1000.0");
+    let model = jounce_model::from_str(&stiff, "cantilever.toml").unwrap();
+    assert!(static_state(&model).unwrap().warnings.is_empty());
+    let r = jounce::Simulation::from_model(model)
+        .run(&jounce::RunOptions {
+            t_end: Some(0.05),
+            ..jounce::RunOptions::default()
+        })
+        .unwrap();
+    assert!(
+        !r.diagnostics().iter().any(|d| d.contains("small-strain")),
+        "{:?}",
+        r.diagnostics()
+    );
+}

@@ -222,3 +222,206 @@ fn events_leave_no_sliver_steps() {
     assert_eq!(s.work.events, 76);
     assert!(slivers <= 8, "{slivers} sliver steps");
 }
+
+/// The bouncing ball with `from` replaced by `to` (each must occur).
+fn ball_variant(edits: &[(&str, &str)]) -> String {
+    let mut text = std::fs::read_to_string(support::repo("examples/bouncing_ball.toml")).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// Issue 31: a contact with the impact law that starts penetrated never
+/// sees its closing event, so its bodies pass through each other (the
+/// ball with its normal flipped fell to y = -42 m and "completed"). Every
+/// command that sets the model up refuses it before integrating, naming
+/// the contact and the depth; when the body lies on the other side of the
+/// line, the message says the normal may be flipped.
+#[test]
+fn an_impact_contact_that_starts_penetrated_is_refused() {
+    let flipped = ball_variant(&[("normal1 = [0.0, 1.0]", "normal1 = [0.0, -1.0]")]);
+    let deep = ball_variant(&[("position = [0.0, 2.0]", "position = [0.0, -5.25]")]);
+    for (text, depth, side) in [
+        (&flipped, "2.2500e0 m", "1.7500e0 m clear"),
+        (&deep, "5.5000e0 m", "5.0000e0 m clear"),
+    ] {
+        let sim = jounce::Simulation::from_toml_str(text, "ball.toml").unwrap();
+        let check = sim.check().unwrap_err().to_string();
+        let run = sim.run(&jounce::RunOptions::default()).unwrap_err();
+        assert_eq!(run.partial.summary.status, "failed");
+        assert_eq!(run.partial.series.len(), 0, "refused before integrating");
+        let stat = sim.static_state().unwrap_err().to_string();
+        let modes = sim
+            .modes(jounce::modes::LinearisationPoint::Initial)
+            .unwrap_err()
+            .to_string();
+        for msg in [check, run.to_string(), stat, modes] {
+            assert!(
+                msg.contains("contact 'ground_contact' starts penetrated by"),
+                "{msg}"
+            );
+            assert!(msg.contains(depth), "{depth}: {msg}");
+            assert!(msg.contains("pass through"), "{msg}");
+            assert!(
+                msg.contains(side) && msg.contains("normal1 is flipped"),
+                "{msg}"
+            );
+        }
+    }
+    // below the line but not on its other side: no flipped-normal hint
+    let sunk = ball_variant(&[("position = [0.0, 2.0]", "position = [0.0, 0.1]")]);
+    let msg = jounce::Simulation::from_toml_str(&sunk, "ball.toml")
+        .unwrap()
+        .check()
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("starts penetrated by 1.5000e-1 m"), "{msg}");
+    assert!(!msg.contains("flipped"), "{msg}");
+    // touching within the tolerance runs
+    let touching = ball_variant(&[("position = [0.0, 2.0]", "position = [0.0, 0.2499999999]")]);
+    assert!(jounce::Simulation::from_toml_str(&touching, "ball.toml")
+        .unwrap()
+        .check()
+        .is_ok());
+}
+
+/// Issue 31: a penalty contact that starts 5.5 m deep is warned by name
+/// with its depth, by `check` and in the run's diagnostics; a ball
+/// resting at its static indentation (m g / k) is not.
+#[test]
+fn a_penalty_contact_that_starts_deep_is_warned() {
+    let penalty = (
+        "law = \"impact\"\nrestitution = 0.8",
+        "law = \"linear\"\nstiffness = 1e5",
+    );
+    let deep = ball_variant(&[
+        penalty,
+        ("position = [0.0, 2.0]", "position = [0.0, -5.25]"),
+    ]);
+    let sim = jounce::Simulation::from_toml_str(&deep, "ball.toml").unwrap();
+    let want = "contact 'ground_contact' starts penetrated by 5.5000e0 m";
+    let report = sim.check().unwrap();
+    assert!(
+        report.warnings.iter().any(|w| w.contains(want)),
+        "{:?}",
+        report.warnings
+    );
+    assert!(report.text.contains(want), "{}", report.text);
+    let run = sim
+        .run(&jounce::RunOptions {
+            t_end: Some(0.1),
+            ..jounce::RunOptions::default()
+        })
+        .unwrap();
+    assert!(
+        run.diagnostics()
+            .iter()
+            .any(|d| d.starts_with("input warning: ") && d.contains(want)),
+        "{:?}",
+        run.diagnostics()
+    );
+    // at rest on the contact: indentation m g / k = 9.81e-5 m
+    let resting = ball_variant(&[
+        penalty,
+        ("position = [0.0, 2.0]", "position = [0.0, 0.2499019]"),
+        ("velocity = [0.3, 0.0]", "velocity = [0.0, 0.0]"),
+    ]);
+    let sim = jounce::Simulation::from_toml_str(&resting, "ball.toml").unwrap();
+    let report = sim.check().unwrap();
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let run = sim
+        .run(&jounce::RunOptions {
+            t_end: Some(0.1),
+            ..jounce::RunOptions::default()
+        })
+        .unwrap();
+    assert!(
+        !run.diagnostics().iter().any(|d| d.contains("penetrated")),
+        "{:?}",
+        run.diagnostics()
+    );
+}
+
+/// A bullet (m = 0.01 kg, r = 0.01 m) at 1000 m/s against a fixed post of
+/// radius 0.1 m at x = 100 m, a penalty contact stiff enough to stop it
+/// within 0.032 m, no gravity: the steps grow to most of the run, and the
+/// gap (the distance of the centres less the radii) is positive at both
+/// ends of the step that carries the bullet past the post.
+const BULLET: &str = r#"
+[model]
+name = "bullet and post"
+gravity = [0.0, 0.0]
+
+[[bodies]]
+name = "bullet"
+mass = 0.01
+inertia = 1e-6
+position = [0.0, 0.0]
+velocity = [1000.0, 0.0]
+
+[[contacts]]
+name = "post"
+type = "circle_circle"
+body1 = "ground"
+point1 = [100.0, 0.0]
+radius1 = 0.1
+body2 = "bullet"
+point2 = [0.0, 0.0]
+radius2 = 0.01
+law = "linear"
+stiffness = 1e7
+
+[settings]
+t_end = 1.0
+output_interval = 0.5
+
+[settings.integrator]
+method = "dopri5"
+"#;
+
+/// Issue 31: a penalty contact entered and left within one step (the gap
+/// positive at both of its ends) was never seen: the bullet flew through
+/// the post and the run "completed". The event locator now also samples
+/// where the tangents of the gap at the step's ends cross (the time of
+/// closest approach of a straight pass), so the contact's onset is
+/// located, the step is cut there and the bullet bounces back.
+#[test]
+fn a_penalty_contact_crossed_within_one_step_is_located() {
+    let sim = jounce::Simulation::from_toml_str(BULLET, "bullet.toml").unwrap();
+    for method in ["dopri5", "dop853", "radau5"] {
+        let r = sim
+            .run(&jounce::RunOptions {
+                method: Some(method.into()),
+                ..jounce::RunOptions::default()
+            })
+            .unwrap();
+        assert!(r.completed(), "{method}");
+        // contact begins and ends: two located events
+        assert_eq!(r.summary.work.events, 2, "{method}");
+        let x = r.series.column("bullet.x").unwrap();
+        let vx = r.series.column("bullet.vx").unwrap();
+        let (x_end, vx_end) = (x[x.len() - 1], vx[vx.len() - 1]);
+        assert!(
+            vx_end < 0.0 && x_end < 0.0,
+            "{method}: x = {x_end}, vx = {vx_end}"
+        );
+        if method == "radau5" {
+            // its restart takes the whole contact (0.1 ms) in one step of
+            // 0.2 s, whose L-stable damping keeps 29 % of the speed: the
+            // energy check says so
+            assert!(
+                r.diagnostics()
+                    .iter()
+                    .any(|d| d.starts_with("accuracy warning: the model conserves energy")),
+                "{:?}",
+                r.diagnostics()
+            );
+            continue;
+        }
+        // elastic rebound: back at 1000 m/s, 100 - 0.11 - 900 m at t = 1 s
+        assert!((vx_end + 1000.0).abs() < 1.0, "{method}: vx = {vx_end}");
+        assert!(x_end < -790.0 && x_end > -810.0, "{method}: x = {x_end}");
+    }
+}

@@ -143,6 +143,30 @@ pub fn beam_coordinates(p: &BeamParams, xa: &[f64], xb: &[f64]) -> [f64; 3] {
     coordinates(p, xa, xb).1
 }
 
+/// How far a beam is deformed, in the measures its small-strain range is
+/// judged by (the loads are linear in u, see the module's restrictions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BeamDeformation {
+    /// Axial strain u_x / L (chord length over unstressed length, less 1).
+    pub axial_strain: f64,
+    /// Rotation of the chord from node 1 to node 2 against the beam axis
+    /// (atan2(w_y, w_x)) \[rad\], in (−π, π].
+    pub chord_rotation: f64,
+    /// Bending rotation φ = θ_b − θ_a − φ0 of node 2 against node 1
+    /// \[rad\], not wrapped.
+    pub rotation: f64,
+}
+
+/// The deformation of the beam at local poses `xa`, `xb`.
+pub fn beam_deformation(p: &BeamParams, xa: &[f64], xb: &[f64]) -> BeamDeformation {
+    let (w, u, _) = coordinates(p, xa, xb);
+    BeamDeformation {
+        axial_strain: u[0] / p.length,
+        chord_rotation: w[1].atan2(w[0]),
+        rotation: u[2],
+    }
+}
+
 /// Adds the generalized forces of the beam to `qa` and `qb` (3 each: fx,
 /// fy, moment about the CoM).
 #[inline]

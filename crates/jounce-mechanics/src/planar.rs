@@ -448,6 +448,23 @@ impl PlanarSystem {
         self.v0.clone()
     }
 
+    /// The deformation of every beam element at configuration `q`: (index
+    /// of the beam among the model's force elements, deformation). The
+    /// system has one force element per model force, in the model's order.
+    pub fn beam_deformations(&self, q: &[f64]) -> Vec<(usize, crate::beam::BeamDeformation)> {
+        self.forces
+            .iter()
+            .enumerate()
+            .filter_map(|(k, el)| match &el.kind {
+                ForceElementKind::Beam { params } => {
+                    let x = gather(el.bodies, q);
+                    Some((k, crate::beam::beam_deformation(params, &x[0..3], &x[3..6])))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Name of the element owning constraint row `row`, e.g. `joint 'pin'`.
     pub fn constraint_element(&self, row: usize) -> &str {
         &self.constraints[self.row_owner[row].0].label

@@ -69,6 +69,7 @@
 //! ```
 
 pub mod animate;
+pub mod beam_strain;
 pub mod bench;
 pub mod check;
 pub mod compare;
@@ -76,6 +77,7 @@ pub mod error;
 pub mod methods_table;
 pub mod modes;
 pub mod observer;
+pub mod penetration;
 pub mod plot;
 pub mod redundancy;
 pub mod run;

@@ -220,6 +220,9 @@ pub struct RunObserver<'a> {
     /// The watch on steps that cross a breakpoint the run was told not to
     /// stop at (`settings.integrator.breakpoints = false`).
     pub crossings: Option<crate::trust::BreakpointCrossings>,
+    /// The watch on beams deformed beyond their small-strain range, if
+    /// the model has beams (checked at the output rows).
+    pub beams: Option<crate::beam_strain::BeamStrainWatch<'a>>,
     /// Physical state at the last accepted step (the monitor's input).
     q_step: Vec<f64>,
     v_step: Vec<f64>,
@@ -270,6 +273,7 @@ impl<'a> RunObserver<'a> {
             warn_on_switch: false,
             switch_warnings: Vec::new(),
             stopped_by_switch: false,
+            beams: None,
             q_step: vec![0.0; n],
             v_step: vec![0.0; sys.nv()],
             lambda_step: vec![0.0; m],
@@ -314,6 +318,9 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         }
         let inv = self.monitor.evaluate(self.sys, t, &self.q, &self.v);
         self.extremes.update(&inv);
+        if let Some(b) = &mut self.beams {
+            b.observe(t, &self.q);
+        }
         self.row.clear();
         self.row.push(t);
         self.row.extend_from_slice(&self.q);

@@ -466,6 +466,7 @@ pub(crate) fn integrate_model(
         mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
     }
     obs.crossings = crate::trust::BreakpointCrossings::new(model);
+    obs.beams = crate::beam_strain::BeamStrainWatch::new(model, &sys);
     obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
     obs.energy_per_step = !crate::setup::is_conservative(model);
     let result = jounce_integrate::solve(
@@ -610,7 +611,7 @@ fn explain_failure(
 
 /// The diagnostics a run adds after integrating: singular configurations,
 /// branch switches, the cost asked for, breakpoints crossed, the checks
-/// on the solution, stiffness, accumulated error and energy drift.
+/// on the solution, beams beyond small strain, stiffness, accumulated error and energy drift.
 fn run_diagnostics(
     model: &Model,
     entry: &jounce_integrate::method::MethodEntry,
@@ -631,6 +632,13 @@ fn run_diagnostics(
     }
     if let Some(c) = &obs.checks {
         diagnostics.extend(c.warnings.iter().cloned());
+    }
+    if let Some(b) = &obs.beams {
+        diagnostics.extend(
+            b.warnings()
+                .into_iter()
+                .map(|w| format!("small-strain warning: {w}")),
+        );
     }
     if let Some(ts) = stats.stiffness_detected_at {
         diagnostics.push(format!(

@@ -106,14 +106,16 @@ pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
 /// [`RunError::Setup`] naming the joints that cannot be closed; when rows
 /// dependent on others cannot be closed with them, it names those rows as
 /// inconsistent redundant constraints
-/// ([`diagnose_inconsistent_redundancy`]).
+/// ([`diagnose_inconsistent_redundancy`]); a contact with Newton's
+/// impact law that starts penetrated
+/// ([`crate::penetration::refuse_penetrated_impacts`]).
 pub fn assemble_model(model: &Model, sys: &PlanarSystem) -> Result<Assembly, RunError> {
     let (q0, v0, tol) = (
         sys.initial_q(),
         sys.initial_v(),
         model.settings.assembly_tol,
     );
-    assemble(sys, 0.0, &q0, &v0, tol).map_err(|e| {
+    let asm = assemble(sys, 0.0, &q0, &v0, tol).map_err(|e| {
         let redundancy = diagnose_inconsistent_redundancy(sys, 0.0, &q0, &v0, tol)
             .map(|rows| {
                 let bad: Vec<String> = rows
@@ -137,7 +139,9 @@ pub fn assemble_model(model: &Model, sys: &PlanarSystem) -> Result<Assembly, Run
             "{}: assembly failed: {e}{redundancy}",
             model.source
         ))
-    })
+    })?;
+    crate::penetration::refuse_penetrated_impacts(model, sys, &asm.q)?;
+    Ok(asm)
 }
 
 /// The formulation chosen in the model's settings.

@@ -103,6 +103,10 @@ pub struct StateFile {
     /// ‖Φ‖∞.
     #[serde(default)]
     pub constraint_residual: f64,
+    /// What makes the equilibrium doubtful (beams beyond their
+    /// small-strain range, [`crate::beam_strain`]); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The static equilibrium of `model` at t = 0, from its assembled initial
@@ -175,6 +179,12 @@ pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
         load_steps: eq.load_steps,
         force_residual: eq.force_residual,
         constraint_residual: eq.constraint_residual,
+        warnings: crate::beam_strain::beam_strain_warnings(
+            model,
+            &sys,
+            &eq.q,
+            "at the static equilibrium",
+        ),
     })
 }
 
@@ -192,6 +202,9 @@ pub fn static_text(s: &StateFile) -> String {
         s.force_residual,
         s.constraint_residual
     );
+    for w in &s.warnings {
+        out.push_str(&format!("  warning: {w}\n"));
+    }
     out.push_str(&format!(
         "  {:<20} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n",
         "body", "x [m]", "y [m]", "theta [rad]", "dx [m]", "dy [m]", "dtheta [rad]"

@@ -8,7 +8,9 @@
 //!   of action is undefined: it exerts no force until the ends separate);
 //! - a joint or driver that the file's pose does not satisfy within the
 //!   assembly tolerance (for a driver: f(0) disagrees with the pose), and
-//!   how far assembly then moved each body.
+//!   how far assembly then moved each body;
+//! - a penalty contact that starts penetrated deeper than an elastic
+//!   indentation ([`crate::penetration`]).
 
 use jounce_mechanics::{Assembly, MechanicalSystem, PlanarSystem};
 use jounce_model::{Attachment, BodyRef, ForceKind, Model};
@@ -64,7 +66,8 @@ pub fn input_warnings(model: &Model) -> Vec<String> {
 }
 
 /// Joints and drivers the file's pose does not satisfy, and how far
-/// assembly moved each body to satisfy them.
+/// assembly moved each body to satisfy them; penalty contacts that start
+/// deeply penetrated.
 pub fn assembly_warnings(model: &Model, sys: &PlanarSystem, asm: &Assembly) -> Vec<String> {
     let mut w = Vec::new();
     let q0 = sys.initial_q();
@@ -96,6 +99,9 @@ pub fn assembly_warnings(model: &Model, sys: &PlanarSystem, asm: &Assembly) -> V
             }
         }
     }
+    w.extend(crate::penetration::penalty_penetration_warnings(
+        model, sys, &asm.q,
+    ));
     w
 }
 
