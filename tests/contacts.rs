@@ -287,6 +287,34 @@ fn an_impact_contact_that_starts_penetrated_is_refused() {
         .is_ok());
 }
 
+/// Issue 31: an impact contact that rests at a zero gap and is pressed
+/// in cannot be held by an impact law (its event needs a strict sign
+/// change): the ball at rest on the ground fell through, 4.65 m in 1 s,
+/// "completed". The run now fails at the first output row past the
+/// tolerance, naming the contact and the depth, with the rows kept.
+#[test]
+fn an_impact_contact_passed_through_fails_the_run_by_name() {
+    let resting = ball_variant(&[
+        ("position = [0.0, 2.0]", "position = [0.0, 0.25]"),
+        ("velocity = [0.3, 0.0]", "velocity = [0.0, 0.0]"),
+    ]);
+    let sim = jounce::Simulation::from_toml_str(&resting, "ball.toml").unwrap();
+    let run = sim.run(&jounce::RunOptions::default()).unwrap_err();
+    assert_eq!(run.partial.summary.status, "failed");
+    let msg = run.to_string();
+    assert!(
+        msg.contains("contact 'ground_contact' is penetrated by")
+            && msg.contains("passed through")
+            && msg.contains("penalty contact"),
+        "{msg}"
+    );
+    assert!(run.partial.summary.t_reached < 0.01, "{msg}");
+    assert!(
+        !run.partial.series.is_empty(),
+        "the rows up to the failure are kept"
+    );
+}
+
 /// Issue 31: a penalty contact that starts 5.5 m deep is warned by name
 /// with its depth, by `check` and in the run's diagnostics; a ball
 /// resting at its static indentation (m g / k) is not.

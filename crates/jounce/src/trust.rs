@@ -18,6 +18,13 @@
 //!   periods of the unstable mode; an accurate run never comes near it.
 //! - **Constraint drift.** ‖Φ‖∞ above `settings.checks.max_constraint_violation`
 //!   (default 1 % of L): the positions no longer describe the mechanism.
+//! - **An impact contact passed through.** A contact with Newton's impact
+//!   law acts only at the event of its gap closing, so a gap below
+//!   −[`crate::penetration::PENETRATION_TOLERANCE`] (L ≥ 1 m: times L) at an
+//!   output row means the bodies have passed through each other: a contact
+//!   that rests at a zero gap and is pressed in (an impact law cannot hold
+//!   a resting contact; a ball at rest on the ground fell 4.65 m in 1 s
+//!   "completed", issue 31), or a closing event missed.
 //!
 //! A failed check stops the run with [`EvalError::Diverged`] (status
 //! "failed"), or with `on_failure = "warn"` records one warning per kind
@@ -90,7 +97,10 @@ pub struct SolutionChecks {
     phi_t: Vec<f64>,
     /// Warnings recorded under `on_failure = "warn"` (one per kind).
     pub warnings: Vec<String>,
-    warned: [bool; 3],
+    warned: [bool; 4],
+    /// The switching functions that are the gaps of impact-law contacts,
+    /// found at the first row.
+    impact_gaps: Option<Vec<usize>>,
 }
 
 impl SolutionChecks {
@@ -116,7 +126,8 @@ impl SolutionChecks {
             qa: Vec::new(),
             phi_t: vec![0.0; nc],
             warnings: Vec::new(),
-            warned: [false; 3],
+            warned: [false; 4],
+            impact_gaps: None,
         }
     }
 
@@ -249,7 +260,45 @@ impl SolutionChecks {
             );
             return self.fail(2, t, cause);
         }
-        Ok(())
+        self.check_impact_gaps(sys, t, q, v)
+    }
+
+    /// The gaps of the impact-law contacts at t (module documentation).
+    fn check_impact_gaps(
+        &mut self,
+        sys: &dyn MechanicalSystem,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), EvalError> {
+        let gaps = self.impact_gaps.get_or_insert_with(|| {
+            (0..sys.n_switching_functions())
+                .filter(|&i| {
+                    sys.restitution(i).is_some() && sys.switching_quantities(i)[0] == "gap"
+                })
+                .collect()
+        });
+        let tol = crate::penetration::PENETRATION_TOLERANCE * self.size.max(1.0);
+        let deepest = gaps
+            .iter()
+            .map(|&i| (i, sys.contact_state(t, q, v, i).0))
+            .filter(|&(_, g)| g < -tol)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        match deepest {
+            Some((i, gap)) => {
+                let cause = format!(
+                    "contact '{}' is penetrated by {:.4e} m (tolerance {tol:.1e} m): its impact law acts \
+                     only when the gap closes, so the bodies have passed through each other. A \
+                     contact that rests at a zero gap and is pressed in cannot be held by an \
+                     impact law: use a penalty contact (stiffness, damping) for resting or \
+                     sustained contact",
+                    sys.switching_label(i),
+                    -gap
+                );
+                self.fail(3, t, cause)
+            }
+            None => Ok(()),
+        }
     }
 }
 
