@@ -349,6 +349,16 @@ fn parse_param(s: &str) -> Result<(String, f64), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C or SIGTERM: the run in progress stops at its next step and
+    // writes its rows and summary (status "interrupted"); a second signal
+    // while it does so is ignored, a third ends the process at once
+    let signals = std::sync::atomic::AtomicUsize::new(0);
+    let _ = ctrlc::set_handler(move || {
+        jounce::interrupt::request_stop();
+        if signals.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 2 {
+            std::process::exit(130);
+        }
+    });
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Static { model, out } => {
@@ -525,6 +535,11 @@ fn cmd_run(a: RunArgs) -> ExitCode {
                     summary.t_reached,
                     out.display()
                 );
+                if summary.status == "interrupted" {
+                    eprintln!("error: {}", jounce::interrupt::INTERRUPTED);
+                    // 128 + SIGINT, as a shell reports an interrupted command
+                    return ExitCode::from(130);
+                }
             }
             fail(&e)
         }

@@ -546,3 +546,45 @@ fn compare_refuses_unknown_methods_and_fails_when_no_run_completed() {
     assert!(err.contains("no run completed"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 31: a run stopped by SIGTERM (or Ctrl-C) writes its rows and a
+/// summary with the status "interrupted", and exits with 130, as a shell
+/// reports an interrupted command.
+#[test]
+fn a_run_stopped_by_a_signal_writes_its_rows_and_summary() {
+    let dir = scratch("cli-interrupt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jounce"))
+        .args([
+            "run",
+            repo("examples/double_pendulum.toml").to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+            "--t-end",
+            "50000",
+            "-q",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until the run is writing rows
+    let series = dir.join("timeseries.csv");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&series).map_or(0, |s| s.lines().count()) < 3 {
+        assert!(started.elapsed().as_secs() < 60, "no rows after 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted", "{summary}");
+    let t = summary["t_reached"].as_f64().unwrap();
+    assert!(t > 0.0 && t < 50000.0, "{t}");
+    let rows = std::fs::read_to_string(&series).unwrap().lines().count();
+    assert!(rows >= 3, "{rows} lines kept");
+}

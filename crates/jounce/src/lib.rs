@@ -74,6 +74,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod interrupt;
 pub mod methods_table;
 pub mod modes;
 pub mod observer;

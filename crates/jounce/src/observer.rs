@@ -198,6 +198,8 @@ pub struct RunObserver<'a> {
     started: Instant,
     /// The checks on the solution (blow-up, drift), if any.
     pub checks: Option<crate::trust::SolutionChecks>,
+    /// Whether the run was stopped by [`crate::interrupt::request_stop`].
+    pub interrupted: bool,
     /// With redundant constraints: the formulation's multipliers → the
     /// minimum-norm ones over all rows (see [`crate::redundancy`]).
     pub reactions: Option<jounce_mechanics::MinimumNormReactions>,
@@ -264,6 +266,7 @@ impl<'a> RunObserver<'a> {
             t_end,
             started: Instant::now(),
             checks: None,
+            interrupted: false,
             reactions: None,
             singular: None,
             steps: None,
@@ -309,6 +312,10 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         t: f64,
         y: &[f64],
     ) -> Result<(), EvalError> {
+        if crate::interrupt::stop_requested() {
+            self.interrupted = true;
+            return Err(EvalError::Other(crate::interrupt::INTERRUPTED.into()));
+        }
         match &mut self.reactions {
             Some(r) => {
                 form.physical_state(t, y, &mut self.q, &mut self.v, r.input_mut())?;
@@ -370,6 +377,10 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         t: f64,
         y: &[f64],
     ) -> Result<(), EvalError> {
+        if crate::interrupt::stop_requested() {
+            self.interrupted = true;
+            return Err(EvalError::Other(crate::interrupt::INTERRUPTED.into()));
+        }
         let Some(mon) = &mut self.singular else {
             return Ok(());
         };

@@ -492,10 +492,10 @@ pub(crate) fn integrate_model(
         coordinates: sys.nq(),
         constraints: sys.nc(),
         t_reached,
-        status: if result.is_ok() {
-            "completed"
-        } else {
-            "failed"
+        status: match &result {
+            Ok(_) => "completed",
+            Err(_) if obs.interrupted => "interrupted",
+            Err(_) => "failed",
         }
         .to_string(),
         error: explained.error,
