@@ -21,7 +21,7 @@
 pub const MIN_MARGIN: f64 = 0.10;
 
 /// A seed's finding as marked from the measured numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Verdict {
     /// Holds beyond the margin.
     Holds,
@@ -121,6 +121,25 @@ pub fn less(a: f64, b: f64, margin: f64) -> Verdict {
     }
 }
 
+/// "a is less than b" beyond the scatter of repeated measurements of
+/// each: [`Verdict::Holds`] when every `a` is below every `b`,
+/// [`Verdict::DoesNotHold`] when every `b` is below every `a`, else
+/// [`Verdict::Tie`] (the ranges overlap); [`Verdict::NotMeasured`] when
+/// either is empty.
+pub fn less_beyond_scatter(a: &[f64], b: &[f64]) -> Verdict {
+    let max = |x: &[f64]| x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = |x: &[f64]| x.iter().copied().fold(f64::INFINITY, f64::min);
+    if a.is_empty() || b.is_empty() {
+        Verdict::NotMeasured
+    } else if max(a) < min(b) {
+        Verdict::Holds
+    } else if max(b) < min(a) {
+        Verdict::DoesNotHold
+    } else {
+        Verdict::Tie
+    }
+}
+
 /// The cost at `error`, interpolated linearly in log(error)–log(cost)
 /// between the two work-precision points (error, cost) of one method that
 /// bracket it; `None` outside their range (no extrapolation) or with no
@@ -163,6 +182,16 @@ mod tests {
         assert_eq!(less(1.0, 1.2, margin(0.3)), Verdict::Tie);
         assert!((scatter(&[2.0, 2.2, 2.1]) - 0.1).abs() < 1e-12);
         assert!(!Verdict::Tie.holds());
+        // S4: overlapping ranges of repeated runs are a tie
+        assert_eq!(
+            less_beyond_scatter(&[1.0, 2.0], &[3.0, 4.0]),
+            Verdict::Holds
+        );
+        assert_eq!(less_beyond_scatter(&[1.0, 3.5], &[3.0, 4.0]), Verdict::Tie);
+        assert_eq!(
+            less_beyond_scatter(&[5.0], &[3.0, 4.0]),
+            Verdict::DoesNotHold
+        );
     }
 
     #[test]
