@@ -104,7 +104,7 @@ pub fn deepest_gap(t: &[f64], g: &[f64]) -> f64 {
     for i in 1..g.len().min(t.len()).saturating_sub(1) {
         let (t0, t1, t2) = (t[i - 1], t[i], t[i + 1]);
         let (g0, g1, g2) = (g[i - 1], g[i], g[i + 1]);
-        if !(g1 <= g0 && g1 <= g2) || !(t0 < t1 && t1 < t2) {
+        if !(g1 <= g0 && g1 <= g2 && t0 < t1 && t1 < t2) {
             continue;
         }
         let d01 = (g1 - g0) / (t1 - t0);
