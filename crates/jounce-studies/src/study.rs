@@ -177,8 +177,14 @@ pub fn s1(examples: &Path, out: &Path, opts: &S1Options) -> Result<Vec<S1Case>, 
             adams,
         });
     }
-    // step size, CPU, energy and violations of every run against t
-    jounce::plot::run_charts(out, &|_| true)?;
+    // step size, CPU, energy and violations of every run against t: one
+    // colour per spring case, one dash per scheme
+    jounce::plot::styled_run_charts(
+        out,
+        &|_| true,
+        "S1 springy double pendulum (colour: case k1, k2; dash: scheme)",
+        &|labels| crate::style::grouped(labels, &|l| l.split('-').next().unwrap_or(l).to_string()),
+    )?;
     Ok(cases)
 }
 
@@ -188,6 +194,24 @@ fn energy(s: &RunSummary) -> String {
     } else {
         "failed".into()
     }
+}
+
+/// The header of the S1 table, each trapezoidal column naming its variant
+/// (accepted amendment of issue 31: on `index3` jounce's trapezoidal rule
+/// is the energy-conserving form, in joint coordinates the book's plain
+/// rule; the book's columns are the plain rule in joint coordinates).
+pub fn s1_header(formulation: &str) -> String {
+    let ours = if formulation == "index3" {
+        "energy-conserving trapez. (index3, energy_conserving = 1)"
+    } else {
+        "plain trapez. (joint coordinates, as the book)"
+    };
+    format!(
+        "| k1 | k2 | {ours} energy | max abs(Phi) | max abs(Phi_q v) | steps | Newton it. | \
+         CPU s | end-point trapez. (index3, energy_conserving = 0) energy | Adams energy | \
+         Adams steps | Adams CPU s | book plain trapez. (joint coordinates) energy | \
+         book DE energy | book CPU plain trapez. / DE |"
+    )
 }
 
 /// The S1 table: jounce's runs next to the book's Table 7.4.
@@ -214,12 +238,7 @@ pub fn s1_table(cases: &[S1Case], opts: &S1Options) -> String {
         },
         opts.adams_tol
     );
-    let _ = writeln!(
-        t,
-        "| k1 | k2 | trapezoidal energy | max abs(Phi) | max abs(Phi_q v) | steps | Newton it. | \
-         CPU s | end-point energy | Adams energy | Adams steps | Adams CPU s | book trapez. energy | \
-         book DE energy | book CPU trapez. / DE |"
-    );
+    let _ = writeln!(t, "{}", s1_header(&opts.trapezoidal_formulation));
     let _ = writeln!(t, "|{}", "---|".repeat(15));
     for (c, book) in cases.iter().zip(S1_BOOK) {
         let tr = &c.trapezoidal;
@@ -273,4 +292,41 @@ pub fn s1_table(cases: &[S1Case], opts: &S1Options) -> String {
         let _ = writeln!(t);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 31: the first column compared the energy-conserving variant
+    /// with the book's plain trapezoidal rule without saying so.
+    #[test]
+    fn the_table_says_which_trapezoidal_rule_each_column_is() {
+        let case = S1Case {
+            k: ("0", "0"),
+            trapezoidal: RunSummary::default(),
+            end_point: None,
+            adams: None,
+        };
+        let body = s1_table(std::slice::from_ref(&case), &S1Options::default());
+        let header = body.lines().find(|l| l.starts_with("| k1")).unwrap();
+        assert!(
+            header.contains("| energy-conserving trapez. (index3"),
+            "{header}"
+        );
+        assert!(header.contains("| end-point trapez. (index3"), "{header}");
+        assert!(
+            header.contains("| book plain trapez. (joint coordinates) energy"),
+            "{header}"
+        );
+        let joint = S1Options {
+            trapezoidal_formulation: "joint".into(),
+            ..S1Options::default()
+        };
+        let header = s1_header(&joint.trapezoidal_formulation);
+        assert!(
+            header.contains("| plain trapez. (joint coordinates, as the book) energy"),
+            "{header}"
+        );
+    }
 }

@@ -10,7 +10,14 @@
 //! tolerance with their steps, f-evaluations, Jacobians, LU
 //! factorisations, integration CPU and error against the tight reference
 //! run of `compare`. Explicit against implicit is judged by integration
-//! CPU (their f-evaluations buy different work). The step-size and
+//! CPU (their f-evaluations buy different work) at equal error: both
+//! methods are also run at [`WP_FACTORS`] × the model's tolerances (a
+//! work-precision curve each), and the cost of the less accurate method
+//! is read at the error of the more accurate one's run at the model's
+//! tolerance ([`crate::judge::cost_at_error`], log–log interpolation).
+//! A class is cheaper only by more than the margin
+//! ([`crate::judge::margin`]: 10 %, or the measured scatter of the least
+//! CPU of the repeats when larger); a tie favours neither. The step-size and
 //! cumulative-CPU charts of both runs (the termeer appendix's plots) are
 //! written per model by `compare`.
 
@@ -22,6 +29,40 @@ use serde::Serialize;
 use jounce::compare::{compare, write_outputs, CompareOptions, CompareRow, Reference, RunStatus};
 use jounce::error::RunError;
 use jounce::modes::{modes_report, LinearisationPoint, ModesReport};
+
+use crate::judge::{cost_at_error, less, margin, Verdict};
+
+/// Tolerance factors of the work-precision runs (rtol and atol both
+/// scaled), besides the model's own (factor 1).
+pub const WP_FACTORS: [f64; 3] = [10.0, 0.1, 0.01];
+
+/// One work-precision point of a method: tolerance factor, error in
+/// units of the model's tolerance (compare's error/tol × factor), least
+/// integration CPU \[s\].
+#[derive(Clone, Debug, Serialize)]
+pub struct WpPoint {
+    /// rtol, atol = factor × the model's.
+    pub factor: f64,
+    /// Error against the reference, in units of the model's tolerance.
+    pub error: f64,
+    /// Integration CPU \[s\] (least of the repeats for a short run).
+    pub cpu_seconds: f64,
+}
+
+/// Explicit against implicit at equal error.
+#[derive(Clone, Debug, Serialize)]
+pub struct EqualError {
+    /// The common error, in units of the model's tolerance.
+    pub error: f64,
+    /// dopri5's CPU at it \[s\].
+    pub explicit_cpu: f64,
+    /// radau5's CPU at it \[s\].
+    pub implicit_cpu: f64,
+    /// The relative margin a class must beat the other by.
+    pub margin: f64,
+    /// "explicit cheaper" marked at equal error.
+    pub explicit_cheaper: Verdict,
+}
 
 /// The explicit and the implicit method compared.
 pub const S2_METHODS: [&str; 2] = ["dopri5", "radau5"];
@@ -53,6 +94,12 @@ pub struct S2Case {
     pub runs: Vec<CompareRow>,
     /// Where compare wrote its tables and charts.
     pub dir: PathBuf,
+    /// Per method, its work-precision points (factor 1 included).
+    pub work_precision: Vec<(String, Vec<WpPoint>)>,
+    /// Relative scatter of each method's least CPU at the model's
+    /// tolerance: (second least − least) / least of the repeats (0 when
+    /// timed once).
+    pub cpu_scatter: f64,
 }
 
 impl S2Case {
@@ -61,18 +108,51 @@ impl S2Case {
         self.runs.iter().find(|r| r.method == method)
     }
 
-    /// The class that was cheaper in integration CPU ("explicit" or
-    /// "implicit"), `None` when a run did not complete.
-    pub fn cheaper_class(&self) -> Option<&'static str> {
+    /// The comparison at equal error: the error of the more accurate run
+    /// at the model's tolerance, each method's CPU there (the other's read
+    /// from its work-precision curve); `None` when a run did not complete
+    /// or the curve does not reach that error.
+    pub fn equal_error(&self) -> Option<EqualError> {
         let (e, i) = (self.run(S2_METHODS[0])?, self.run(S2_METHODS[1])?);
         if e.status != RunStatus::Completed || i.status != RunStatus::Completed {
             return None;
         }
-        Some(if e.cpu_seconds <= i.cpu_seconds {
-            "explicit"
-        } else {
-            "implicit"
+        let points = |m: &str| {
+            self.work_precision
+                .iter()
+                .find(|(x, _)| x == m)
+                .map(|(_, p)| p)
+        };
+        let (we, wi) = (points(S2_METHODS[0])?, points(S2_METHODS[1])?);
+        let at_one = |w: &[WpPoint]| w.iter().find(|p| p.factor == 1.0).map(|p| p.error);
+        let (pe, pi) = (at_one(we)?, at_one(wi)?);
+        let curve = |w: &[WpPoint]| -> Vec<(f64, f64)> {
+            w.iter().map(|p| (p.error, p.cpu_seconds)).collect()
+        };
+        let (ce, ci) = (curve(we), curve(wi));
+        let error = pe.min(pi);
+        let explicit_cpu = cost_at_error(&ce, error)?;
+        let implicit_cpu = cost_at_error(&ci, error)?;
+        let margin = margin(self.cpu_scatter);
+        Some(EqualError {
+            error,
+            explicit_cpu,
+            implicit_cpu,
+            margin,
+            explicit_cheaper: less(explicit_cpu, implicit_cpu, margin),
         })
+    }
+
+    /// The class cheaper in integration CPU at equal error beyond the
+    /// margin ("explicit" or "implicit"), "neither (a tie)" within it,
+    /// `None` when not measured.
+    pub fn cheaper_class(&self) -> Option<&'static str> {
+        match self.equal_error()?.explicit_cheaper {
+            Verdict::Holds => Some("explicit"),
+            Verdict::DoesNotHold => Some("implicit"),
+            Verdict::Tie => Some("neither (a tie)"),
+            Verdict::NotMeasured => None,
+        }
     }
 
     /// The measured modes (Hz, ζ), fastest first.
@@ -119,29 +199,44 @@ fn least_cpu_of_repeats(
     model: &jounce_model::Model,
     opts: &CompareOptions,
     rows: &mut [CompareRow],
-) -> Result<(), RunError> {
+) -> Result<f64, RunError> {
     // short unless every run is long: one run slowed by a hiccup past the
     // threshold must not turn the repeats off
     if !rows.iter().any(|r| r.cpu_seconds < SHORT_RUN_CPU) {
-        return Ok(());
+        return Ok(0.0);
     }
     let scratch = opts.out_dir.join("repeats");
     let again = CompareOptions {
         out_dir: scratch.clone(),
         ..opts.clone()
     };
+    let mut times: Vec<Vec<f64>> = rows.iter().map(|r| vec![r.cpu_seconds]).collect();
     for _ in 1..REPEATS {
         let c = compare(model, &again)?;
-        for r in rows.iter_mut() {
+        for (r, t) in rows.iter_mut().zip(&mut times) {
             if let Some(x) = c.rows.iter().find(|x| x.method == r.method) {
-                if x.status == RunStatus::Completed && x.cpu_seconds < r.cpu_seconds {
-                    r.cpu_seconds = x.cpu_seconds;
+                if x.status == RunStatus::Completed {
+                    t.push(x.cpu_seconds);
+                    if x.cpu_seconds < r.cpu_seconds {
+                        r.cpu_seconds = x.cpu_seconds;
+                    }
                 }
             }
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(())
+    // how well the least is pinned down: the second least against it
+    Ok(times
+        .iter_mut()
+        .map(|t| {
+            t.sort_by(f64::total_cmp);
+            if t.len() > 1 && t[0] > 0.0 {
+                (t[1] - t[0]) / t[0]
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f64::max))
 }
 
 /// Run the study from the models in `examples` into `out`.
@@ -167,7 +262,52 @@ pub fn s2(examples: &Path, out: &Path) -> Result<Vec<S2Case>, RunError> {
         };
         let mut c = compare(&model, &opts)?;
         write_outputs(&c, &dir)?;
-        least_cpu_of_repeats(&model, &opts, &mut c.rows)?;
+        let cpu_scatter = least_cpu_of_repeats(&model, &opts, &mut c.rows)?;
+        // the work-precision curves, against the same reference
+        let mut work_precision: Vec<(String, Vec<WpPoint>)> = c
+            .rows
+            .iter()
+            .map(|r| {
+                let first = r
+                    .error
+                    .filter(|_| r.status == RunStatus::Completed)
+                    .map(|e| WpPoint {
+                        factor: 1.0,
+                        error: e,
+                        cpu_seconds: r.cpu_seconds,
+                    });
+                (r.method.clone(), first.into_iter().collect())
+            })
+            .collect();
+        let reference = dir.join("reference");
+        for f in WP_FACTORS {
+            let wp = CompareOptions {
+                rtol: Some(c.rtol * f),
+                atol: Some(c.atol * f),
+                reference: if reference.join("timeseries.csv").is_file() {
+                    Reference::File(reference.clone())
+                } else {
+                    Reference::Auto
+                },
+                out_dir: dir.join(format!("wp_{f:e}")),
+                ..opts.clone()
+            };
+            let mut w = compare(&model, &wp)?;
+            least_cpu_of_repeats(&model, &wp, &mut w.rows)?;
+            for r in &w.rows {
+                if let (Some(e), RunStatus::Completed) = (r.error, r.status) {
+                    if let Some((_, pts)) = work_precision.iter_mut().find(|(m, _)| *m == r.method)
+                    {
+                        pts.push(WpPoint {
+                            factor: f,
+                            error: e * f,
+                            cpu_seconds: r.cpu_seconds,
+                        });
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(&wp.out_dir);
+        }
         cases.push(S2Case {
             test: test.to_string(),
             modes,
@@ -175,6 +315,8 @@ pub fn s2(examples: &Path, out: &Path) -> Result<Vec<S2Case>, RunError> {
             seed_class: seed_class.to_string(),
             runs: c.rows,
             dir,
+            work_precision,
+            cpu_scatter,
         });
     }
     Ok(cases)
@@ -240,14 +382,34 @@ pub fn s2_table(cases: &[S2Case]) -> String {
                     .map_or_else(|| "-".to_string(), |e| format!("{e:.2}"))
             );
         }
+        for (m, pts) in &c.work_precision {
+            let cells: Vec<String> = pts
+                .iter()
+                .map(|p| {
+                    format!(
+                        "x{:e}: err {:.2e}, {:.3e} s",
+                        p.factor, p.error, p.cpu_seconds
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "  work-precision {m:<8} {}", cells.join("; "));
+        }
         let cheaper = c.cheaper_class();
-        let ratio = match (c.run(S2_METHODS[0]), c.run(S2_METHODS[1])) {
-            (Some(e), Some(i)) if i.cpu_seconds > 0.0 => e.cpu_seconds / i.cpu_seconds,
-            _ => f64::NAN,
+        let eq = c.equal_error();
+        let measured = match &eq {
+            Some(q) => format!(
+                "at equal error {:.2e} tol: CPU dopri5 {:.3e} s, radau5 {:.3e} s, dopri5/radau5 = {:.2}; margin {:.0} %",
+                q.error,
+                q.explicit_cpu,
+                q.implicit_cpu,
+                q.explicit_cpu / q.implicit_cpu,
+                100.0 * q.margin
+            ),
+            None => "not measured at equal error".into(),
         };
         let _ = writeln!(
             s,
-            "  cheaper: {} (CPU dopri5/radau5 = {ratio:.2}); recommendation {}; seed finding ({} cheaper) {}",
+            "  cheaper: {} ({measured}); recommendation {}; seed finding ({} cheaper) {}",
             cheaper.unwrap_or("not measured"),
             if cheaper == Some(r.class.as_str()) {
                 "agrees with the measured cost"
@@ -257,6 +419,8 @@ pub fn s2_table(cases: &[S2Case]) -> String {
             c.seed_class,
             if cheaper == Some(c.seed_class.as_str()) {
                 "holds"
+            } else if cheaper == Some("neither (a tie)") {
+                "does not hold (a tie within the margin)"
             } else {
                 "does not hold"
             }

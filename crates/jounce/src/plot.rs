@@ -69,6 +69,47 @@ pub struct PlotFile {
     pub curves: usize,
 }
 
+/// How a curve's line is dashed (an SVG `stroke-dasharray` on its one
+/// `<polyline>`, so that a dashed curve is still one polyline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dash {
+    /// A solid line.
+    Solid,
+    /// Long dashes.
+    Dashed,
+    /// Dots.
+    Dotted,
+    /// Dash and dot.
+    DashDot,
+}
+
+impl Dash {
+    /// Every dash pattern, solid first.
+    pub const ALL: [Dash; 4] = [Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::DashDot];
+
+    /// The SVG `stroke-dasharray` of the pattern (`None`: solid).
+    pub fn dasharray(self) -> Option<&'static str> {
+        match self {
+            Self::Solid => None,
+            Self::Dashed => Some("9,4"),
+            Self::Dotted => Some("2,3"),
+            Self::DashDot => Some("9,3,2,3"),
+        }
+    }
+}
+
+/// The colour and dash pattern of one curve of a styled chart
+/// ([`styled_line_chart`], [`styled_run_charts`]): which combinations a
+/// chart uses (so that every run can be told apart) is the caller's
+/// palette.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CurveStyle {
+    /// RGB colour.
+    pub color: [u8; 3],
+    /// Dash pattern.
+    pub dash: Dash,
+}
+
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -142,6 +183,44 @@ fn tick_label(v: f64) -> String {
 /// # Errors
 /// [`RunError::Io`] naming the file when it cannot be written.
 pub fn line_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFile, RunError> {
+    line_chart_with(path, chart, curves, None)
+}
+
+/// [`line_chart`] with the colour and dash of each curve given (one style
+/// per curve) and the legend, one row per curve with its line sample, in
+/// a panel right of the plot that grows with the number of curves.
+///
+/// # Errors
+/// [`RunError::Io`] naming the file when it cannot be written;
+/// [`RunError::Setup`] when `styles` and `curves` differ in length.
+pub fn styled_line_chart(
+    path: &Path,
+    chart: &Chart,
+    curves: &[Curve],
+    styles: &[CurveStyle],
+) -> Result<PlotFile, RunError> {
+    same_length(curves, styles)?;
+    line_chart_with(path, chart, curves, Some(styles))
+}
+
+fn same_length(curves: &[Curve], styles: &[CurveStyle]) -> Result<(), RunError> {
+    if curves.len() == styles.len() {
+        Ok(())
+    } else {
+        Err(RunError::Setup(format!(
+            "a styled chart needs one style per curve: {} curves, {} styles",
+            curves.len(),
+            styles.len()
+        )))
+    }
+}
+
+fn line_chart_with(
+    path: &Path,
+    chart: &Chart,
+    curves: &[Curve],
+    styles: Option<&[CurveStyle]>,
+) -> Result<PlotFile, RunError> {
     let curves: Vec<Curve> = curves
         .iter()
         .map(|c| Curve {
@@ -178,13 +257,13 @@ pub fn line_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFi
         } else {
             (floor, floor * 100.0)
         };
-        draw(path, chart, &curves, x0..x1, (y0..y1).log_scale())
+        draw(path, chart, &curves, styles, x0..x1, (y0..y1).log_scale())
     } else {
         let (y0, y1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.1), b.max(p.1))
         });
         let (y0, y1) = padded(y0, y1);
-        draw(path, chart, &curves, x0..x1, y0..y1)
+        draw(path, chart, &curves, styles, x0..x1, y0..y1)
     }
 }
 
@@ -195,6 +274,30 @@ pub fn line_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFi
 /// # Errors
 /// [`RunError::Io`] naming the file when it cannot be written.
 pub fn log_log_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<PlotFile, RunError> {
+    log_log_chart_with(path, chart, curves, None)
+}
+
+/// [`log_log_chart`] with one style per curve and the legend of
+/// [`styled_line_chart`].
+///
+/// # Errors
+/// As [`styled_line_chart`].
+pub fn styled_log_log_chart(
+    path: &Path,
+    chart: &Chart,
+    curves: &[Curve],
+    styles: &[CurveStyle],
+) -> Result<PlotFile, RunError> {
+    same_length(curves, styles)?;
+    log_log_chart_with(path, chart, curves, Some(styles))
+}
+
+fn log_log_chart_with(
+    path: &Path,
+    chart: &Chart,
+    curves: &[Curve],
+    styles: Option<&[CurveStyle]>,
+) -> Result<PlotFile, RunError> {
     let curves: Vec<Curve> = curves
         .iter()
         .map(|c| Curve {
@@ -226,15 +329,25 @@ pub fn log_log_chart(path: &Path, chart: &Chart, curves: &[Curve]) -> Result<Plo
         path,
         chart,
         &curves,
+        styles,
         (x0..x1).log_scale(),
         (y0..y1).log_scale(),
     )
 }
 
+/// Width of the plot of a chart \[px\] (the legend panel of a styled
+/// chart is added to its right).
+const PLOT_WIDTH: u32 = 960;
+/// Width of the legend panel of a styled chart \[px\].
+const LEGEND_WIDTH: u32 = 300;
+/// Height of one legend row of a styled chart \[px\].
+const LEGEND_ROW: u32 = 18;
+
 fn draw<X, Y>(
     path: &Path,
     chart: &Chart,
     curves: &[Curve],
+    styles: Option<&[CurveStyle]>,
     x: X,
     y: Y,
 ) -> Result<PlotFile, RunError>
@@ -247,47 +360,138 @@ where
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| RunError::Io(jounce_io::IoError::new(dir, e)))?;
     }
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
-    let mut ctx = ChartBuilder::on(&root)
-        .caption(chart.title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d::<X, Y>(x, y)
-        .map_err(|e| draw_error(path, e))?;
-    ctx.configure_mesh()
-        .x_desc(chart.x_label)
-        .y_desc(chart.y_label)
-        .x_label_formatter(&|v| tick_label(*v))
-        .y_label_formatter(&|v| tick_label(*v))
-        .x_max_light_lines(1)
-        .y_max_light_lines(1)
-        .draw()
-        .map_err(|e| draw_error(path, e))?;
-    for (i, c) in curves.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
-        ctx.draw_series(LineSeries::new(
-            c.points.iter().copied(),
-            color.stroke_width(2),
-        ))
-        .map_err(|e| draw_error(path, e))?
-        .label(c.label.as_str())
-        .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled()));
-    }
-    if !curves.is_empty() {
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
+    let color_of = |i: usize| match styles {
+        Some(s) => {
+            let [r, g, b] = s[i].color;
+            RGBColor(r, g, b)
+        }
+        None => COLORS[i % COLORS.len()],
+    };
+    let legend_rows = u32::try_from(curves.len()).unwrap_or(u32::MAX);
+    let (width, height) = match styles {
+        Some(_) => (
+            PLOT_WIDTH + LEGEND_WIDTH,
+            600u32.max(40u32.saturating_add(LEGEND_ROW.saturating_mul(legend_rows))),
+        ),
+        None => (PLOT_WIDTH, 600),
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| draw_error(path, e))?;
+        let (plot_area, legend_area) = if styles.is_some() {
+            let (a, b) = root.split_horizontally(PLOT_WIDTH);
+            (a, Some(b))
+        } else {
+            (root.clone(), None)
+        };
+        let mut ctx = ChartBuilder::on(&plot_area)
+            .caption(chart.title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d::<X, Y>(x, y)
+            .map_err(|e| draw_error(path, e))?;
+        ctx.configure_mesh()
+            .x_desc(chart.x_label)
+            .y_desc(chart.y_label)
+            .x_label_formatter(&|v| tick_label(*v))
+            .y_label_formatter(&|v| tick_label(*v))
+            .x_max_light_lines(1)
+            .y_max_light_lines(1)
             .draw()
             .map_err(|e| draw_error(path, e))?;
+        for (i, c) in curves.iter().enumerate() {
+            let color = color_of(i);
+            let series = ctx
+                .draw_series(LineSeries::new(
+                    c.points.iter().copied(),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| draw_error(path, e))?;
+            if legend_area.is_none() {
+                series.label(c.label.as_str()).legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled())
+                });
+            }
+        }
+        match &legend_area {
+            // one row per curve: a line sample of its colour (stroke width
+            // 3, dashed as the curve) and its label
+            Some(area) => {
+                for (i, c) in curves.iter().enumerate() {
+                    let row = 30 + LEGEND_ROW as i32 * i as i32;
+                    area.draw(&PathElement::new(
+                        vec![(8, row), (48, row)],
+                        color_of(i).stroke_width(3),
+                    ))
+                    .map_err(|e| draw_error(path, e))?;
+                    area.draw(&Text::new(
+                        c.label.clone(),
+                        (56, row - 7),
+                        ("sans-serif", 13),
+                    ))
+                    .map_err(|e| draw_error(path, e))?;
+                }
+            }
+            None if !curves.is_empty() => {
+                ctx.configure_series_labels()
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .position(SeriesLabelPosition::UpperRight)
+                    .draw()
+                    .map_err(|e| draw_error(path, e))?;
+            }
+            None => {}
+        }
+        root.present().map_err(|e| draw_error(path, e))?;
     }
-    root.present().map_err(|e| draw_error(path, e))?;
+    if let Some(styles) = styles {
+        svg = dashed(&svg, styles);
+    }
+    std::fs::write(path, svg).map_err(|e| RunError::Io(jounce_io::IoError::new(path, e)))?;
     Ok(PlotFile {
         path: path.to_path_buf(),
         curves: curves.len(),
     })
+}
+
+/// Give the k-th curve (the k-th `<polyline>` of stroke width 2) and the
+/// k-th legend sample (of stroke width 3) the dash pattern of `styles[k]`.
+fn dashed(svg: &str, styles: &[CurveStyle]) -> String {
+    let mut out = String::with_capacity(svg.len() + 32 * styles.len());
+    let (mut curve, mut sample) = (0, 0);
+    let mut rest = svg;
+    while let Some(at) = rest.find("<polyline") {
+        let (head, tail) = rest.split_at(at);
+        out.push_str(head);
+        let end = tail.find('>').map_or(tail.len(), |e| e + 1);
+        let (tag, after) = tail.split_at(end);
+        let k = if tag.contains("stroke-width=\"2\"") {
+            curve += 1;
+            Some(curve - 1)
+        } else if tag.contains("stroke-width=\"3\"") {
+            sample += 1;
+            Some(sample - 1)
+        } else {
+            None
+        };
+        match k
+            .and_then(|k| styles.get(k))
+            .and_then(|s| s.dash.dasharray())
+        {
+            Some(d) => {
+                out.push_str("<polyline stroke-dasharray=\"");
+                out.push_str(d);
+                out.push('"');
+                out.push_str(&tag["<polyline".len()..]);
+            }
+            None => out.push_str(tag),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Plot `columns` of `run_dir/timeseries.csv` against t into `out` (by
@@ -381,6 +585,33 @@ pub fn compare_plots(
     out_dir: &Path,
     runs: &[(String, PathBuf)],
 ) -> Result<Vec<PlotFile>, RunError> {
+    compare_plots_with(out_dir, runs, "", None)
+}
+
+/// The style of each curve of a chart from the labels of its curves.
+pub type Palette<'a> = &'a dyn Fn(&[String]) -> Vec<CurveStyle>;
+
+/// [`compare_plots`] with every title prefixed by `title` (what the runs
+/// are) and each chart's curves styled by `palette` from their labels,
+/// the legend beside the plot ([`styled_line_chart`]).
+///
+/// # Errors
+/// As [`compare_plots`]; a palette that does not give one style per label.
+pub fn styled_compare_plots(
+    out_dir: &Path,
+    runs: &[(String, PathBuf)],
+    title: &str,
+    palette: Palette,
+) -> Result<Vec<PlotFile>, RunError> {
+    compare_plots_with(out_dir, runs, title, Some(palette))
+}
+
+fn compare_plots_with(
+    out_dir: &Path,
+    runs: &[(String, PathBuf)],
+    title_prefix: &str,
+    palette: Option<Palette>,
+) -> Result<Vec<PlotFile>, RunError> {
     let mut steps_h = Vec::new();
     let mut steps_cpu = Vec::new();
     let mut energy = Vec::new();
@@ -411,7 +642,12 @@ pub fn compare_plots(
         }
     }
     let specs = [
-        (&steps_h, "step size", "h [s]", YScale::Log),
+        (
+            &steps_h,
+            "step size h of each accepted step",
+            "h [s]",
+            YScale::Log,
+        ),
         (
             &steps_cpu,
             "cumulative CPU time of the integration",
@@ -420,35 +656,44 @@ pub fn compare_plots(
         ),
         (
             &energy,
-            "energy error |E(t) - E(0)|",
+            "energy error |E(t) - E(0)| at the output times",
             "|E - E0| [J]",
             YScale::Log,
         ),
         (
             &pos,
-            "position constraint violation",
-            "max |Phi| ",
+            "position constraint violation max |Phi| at the output times",
+            "max |Phi| [m, rad]",
             YScale::Log,
         ),
         (
             &vel,
-            "velocity constraint violation",
-            "max |Phi_q v + Phi_t|",
+            "velocity constraint violation at the output times",
+            "max |Phi_q v + Phi_t| [m/s, rad/s]",
             YScale::Log,
         ),
     ];
     let mut files = Vec::new();
     for ((curves, title, y_label, y_scale), name) in specs.into_iter().zip(COMPARE_PLOTS) {
-        files.push(line_chart(
-            &out_dir.join(name),
-            &Chart {
-                title,
-                x_label: "t [s]",
-                y_label,
-                y_scale,
-            },
-            curves,
-        )?);
+        let title = if title_prefix.is_empty() {
+            title.to_string()
+        } else {
+            format!("{title_prefix}: {title}")
+        };
+        let chart = Chart {
+            title: &title,
+            x_label: "t [s]",
+            y_label,
+            y_scale,
+        };
+        let path = out_dir.join(name);
+        files.push(match palette {
+            Some(palette) => {
+                let labels: Vec<String> = curves.iter().map(|c| c.label.clone()).collect();
+                styled_line_chart(&path, &chart, curves, &palette(&labels))?
+            }
+            None => line_chart(&path, &chart, curves)?,
+        });
     }
     Ok(files)
 }
@@ -461,6 +706,29 @@ pub fn compare_plots(
 /// # Errors
 /// As [`compare_plots`]; an unreadable `out_dir`.
 pub fn run_charts(out_dir: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<PlotFile>, RunError> {
+    compare_plots(out_dir, &run_dirs(out_dir, keep)?)
+}
+
+/// [`run_charts`] drawn by [`styled_compare_plots`]: titles prefixed by
+/// `title`, curves styled by `palette`.
+///
+/// # Errors
+/// As [`run_charts`].
+pub fn styled_run_charts(
+    out_dir: &Path,
+    keep: &dyn Fn(&str) -> bool,
+    title: &str,
+    palette: Palette,
+) -> Result<Vec<PlotFile>, RunError> {
+    styled_compare_plots(out_dir, &run_dirs(out_dir, keep)?, title, palette)
+}
+
+/// The subfolders of `out_dir` with a `timeseries.csv` whose name `keep`
+/// accepts, in name order, labelled by name.
+fn run_dirs(
+    out_dir: &Path,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<(String, PathBuf)>, RunError> {
     let entries = std::fs::read_dir(out_dir)
         .map_err(|e| RunError::Io(jounce_io::IoError::new(out_dir, e)))?;
     let mut runs: Vec<(String, PathBuf)> = entries
@@ -472,5 +740,5 @@ pub fn run_charts(out_dir: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Vec<Plo
         })
         .collect();
     runs.sort();
-    compare_plots(out_dir, &runs)
+    Ok(runs)
 }
