@@ -272,7 +272,27 @@ fn study_s4_prints_its_table() {
                 .collect();
             assert!(!rows.is_empty(), "no {test} finding in\n{findings}");
             for r in rows {
-                assert!(r.ends_with(",holds"), "{r}");
+                if r.contains("explicit integration becomes the cheapest") {
+                    // judged by CPU (the seed's measure) with a 10 % margin:
+                    // on hub 5 dopri5 0.005 s against bdf 0.006 s, near
+                    // the margin, so the verdict must follow the printed
+                    // times rather than be fixed (measured: holds)
+                    let secs = |after: &str| -> f64 {
+                        let i = r.find(after).unwrap_or_else(|| panic!("{after}: {r}"));
+                        let rest = &r[i + after.len()..];
+                        rest.trim_start()
+                            .split(' ')
+                            .next()
+                            .unwrap()
+                            .parse()
+                            .unwrap_or_else(|e| panic!("{after}: {e}: {r}"))
+                    };
+                    let (x, b, a) = (secs("dopri5"), secs("bdf locked"), secs("bdf on 4a"));
+                    let holds = x * 1.1 <= b && x * 1.1 <= a;
+                    assert_eq!(r.ends_with(",holds"), holds, "{r}");
+                } else {
+                    assert!(r.ends_with(",holds"), "{r}");
+                }
             }
         }
     }

@@ -1067,7 +1067,7 @@ fn test4_findings(test4: &[S4CostRow]) -> Vec<S4Finding> {
             test: "4b",
             claim: "with the axial DOF locked, explicit integration becomes the cheapest, by more than 10 % of CPU (seed: 90 s vs 150 s implicit, 160 s for 4a)".into(),
             measured: format!(
-                "dopri5 {:.3} s ({} steps) vs bdf locked {:.3} s ({} steps), bdf on 4a {:.3} s",
+                "dopri5 {:.4e} s ({} steps) vs bdf locked {:.4e} s ({} steps), bdf on 4a {:.4e} s",
                 cpu(bx),
                 bx.summary.work.steps_accepted,
                 cpu(bi),
