@@ -218,12 +218,14 @@ pub(crate) use loop_state_accessor;
 /// Steps an explicit run must have taken since its stiffness test fired,
 /// and the share of its budget they are, before [`stiff_budget_forecast`]
 /// judges its pace.
-const FORECAST_MIN_STEPS: u64 = 1000;
-const FORECAST_MIN_SHARE: f64 = 0.01;
+pub const FORECAST_MIN_STEPS: u64 = 1000;
+/// The least share of the budget spent since the stiffness test fired
+/// before [`stiff_budget_forecast`] judges a run's pace.
+pub const FORECAST_MIN_SHARE: f64 = 0.01;
 /// How far beyond the budget the forecast must reach before the run is
 /// stopped: a stiff phase may end (a contact opens), so a run that would
 /// need up to this multiple of its budget at today's pace is let go on.
-const FORECAST_MARGIN: f64 = 2.0;
+pub const FORECAST_MARGIN: f64 = 2.0;
 
 /// Stop a run early when Hairer's stiffness test has fired
 /// ([`crate::Stats::stiffness_detected_at`] = t_s, after n_s steps) and the
