@@ -276,6 +276,7 @@ pub(crate) fn parse<'a, 'i>(
             "max_constraint_violation",
             "energy_growth",
             "max_output_rows",
+            "error_estimate",
         ])?;
         let ch = &mut s.checks;
         if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
@@ -283,6 +284,9 @@ pub(crate) fn parse<'a, 'i>(
         }
         if let Some(x) = c.opt_num("max_constraint_violation")? {
             ch.max_constraint_violation = Some(c.positive("max_constraint_violation", x)?);
+        }
+        if let Some(b) = c.opt_bool("error_estimate")? {
+            ch.error_estimate = b;
         }
         if let Some(x) = c.opt_num("energy_growth")? {
             ch.energy_growth = c.positive("energy_growth", x)?;

@@ -73,6 +73,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod error_estimate;
 pub mod methods_table;
 pub mod modes;
 pub mod observer;

@@ -47,6 +47,9 @@ pub struct Overrides {
     pub no_step_history: bool,
     /// Report the cost of the steps ending after this time.
     pub cost_from: Option<f64>,
+    /// Estimate the global error by a second run
+    /// (`settings.checks.error_estimate = true`).
+    pub error_estimate: bool,
 }
 
 /// What `jounce run` needs.
@@ -152,6 +155,9 @@ pub fn apply_options(model: &mut Model, o: &RunOptions) -> Result<(), RunError> 
     }
     if let Some(f) = o.on_check_failure {
         s.checks.on_failure = f;
+    }
+    if o.error_estimate {
+        s.checks.error_estimate = true;
     }
     Ok(())
 }
@@ -434,6 +440,17 @@ pub(crate) fn integrate_model(
         steps,
         progress,
     } = output;
+    // an error estimate keeps the run's positions and velocities to compare
+    // them with the second run's
+    let mut recorder = None;
+    let timeseries: &mut dyn RowSink = if model.settings.checks.error_estimate {
+        recorder.insert(crate::error_estimate::StateRecorder::new(
+            timeseries,
+            1 + 2 * sys.nq(),
+        ))
+    } else {
+        timeseries
+    };
     timeseries.begin(&timeseries_header(&sys))?;
     if model.settings.step_history {
         steps.begin(&crate::observer::STEPS_HEADER.map(String::from))?;
@@ -478,7 +495,31 @@ pub(crate) fn integrate_model(
         Err(f) => (f.stats, f.t),
     };
     let explained = explain_failure(model, entry, &opts, &result, &mut obs, &sys, t_reached);
-    diagnostics.extend(run_diagnostics(model, entry, &opts, &stats, &obs));
+    diagnostics.extend(run_diagnostics(entry, &stats, &obs));
+    let mut accuracy = accuracy_summary(model, &obs);
+    let output_rows = obs.rows();
+    let cost_from = obs.cost_from.as_ref().map(|c| c.summary());
+    let extremes = obs.extremes;
+    // the estimate: the model run again into memory, its own work apart
+    // from this run's (`work` stays this run's integration alone)
+    let estimate = match (&result, recorder) {
+        (Ok(_), Some(r)) => Some(crate::error_estimate::estimate(
+            model,
+            &entry.info,
+            &r.kept,
+            sys.nq(),
+        )),
+        _ => None,
+    };
+    diagnostics.extend(accuracy_diagnostics(
+        model,
+        &opts,
+        &stats,
+        &extremes,
+        estimate.as_ref(),
+    ));
+    accuracy.estimated_global_error = estimate.as_ref().and_then(|e| e.estimated_global_error);
+    accuracy.error_estimate = estimate;
     let summary = RunSummary {
         formulation: formulation_summary(model, form.name()),
         degrees_of_freedom: asm.dof,
@@ -492,12 +533,12 @@ pub(crate) fn integrate_model(
         }
         .to_string(),
         error: explained.error,
-        output_rows: obs.rows(),
+        output_rows,
         work: work_summary(&stats, wall),
-        cost_from: obs.cost_from.as_ref().map(|c| c.summary()),
+        cost_from,
         diagnostics,
         non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
-        accuracy: accuracy_summary(model, &obs),
+        accuracy,
         ..completed_summary_base(model)
     };
     match result {
@@ -597,11 +638,9 @@ fn explain_failure(
 
 /// The diagnostics a run adds after integrating: singular configurations,
 /// branch switches, the cost asked for, breakpoints crossed, the checks
-/// on the solution, stiffness, accumulated error and energy drift.
+/// on the solution, stiffness.
 fn run_diagnostics(
-    model: &Model,
     entry: &jounce_integrate::method::MethodEntry,
-    opts: &SolverOptions,
     stats: &jounce_integrate::Stats,
     obs: &RunObserver<'_>,
 ) -> Vec<String> {
@@ -625,19 +664,47 @@ fn run_diagnostics(
             entry.info.name
         ));
     }
-    if let Some(d) = accumulated_error_warning(opts, stats) {
-        diagnostics.push(d);
+    diagnostics
+}
+
+/// The accuracy diagnostics: with a global error estimate, its warning
+/// (when it exceeds 10 times the tolerance) or its note; without one, the
+/// heuristic of the accumulated local error. Then energy drift of a
+/// conservative model (an accuracy warning only when no estimate says the
+/// run is within 10 times the tolerance).
+fn accuracy_diagnostics(
+    model: &Model,
+    opts: &SolverOptions,
+    stats: &jounce_integrate::Stats,
+    extremes: &jounce_analysis::InvariantExtremes,
+    estimate: Option<&jounce_io::ErrorEstimateSummary>,
+) -> Vec<String> {
+    let mut diagnostics = Vec::new();
+    let estimated = estimate.and_then(|e| e.estimated_global_error);
+    match estimate {
+        Some(e) => diagnostics.push(crate::error_estimate::estimate_diagnostic(model, e)),
+        None => diagnostics.extend(accumulated_error_warning(opts, stats)),
     }
     let conservative = crate::setup::is_conservative(model);
-    let de = obs.extremes.max_relative_energy_error;
+    let de = extremes.max_relative_energy_error;
+    let within = estimated.is_some_and(|x| x <= crate::error_estimate::ESTIMATE_WARNING);
     if conservative && de > ENERGY_WARNING {
-        diagnostics.push(format!(
-            "accuracy warning: the model conserves energy, but the run changed it by up to {:.1} % \
-             of E(0): the solution is not to be trusted at this step or tolerance (numerical \
-             damping of the method, projections, or too large a step for the fastest mode); \
-             try a smaller step or tolerance, or an energy-conserving method",
-            100.0 * de
-        ));
+        diagnostics.push(if within {
+            format!(
+                "energy note: the model conserves energy, but the run changed it by up to \
+                 {:.1} % of E(0), which the tolerance allows (the error estimate is within 10 \
+                 times it); a tighter tolerance or an energy-conserving method keeps it better",
+                100.0 * de
+            )
+        } else {
+            format!(
+                "accuracy warning: the model conserves energy, but the run changed it by up to \
+                 {:.1} % of E(0): the solution is not to be trusted at this step or tolerance \
+                 (numerical damping of the method, projections, or too large a step for the \
+                 fastest mode); try a smaller step or tolerance, or an energy-conserving method",
+                100.0 * de
+            )
+        });
     }
     diagnostics
 }
@@ -689,6 +756,8 @@ fn accuracy_summary(model: &Model, obs: &RunObserver<'_>) -> AccuracySummary {
             dissipated: account.dissipated,
         },
         max_energy_balance_residual: obs.energy.max_residual(),
+        estimated_global_error: None,
+        error_estimate: None,
     }
 }
 
@@ -745,6 +814,20 @@ pub fn summary_text(s: &RunSummary) -> String {
         "  CPU {:.4} s (integration alone), wall {:.4} s\n",
         w.cpu_seconds, w.wall_seconds
     ));
+    if let Some(e) = &a.error_estimate {
+        out.push_str(&format!(
+            "  error estimate by {}: {} (second run: {} steps, {} f-evaluations, CPU {:.4} s, \
+             not in the CPU above)\n",
+            e.method,
+            e.estimated_global_error.map_or_else(
+                || "none".to_string(),
+                |x| format!("{x:.2} times the tolerance")
+            ),
+            e.reference_steps_accepted,
+            e.reference_rhs_evaluations,
+            e.reference_cpu_seconds
+        ));
+    }
     let energy = if a.energy_conserved_by_model {
         format!(
             "max relative energy error {:.3e}",

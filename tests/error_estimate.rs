@@ -1,0 +1,208 @@
+//! Calibration of the global error estimate and of the accuracy warning
+//! (issue 31): 5 models with references x 10 methods (explicit, implicit,
+//! structural, fixed-step) x 3 tolerances. Each run asks for the estimate
+//! (`RunOptions::error_estimate`); its true error is measured against a
+//! reference in the same norm ([`state_difference`]: weighted RMS of the
+//! positions and velocities, weights atol + rtol·max|y|, the largest over
+//! the output times, 1 = the tolerance). Required:
+//! - warned <=> measured > 10 tol in at least 90 % of the runs;
+//! - the estimate within a factor 10 of the measured error in at least
+//!   90 % of the runs whose measured error is above the reference's floor;
+//! - without an estimate, the heuristic warning fires on no run whose
+//!   error is within 10 tol.
+
+mod support;
+
+use jounce::error_estimate::{state_difference, ESTIMATE_WARNING};
+use jounce::{RunOptions, RunResult, Simulation};
+use jounce_model::FormulationKind;
+
+/// A model of the matrix: its simulation, the formulation of the
+/// structural methods and the run length.
+struct Case {
+    name: &'static str,
+    sim: Simulation,
+    structural: FormulationKind,
+    t_end: f64,
+}
+
+fn cases() -> Vec<Case> {
+    let example = |f: &str| Simulation::from_file(support::repo(&format!("examples/{f}.toml")));
+    let pc = support::pc_chain::pc_chain_model(
+        2,
+        "augmented",
+        "method = \"dopri5\"\nrtol = 1e-6\natol = 1e-6",
+        1.0,
+        false,
+    );
+    vec![
+        Case {
+            name: "simple_pendulum",
+            sim: example("simple_pendulum").unwrap(),
+            structural: FormulationKind::Index3,
+            t_end: 2.0,
+        },
+        Case {
+            name: "double_pendulum",
+            sim: example("double_pendulum").unwrap(),
+            structural: FormulationKind::Index3,
+            t_end: 1.0,
+        },
+        Case {
+            name: "slider_crank",
+            sim: example("slider_crank").unwrap(),
+            structural: FormulationKind::Index3,
+            t_end: 1.0,
+        },
+        Case {
+            name: "four_bar",
+            sim: example("four_bar").unwrap(),
+            structural: FormulationKind::Index3,
+            t_end: 1.0,
+        },
+        Case {
+            name: "pc_chain_2",
+            sim: Simulation::from_toml_str(&pc, "pc_chain_2.toml").unwrap(),
+            structural: FormulationKind::AugmentedLagrangian,
+            // before the bars turn collinear (t = 0.71 s)
+            t_end: 0.5,
+        },
+    ]
+}
+
+/// (method, structural, fixed step at tolerance 1e-4, 1e-6, 1e-8)
+const METHODS: [(&str, bool, Option<[f64; 3]>); 10] = [
+    ("dopri5", false, None),
+    ("dop853", false, None),
+    ("rkf45", false, None),
+    ("radau5", false, None),
+    ("bdf", false, None),
+    ("rodas4", false, None),
+    ("hht", true, None),
+    ("generalized_alpha", true, None),
+    ("rk4", false, Some([1e-2, 2e-3, 4e-4])),
+    ("newmark", true, Some([4e-3, 5e-4, 5e-5])),
+];
+
+const TOLS: [f64; 3] = [1e-4, 1e-6, 1e-8];
+
+fn run(case: &Case, o: RunOptions) -> RunResult {
+    let what = format!("{} {:?}", case.name, o.method);
+    case.sim
+        .run(&RunOptions {
+            t_end: Some(case.t_end),
+            no_step_history: true,
+            ..o
+        })
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+}
+
+fn warned(r: &RunResult) -> bool {
+    r.diagnostics()
+        .iter()
+        .any(|d| d.starts_with("accuracy warning"))
+}
+
+#[test]
+fn the_estimate_and_the_warning_are_calibrated() {
+    let (mut agree, mut total) = (0, 0);
+    let (mut within, mut compared) = (0, 0);
+    let (mut heuristic_false, mut heuristic_true, mut large) = (0, 0, 0);
+    let mut rows = Vec::new();
+    for case in cases() {
+        let reference = run(
+            &case,
+            RunOptions {
+                method: Some("dop853".into()),
+                formulation: Some(FormulationKind::Augmented),
+                rtol: Some(1e-13),
+                atol: Some(1e-13),
+                ..RunOptions::default()
+            },
+        );
+        let nq = reference.summary.coordinates as usize;
+        for (method, structural, steps) in METHODS {
+            for (k, tol) in TOLS.into_iter().enumerate() {
+                let formulation = if structural {
+                    case.structural
+                } else {
+                    FormulationKind::Augmented
+                };
+                let o = RunOptions {
+                    method: Some(method.into()),
+                    formulation: Some(formulation),
+                    rtol: Some(tol),
+                    atol: Some(tol),
+                    step: steps.map(|s| s[k]),
+                    ..RunOptions::default()
+                };
+                let clock = std::time::Instant::now();
+                let with = run(
+                    &case,
+                    RunOptions {
+                        error_estimate: true,
+                        ..o.clone()
+                    },
+                );
+                let without = run(&case, o);
+                let secs = clock.elapsed().as_secs_f64();
+                let measured = state_difference(&with.series, &reference.series, nq, tol, tol)
+                    .expect("common output times")
+                    .scaled;
+                let estimate = with
+                    .summary
+                    .accuracy
+                    .estimated_global_error
+                    .unwrap_or_else(|| panic!("{} {method} {tol:e}: no estimate", case.name));
+                let (w, h) = (warned(&with), warned(&without));
+                let bad = measured > ESTIMATE_WARNING;
+                total += 1;
+                agree += usize::from(w == bad);
+                // the reference's own error, about 1e-12 relative, is the
+                // floor of what can be measured
+                if measured > 1e-11 / tol {
+                    compared += 1;
+                    let ratio = estimate / measured;
+                    within += usize::from((0.1..=10.0).contains(&ratio));
+                }
+                large += usize::from(bad);
+                heuristic_false += usize::from(h && !bad);
+                heuristic_true += usize::from(h && bad);
+                rows.push(format!(
+                    "{:<16} {:<18} {tol:>7.0e} {:>9.2e} {:>9.2e} {:>7.2} {:>6} {:>6} {:>6} {secs:>6.2}{}",
+                    case.name,
+                    method,
+                    measured,
+                    estimate,
+                    estimate / measured,
+                    bad,
+                    w,
+                    h,
+                    if w == bad { "" } else { "  <- warning wrong" }
+                ));
+            }
+        }
+    }
+    println!(
+        "{:<16} {:<18} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6}",
+        "model", "method", "tol", "measured", "estimate", "ratio", ">10tol", "warned", "heur."
+    );
+    for r in &rows {
+        println!("{r}");
+    }
+    let rate = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+    println!(
+        "warned <=> measured > 10 tol: {agree}/{total} ({:.1} %); estimate within 10x of the \
+         measured error: {within}/{compared} ({:.1} %); heuristic without estimate: {heuristic_true} \
+         of {large} runs above 10 tol warned, {heuristic_false} false warnings",
+        rate(agree, total),
+        rate(within, compared)
+    );
+    assert!(total >= 150, "{total} runs");
+    assert!(rate(agree, total) >= 90.0, "warning agrees in {agree}/{total}");
+    assert!(
+        rate(within, compared) >= 90.0,
+        "estimate within 10x in {within}/{compared}"
+    );
+    assert_eq!(heuristic_false, 0, "heuristic warnings on runs within 10 tol");
+}
