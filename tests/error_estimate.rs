@@ -70,21 +70,25 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// (method, structural, fixed step at tolerance 1e-4, 1e-6, 1e-8)
-const METHODS: [(&str, bool, Option<[f64; 3]>); 10] = [
-    ("dopri5", false, None),
-    ("dop853", false, None),
-    ("rkf45", false, None),
-    ("radau5", false, None),
-    ("bdf", false, None),
-    ("rodas4", false, None),
-    ("hht", true, None),
-    ("generalized_alpha", true, None),
-    ("rk4", false, Some([1e-2, 2e-3, 4e-4])),
-    ("newmark", true, Some([4e-3, 5e-4, 5e-5])),
-];
-
+/// Tolerances of the matrix; the adaptive structural methods (order 2,
+/// tolerance proportional on index3: steps grow like tol^(-1/2)) stop at
+/// 1e-6, which keeps the test fast.
 const TOLS: [f64; 3] = [1e-4, 1e-6, 1e-8];
+const STRUCTURAL_TOLS: [f64; 3] = [1e-3, 1e-4, 1e-6];
+
+/// (method, structural, tolerances, fixed step at each tolerance)
+const METHODS: [(&str, bool, [f64; 3], Option<[f64; 3]>); 10] = [
+    ("dopri5", false, TOLS, None),
+    ("dop853", false, TOLS, None),
+    ("rkf45", false, TOLS, None),
+    ("radau5", false, TOLS, None),
+    ("bdf", false, TOLS, None),
+    ("rodas4", false, TOLS, None),
+    ("hht", true, STRUCTURAL_TOLS, None),
+    ("generalized_alpha", true, STRUCTURAL_TOLS, None),
+    ("rk4", false, TOLS, Some([1e-2, 5e-3, 2e-3])),
+    ("newmark", true, TOLS, Some([1e-2, 2e-3, 5e-4])),
+];
 
 fn run(case: &Case, o: RunOptions) -> RunResult {
     let what = format!("{} {:?}", case.name, o.method);
@@ -121,8 +125,8 @@ fn the_estimate_and_the_warning_are_calibrated() {
             },
         );
         let nq = reference.summary.coordinates as usize;
-        for (method, structural, steps) in METHODS {
-            for (k, tol) in TOLS.into_iter().enumerate() {
+        for (method, structural, tols, steps) in METHODS {
+            for (k, tol) in tols.into_iter().enumerate() {
                 let formulation = if structural {
                     case.structural
                 } else {
@@ -155,6 +159,17 @@ fn the_estimate_and_the_warning_are_calibrated() {
                     .estimated_global_error
                     .unwrap_or_else(|| panic!("{} {method} {tol:e}: no estimate", case.name));
                 let (w, h) = (warned(&with), warned(&without));
+                // the heuristic's sum of local errors, when it says it
+                let acc: f64 = without
+                    .diagnostics()
+                    .iter()
+                    .find_map(|d| {
+                        d.split("add up to ")
+                            .nth(1)
+                            .and_then(|x| x.split(' ').next())
+                            .and_then(|x| x.parse().ok())
+                    })
+                    .unwrap_or(-1.0);
                 let bad = measured > ESTIMATE_WARNING;
                 total += 1;
                 agree += usize::from(w == bad);
@@ -169,7 +184,7 @@ fn the_estimate_and_the_warning_are_calibrated() {
                 heuristic_false += usize::from(h && !bad);
                 heuristic_true += usize::from(h && bad);
                 rows.push(format!(
-                    "{:<16} {:<18} {tol:>7.0e} {:>9.2e} {:>9.2e} {:>7.2} {:>6} {:>6} {:>6} {secs:>6.2}{}",
+                    "{:<16} {:<18} {tol:>7.0e} {:>9.2e} {:>9.2e} {:>7.2} {:>6} {:>6} {:>6} {secs:>6.2} {acc:>8.0}{}",
                     case.name,
                     method,
                     measured,
@@ -184,8 +199,18 @@ fn the_estimate_and_the_warning_are_calibrated() {
         }
     }
     println!(
-        "{:<16} {:<18} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6}",
-        "model", "method", "tol", "measured", "estimate", "ratio", ">10tol", "warned", "heur."
+        "{:<16} {:<18} {:>7} {:>9} {:>9} {:>7} {:>6} {:>6} {:>6} {:>6} {:>8}",
+        "model",
+        "method",
+        "tol",
+        "measured",
+        "estimate",
+        "ratio",
+        ">10tol",
+        "warned",
+        "heur.",
+        "CPU s",
+        "sum"
     );
     for r in &rows {
         println!("{r}");
@@ -199,10 +224,16 @@ fn the_estimate_and_the_warning_are_calibrated() {
         rate(within, compared)
     );
     assert!(total >= 150, "{total} runs");
-    assert!(rate(agree, total) >= 90.0, "warning agrees in {agree}/{total}");
+    assert!(
+        rate(agree, total) >= 90.0,
+        "warning agrees in {agree}/{total}"
+    );
     assert!(
         rate(within, compared) >= 90.0,
         "estimate within 10x in {within}/{compared}"
     );
-    assert_eq!(heuristic_false, 0, "heuristic warnings on runs within 10 tol");
+    assert_eq!(
+        heuristic_false, 0,
+        "heuristic warnings on runs within 10 tol"
+    );
 }
