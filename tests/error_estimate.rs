@@ -237,3 +237,100 @@ fn the_estimate_and_the_warning_are_calibrated() {
         "heuristic warnings on runs within 10 tol"
     );
 }
+
+/// The README's first run (the slider-crank as shipped) prints no accuracy
+/// warning: its summed local errors (90 tolerances) only note and suggest
+/// the estimate, which puts its global error within 10 tolerances.
+#[test]
+fn the_readme_first_run_prints_no_false_warning() {
+    let sim = Simulation::from_file(support::repo("examples/slider_crank.toml")).unwrap();
+    let plain = sim.run(&RunOptions::default()).unwrap();
+    assert!(!warned(&plain), "{:?}", plain.diagnostics());
+    assert!(
+        plain
+            .diagnostics()
+            .iter()
+            .any(|d| d.starts_with("accuracy note") && d.contains("--error-estimate")),
+        "{:?}",
+        plain.diagnostics()
+    );
+    let estimated = sim
+        .run(&RunOptions {
+            error_estimate: true,
+            ..RunOptions::default()
+        })
+        .unwrap();
+    let e = estimated.summary.accuracy.estimated_global_error.unwrap();
+    assert!(e < ESTIMATE_WARNING, "estimate {e}");
+    assert!(!warned(&estimated), "{:?}", estimated.diagnostics());
+    // the run itself is the same run: same steps, same rows
+    assert_eq!(estimated.summary.work, {
+        let mut w = plain.summary.work.clone();
+        w.cpu_seconds = estimated.summary.work.cpu_seconds;
+        w.wall_seconds = estimated.summary.work.wall_seconds;
+        w
+    });
+    assert_eq!(estimated.series, plain.series);
+}
+
+/// `--error-estimate` on the command line and `error_estimate = true` in
+/// the model file: the estimate in summary.json and the printed summary;
+/// the second run writes no file; the run's CPU is its own.
+#[test]
+fn the_estimate_is_asked_for_by_flag_or_setting_and_writes_nothing_more() {
+    let out = support::scratch("estimate-cli");
+    let dir = out.to_str().unwrap();
+    let (code, stdout, stderr) = support::jounce(&[
+        "run",
+        "examples/four_bar.toml",
+        "-o",
+        dir,
+        "--method",
+        "rk4",
+        "--step",
+        "0.01",
+        "--t-end",
+        "1",
+        "--error-estimate",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("error estimate by richardson"), "{stdout}");
+    // rk4 at h = 0.01 against the four-bar's own rtol = 1e-9: a fixed-step
+    // run warned, with the estimate and how it was obtained
+    assert!(
+        stdout.contains("note: accuracy warning: the estimated global error is")
+            && stdout.contains("from a second run at half the step (h = 5e-3 s)"),
+        "{stdout}"
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["steps.csv", "summary.json", "timeseries.csv"]);
+    let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let s: jounce_io::RunSummary = serde_json::from_str(&json).unwrap();
+    let e = s.accuracy.error_estimate.expect("accuracy.error_estimate");
+    assert_eq!(e.method, "richardson");
+    assert_eq!(e.reference_step, Some(0.005));
+    assert_eq!(s.work.steps_accepted, 100);
+    assert_eq!(e.reference_steps_accepted, 200);
+    assert!(e.reference_cpu_seconds > 0.0);
+    assert_eq!(s.accuracy.estimated_global_error, e.estimated_global_error);
+    let _ = std::fs::remove_dir_all(&out);
+
+    // the setting, validated like the others
+    let text = std::fs::read_to_string(support::repo("examples/simple_pendulum.toml")).unwrap();
+    let with = |line: &str| format!("{text}\n[settings.checks]\n{line}\n");
+    let sim = Simulation::from_toml_str(&with("error_estimate = true"), "p.toml").unwrap();
+    assert!(sim.model().settings.checks.error_estimate);
+    let r = sim
+        .run(&RunOptions {
+            t_end: Some(0.5),
+            ..RunOptions::default()
+        })
+        .unwrap();
+    assert!(r.summary.accuracy.estimated_global_error.is_some());
+    let bad = Simulation::from_toml_str(&with("error_estimate = 1"), "p.toml").unwrap_err();
+    assert!(bad.to_string().contains("error_estimate"), "{bad}");
+}

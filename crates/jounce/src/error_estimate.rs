@@ -299,8 +299,9 @@ pub fn estimate_diagnostic(model: &Model, e: &ErrorEstimateSummary) -> String {
             -e.error_ratio.log2()
         ),
         None => format!(
-            "from a second run at rtol = {:e}, atol = {:e}",
-            e.reference_rtol, e.reference_atol
+            "from a second run at rtol = {}, atol = {}",
+            short(e.reference_rtol),
+            short(e.reference_atol)
         ),
     };
     let (Some(x), Some(abs)) = (e.estimated_global_error, e.estimated_absolute_error) else {
@@ -310,7 +311,7 @@ pub fn estimate_diagnostic(model: &Model, e: &ErrorEstimateSummary) -> String {
         );
     };
     let at = e.at_time.unwrap_or(0.0);
-    let tol = format!("rtol = {:e}, atol = {:e}", it.rtol, it.atol);
+    let tol = format!("rtol = {}, atol = {}", short(it.rtol), short(it.atol));
     if x > ESTIMATE_WARNING {
         let advice = match e.reference_step {
             Some(h) => {
@@ -337,5 +338,17 @@ pub fn estimate_diagnostic(model: &Model, e: &ErrorEstimateSummary) -> String {
             "error estimate: the global error is estimated at {x:.2} times the tolerance \
              ({tol}; up to about {abs:.1e} in a coordinate or velocity), {how}"
         )
+    }
+}
+
+/// A number in short scientific notation (1e-11, not 1.0000000000000001e-11).
+fn short(x: f64) -> String {
+    let s = format!("{x:.6e}");
+    match s.split_once('e') {
+        Some((m, e)) => {
+            let m = m.trim_end_matches('0').trim_end_matches('.');
+            format!("{m}e{e}")
+        }
+        None => s,
     }
 }
