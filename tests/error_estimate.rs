@@ -124,7 +124,7 @@ fn the_estimate_and_the_warning_are_calibrated() {
                 ..RunOptions::default()
             },
         );
-        let nq = reference.summary.coordinates as usize;
+        let nq = reference.summary.coordinates;
         for (method, structural, tols, steps) in METHODS {
             for (k, tol) in tols.into_iter().enumerate() {
                 let formulation = if structural {
