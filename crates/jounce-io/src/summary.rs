@@ -32,7 +32,8 @@ pub struct WorkSummary {
     pub corrections: u64,
     /// CPU seconds of the integration alone (no output, no I/O).
     pub cpu_seconds: f64,
-    /// Wall-clock seconds of the whole run (assembly, integration, output).
+    /// Wall-clock seconds of the whole run (assembly, integration, output,
+    /// and an error estimate's second run when asked for).
     pub wall_seconds: f64,
 }
 

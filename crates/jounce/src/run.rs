@@ -681,9 +681,12 @@ fn accuracy_diagnostics(
 ) -> Vec<String> {
     let mut diagnostics = Vec::new();
     let estimated = estimate.and_then(|e| e.estimated_global_error);
-    match estimate {
-        Some(e) => diagnostics.push(crate::error_estimate::estimate_diagnostic(model, e)),
-        None => diagnostics.extend(accumulated_error_warning(opts, stats)),
+    if let Some(e) = estimate {
+        diagnostics.push(crate::error_estimate::estimate_diagnostic(model, e));
+    }
+    // no estimate (not asked for, or its second run failed): the heuristic
+    if estimated.is_none() {
+        diagnostics.extend(accumulated_error_warning(opts, stats));
     }
     let conservative = crate::setup::is_conservative(model);
     let de = extremes.max_relative_energy_error;
