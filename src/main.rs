@@ -186,6 +186,13 @@ struct RunArgs {
     /// time T, s (settings.cost_from).
     #[arg(long, value_name = "T", allow_hyphen_values = true)]
     cost_from: Option<f64>,
+    /// Estimate the global error by a second run at rtol/10, atol/10 (a
+    /// fixed step: h/2, Richardson), kept in memory; reported in the
+    /// summary, and the accuracy warning fires when, and only when, the
+    /// estimate exceeds 10 times the tolerance
+    /// (settings.checks.error_estimate).
+    #[arg(long)]
+    error_estimate: bool,
     /// No progress bar and no summary on stdout.
     #[arg(short, long)]
     quiet: bool,
@@ -482,6 +489,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         force,
         no_steps,
         cost_from,
+        error_estimate,
         quiet,
         from_static,
         initial_state,
@@ -503,6 +511,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         force,
         no_step_history: no_steps,
         cost_from,
+        error_estimate,
     };
     let start = if from_static {
         Start::Static

@@ -62,8 +62,30 @@ pub struct GlobalSolution {
     pub stats: Stats,
 }
 
-/// Weighted RMS norm of a − b with weights atol + rtol·|b_i|.
-fn weighted_diff(a: &[f64], b: &[f64], rtol: f64, atol: f64) -> f64 {
+/// The global error of the looser of two runs, from their difference:
+/// when the tighter run's error is `r` times the looser one's,
+/// y_loose − y_tight ≈ (1 − r)·e_loose, so e_loose ≈ ‖y_loose − y_tight‖ / (1 − r).
+///
+/// - Reintegration at tolerances τ and τ/ρ (tolerance proportionality
+///   with exponent q): r = ρ^(−q).
+/// - Richardson, a fixed step h and h/2 of a method of order p:
+///   r = 2^(−p).
+///
+/// The tighter run's error is then `r` times the returned value.
+///
+/// ```
+/// use jounce_integrate::global_error::looser_run_error;
+/// // rk4 at h and h/2: the difference is 15/16 of the error at h
+/// assert!((looser_run_error(15.0, 2f64.powi(-4)) - 16.0).abs() < 1e-12);
+/// ```
+pub fn looser_run_error(diff: f64, r: f64) -> f64 {
+    diff / (1.0 - r.clamp(0.0, 0.9))
+}
+
+/// Weighted RMS norm of a − b with weights atol + rtol·|b_i| (1 = the
+/// tolerance): the norm of the step-size control, applied to the
+/// difference of two solutions.
+pub fn weighted_diff(a: &[f64], b: &[f64], rtol: f64, atol: f64) -> f64 {
     let n = a.len().max(1) as f64;
     let s: f64 = a
         .iter()
@@ -131,7 +153,7 @@ pub fn solve_to_global_tolerance(
     let mut ys: Vec<Vec<f64>> = Vec::new();
     let mut diffs: Vec<f64> = Vec::new();
     let mut total = Stats::default();
-    let est = |d: f64, r: f64| d * r / (1.0 - r);
+    let est = |d: f64, r: f64| r * looser_run_error(d, r);
     let mut err = f64::INFINITY;
     let mut r_used = 0.1;
     // runs a factor 10 apart; the ratio r = 10^(−q) of successive
@@ -168,7 +190,7 @@ pub fn solve_to_global_tolerance(
             };
             err = est(diffs[m - 1], r_used);
             runs[k].estimated_error = Some(err);
-            runs[k - 1].estimated_error = Some(err / r_used);
+            runs[k - 1].estimated_error = Some(looser_run_error(diffs[m - 1], r_used));
             if err <= 1.0 {
                 break;
             }

@@ -11,7 +11,7 @@ pub mod timeseries;
 
 pub use error::IoError;
 pub use summary::{
-    AccuracySummary, CostFromSummary, EnergyAccountSummary, FormulationSummary, IntegratorSummary,
-    RunSummary, WorkSummary,
+    AccuracySummary, CostFromSummary, EnergyAccountSummary, ErrorEstimateSummary,
+    FormulationSummary, IntegratorSummary, RunSummary, WorkSummary,
 };
 pub use timeseries::{header_line, row_line, TimeseriesWriter};

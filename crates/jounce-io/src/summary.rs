@@ -32,7 +32,8 @@ pub struct WorkSummary {
     pub corrections: u64,
     /// CPU seconds of the integration alone (no output, no I/O).
     pub cpu_seconds: f64,
-    /// Wall-clock seconds of the whole run (assembly, integration, output).
+    /// Wall-clock seconds of the whole run (assembly, integration, output,
+    /// and an error estimate's second run when asked for).
     pub wall_seconds: f64,
 }
 
@@ -83,6 +84,55 @@ pub struct AccuracySummary {
     /// output interval.
     #[serde(default)]
     pub max_energy_balance_residual: f64,
+    /// The estimated global error of the run's positions and velocities,
+    /// in units of the tolerance (weighted RMS norm over the coordinates
+    /// and velocities with weights atol + rtol·|y|, the largest over the
+    /// output times; 1 = the tolerance), when the run asked for an estimate
+    /// (`settings.checks.error_estimate`, `jounce run --error-estimate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_global_error: Option<f64>,
+    /// How that estimate was obtained and what it cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_estimate: Option<ErrorEstimateSummary>,
+}
+
+/// A global error estimate by a second run of the same model
+/// (`accuracy.error_estimate` of `summary.json`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ErrorEstimateSummary {
+    /// How: `"reintegration"` (adaptive: rtol and atol divided by
+    /// `tolerance_factor`) or `"richardson"` (fixed step: h/2).
+    pub method: String,
+    /// The estimated global error in units of the tolerance (as
+    /// `accuracy.estimated_global_error`); `None` when the second run failed.
+    pub estimated_global_error: Option<f64>,
+    /// The estimated largest absolute error of a coordinate or velocity
+    /// \[m, rad, m/s, rad/s\] over the output times.
+    pub estimated_absolute_error: Option<f64>,
+    /// The output time of the largest scaled error \[s\].
+    pub at_time: Option<f64>,
+    /// The ratio r of the second run's error to the run's, assumed:
+    /// ρ^(−p/(p+1)) for reintegration, 2^(−p) for Richardson (p = the
+    /// method's order); the estimate is the difference / (1 − r).
+    pub error_ratio: f64,
+    /// Tolerance divisor ρ of the second run (1 for a fixed step).
+    pub tolerance_factor: f64,
+    /// The second run's rtol, atol and fixed step.
+    pub reference_rtol: f64,
+    /// The second run's atol.
+    pub reference_atol: f64,
+    /// The second run's fixed step \[s\], if any.
+    pub reference_step: Option<f64>,
+    /// Output times compared.
+    pub rows_compared: u64,
+    /// The second run's accepted steps.
+    pub reference_steps_accepted: u64,
+    /// The second run's right-hand-side evaluations.
+    pub reference_rhs_evaluations: u64,
+    /// The second run's integration CPU seconds (not in `work.cpu_seconds`).
+    pub reference_cpu_seconds: f64,
+    /// Why there is no estimate: the second run's error.
+    pub error: Option<String>,
 }
 
 /// Where the energy went, at the end of a run \[J\].

@@ -313,7 +313,8 @@ fn parse_step_limits(g: &Elem<'_, '_>, it: &mut IntegratorSettings) -> Result<()
 }
 
 /// `[settings.checks]`: what a failed check does and the limits checked
-/// (constraint violation, energy growth, output rows).
+/// (constraint violation, energy growth, output rows) and whether
+/// the global error is estimated.
 fn parse_checks<'a, 'i>(
     parent: &Elem<'a, 'i>,
     v: &'a Val<'i>,
@@ -325,12 +326,16 @@ fn parse_checks<'a, 'i>(
         "max_constraint_violation",
         "energy_growth",
         "max_output_rows",
+        "error_estimate",
     ])?;
     if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
         ch.on_failure = [OnCheckFailure::Fail, OnCheckFailure::Warn][i];
     }
     if let Some(x) = c.opt_num("max_constraint_violation")? {
         ch.max_constraint_violation = Some(c.positive("max_constraint_violation", x)?);
+    }
+    if let Some(b) = c.opt_bool("error_estimate")? {
+        ch.error_estimate = b;
     }
     if let Some(x) = c.opt_num("energy_growth")? {
         ch.energy_growth = c.positive("energy_growth", x)?;

@@ -664,6 +664,10 @@ pub struct CheckSettings {
     pub energy_growth: f64,
     /// Largest number of output rows a run may write without `--force`.
     pub max_output_rows: u64,
+    /// Estimate the run's global error by a second run at a tighter
+    /// tolerance (a fixed step: at h/2) and report it
+    /// (`error_estimate = true`; `jounce run --error-estimate`).
+    pub error_estimate: bool,
 }
 
 impl Default for CheckSettings {
@@ -673,6 +677,7 @@ impl Default for CheckSettings {
             max_constraint_violation: None,
             energy_growth: 1.0,
             max_output_rows: 10_000_000,
+            error_estimate: false,
         }
     }
 }

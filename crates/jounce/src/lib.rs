@@ -74,6 +74,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod error_estimate;
 pub mod interrupt;
 pub mod methods_table;
 pub mod modes;

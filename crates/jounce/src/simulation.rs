@@ -83,6 +83,11 @@ pub struct RunOptions {
     pub on_check_failure: Option<OnCheckFailure>,
     /// Where the run starts.
     pub start: Start,
+    /// Estimate the run's global error by a second run of the model at a
+    /// tighter tolerance (a fixed step: half the step), into memory; the
+    /// estimate is in `summary.accuracy` and decides the accuracy warning
+    /// (`settings.checks.error_estimate`, see [`crate::error_estimate`]).
+    pub error_estimate: bool,
 }
 
 impl RunOptions {
@@ -110,6 +115,7 @@ impl RunOptions {
             cost_from: o.cost_from,
             on_check_failure: None,
             start: Start::Initial,
+            error_estimate: o.error_estimate,
         })
     }
 
