@@ -334,3 +334,46 @@ fn the_estimate_is_asked_for_by_flag_or_setting_and_writes_nothing_more() {
     let bad = Simulation::from_toml_str(&with("error_estimate = 1"), "p.toml").unwrap_err();
     assert!(bad.to_string().contains("error_estimate"), "{bad}");
 }
+
+/// bdf on `index3` at rtol = atol = 1e-10 on a chain of three
+/// parallelograms (7 bodies) is within its tolerance (0.4 tol against the
+/// 1-DOF reference at the output points), but its second run at 1e-11
+/// breaks down on round-off (the index-3 iteration matrix's condition
+/// grows as 1/h²: 20 times the steps and 8000 tol of error). The estimate
+/// then said 55 tol and warned falsely; the second run's step count must
+/// now disqualify it, with the reason, and no accuracy warning fire.
+#[test]
+fn a_second_run_that_breaks_down_gives_no_estimate_and_no_false_warning() {
+    let text = support::pc_chain::pc_chain_model(
+        3,
+        "index3",
+        "method = \"bdf\"\nrtol = 1e-10\natol = 1e-10",
+        0.6,
+        false,
+    );
+    let sim = Simulation::from_toml_str(&text, "pc3.toml").unwrap();
+    let r = sim
+        .run(&RunOptions {
+            error_estimate: true,
+            no_step_history: true,
+            ..RunOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{}", e.error));
+    let e = r
+        .summary
+        .accuracy
+        .error_estimate
+        .as_ref()
+        .expect("an estimate was asked for");
+    assert!(
+        e.estimated_global_error.is_none(),
+        "a broken-down second run gave an estimate: {e:?}"
+    );
+    let why = e.error.as_deref().unwrap_or_default();
+    assert!(why.contains("times the steps of the run"), "{why}");
+    assert!(!warned(&r), "{:?}", r.diagnostics());
+    assert!(
+        e.reference_steps_accepted > 4 * r.summary.work.steps_accepted,
+        "{e:?}"
+    );
+}

@@ -104,7 +104,8 @@ pub struct ErrorEstimateSummary {
     /// `tolerance_factor`) or `"richardson"` (fixed step: h/2).
     pub method: String,
     /// The estimated global error in units of the tolerance (as
-    /// `accuracy.estimated_global_error`); `None` when the second run failed.
+    /// `accuracy.estimated_global_error`); `None` when the second run
+    /// failed or broke down (its `error` says why).
     pub estimated_global_error: Option<f64>,
     /// The estimated largest absolute error of a coordinate or velocity
     /// \[m, rad, m/s, rad/s\] over the output times.

@@ -517,6 +517,7 @@ pub(crate) fn integrate_model(
             &entry.info,
             &r.kept,
             sys.nq(),
+            stats.n_accept,
         )),
         _ => None,
     };
@@ -707,7 +708,7 @@ fn accuracy_diagnostics(
     if let Some(e) = estimate {
         diagnostics.push(crate::error_estimate::estimate_diagnostic(model, e));
     }
-    // no estimate (not asked for, or its second run failed): the heuristic
+    // no estimate (not asked for, or no usable second run): the heuristic
     if estimated.is_none() {
         diagnostics.extend(accumulated_error_warning(opts, stats));
     }
