@@ -377,3 +377,37 @@ fn a_second_run_that_breaks_down_gives_no_estimate_and_no_false_warning() {
         "{e:?}"
     );
 }
+
+/// Below rtol = 1e-10 the index-3 form chases round-off: bdf on the chain
+/// of three parallelograms at 1e-11 takes 34 times the steps of 1e-10 and
+/// ends 8000 tol off, silently before. It must warn (and not at 1e-10,
+/// where it is within its tolerance).
+#[test]
+fn index3_below_its_tolerance_floor_warns() {
+    let run = |tol: &str| {
+        let text = support::pc_chain::pc_chain_model(
+            3,
+            "index3",
+            &format!("method = \"bdf\"\nrtol = {tol}\natol = {tol}"),
+            0.6,
+            false,
+        );
+        Simulation::from_toml_str(&text, "pc3.toml")
+            .unwrap()
+            .run(&RunOptions {
+                no_step_history: true,
+                ..RunOptions::default()
+            })
+            .unwrap_or_else(|e| panic!("{}", e.error))
+    };
+    let tight = run("1e-11");
+    assert!(
+        tight
+            .diagnostics()
+            .iter()
+            .any(|d| d.starts_with("accuracy warning") && d.contains("index-3 form")),
+        "{:?}",
+        tight.diagnostics()
+    );
+    assert!(!warned(&run("1e-10")));
+}
