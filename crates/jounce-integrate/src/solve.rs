@@ -876,12 +876,8 @@ enum AfterEvent {
 /// The integration loop's state: the problem, method and observer, the
 /// breakpoints, the event bookkeeping, the reports and the CPU clock.
 struct Driver<'r, 'p, P: ?Sized> {
-    p: &'r mut Counting<'p, P>,
-    stepper: &'r mut dyn Stepper,
-    opts: &'r SolverOptions,
-    observer: &'r mut dyn Observer<P>,
-    stats: &'r mut Stats,
-    last_out: &'r mut f64,
+    /// The problem, method, options, observer and counters of [`solve`].
+    cx: RunCtx<'r, 'p, P>,
     t0: f64,
     t_end: f64,
     /// The breakpoints the steps stop at, sorted and without duplicates.
@@ -923,7 +919,7 @@ fn run<P: OdeProblem + ?Sized>(
     d.start(y0)?;
     let result = d.step_loop();
     d.clock.pause();
-    d.stats.cpu_seconds = d.clock.total;
+    d.cx.stats.cpu_seconds = d.clock.total;
     result.map(|_| d.terminal)
 }
 
@@ -952,12 +948,7 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             rep,
             breakpoints: Vec::new(),
             terminal: None,
-            p: cx.p,
-            stepper: cx.stepper,
-            opts: cx.opts,
-            observer: cx.observer,
-            stats: cx.stats,
-            last_out: cx.last_out,
+            cx,
             t0,
             t_end,
         }
@@ -971,29 +962,31 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
         let t0 = self.t0;
         {
             let mut ctx = StepContext {
-                opts: self.opts,
-                stats: &mut *self.stats,
+                opts: self.cx.opts,
+                stats: &mut *self.cx.stats,
             };
-            self.stepper.reset(self.p, t0, y0, &mut ctx)?;
+            self.cx.stepper.reset(self.cx.p, t0, y0, &mut ctx)?;
         }
         if self.ev.ne > 0 {
-            self.p.events(t0, y0, &mut self.ev.g_old)?;
+            self.cx.p.events(t0, y0, &mut self.ev.g_old)?;
         }
         self.clock.pause();
-        if self.stepper.y().len() == y0.len() {
-            self.observer.output(self.p.inner, t0, self.stepper.y())?;
+        if self.cx.stepper.y().len() == y0.len() {
+            self.cx
+                .observer
+                .output(self.cx.p.inner, t0, self.cx.stepper.y())?;
         } else {
-            self.observer.output(self.p.inner, t0, y0)?;
+            self.cx.observer.output(self.cx.p.inner, t0, y0)?;
         }
-        *self.last_out = t0;
-        self.rep.history = self.observer.wants_step_history();
-        self.rep.quadrature = self.observer.wants_quadrature();
+        *self.cx.last_out = t0;
+        self.rep.history = self.cx.observer.wants_step_history();
+        self.rep.quadrature = self.cx.observer.wants_quadrature();
         self.rep.q_buf = vec![0.0; if self.rep.quadrature { y0.len() } else { 0 }];
-        self.rep.last = Tally::of(self.stats, self.p);
+        self.rep.last = Tally::of(self.cx.stats, self.cx.p);
         self.clock.resume();
-        if self.opts.stop_at_breakpoints {
-            self.breakpoints.extend_from_slice(self.p.breakpoints());
-            let extra = self.opts.breakpoints.iter().copied();
+        if self.cx.opts.stop_at_breakpoints {
+            self.breakpoints.extend_from_slice(self.cx.p.breakpoints());
+            let extra = self.cx.opts.breakpoints.iter().copied();
             self.breakpoints.extend(extra.filter(|b| b.is_finite()));
         }
         self.breakpoints.sort_by(f64::total_cmp);
@@ -1006,9 +999,9 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// or the end of an accepted step (post-step correction, restarts at
     /// breakpoints).
     fn step_loop(&mut self) -> Result<(), IntegrateError> {
-        while self.stepper.t() < self.t_end {
+        while self.cx.stepper.t() < self.t_end {
             let stop = self.step()?;
-            let (ta, tb) = (self.stepper.t_prev(), self.stepper.t());
+            let (ta, tb) = (self.cx.stepper.t_prev(), self.cx.stepper.t());
             let event = match self.events_in_step(ta, tb)? {
                 StepEvents::Redo => continue,
                 StepEvents::Stands(event) => event,
@@ -1036,7 +1029,7 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// budget is honoured (no step beyond it is attempted), and a step that
     /// produced NaN or ∞ is a blow-up, whatever the method made of it.
     fn step(&mut self) -> Result<StepStop, IntegrateError> {
-        let t = self.stepper.t();
+        let t = self.cx.stepper.t();
         let tiny = 4.0 * f64::EPSILON * t.abs().max(1.0);
         let t_end = self.t_end;
         let bp = self
@@ -1049,43 +1042,43 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             t_stop = t_stop.min(te);
         }
         if self.ev.ne > 0 {
-            self.ev.y_start.copy_from_slice(self.stepper.y());
+            self.ev.y_start.copy_from_slice(self.cx.stepper.y());
         }
-        self.p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
-        self.p.inner.set_time_cap(self.p.t_cap);
-        if self.stats.n_steps() >= self.opts.max_steps {
+        self.cx.p.t_cap = bp.map_or(f64::INFINITY, f64::next_down);
+        self.cx.p.inner.set_time_cap(self.cx.p.t_cap);
+        if self.cx.stats.n_steps() >= self.cx.opts.max_steps {
             return Err(crate::step_loop::budget_used_up(
-                self.stepper.t(),
-                self.stats,
+                self.cx.stepper.t(),
+                self.cx.stats,
             ));
         }
         // nor spent when the stiffness test shows that it would run out
         if let Some(e) = crate::step_loop::stiff_budget_forecast(
-            self.stepper.t(),
+            self.cx.stepper.t(),
             self.t_end,
-            self.stats,
-            self.opts.max_steps,
+            self.cx.stats,
+            self.cx.opts.max_steps,
         ) {
             return Err(e);
         }
         {
             let mut ctx = StepContext {
-                opts: self.opts,
-                stats: &mut *self.stats,
+                opts: self.cx.opts,
+                stats: &mut *self.cx.stats,
             };
-            let stepped = self.stepper.step(self.p, t_stop, &mut ctx);
-            self.p.t_cap = f64::INFINITY;
-            self.p.inner.set_time_cap(f64::INFINITY);
+            let stepped = self.cx.stepper.step(self.cx.p, t_stop, &mut ctx);
+            self.cx.p.t_cap = f64::INFINITY;
+            self.cx.p.inner.set_time_cap(f64::INFINITY);
             stepped?;
         }
-        let y = self.stepper.y();
+        let y = self.cx.stepper.y();
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
             return Err(EvalError::StateNotFinite {
-                t: self.stepper.t(),
+                t: self.cx.stepper.t(),
                 component: i,
                 value: y[i],
-                t_prev: self.stepper.t_prev(),
-                h: self.stepper.t() - self.stepper.t_prev(),
+                t_prev: self.cx.stepper.t_prev(),
+                h: self.cx.stepper.t() - self.cx.stepper.t_prev(),
             }
             .into());
         }
@@ -1100,11 +1093,11 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             return Ok(StepEvents::Stands(None));
         }
         let ev = &mut self.ev;
-        self.p.events(tb, self.stepper.y(), &mut ev.g_new)?;
+        self.cx.p.events(tb, self.cx.stepper.y(), &mut ev.g_new)?;
         let tiny_b = 4.0 * f64::EPSILON * tb.abs().max(1.0);
         let located = locate_event(
-            self.p,
-            self.stepper,
+            self.cx.p,
+            self.cx.stepper,
             ta,
             &ev.g_old,
             tb,
@@ -1117,13 +1110,15 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             // step is redone from its start to end exactly there
             (Some((tr, idx)), None) if tr < tb - tiny_b && tr > ta => {
                 ev.pending = Some((tr, idx));
-                self.stats.n_accept = self.stats.n_accept.saturating_sub(1);
-                self.stats.n_reject += 1;
+                self.cx.stats.n_accept = self.cx.stats.n_accept.saturating_sub(1);
+                self.cx.stats.n_reject += 1;
                 let mut ctx = StepContext {
-                    opts: self.opts,
-                    stats: &mut *self.stats,
+                    opts: self.cx.opts,
+                    stats: &mut *self.cx.stats,
                 };
-                self.stepper.reset(self.p, ta, &ev.y_start, &mut ctx)?;
+                self.cx
+                    .stepper
+                    .reset(self.cx.p, ta, &ev.y_start, &mut ctx)?;
                 return Ok(StepEvents::Redo);
             }
             // the redone step met a root before the one it was
@@ -1144,7 +1139,7 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             // on its new side); else the next step meets the root
             (_, Some((te, idx))) if (tb - te).abs() <= tiny_b => {
                 ev.pending = None;
-                let dir = self.p.event_spec(idx).direction;
+                let dir = self.cx.p.event_spec(idx).direction;
                 if crossing(dir, ev.g_old[idx], ev.g_new[idx]) {
                     Some((tb, idx))
                 } else if root_just_ahead(dir, ev.g_old[idx], ev.g_new[idx], tb - ta) {
@@ -1177,22 +1172,22 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             return Ok(());
         }
         // the interpolant's extra stages are integration work
-        self.stepper.prepare_dense_output(self.p)?;
+        self.cx.stepper.prepare_dense_output(self.cx.p)?;
         self.clock.pause();
         while let Some(to) = due(self.rep.out_k) {
             if self.rep.quadrature {
                 quadrature_to(
-                    self.observer,
-                    self.p.inner,
-                    &*self.stepper,
+                    self.cx.observer,
+                    self.cx.p.inner,
+                    &*self.cx.stepper,
                     &mut self.rep.t_q,
                     to,
                     &mut self.rep.q_buf,
                 )?;
             }
-            self.stepper.interpolate(to, &mut self.ybuf);
-            self.observer.output(self.p.inner, to, &self.ybuf)?;
-            *self.last_out = to;
+            self.cx.stepper.interpolate(to, &mut self.ybuf);
+            self.cx.observer.output(self.cx.p.inner, to, &self.ybuf)?;
+            *self.cx.last_out = to;
             self.rep.out_k += 1;
         }
         self.clock.resume();
@@ -1203,13 +1198,15 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// redraws at most a thousand times) and, when on, the step's record
     /// of the per-step history, outside the CPU time.
     fn report_step(&mut self, ta: f64, t_end_step: f64) -> Result<(), IntegrateError> {
-        self.observer.step(t_end_step, t_end_step - ta, self.stats);
+        self.cx
+            .observer
+            .step(t_end_step, t_end_step - ta, self.cx.stats);
         if self.rep.history {
             self.clock.pause();
-            let now = Tally::of(self.stats, self.p);
+            let now = Tally::of(self.cx.stats, self.cx.p);
             let last = self.rep.last;
             let e = now.error - last.error;
-            self.observer.step_history(&StepRecord {
+            self.cx.observer.step_history(&StepRecord {
                 t: t_end_step,
                 h: t_end_step - ta,
                 error_estimate: if e > 0.0 { e } else { f64::NAN },
@@ -1231,13 +1228,13 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// as the method's work when no output asked for it.
     fn quadrature_rest(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
         self.clock.pause();
-        let counted = (self.p.n_rhs, self.p.n_jac);
-        self.stepper.prepare_dense_output(self.p)?;
-        (self.p.n_rhs, self.p.n_jac) = counted;
+        let counted = (self.cx.p.n_rhs, self.cx.p.n_jac);
+        self.cx.stepper.prepare_dense_output(self.cx.p)?;
+        (self.cx.p.n_rhs, self.cx.p.n_jac) = counted;
         quadrature_to(
-            self.observer,
-            self.p.inner,
-            &*self.stepper,
+            self.cx.observer,
+            self.cx.p.inner,
+            &*self.cx.stepper,
             &mut self.rep.t_q,
             t_end_step,
             &mut self.rep.q_buf,
@@ -1251,21 +1248,21 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// event) or the problem responds, y⁻ → y⁺ (impacts, switches), and
     /// the method restarts from the state after it.
     fn take_event(&mut self, te: f64, idx: usize, ta: f64) -> Result<AfterEvent, IntegrateError> {
-        self.stats.n_events += 1;
+        self.cx.stats.n_events += 1;
         let held = self.ev.held_on_new_side.take();
-        self.stepper.interpolate(te, &mut self.ybuf);
-        self.p.events(te, &self.ybuf, &mut self.ev.g_old)?;
+        self.cx.stepper.interpolate(te, &mut self.ybuf);
+        self.cx.p.events(te, &self.ybuf, &mut self.ev.g_old)?;
         self.clock.pause();
-        self.observer.event(te, idx, &self.ybuf);
-        self.observer.output(self.p.inner, te, &self.ybuf)?;
-        *self.last_out = te;
+        self.cx.observer.event(te, idx, &self.ybuf);
+        self.cx.observer.output(self.cx.p.inner, te, &self.ybuf)?;
+        *self.cx.last_out = te;
         self.clock.resume();
-        if self.p.event_spec(idx).terminal {
+        if self.cx.p.event_spec(idx).terminal {
             self.terminal = Some((te, idx));
             return Ok(AfterEvent::Stop);
         }
         // the problem's response: y⁻ → y⁺ (impacts, switches)
-        match self.p.handle_event(idx, te, &mut self.ybuf)? {
+        match self.cx.p.handle_event(idx, te, &mut self.ybuf)? {
             EventAction::Stop => {
                 self.terminal = Some((te, idx));
                 return Ok(AfterEvent::Stop);
@@ -1280,14 +1277,14 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
                 }
             }
         }
-        self.stats.n_restart += 1;
+        self.cx.stats.n_restart += 1;
         let mut ctx = StepContext {
-            opts: self.opts,
-            stats: &mut *self.stats,
+            opts: self.cx.opts,
+            stats: &mut *self.cx.stats,
         };
         // the restart reads y from the driver's buffer, which the
         // stepper does not hold: no copy is needed
-        self.stepper.reset(self.p, te, &self.ybuf, &mut ctx)?;
+        self.cx.stepper.reset(self.cx.p, te, &self.ybuf, &mut ctx)?;
         Ok(AfterEvent::Restarted)
     }
 
@@ -1309,18 +1306,18 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             .into());
         }
         self.clock.pause();
-        self.observer.output(self.p.inner, te, &self.ybuf)?;
+        self.cx.observer.output(self.cx.p.inner, te, &self.ybuf)?;
         self.clock.resume();
         let ev = &mut self.ev;
-        self.p.events(te, &self.ybuf, &mut ev.g_old)?;
-        self.p.rhs(te, &self.ybuf, &mut ev.y_probe)?;
+        self.cx.p.events(te, &self.ybuf, &mut ev.g_old)?;
+        self.cx.p.rhs(te, &self.ybuf, &mut ev.y_probe)?;
         // (at least 1e-9 of the time scale: a step just
         // redone to the root may be a sliver)
         let d = (1e-6 * (te - ta).abs()).max(1e-9 * te.abs().max(1.0));
         for (yp, yb) in ev.y_probe.iter_mut().zip(&self.ybuf) {
             *yp = yb + d * *yp;
         }
-        self.p.events(te, &ev.y_probe, &mut ev.g_tmp)?;
+        self.cx.p.events(te, &ev.y_probe, &mut ev.g_tmp)?;
         ev.g_old[idx] = ev.g_tmp[idx];
         Ok(())
     }
@@ -1332,36 +1329,37 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
     /// observer's per-step check and the output at the step's end when
     /// every step is output (or at t_end).
     fn end_step(&mut self, tb: f64, stop: StepStop) -> Result<(), IntegrateError> {
-        self.ybuf.copy_from_slice(self.stepper.y());
-        let fix = self.p.after_step(tb, &mut self.ybuf)?;
+        self.ybuf.copy_from_slice(self.cx.stepper.y());
+        let fix = self.cx.p.after_step(tb, &mut self.ybuf)?;
         let at_breakpoint = stop.bp.filter(|b| (tb - b).abs() <= stop.tiny);
         if let Some(b) = at_breakpoint {
-            self.stats.n_restart += 1;
+            self.cx.stats.n_restart += 1;
             let mut ctx = StepContext {
-                opts: self.opts,
-                stats: &mut *self.stats,
+                opts: self.cx.opts,
+                stats: &mut *self.cx.stats,
             };
             // exactly at the breakpoint, so that f takes its right-hand value
-            self.stepper
-                .restart_at_breakpoint(self.p, b, &self.ybuf, &mut ctx)?;
+            self.cx
+                .stepper
+                .restart_at_breakpoint(self.cx.p, b, &self.ybuf, &mut ctx)?;
         } else if fix == StepFix::Modified {
-            self.stats.n_restart += 1;
+            self.cx.stats.n_restart += 1;
             let mut ctx = StepContext {
-                opts: self.opts,
-                stats: &mut *self.stats,
+                opts: self.cx.opts,
+                stats: &mut *self.cx.stats,
             };
-            self.stepper.reset(self.p, tb, &self.ybuf, &mut ctx)?;
+            self.cx.stepper.reset(self.cx.p, tb, &self.ybuf, &mut ctx)?;
         } else if fix == StepFix::Corrected {
-            self.stats.n_corrections += 1;
+            self.cx.stats.n_corrections += 1;
             let mut ctx = StepContext {
-                opts: self.opts,
-                stats: &mut *self.stats,
+                opts: self.cx.opts,
+                stats: &mut *self.cx.stats,
             };
-            self.stepper.correct(self.p, &self.ybuf, &mut ctx)?;
+            self.cx.stepper.correct(self.cx.p, &self.ybuf, &mut ctx)?;
         }
         if self.ev.ne > 0 {
             if fix != StepFix::Unchanged {
-                self.p.events(tb, &self.ybuf, &mut self.ev.g_old)?;
+                self.cx.p.events(tb, &self.ybuf, &mut self.ev.g_old)?;
             } else {
                 self.ev.g_old.copy_from_slice(&self.ev.g_new);
             }
@@ -1371,15 +1369,21 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
         // read at every step anyway (the step history)
         if self.rep.history {
             self.clock.pause();
-            self.observer.accepted_step(self.p.inner, tb, &self.ybuf)?;
+            self.cx
+                .observer
+                .accepted_step(self.cx.p.inner, tb, &self.ybuf)?;
             self.clock.resume();
         } else {
-            self.observer.accepted_step(self.p.inner, tb, &self.ybuf)?;
+            self.cx
+                .observer
+                .accepted_step(self.cx.p.inner, tb, &self.ybuf)?;
         }
         if self.rep.dt_out.is_none() || tb >= self.t_end {
             self.clock.pause();
-            self.observer.output(self.p.inner, tb, self.stepper.y())?;
-            *self.last_out = tb;
+            self.cx
+                .observer
+                .output(self.cx.p.inner, tb, self.cx.stepper.y())?;
+            *self.cx.last_out = tb;
             self.clock.resume();
         }
         Ok(())
