@@ -173,8 +173,9 @@ struct RunArgs {
     /// integrator there (settings.integrator.breakpoints = false).
     #[arg(long)]
     no_breakpoints: bool,
-    /// Write the output even when it exceeds the row budget
-    /// (settings.checks.max_output_rows, default 10 million rows).
+    /// Write the output even when it exceeds the row or byte budget
+    /// (settings.checks.max_output_rows, default 10 million rows;
+    /// settings.checks.max_output_bytes, default 1 GB).
     #[arg(long)]
     force: bool,
     /// Do not write steps.csv (settings.step_history = false): the
