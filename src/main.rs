@@ -173,8 +173,9 @@ struct RunArgs {
     /// integrator there (settings.integrator.breakpoints = false).
     #[arg(long)]
     no_breakpoints: bool,
-    /// Write the output even when it exceeds the row budget
-    /// (settings.checks.max_output_rows, default 10 million rows).
+    /// Write the output even when it exceeds the row or byte budget
+    /// (settings.checks.max_output_rows, default 10 million rows;
+    /// settings.checks.max_output_bytes, default 1 GB).
     #[arg(long)]
     force: bool,
     /// Do not write steps.csv (settings.step_history = false): the
@@ -680,15 +681,7 @@ fn cmd_compare(a: CompareArgs) -> ExitCode {
         .iter()
         .filter(|r| r.status == jounce::compare::RunStatus::Completed)
         .count();
-    if completed == 0 {
-        eprintln!(
-            "error: {}: no run completed: all {} failed or were refused (the reasons are above)",
-            m.source,
-            c.rows.len()
-        );
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    nothing_completed(&m.source, completed, c.rows.len())
 }
 
 fn cmd_bench(a: BenchArgs) -> ExitCode {
@@ -725,10 +718,28 @@ fn cmd_bench(a: BenchArgs) -> ExitCode {
         Ok(p) => {
             println!("  diagram: {} ({} curves)", p.path.display(), p.curves);
             println!("  results: {}", out.display());
-            ExitCode::SUCCESS
         }
-        Err(e) => fail(&e),
+        Err(e) => return fail(&e),
     }
+    let completed = b
+        .points
+        .iter()
+        .filter(|p| p.run.status == jounce::compare::RunStatus::Completed)
+        .count();
+    nothing_completed(&m.source, completed, b.points.len())
+}
+
+/// A command of several runs produced nothing when none completed: then
+/// it says so and exits non-zero (a partly failed one exits 0, the failed
+/// runs named in its table).
+fn nothing_completed(source: &str, completed: usize, runs: usize) -> ExitCode {
+    if completed > 0 {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!(
+        "error: {source}: no run completed: all {runs} failed or were refused (the reasons are above)"
+    );
+    ExitCode::FAILURE
 }
 
 fn cmd_sweep(a: SweepArgs) -> ExitCode {
@@ -765,8 +776,9 @@ fn cmd_sweep(a: SweepArgs) -> ExitCode {
                 println!("  chart: {}", c.path.display());
             }
             println!("  results: {}", out.display());
-            ExitCode::SUCCESS
         }
-        Err(e) => fail(&e),
+        Err(e) => return fail(&e),
     }
+    let completed = s.rows.iter().filter(|r| r.status == "completed").count();
+    nothing_completed(&s.model_file, completed, s.rows.len())
 }

@@ -547,6 +547,41 @@ fn compare_refuses_unknown_methods_and_fails_when_no_run_completed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 31: `sweep` and `bench` exit non-zero, saying so, when no run
+/// completed (every value or method refused); both exited 0 before.
+#[test]
+fn sweep_and_bench_fail_when_no_run_completed() {
+    let dir = scratch("cli-sweep-bench-nothing");
+    let model = repo("examples/double_pendulum.toml");
+    let (code, out, err) = jounce(&[
+        "sweep",
+        model.to_str().unwrap(),
+        "--set",
+        "settings.formulation=ggl,index3",
+        "-o",
+        dir.join("sweep").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("no run completed: all 2"), "{err}");
+    let (code, out, err) = jounce(&[
+        "bench",
+        model.to_str().unwrap(),
+        "--methods",
+        "hht",
+        "--formulation",
+        "ggl",
+        "--tolerances",
+        "1e-4",
+        "--t-end",
+        "0.1",
+        "-o",
+        dir.join("bench").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("no run completed"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Issue 31: a run stopped by SIGTERM (or Ctrl-C) writes its rows and a
 /// summary with the status "interrupted", and exits with 130, as a shell
 /// reports an interrupted command.

@@ -378,3 +378,35 @@ fn a_fully_driven_model_has_no_modes_and_modes_says_so() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["analysis"]["degrees_of_freedom"], 0, "{json}");
 }
+
+/// A penalty contact touching at gap 0 at t = 0 exerts no force there, so
+/// linearised at the initial state its stiffness was not in the modes: on
+/// the block on the incline (k = 1e6 N/m, m = 1 kg) `modes` found no
+/// vibration mode and recommended dopri5, explicit (issue 31; `--at 0.1`
+/// saw the 159 Hz contact mode). Now a short run finds the contact closed
+/// and the modes are linearised there, and the report says so.
+#[test]
+fn modes_sees_a_penalty_contact_that_closes_in_a_short_run() {
+    let m = load("examples/block_on_incline.toml");
+    let r = modes_report(&m, LinearisationPoint::Initial).unwrap();
+    let note = r.contacts.clone().expect("a note on the contacts");
+    assert!(
+        note.contains("contact 'incline' closes first") && note.contains("--at"),
+        "{note}"
+    );
+    assert!(
+        r.linearised_at
+            .contains("where contact 'incline' is closed"),
+        "{}",
+        r.linearised_at
+    );
+    let fastest = r
+        .analysis
+        .vibration_modes()
+        .map(|m| m.magnitude())
+        .fold(0.0, f64::max);
+    // √(k/m) = 1000 1/s
+    assert!(fastest > 500.0, "fastest |λ| = {fastest}");
+    assert_ne!(r.recommendation.method, "dopri5", "{:?}", r.recommendation);
+    assert!(jounce::modes::modes_text(&r).contains("contacts: "));
+}

@@ -386,6 +386,40 @@ fn the_output_size_is_checked_before_the_run() {
     assert!(jounce::validate::validate_run_settings(&m).is_ok());
 }
 
+/// The output budget counts bytes too (issue 31: 5e6 rows of a wide model
+/// wrote 1.3 GB within the row budget): the estimate rows × columns ×
+/// bytes per value is refused above `max_output_bytes`, naming the
+/// estimate, the budget and the settings to change; `--force` lets it
+/// through, a raised budget too.
+#[test]
+fn the_output_size_in_bytes_is_checked_before_the_run() {
+    let mut m = model("examples/parallelogram_chain.toml");
+    m.settings.output_interval = 1e-4;
+    m.settings.t_end = 500.0; // 5e6 rows, within the 1e7-row budget
+    let columns = jounce::validate::output_columns(&m);
+    assert!(columns >= 30, "a wide model: {columns} columns");
+    let err = jounce::check::check_model(&m).unwrap_err().to_string();
+    assert!(
+        err.contains("bytes of timeseries.csv")
+            && err.contains("budget of 1000000000 bytes")
+            && err.contains("settings.checks.max_output_bytes")
+            && err.contains("settings.output_interval")
+            && err.contains("--force"),
+        "{err}"
+    );
+    let mut raised = m.clone();
+    raised.settings.checks.max_output_bytes = 100_000_000_000;
+    assert!(jounce::validate::validate_run_settings(&raised).is_ok());
+    with(
+        &mut m,
+        Overrides {
+            force: true,
+            ..Overrides::default()
+        },
+    );
+    assert!(jounce::validate::validate_run_settings(&m).is_ok());
+}
+
 /// `check` refuses a fixed step beyond the stability limit, like `run`.
 #[test]
 fn check_refuses_an_unstable_fixed_step() {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use toml::de::DeValue;
 
@@ -35,6 +36,9 @@ pub(crate) struct Functions<'a, 'i> {
     src: Src<'a>,
     /// (name, spec, span of the name key) in file order.
     raw: Vec<(String, &'a Val<'i>, Range<usize>)>,
+    /// Index of each name in `raw` (a hash look-up, not a scan, per reference).
+    index: HashMap<String, usize>,
+    /// The compiled named functions, shared by every reference.
     done: HashMap<String, TimeFunction>,
     stack: Vec<String>,
     depth: usize,
@@ -59,9 +63,15 @@ impl<'a, 'i> Functions<'a, 'i> {
                 }
             }
         }
+        let index = raw
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _, _))| (n.clone(), i))
+            .collect();
         Ok(Functions {
             src,
             raw,
+            index,
             done: HashMap::new(),
             stack: Vec::new(),
             depth: 0,
@@ -103,12 +113,7 @@ impl<'a, 'i> Functions<'a, 'i> {
                 cycle,
             });
         }
-        let Some(spec) = self
-            .raw
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, v, _)| *v)
-        else {
+        let Some(spec) = self.index.get(name).map(|&i| self.raw[i].1) else {
             return Err(ModelError::UnknownReference {
                 at: self.src.loc(span, label),
                 kind: "function".into(),
@@ -120,7 +125,12 @@ impl<'a, 'i> Functions<'a, 'i> {
         self.stack.push(name.to_string());
         let result = self.parse(&format!("function '{name}'"), "", spec);
         self.stack.pop();
-        let f = result?;
+        // A reference to a name shares the compiled function (an `Arc`),
+        // so that resolving it again costs O(1), not a copy of its tree.
+        let f = TimeFunction::Named {
+            name: Arc::from(name),
+            function: Arc::new(result?),
+        };
         self.done.insert(name.to_string(), f.clone());
         Ok(f)
     }
@@ -279,7 +289,7 @@ impl<'a, 'i> Functions<'a, 'i> {
                         message: format!("table: {err}"),
                     }
                 })?;
-                TimeFunction::Table(table)
+                TimeFunction::Table(Box::new(table))
             }
             "sum" | "product" => {
                 let key = if kind == "sum" { "terms" } else { "factors" };

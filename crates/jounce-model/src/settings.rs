@@ -326,6 +326,7 @@ fn parse_checks<'a, 'i>(
         "max_constraint_violation",
         "energy_growth",
         "max_output_rows",
+        "max_output_bytes",
         "error_estimate",
     ])?;
     if let Some(i) = c.choice("on_failure", "on_failure mode", &["fail", "warn"])? {
@@ -342,6 +343,9 @@ fn parse_checks<'a, 'i>(
     }
     if let Some(v) = c.get("max_output_rows") {
         ch.max_output_rows = positive_integer(&c, "max_output_rows", v)?;
+    }
+    if let Some(v) = c.get("max_output_bytes") {
+        ch.max_output_bytes = positive_integer(&c, "max_output_bytes", v)?;
     }
     Ok(())
 }

@@ -664,6 +664,10 @@ pub struct CheckSettings {
     pub energy_growth: f64,
     /// Largest number of output rows a run may write without `--force`.
     pub max_output_rows: u64,
+    /// Largest size in bytes of `timeseries.csv` a run may write without
+    /// `--force`, estimated before the run as rows × columns × bytes per
+    /// value.
+    pub max_output_bytes: u64,
     /// Estimate the run's global error by a second run at a tighter
     /// tolerance (a fixed step: at h/2) and report it
     /// (`error_estimate = true`; `jounce run --error-estimate`).
@@ -677,6 +681,7 @@ impl Default for CheckSettings {
             max_constraint_violation: None,
             energy_growth: 1.0,
             max_output_rows: 10_000_000,
+            max_output_bytes: 1_000_000_000,
             error_estimate: false,
         }
     }

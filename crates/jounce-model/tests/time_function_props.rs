@@ -73,8 +73,8 @@ fn leaf() -> impl Strategy<Value = TimeFunction> {
                 magnitude,
             }
         }),
-        table(Interpolation::Linear).prop_map(TimeFunction::Table),
-        table(Interpolation::Cubic).prop_map(TimeFunction::Table),
+        table(Interpolation::Linear).prop_map(|t| TimeFunction::Table(Box::new(t))),
+        table(Interpolation::Cubic).prop_map(|t| TimeFunction::Table(Box::new(t))),
     ]
 }
 
@@ -188,7 +188,7 @@ proptest! {
     fn cubic_table_is_c2(tab in table(Interpolation::Cubic)) {
         let ts = tab.times().to_vec();
         let h_min = ts.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
-        let f = TimeFunction::Table(tab);
+        let f = TimeFunction::Table(Box::new(tab));
         let m_max = ts.iter().map(|&t| f.eval(t).2.abs()).fold(0.0, f64::max);
         for &b in &ts[1..ts.len() - 1] {
             // a continuous g changes by at most e·max|g'| over [b − e, b]:

@@ -6,8 +6,8 @@
 use jounce_analysis::{linearised_modes, recommend, ModeAnalysis, ModeKind, Recommendation};
 use jounce_formulation::Formulation;
 use jounce_integrate::{EvalError, Observer};
-use jounce_mechanics::MechanicalSystem;
-use jounce_model::Model;
+use jounce_mechanics::{MechanicalSystem, SystemQueries};
+use jounce_model::{ContactLaw, ForceKind, Model};
 use serde::Serialize;
 
 use crate::error::RunError;
@@ -39,6 +39,60 @@ pub struct ModesReport {
     pub analysis: ModeAnalysis,
     /// The advice.
     pub recommendation: Recommendation,
+    /// For a model with penalty contacts linearised at its initial state:
+    /// what the short run that looked for a closed contact found.
+    pub contacts: Option<String>,
+}
+
+/// The fraction of t_end a short run looks for a closed penalty contact.
+pub const CONTACT_PROBE_FRACTION: f64 = 0.1;
+
+/// An observer that keeps the first output state where one of the given
+/// switching functions (penalty contacts) is negative (penetration).
+struct ContactProbe<'s> {
+    sys: &'s jounce_mechanics::PlanarSystem,
+    /// Switching functions to watch, with their contact names.
+    watch: Vec<(usize, String)>,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    lam: Vec<f64>,
+    s: Vec<f64>,
+    /// (t, q, v, contact) of the first closed contact.
+    found: Option<(f64, Vec<f64>, Vec<f64>, String)>,
+}
+
+impl<'s, 'f> Observer<dyn Formulation + 'f> for ContactProbe<'s> {
+    fn output(
+        &mut self,
+        p: &mut (dyn Formulation + 'f),
+        t: f64,
+        y: &[f64],
+    ) -> Result<(), EvalError> {
+        if self.found.is_some() {
+            return Ok(());
+        }
+        p.physical_state(t, y, &mut self.q, &mut self.v, &mut self.lam)?;
+        self.sys
+            .switching_functions(t, &self.q, &self.v, &mut self.s);
+        if let Some((_, name)) = self.watch.iter().find(|(i, _)| self.s[*i] < 0.0) {
+            self.found = Some((t, self.q.clone(), self.v.clone(), name.clone()));
+        }
+        Ok(())
+    }
+}
+
+/// The names of the model's penalty contacts (an impact contact exerts no
+/// force while closed, so it has no stiffness to show in the modes).
+fn penalty_contacts(model: &Model) -> Vec<&str> {
+    model
+        .forces
+        .iter()
+        .filter(|f| {
+            matches!(&f.kind, ForceKind::Contact { law, stiffness, .. }
+                if !matches!(law, ContactLaw::Impact { .. }) && *stiffness > 0.0)
+        })
+        .map(|f| f.name.as_str())
+        .collect()
 }
 
 /// An observer that keeps nothing.
@@ -77,6 +131,11 @@ pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport
             (t_at, q, v, format!("state of a run at t = {t_at} s"))
         }
     };
+    let (t, q, v, label, contacts) = if at == LinearisationPoint::Initial {
+        contact_probe(model, &sys, &asm, (t, q, v, label))?
+    } else {
+        (t, q, v, label, None)
+    };
     let redundancy = crate::redundancy::Redundancy::analyse(model, &sys, &asm);
     let analysis = match redundancy.independent_rows(&sys, "state_space") {
         Some(rows) => linearised_modes(&rows, t, &q, &v),
@@ -91,6 +150,76 @@ pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport
         t_end: model.settings.t_end,
         analysis,
         recommendation,
+        contacts,
+    })
+}
+
+/// A linearisation state: (t, q, v, label).
+type State = (f64, Vec<f64>, Vec<f64>, String);
+
+/// For a model with penalty contacts, linearised at its initial state:
+/// a contact open or just touching (gap 0) there exerts no force, so its
+/// stiffness k (a mode of about √(k/m), which bounds an explicit step)
+/// is not in the modes. A short run (to [`CONTACT_PROBE_FRACTION`] ·
+/// t_end) looks for the first output state where a penalty contact
+/// penetrates; the modes are then linearised there. When none closes, the
+/// report says that the modes cannot see the contacts.
+fn contact_probe(
+    model: &Model,
+    sys: &jounce_mechanics::PlanarSystem,
+    asm: &jounce_mechanics::Assembly,
+    initial: State,
+) -> Result<(f64, Vec<f64>, Vec<f64>, String, Option<String>), RunError> {
+    let names = penalty_contacts(model);
+    let (t0, q0, v0, label0) = initial;
+    if names.is_empty() {
+        return Ok((t0, q0, v0, label0, None));
+    }
+    let watch: Vec<(usize, String)> = (0..sys.n_switching_functions())
+        .map(|i| (i, sys.switching_label(i)))
+        .filter(|(_, n)| names.contains(&n.as_str()))
+        .collect();
+    let mut s = vec![0.0; sys.n_switching_functions()];
+    sys.switching_functions(t0, &q0, &v0, &mut s);
+    if let Some((_, name)) = watch.iter().find(|(i, _)| s[*i] < 0.0) {
+        let note = format!("penalty contact '{name}' is closed at the initial state");
+        return Ok((t0, q0, v0, label0, Some(note)));
+    }
+    let t_probe = CONTACT_PROBE_FRACTION * model.settings.t_end;
+    let form_name = crate::setup::formulation_name(model.settings.formulation.kind);
+    let independent =
+        crate::redundancy::Redundancy::analyse(model, sys, asm).independent_rows(sys, form_name);
+    let nc = form_rows(&independent, sys);
+    let mut probe = ContactProbe {
+        sys,
+        watch,
+        q: vec![0.0; sys.nq()],
+        v: vec![0.0; sys.nv()],
+        lam: vec![0.0; nc],
+        s,
+        found: None,
+    };
+    run_observed(model, sys, &asm.q, &asm.v, t_probe, &mut probe)?;
+    Ok(match probe.found {
+        Some((t, q, v, name)) => {
+            let note = format!(
+                "no penalty contact is closed at t = 0 (a contact touching at gap 0 exerts no \
+                 force, and its stiffness is not in the modes there); in a run to t = {t_probe} s \
+                 contact '{name}' closes first at t = {t} s: the modes are linearised there \
+                 (--at T chooses another time)"
+            );
+            let label = format!("state of a run at t = {t} s, where contact '{name}' is closed");
+            (t, q, v, label, Some(note))
+        }
+        None => {
+            let note = format!(
+                "no penalty contact ({}) is closed at t = 0 nor in a run to t = {t_probe} s: the \
+                 modes cannot see their stiffness k, which bounds an explicit step by about \
+                 2/√(k/m) while a contact is closed; linearise where one is with --at T",
+                names.join(", ")
+            );
+            (t0, q0, v0, label0, Some(note))
+        }
     })
 }
 
@@ -106,6 +235,19 @@ fn state_of_run(
     if t_at == 0.0 {
         return Ok((q0.to_vec(), v0.to_vec()));
     }
+    run_observed(model, sys, q0, v0, t_at, &mut Discard)
+}
+
+/// Runs `model` (its formulation and integrator) from (q0, v0) to `t_at`
+/// under `observer`; returns the physical state at `t_at`.
+fn run_observed(
+    model: &Model,
+    sys: &jounce_mechanics::PlanarSystem,
+    q0: &[f64],
+    v0: &[f64],
+    t_at: f64,
+    observer: &mut dyn for<'f> Observer<dyn Formulation + 'f>,
+) -> Result<(Vec<f64>, Vec<f64>), RunError> {
     let mut m = model.clone();
     m.settings.t_end = t_at;
     let (_entry, opts, mut stepper) = crate::validate::validate_run_settings(&m)?;
@@ -128,7 +270,7 @@ fn state_of_run(
         &y0,
         t_at,
         &opts,
-        &mut Discard,
+        observer,
     )
     .map_err(|f| {
         RunError::Setup(format!(
@@ -271,6 +413,9 @@ pub fn modes_text(r: &ModesReport) -> String {
     ));
     for reason in &rec.reasons {
         out.push_str(&format!("    - {reason}\n"));
+    }
+    if let Some(c) = &r.contacts {
+        out.push_str(&format!("  contacts: {c}\n"));
     }
     out
 }

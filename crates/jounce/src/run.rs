@@ -41,7 +41,8 @@ pub struct Overrides {
     /// stopping and restarting there.
     pub no_breakpoints: bool,
     /// Write the output even above the row budget
-    /// (`settings.checks.max_output_rows`).
+    /// (`settings.checks.max_output_rows`) and the byte budget
+    /// (`settings.checks.max_output_bytes`).
     pub force: bool,
     /// No `steps.csv` (`settings.step_history = false`).
     pub no_step_history: bool,
@@ -152,6 +153,7 @@ pub fn apply_options(model: &mut Model, o: &RunOptions) -> Result<(), RunError> 
     }
     if o.force {
         s.checks.max_output_rows = u64::MAX;
+        s.checks.max_output_bytes = u64::MAX;
     }
     if let Some(f) = o.on_check_failure {
         s.checks.on_failure = f;

@@ -73,7 +73,8 @@ pub struct RunOptions {
     /// Step across the breakpoints of the time functions instead of
     /// stopping and restarting the integrator there.
     pub no_breakpoints: bool,
-    /// Ignore the row budget (`settings.checks.max_output_rows`).
+    /// Ignore the row and byte budgets (`settings.checks.max_output_rows`,
+    /// `settings.checks.max_output_bytes`).
     pub force: bool,
     /// Keep no per-step history (`settings.step_history = false`).
     pub no_step_history: bool,

@@ -90,7 +90,43 @@ pub fn validate_run_settings(
             model.source, model.settings.t_end, model.settings.output_interval
         )));
     }
+    let bytes = output_bytes(model);
+    let byte_budget = model.settings.checks.max_output_bytes;
+    if bytes > byte_budget as f64 {
+        return Err(RunError::Setup(format!(
+            "{}: the run would write about {:.3e} bytes of timeseries.csv ({rows:.3e} rows of \
+             at least {} columns at about {BYTES_PER_VALUE} bytes a value), more than the \
+             budget of {byte_budget} bytes: raise settings.output_interval (now {} s), or \
+             settings.checks.max_output_bytes, or pass --force",
+            model.source,
+            bytes,
+            output_columns(model),
+            model.settings.output_interval
+        )));
+    }
     Ok((entry, opts, stepper))
+}
+
+/// Bytes a value of `timeseries.csv` takes: Rust's shortest round-trip
+/// f64 is up to 17 significant digits, a sign, a point or an exponent and
+/// the separator; 18 is typical of the values of a run (small integers
+/// such as 0 are shorter, so this rather under- than over-estimates).
+pub const BYTES_PER_VALUE: u64 = 18;
+
+/// A lower bound on the columns of `timeseries.csv`, from the model alone
+/// (before the system is built): t, the three coordinates and velocities
+/// of each body, the five energy and violation columns, one multiplier per
+/// joint and driver (at least; a revolute joint has two) and the four
+/// energy-account columns.
+pub fn output_columns(model: &Model) -> u64 {
+    let bodies = model.bodies.len() as u64;
+    1 + 6 * bodies + 5 + (model.joints.len() + model.drivers.len()) as u64 + 4
+}
+
+/// The estimated size of `timeseries.csv`: [`output_rows`] ×
+/// [`output_columns`] × [`BYTES_PER_VALUE`].
+pub fn output_bytes(model: &Model) -> f64 {
+    output_rows(model) * (output_columns(model) * BYTES_PER_VALUE) as f64
 }
 
 /// For a fixed-step explicit Runge–Kutta or multistep (Adams) run:
