@@ -595,7 +595,7 @@ fn a_run_stopped_by_a_signal_writes_its_rows_and_summary() {
             "-o",
             dir.to_str().unwrap(),
             "--t-end",
-            "50000",
+            "5000",
             "-q",
         ])
         .stderr(std::process::Stdio::null())
