@@ -596,6 +596,9 @@ fn a_run_stopped_by_a_signal_writes_its_rows_and_summary() {
             dir.to_str().unwrap(),
             "--t-end",
             "50000",
+            // 5e6 rows, about 2 GB: above the byte budget, but the run is
+            // stopped after a few rows
+            "--force",
             "-q",
         ])
         .stderr(std::process::Stdio::null())
