@@ -260,3 +260,33 @@ fn bad_shared_settings_are_errors_before_any_run() {
         .contains("missing.csv"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Issue 31: for a model that does not conserve energy (the quarter car:
+/// dampers and a road input) the energy column is the balance residual
+/// max |E − E0 − W_applied − W_drivers + D|, labelled so, not
+/// max |E − E0|, which is the work put in rather than an error (the old
+/// column was max |E − E0|).
+#[test]
+fn compare_energy_column_is_the_balance_residual_for_a_non_conservative_model() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("compare-energy-balance");
+    let mut opts = options("radau5", "", &dir);
+    opts.t_end = Some(0.5);
+    let c = run("examples/quarter_car.toml", &opts);
+    let r = &c.rows[0];
+    assert_eq!(r.status, RunStatus::Completed, "{:?}", r.reason);
+    assert!(!r.energy_error_relative);
+    let summary: jounce_io::RunSummary =
+        serde_json::from_str(&std::fs::read_to_string(r.dir.join("summary.json")).unwrap())
+            .unwrap();
+    let a = &summary.accuracy;
+    assert_eq!(r.energy_error, a.max_energy_balance_residual);
+    assert!(
+        a.max_energy_error > 10.0 * a.max_energy_balance_residual,
+        "the change of E ({:e} J) is the work put in, far above the residual ({:e} J)",
+        a.max_energy_error,
+        a.max_energy_balance_residual
+    );
+    assert!(jounce::compare::table_text(&c).contains("the energy balance residual"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

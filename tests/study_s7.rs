@@ -29,6 +29,13 @@ fn the_llm_error_estimate_tracks_the_true_local_error() {
         let slope = s7_slope(&study.rows, S7_SMALL_H, f);
         assert!((slope - 3.0).abs() < 0.2, "slope {slope}");
     }
+    // issue 31: the title says what the chart plots (it named only the
+    // problem before)
+    let svg = std::fs::read_to_string(&study.plot).unwrap();
+    assert!(
+        svg.contains("local error (2-norm) of one LLM step"),
+        "title"
+    );
     let curves = support::svg_curves(&study.plot);
     assert_eq!(curves, 2);
 }

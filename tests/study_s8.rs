@@ -38,6 +38,10 @@ fn measured_period_elongation_and_decay_equal_the_closed_forms() {
     assert!(hht.measured.amplitude_decay > 1e-6 && hht.measured.amplitude_decay < 1e-3);
     assert!(be.measured.amplitude_decay > 0.1);
 
+    // issue 31: the title says what the chart plots (it named only the
+    // problem before)
+    let svg = std::fs::read_to_string(&study.plot).unwrap();
+    assert!(svg.contains("displacement y(t) of each method"), "title");
     let curves = support::svg_curves(&study.plot);
     assert_eq!(curves, 4, "exact + three methods");
 }

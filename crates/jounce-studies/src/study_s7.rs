@@ -17,7 +17,7 @@ use jounce_integrate::exponential::LocalLinearization;
 use jounce_integrate::reference_problems::InverseTimeRotation;
 
 use jounce::error::RunError;
-use jounce::plot::{line_chart, Chart, Curve, YScale};
+use jounce::plot::{styled_line_chart, Chart, Curve, YScale};
 
 /// One step size of the study.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,10 +78,10 @@ pub fn s7(out: &Path) -> Result<S7Study, RunError> {
         label: label.into(),
         points: rows.iter().map(|r| (r.h.log10(), f(r))).collect(),
     };
-    let plot = line_chart(
+    let plot = styled_line_chart(
         &out.join("local_error.svg"),
         &Chart {
-            title: "S7: LLM local error, one step from t = 1/π",
+            title: S7_CHART_TITLE,
             x_label: "log10 h",
             y_label: "local error (2-norm)",
             y_scale: YScale::Log,
@@ -90,10 +90,16 @@ pub fn s7(out: &Path) -> Result<S7Study, RunError> {
             curve("true local error", |r| r.true_error),
             curve("LLM estimate (eqs. 30-33)", |r| r.estimate),
         ],
+        &crate::style::distinct(2),
     )?
     .path;
     Ok(S7Study { rows, plot })
 }
+
+/// The title of the study's chart: the plotted quantity (the 2-norm of
+/// the local error of one step against log10 h) and its two curves.
+pub const S7_CHART_TITLE: &str =
+    "S7: local error (2-norm) of one LLM step from t = 1/π against the step size h: true error and LLM estimate";
 
 /// Least-squares slope of log(error) against log(h) over rows with
 /// h ≤ `h_max`.

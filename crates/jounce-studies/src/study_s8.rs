@@ -16,7 +16,7 @@ use jounce_analysis::PeriodError;
 use jounce_integrate::structural::StructuralScheme;
 
 use jounce::error::RunError;
-use jounce::plot::{line_chart, Chart, Curve, YScale};
+use jounce::plot::{styled_line_chart, Chart, Curve, YScale};
 use jounce::run::run_model;
 use jounce::series::Series;
 
@@ -164,19 +164,26 @@ pub fn s8(examples: &Path, out: &Path) -> Result<S8Study, RunError> {
         label: r.label.into(),
         points: r.samples.clone(),
     }));
-    let plot = line_chart(
+    let styles = crate::style::distinct(curves.len());
+    let plot = styled_line_chart(
         &out.join("displacement.svg"),
         &Chart {
-            title: "S8: y'' + y = 0, h = 0.1",
+            title: S8_CHART_TITLE,
             x_label: "t [s]",
-            y_label: "y",
+            y_label: "displacement y",
             y_scale: YScale::Linear,
         },
         &curves,
+        &styles,
     )?
     .path;
     Ok(S8Study { rows, plot })
 }
+
+/// The title of the study's chart: the plotted quantity (the
+/// displacement y(t) of each method's run) and the problem.
+pub const S8_CHART_TITLE: &str =
+    "S8: displacement y(t) of each method on y'' + y = 0 (y(0) = 1, h = 0.1), and the exact cos t";
 
 /// The study's table: measured and closed-form period elongation and
 /// amplitude decay per cycle, and their differences.

@@ -159,7 +159,10 @@ pub struct CompareRow {
     /// The rayon worker thread that ran it.
     pub worker: Option<usize>,
     /// Max energy error: relative to |E(0)| when the model conserves
-    /// energy, else the max change in J.
+    /// energy, else the energy balance residual
+    /// max |E − E(0) − W_applied − W_drivers + D| in J (the change of E
+    /// itself is the work put in, not an error, in a driven or damped
+    /// model).
     pub energy_error: f64,
     /// Whether `energy_error` is relative.
     pub energy_error_relative: bool,
@@ -325,7 +328,7 @@ pub(crate) fn run_one(
     row.energy_error = if a.energy_conserved_by_model {
         a.max_relative_energy_error
     } else {
-        a.max_energy_error
+        a.max_energy_balance_residual
     };
     row.max_position_violation = a.max_position_violation;
     row.max_velocity_violation = a.max_velocity_violation;
@@ -657,7 +660,11 @@ pub fn table_text(c: &Comparison) -> String {
     let _ = writeln!(
         s,
         "energy: max {}; err/tol: max over output rows and position coordinates of |q - q_ref| / (atol + rtol max|q_ref|)",
-        if energy_relative { "|E - E0| / |E0|" } else { "|E - E0| [J] (the model does not conserve energy)" }
+        if energy_relative {
+            "|E - E0| / |E0|"
+        } else {
+            "|E - E0 - W_applied - W_drivers + D| [J], the energy balance residual (the model does not conserve energy)"
+        }
     );
     let flagged: Vec<&CompareRow> = c.rows.iter().filter(|r| r.flagged).collect();
     if !flagged.is_empty() {

@@ -199,7 +199,17 @@ fn contact_probe(
         s,
         found: None,
     };
-    run_observed(model, sys, &asm.q, &asm.v, t_probe, &mut probe)?;
+    if let Err(e) = run_observed(model, sys, &asm.q, &asm.v, t_probe, &mut probe) {
+        if probe.found.is_none() {
+            let note = format!(
+                "no penalty contact ({}) is closed at t = 0, and the short run to t = {t_probe} s \
+                 that looked for one failed ({e}): the modes cannot see their stiffness; \
+                 linearise where one is closed with --at T",
+                names.join(", ")
+            );
+            return Ok((t0, q0, v0, label0, Some(note)));
+        }
+    }
     Ok(match probe.found {
         Some((t, q, v, name)) => {
             let note = format!(
