@@ -52,9 +52,10 @@ fn run_error(py: Python<'_>, e: &RunError) -> PyErr {
     let none = || py.None();
     match e {
         RunError::Model(m) => {
-            let line = m
-                .line()
-                .map_or_else(none, |l| l.into_pyobject(py).map_or_else(|_| none(), |v| v.into_any().unbind()));
+            let line = m.line().map_or_else(none, |l| {
+                l.into_pyobject(py)
+                    .map_or_else(|_| none(), |v| v.into_any().unbind())
+            });
             let element = m
                 .element()
                 .filter(|s| !s.is_empty())
@@ -155,7 +156,7 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<(
         };
         loop {
             let timed_out = py.detach(|| {
-                rx.lock().map_or(false, |rx| {
+                rx.lock().is_ok_and(|rx| {
                     matches!(
                         rx.recv_timeout(Duration::from_millis(50)),
                         Err(std::sync::mpsc::RecvTimeoutError::Timeout)
@@ -199,7 +200,9 @@ fn to_py<'py>(py: Python<'py>, v: &impl serde::Serialize) -> PyResult<Bound<'py,
 /// A Python value as a TOML value (dict → table, list/tuple → array).
 fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, String> {
     if v.is_instance_of::<PyBool>() {
-        return Ok(toml::Value::Boolean(v.extract().map_err(|e| format!("{at}: {e}"))?));
+        return Ok(toml::Value::Boolean(
+            v.extract().map_err(|e| format!("{at}: {e}"))?,
+        ));
     }
     if v.is_instance_of::<PyInt>() {
         return v
@@ -208,7 +211,9 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, String> {
             .map_err(|_| format!("{at}: integer out of range"));
     }
     if v.is_instance_of::<PyFloat>() {
-        return Ok(toml::Value::Float(v.extract().map_err(|e| format!("{at}: {e}"))?));
+        return Ok(toml::Value::Float(
+            v.extract().map_err(|e| format!("{at}: {e}"))?,
+        ));
     }
     if let Ok(s) = v.cast::<PyString>() {
         return Ok(toml::Value::String(s.to_string()));
@@ -219,7 +224,11 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, String> {
             let key: String = k
                 .extract()
                 .map_err(|_| format!("{at}: a key that is not a string: {k}"))?;
-            let here = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
+            let here = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
             t.insert(key, to_toml(&x, &here)?);
         }
         return Ok(toml::Value::Table(t));
@@ -353,7 +362,8 @@ impl Model {
     #[staticmethod]
     #[pyo3(signature = (d, origin = "<dict>".to_string()))]
     fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>, origin: String) -> PyResult<Self> {
-        let value = to_toml(d.as_any(), "").map_err(|e| model_error(py, &origin, &format!("{origin}: {e}")))?;
+        let value = to_toml(d.as_any(), "")
+            .map_err(|e| model_error(py, &origin, &format!("{origin}: {e}")))?;
         let text = toml::to_string(&value)
             .map_err(|e| model_error(py, &origin, &format!("{origin}: {e}")))?;
         Self::parse(py, text, origin)
@@ -368,8 +378,14 @@ impl Model {
     /// :meth:`to_toml`'s text.
     fn set(&mut self, py: Python<'_>, path: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = parameter_text(value)?;
-        let text = guarded(py, || jounce::sweep::set_parameter(&self.text, path, &v))?
-            .map_err(|e| model_error(py, &self.origin, &format!("{}: set {path}: {e}", self.origin)))?;
+        let text =
+            guarded(py, || jounce::sweep::set_parameter(&self.text, path, &v))?.map_err(|e| {
+                model_error(
+                    py,
+                    &self.origin,
+                    &format!("{}: set {path}: {e}", self.origin),
+                )
+            })?;
         *self = Self::parse(py, text, self.origin.clone())?;
         Ok(())
     }
@@ -772,7 +788,12 @@ fn modes<'py>(
     use jounce::modes::LinearisationPoint as P;
     let point = match (at, r#static) {
         (Some(_), true) => {
-            return Err(exception(py, "SetupError", "modes: give at= or static=True, not both", &[]))
+            return Err(exception(
+                py,
+                "SetupError",
+                "modes: give at= or static=True, not both",
+                &[],
+            ))
         }
         (Some(t), false) => P::At(t),
         (None, true) => P::Static,
