@@ -29,11 +29,14 @@ from ._jounce import (
     Model,
     Result,
     __version__,
+    bench,
     check,
+    compare,
     formulations,
     methods,
     modes,
     run,
+    sweep,
 )
 from ._jounce import static  # noqa: F401  (a name, not the keyword of other languages)
 
@@ -44,6 +47,9 @@ __all__ = [
     "check",
     "static",
     "modes",
+    "compare",
+    "bench",
+    "sweep",
     "methods",
     "formulations",
     "JounceError",

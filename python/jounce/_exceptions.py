@@ -61,6 +61,10 @@ class InternalError(JounceError):
     instead of letting a panic cross into Python."""
 
 
+# shown as jounce.ModelError, ... (where they are documented)
+for _cls in (JounceError, ModelError, SetupError, IntegrationError, OutputError, InternalError):
+    _cls.__module__ = "jounce"
+
 __all__ = [
     "JounceError",
     "ModelError",

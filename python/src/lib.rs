@@ -319,13 +319,20 @@ struct Model {
     origin: String,
     /// The validated model.
     sim: Simulation,
+    /// The model file, while the model is that file's (no edit yet).
+    file: Option<PathBuf>,
 }
 
 impl Model {
     fn parse(py: Python<'_>, text: String, origin: String) -> PyResult<Self> {
         let sim = guarded(py, || Simulation::from_toml_str(&text, &origin))?
             .map_err(|e| run_error(py, &e))?;
-        Ok(Self { text, origin, sim })
+        Ok(Self {
+            text,
+            origin,
+            sim,
+            file: None,
+        })
     }
 }
 
@@ -346,6 +353,7 @@ impl Model {
             text,
             origin: path.display().to_string(),
             sim,
+            file: Some(path),
         })
     }
 
@@ -387,6 +395,7 @@ impl Model {
                 )
             })?;
         *self = Self::parse(py, text, self.origin.clone())?;
+        // edited: no longer the file's model
         Ok(())
     }
 
@@ -424,6 +433,64 @@ impl Model {
 
     fn __repr__(&self) -> String {
         format!("Model({:?} from {:?})", self.sim.model().name, self.origin)
+    }
+}
+
+/// A model argument (a :class:`Model` or a path) as the model file the
+/// studies read: the file itself, or the model's text written to
+/// `dir/<stem>.toml` once edited or built from text.
+fn model_file(
+    py: Python<'_>,
+    model: &Bound<'_, PyAny>,
+    dir: &std::path::Path,
+) -> PyResult<PathBuf> {
+    let Ok(m) = model.cast::<Model>() else {
+        // a path: the CLI's own reading and errors
+        let path: PathBuf = model.extract().map_err(|_| {
+            PyTypeError::new_err("model: a jounce.Model or the path of a model file")
+        })?;
+        simulation(py, model)?;
+        return Ok(path);
+    };
+    let m = m.borrow();
+    if let Some(f) = &m.file {
+        return Ok(f.clone());
+    }
+    let io =
+        |e: std::io::Error| exception(py, "OutputError", &format!("{}: {e}", dir.display()), &[]);
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let path = dir.join(format!("{}.toml", stem(&m.origin)));
+    std::fs::write(&path, &m.text).map_err(io)?;
+    Ok(path)
+}
+
+/// The file stem of an origin, as the CLI names its default output
+/// folders (`model` for an origin that is no file name).
+fn stem(origin: &str) -> String {
+    let s = std::path::Path::new(origin)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    if s.is_empty() || s.contains(['<', '>']) {
+        "model".into()
+    } else {
+        s
+    }
+}
+
+/// `out_dir`, or the CLI's default `out/<command>/<model stem>`.
+fn out_dir(command: &str, origin: &str, out_dir: Option<PathBuf>) -> PathBuf {
+    out_dir.unwrap_or_else(|| PathBuf::from("out").join(command).join(stem(origin)))
+}
+
+/// The origin of a model argument (its file path or given origin).
+fn origin_of(model: &Bound<'_, PyAny>) -> String {
+    match model.cast::<Model>() {
+        Ok(m) => m.borrow().origin.clone(),
+        Err(_) => model
+            .extract::<PathBuf>()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -804,6 +871,130 @@ fn modes<'py>(
     to_py(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
+/// Run the model with each method × formulation against a reference, in
+/// parallel (``jounce compare``): the dict of ``compare.json`` (one row
+/// per run: cost, accuracy, error against the reference). Writes what
+/// the command writes (runs, ``compare.csv``, ``compare.json``, charts)
+/// into ``out_dir`` (default ``out/compare/<model stem>``).
+#[pyfunction]
+#[pyo3(signature = (
+    model, methods, *, formulations = None, rtol = None, atol = None, step = None,
+    t_end = None, reference = "auto".to_string(), out_dir = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn compare<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    methods: Vec<String>,
+    formulations: Option<Vec<String>>,
+    rtol: Option<f64>,
+    atol: Option<f64>,
+    step: Option<f64>,
+    t_end: Option<f64>,
+    reference: String,
+    out_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let sim = simulation(py, model)?;
+    let out = self::out_dir("compare", &origin_of(model), out_dir);
+    let opts = jounce::compare::CompareOptions {
+        methods,
+        formulations: formulations.unwrap_or_default(),
+        rtol,
+        atol,
+        step,
+        t_end,
+        reference: jounce::compare::Reference::parse(&reference),
+        out_dir: out.clone(),
+    };
+    let (r, _) = detached(py, || {
+        sim.compare(&opts).and_then(|c| {
+            jounce::compare::write_outputs(&c, &out)?;
+            Ok(jounce::compare::json_text(&c))
+        })
+    })?;
+    json_loads(py, &r.map_err(|e| run_error(py, &e))?)
+}
+
+/// A work-precision sweep of methods over tolerances (or fixed steps)
+/// against a reference, in parallel (``jounce bench``): the dict of
+/// ``bench.json``. Writes what the command writes into ``out_dir``
+/// (default ``out/bench/<model stem>``).
+#[pyfunction]
+#[pyo3(signature = (
+    model, methods, *, formulation = None, tolerances = None, steps = None,
+    t_end = None, reference = "auto".to_string(), out_dir = None
+))]
+#[pyo3(name = "bench")]
+#[allow(clippy::too_many_arguments)]
+fn bench_methods<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    methods: Vec<String>,
+    formulation: Option<String>,
+    tolerances: Option<Vec<f64>>,
+    steps: Option<Vec<f64>>,
+    t_end: Option<f64>,
+    reference: String,
+    out_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let sim = simulation(py, model)?;
+    let out = self::out_dir("bench", &origin_of(model), out_dir);
+    let opts = jounce::bench::BenchOptions {
+        methods,
+        formulation,
+        tolerances: tolerances.unwrap_or_default(),
+        steps: steps.unwrap_or_default(),
+        t_end,
+        reference: jounce::compare::Reference::parse(&reference),
+        out_dir: out.clone(),
+    };
+    let (r, _) = detached(py, || {
+        sim.bench(&opts).and_then(|b| {
+            jounce::bench::write_bench(&b, &out)?;
+            serde_json::to_string(&b).map_err(|e| RunError::Setup(e.to_string()))
+        })
+    })?;
+    json_loads(py, &r.map_err(|e| run_error(py, &e))?)
+}
+
+/// A parameter study (``jounce sweep``): the parameter at the dotted
+/// ``path`` takes each of ``values``, all runs in parallel; the dict of
+/// ``sweep.json`` (one row per value with its status and ``figures``,
+/// dotted paths into the summary or ``final:``/``max:``/``min:`` of a
+/// column; default steps, f-evaluations, CPU, position violation).
+/// Writes what the command writes into ``out_dir`` (default
+/// ``out/sweep/<model stem>``); a model edited or built from text is
+/// written there first, as ``<stem>.toml``.
+#[pyfunction]
+#[pyo3(signature = (model, path, values, *, figures = None, out_dir = None))]
+fn sweep<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    path: String,
+    values: Vec<Bound<'py, PyAny>>,
+    figures: Option<Vec<String>>,
+    out_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = self::out_dir("sweep", &origin_of(model), out_dir);
+    let file = model_file(py, model, &out)?;
+    let opts = jounce::sweep::SweepOptions {
+        path,
+        values: values
+            .iter()
+            .map(parameter_text)
+            .collect::<PyResult<Vec<_>>>()?,
+        figures: figures.unwrap_or_default(),
+        out_dir: out.clone(),
+    };
+    let (r, _) = detached(py, || {
+        jounce::sweep::sweep(&file, &opts).and_then(|s| {
+            jounce::sweep::write_sweep(&s, &out)?;
+            serde_json::to_string(&s).map_err(|e| RunError::Setup(e.to_string()))
+        })
+    })?;
+    json_loads(py, &r.map_err(|e| run_error(py, &e))?)
+}
+
 /// The extension module.
 #[pymodule]
 fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -815,6 +1006,9 @@ fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formulations, m)?)?;
     m.add_function(wrap_pyfunction!(static_state, m)?)?;
     m.add_function(wrap_pyfunction!(modes, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
