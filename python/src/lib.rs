@@ -360,21 +360,21 @@ impl Model {
     /// A model from TOML text; ``origin`` names it in messages and in the
     /// summary's ``model_file``.
     #[staticmethod]
-    #[pyo3(signature = (text, origin = "<string>".to_string()))]
-    fn from_toml(py: Python<'_>, text: String, origin: String) -> PyResult<Self> {
-        Self::parse(py, text, origin)
+    #[pyo3(signature = (text, origin = "<string>"))]
+    fn from_toml(py: Python<'_>, text: String, origin: &str) -> PyResult<Self> {
+        Self::parse(py, text, origin.to_string())
     }
 
     /// A model from a dict of the TOML file's structure (``bodies``,
     /// ``joints``, ... as lists of dicts); ``origin`` names it.
     #[staticmethod]
-    #[pyo3(signature = (d, origin = "<dict>".to_string()))]
-    fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>, origin: String) -> PyResult<Self> {
+    #[pyo3(signature = (d, origin = "<dict>"))]
+    fn from_dict(py: Python<'_>, d: &Bound<'_, PyDict>, origin: &str) -> PyResult<Self> {
         let value = to_toml(d.as_any(), "")
-            .map_err(|e| model_error(py, &origin, &format!("{origin}: {e}")))?;
+            .map_err(|e| model_error(py, origin, &format!("{origin}: {e}")))?;
         let text = toml::to_string(&value)
-            .map_err(|e| model_error(py, &origin, &format!("{origin}: {e}")))?;
-        Self::parse(py, text, origin)
+            .map_err(|e| model_error(py, origin, &format!("{origin}: {e}")))?;
+        Self::parse(py, text, origin.to_string())
     }
 
     /// Set the parameter at the dotted ``path`` of the model file to
@@ -879,7 +879,7 @@ fn modes<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     model, methods, *, formulations = None, rtol = None, atol = None, step = None,
-    t_end = None, reference = "auto".to_string(), out_dir = None
+    t_end = None, reference = "auto", out_dir = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
@@ -891,7 +891,7 @@ fn compare<'py>(
     atol: Option<f64>,
     step: Option<f64>,
     t_end: Option<f64>,
-    reference: String,
+    reference: &str,
     out_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sim = simulation(py, model)?;
@@ -903,7 +903,7 @@ fn compare<'py>(
         atol,
         step,
         t_end,
-        reference: jounce::compare::Reference::parse(&reference),
+        reference: jounce::compare::Reference::parse(reference),
         out_dir: out.clone(),
     };
     let (r, _) = detached(py, || {
@@ -922,7 +922,7 @@ fn compare<'py>(
 #[pyfunction]
 #[pyo3(signature = (
     model, methods, *, formulation = None, tolerances = None, steps = None,
-    t_end = None, reference = "auto".to_string(), out_dir = None
+    t_end = None, reference = "auto", out_dir = None
 ))]
 #[pyo3(name = "bench")]
 #[allow(clippy::too_many_arguments)]
@@ -934,7 +934,7 @@ fn bench_methods<'py>(
     tolerances: Option<Vec<f64>>,
     steps: Option<Vec<f64>>,
     t_end: Option<f64>,
-    reference: String,
+    reference: &str,
     out_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sim = simulation(py, model)?;
@@ -945,7 +945,7 @@ fn bench_methods<'py>(
         tolerances: tolerances.unwrap_or_default(),
         steps: steps.unwrap_or_default(),
         t_end,
-        reference: jounce::compare::Reference::parse(&reference),
+        reference: jounce::compare::Reference::parse(reference),
         out_dir: out.clone(),
     };
     let (r, _) = detached(py, || {
