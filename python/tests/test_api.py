@@ -188,7 +188,7 @@ def test_the_gil_is_released_while_rust_integrates():
     running = threading.Event()
 
     def work():
-        results.append(jounce.run(model, t_end=0.3, step_history=False))
+        results.append(jounce.run(model, t_end=0.15, step_history=False))
 
     def count():
         while not running.is_set():
