@@ -32,7 +32,7 @@ start=$(date +%s)
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-pip=("$venv/bin/python" -m pip -q --disable-pip-version-check)
+pip=("$venv/bin/python" -m pip -q --disable-pip-version-check --root-user-action=ignore)
 "${pip[@]}" install -r python/requirements-test.txt
 "${pip[@]}" uninstall -y jounce >/dev/null 2>&1 || true
 profile=debug

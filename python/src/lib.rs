@@ -182,6 +182,15 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<(
     out.map(|v| (v, signal))
 }
 
+/// The value of a [`detached`] call, or the exception of a signal (Ctrl-C)
+/// that came while it ran: a `KeyboardInterrupt` is not swallowed.
+fn uninterrupted<T>((value, signal): (T, Option<PyErr>)) -> PyResult<T> {
+    match signal {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
+}
+
 // ---------------------------------------------------------------- values
 
 /// `json.loads(text)`.
@@ -793,7 +802,7 @@ fn run(
 #[pyfunction]
 fn check<'py>(py: Python<'py>, model: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let sim = simulation(py, model)?;
-    let (r, _) = detached(py, || sim.check())?;
+    let r = uninterrupted(detached(py, || sim.check())?)?;
     let r = r.map_err(|e| run_error(py, &e))?;
     let d = PyDict::new(py);
     d.set_item("coordinates", r.coordinates)?;
@@ -838,7 +847,7 @@ fn formulations(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 #[pyo3(name = "static")]
 fn static_state<'py>(py: Python<'py>, model: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let sim = simulation(py, model)?;
-    let (r, _) = detached(py, || sim.static_state())?;
+    let r = uninterrupted(detached(py, || sim.static_state())?)?;
     to_py(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
@@ -867,7 +876,7 @@ fn modes<'py>(
         (None, false) => P::Initial,
     };
     let sim = simulation(py, model)?;
-    let (r, _) = detached(py, || sim.modes(point))?;
+    let r = uninterrupted(detached(py, || sim.modes(point))?)?;
     to_py(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
@@ -906,12 +915,12 @@ fn compare<'py>(
         reference: jounce::compare::Reference::parse(reference),
         out_dir: out.clone(),
     };
-    let (r, _) = detached(py, || {
+    let r = uninterrupted(detached(py, || {
         sim.compare(&opts).and_then(|c| {
             jounce::compare::write_outputs(&c, &out)?;
             Ok(jounce::compare::json_text(&c))
         })
-    })?;
+    })?)?;
     json_loads(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
@@ -948,12 +957,12 @@ fn bench_methods<'py>(
         reference: jounce::compare::Reference::parse(reference),
         out_dir: out.clone(),
     };
-    let (r, _) = detached(py, || {
+    let r = uninterrupted(detached(py, || {
         sim.bench(&opts).and_then(|b| {
             jounce::bench::write_bench(&b, &out)?;
             serde_json::to_string(&b).map_err(|e| RunError::Setup(e.to_string()))
         })
-    })?;
+    })?)?;
     json_loads(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
@@ -986,12 +995,12 @@ fn sweep<'py>(
         figures: figures.unwrap_or_default(),
         out_dir: out.clone(),
     };
-    let (r, _) = detached(py, || {
+    let r = uninterrupted(detached(py, || {
         jounce::sweep::sweep(&file, &opts).and_then(|s| {
             jounce::sweep::write_sweep(&s, &out)?;
             serde_json::to_string(&s).map_err(|e| RunError::Setup(e.to_string()))
         })
-    })?;
+    })?)?;
     json_loads(py, &r.map_err(|e| run_error(py, &e))?)
 }
 

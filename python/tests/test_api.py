@@ -228,3 +228,15 @@ def test_ctrl_c_stops_the_run_with_its_partial_result():
     assert len(partial) > 1
     # the next run starts afresh
     assert jounce.run(PENDULUM, t_end=0.1).completed
+
+
+def test_ctrl_c_during_a_sweep_is_not_swallowed(tmp_path):
+    model = str(REPO / "examples/parallelogram_chain.toml")
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        jounce.sweep(model, "settings.t_end", [1000.0], out_dir=str(tmp_path))
+    timer.join()
+    assert time.perf_counter() - t0 < 60
+    assert jounce.run(PENDULUM, t_end=0.1).completed
