@@ -32,7 +32,8 @@ start=$(date +%s)
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-pip=("$venv/bin/python" -m pip -q --disable-pip-version-check --root-user-action=ignore)
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+pip=("$venv/bin/python" -m pip -q)
 "${pip[@]}" install -r python/requirements-test.txt
 "${pip[@]}" uninstall -y jounce >/dev/null 2>&1 || true
 profile=debug
