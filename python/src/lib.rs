@@ -391,8 +391,11 @@ impl Model {
     /// tables by element name: ``forces.spring.damping``,
     /// ``bodies.bob.mass``, ``settings.integrator.method``). The edited
     /// model is validated; on an error (:class:`ModelError`) the model is
-    /// left unchanged. Line numbers of later errors refer to
-    /// :meth:`to_toml`'s text.
+    /// left unchanged. ``value`` keeps its Python type (a float stays a
+    /// float, ``2e3`` → ``2000.0``); a ``str`` is read as the command
+    /// reads ``--set`` (``"1e3"`` is a number, ``"radau5"`` a string).
+    /// The model keeps its ``origin``; line numbers of later errors refer
+    /// to :meth:`to_toml`'s text, which drops the file's comments.
     fn set(&mut self, py: Python<'_>, path: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = parameter_text(value)?;
         let text =
