@@ -753,7 +753,7 @@ fn accuracy_diagnostics(
 }
 
 /// The smallest rtol the index-3 form reaches with an adaptive bdf or
-/// radau5 ([`index3_tolerance_floor_warning`]).
+/// radau5 (see `index3_tolerance_floor_warning`, private).
 pub const INDEX3_RTOL_FLOOR: f64 = 1e-10;
 
 /// An accuracy warning for an adaptive bdf or radau5 run on `index3` asked

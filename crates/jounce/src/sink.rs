@@ -105,6 +105,12 @@ impl TimeSeries {
     pub fn last_row(&self) -> Option<Vec<f64>> {
         self.len().checked_sub(1).map(|i| self.row_values(i))
     }
+
+    /// The names and the columns, moved out (no copy: a front end hands
+    /// the vectors on, e.g. as NumPy arrays).
+    pub fn into_parts(self) -> (Vec<String>, Vec<Vec<f64>>) {
+        (self.names, self.columns)
+    }
 }
 
 impl RowSink for TimeSeries {

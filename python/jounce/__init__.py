@@ -1,0 +1,62 @@
+"""jounce: planar multibody dynamics, from Python.
+
+The Python face of the ``jounce`` library: the same pipeline as the
+``jounce`` command (model → system → formulation → integrator →
+results), run in memory, with the same defaults. Nothing is computed in
+Python.
+
+>>> import jounce
+>>> model = jounce.Model.from_file("examples/slider_crank.toml")
+>>> model.set("settings.integrator.rtol", 1e-8)
+>>> r = jounce.run(model, method="radau5", t_end=1.0)
+>>> r["slider.x"][-1]          # a NumPy array per column
+>>> r.summary["work"]["steps_accepted"]   # summary.json as a dict
+
+Errors are exceptions of one hierarchy (:class:`JounceError`):
+:class:`ModelError`, :class:`SetupError`, :class:`IntegrationError` (with
+``.partial``), :class:`OutputError`, :class:`InternalError`.
+"""
+
+from ._exceptions import (
+    IntegrationError,
+    InternalError,
+    JounceError,
+    ModelError,
+    OutputError,
+    SetupError,
+)
+from ._jounce import (
+    Model,
+    Result,
+    __version__,
+    bench,
+    check,
+    compare,
+    formulations,
+    methods,
+    modes,
+    run,
+    sweep,
+)
+from ._jounce import static  # noqa: F401  (a name, not the keyword of other languages)
+
+__all__ = [
+    "Model",
+    "Result",
+    "run",
+    "check",
+    "static",
+    "modes",
+    "compare",
+    "bench",
+    "sweep",
+    "methods",
+    "formulations",
+    "JounceError",
+    "ModelError",
+    "SetupError",
+    "IntegrationError",
+    "OutputError",
+    "InternalError",
+    "__version__",
+]
