@@ -786,7 +786,7 @@ fn evaluate_matches_the_single_quantity_methods() {
             };
             eval(&mut d, Quantities::ALL);
             assert_eq!((d.evaluated, d.t), (Quantities::ALL, t));
-            close(d.mass_matrix.as_slice(), mass.as_slice(), label);
+            close(d.mass_dense().as_slice(), mass.as_slice(), label);
             close(&d.forces, &f, label);
             close(&d.constraints, &phi, label);
             close(
