@@ -61,8 +61,10 @@ struct Measured {
 /// below what the dense storage of 5000 links asked for.
 const CHILD_ADDRESS_SPACE: u64 = 6 << 30;
 
-/// Runs `jounce ARGS` in `dir` and measures it.
-fn measure(dir: &std::path::Path, args: &[&str]) -> Measured {
+/// Runs `jounce ARGS` in `dir` and measures it; a child still running
+/// after `deadline` is killed (and reported as failed), so that a
+/// regression to minutes ends the test in bounded time.
+fn measure(dir: &std::path::Path, args: &[&str], deadline: Duration) -> Measured {
     use std::os::unix::process::CommandExt;
     let (out, err) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_jounce"));
@@ -87,15 +89,28 @@ fn measure(dir: &std::path::Path, args: &[&str]) -> Measured {
     }
     let start = Instant::now();
     let child = cmd.spawn().expect("jounce starts");
+    let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let mut killed = false;
+    loop {
+        // SAFETY: pid is our child, not yet reaped; the pointers are valid.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert_eq!(r, 0, "wait4: {}", std::io::Error::last_os_error());
+        if !killed && start.elapsed() > deadline {
+            // SAFETY: signals our own child only.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let wall = start.elapsed();
-    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
     Measured {
-        success: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        success: !killed && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         stdout: std::fs::read_to_string(out).unwrap(),
         stderr: std::fs::read_to_string(err).unwrap(),
         wall,
@@ -113,7 +128,7 @@ fn check_and_run_of_a_5000_link_chain_stay_within_the_issue_bounds() {
     let dir = scratch("chain_5000");
     std::fs::write(dir.join("chain.toml"), chain(5000, 0.25)).unwrap();
 
-    let c = measure(&dir, &["check", "chain.toml"]);
+    let c = measure(&dir, &["check", "chain.toml"], Duration::from_secs(30));
     assert!(c.success, "check failed:\n{}{}", c.stdout, c.stderr);
     assert!(
         c.stdout
@@ -135,6 +150,7 @@ fn check_and_run_of_a_5000_link_chain_stay_within_the_issue_bounds() {
     let r = measure(
         &dir,
         &["run", "chain.toml", "--method", "dopri5", "-o", "out"],
+        Duration::from_secs(300),
     );
     assert!(r.success, "run failed:\n{}{}", r.stdout, r.stderr);
     let summary = std::fs::read_to_string(dir.join("out/summary.json")).unwrap();
@@ -145,6 +161,49 @@ fn check_and_run_of_a_5000_link_chain_stay_within_the_issue_bounds() {
     assert!(
         r.max_rss_bytes < 2 * GB,
         "run peaked at {rss:.0} MB (bound 2 GiB)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn modes_and_static_of_the_1000_link_chain_answer_within_ten_seconds() {
+    // 1000 degrees of freedom: 2000 independent states for the dense
+    // eigen-decomposition, above its budget; 3000 coordinates and 2000
+    // constraints: a dense Newton system of order 5000, above its
+    // budget. Both are refused up front, naming the size and the budget,
+    // where they ran past 60 s before (issue 31).
+    let dir = scratch("chain_1000_modes_static");
+    std::fs::write(dir.join("chain.toml"), chain(1000, 0.01)).unwrap();
+    let bound = Duration::from_secs(10);
+
+    let m = measure(&dir, &["modes", "chain.toml"], Duration::from_secs(30));
+    eprintln!("modes of 1000 links: {:.2} s", m.wall.as_secs_f64());
+    assert!(m.wall < bound, "modes took {:.2} s", m.wall.as_secs_f64());
+    assert!(!m.success, "modes of 2000 states accepted:\n{}", m.stdout);
+    assert!(
+        m.stderr.contains("chain.toml")
+            && m.stderr
+                .contains("2000 independent states, more than the 600"),
+        "{}",
+        m.stderr
+    );
+
+    let s = measure(
+        &dir,
+        &["static", "chain.toml", "-o", "out"],
+        Duration::from_secs(30),
+    );
+    eprintln!("static of 1000 links: {:.2} s", s.wall.as_secs_f64());
+    assert!(s.wall < bound, "static took {:.2} s", s.wall.as_secs_f64());
+    assert!(!s.success, "static of order 5000 accepted:\n{}", s.stdout);
+    assert!(
+        s.stderr.contains("chain.toml")
+            && s.stderr
+                .contains("3000 coordinates and 2000 constraint equations")
+            && s.stderr.contains("order 5000")
+            && s.stderr.contains("budget of 2000"),
+        "{}",
+        s.stderr
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,5 +29,5 @@ pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
 pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError};
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
-    StepStability,
+    StepStability, MAX_DIMENSION,
 };
