@@ -64,6 +64,9 @@ const CHILD_ADDRESS_SPACE: u64 = 6 << 30;
 /// Runs `jounce ARGS` in `dir` and measures it; a child still running
 /// after `deadline` is killed (and reported as failed), so that a
 /// regression to minutes ends the test in bounded time.
+// the child is reaped by wait4 (which also gives its rusage), not by
+// Child::wait, which clippy cannot see
+#[allow(clippy::zombie_processes)]
 fn measure(dir: &std::path::Path, args: &[&str], deadline: Duration) -> Measured {
     use std::os::unix::process::CommandExt;
     let (out, err) = (dir.join("stdout.txt"), dir.join("stderr.txt"));

@@ -285,7 +285,7 @@ mod tests {
         assert_eq!((d.mass(1, 1), d.mass(0, 2)), (3.0, 0.0));
         assert_eq!(
             d.mass_dense(),
-            DMatrix::from_diagonal(&[2.0, 3.0, 4.0].into())
+            DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, 3.0, 4.0]))
         );
         assert!(!SystemData::new(3, 3, 1).mass_is_stored_diagonal());
     }
