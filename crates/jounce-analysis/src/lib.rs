@@ -26,8 +26,8 @@ pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
-pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError};
+pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError, MAX_DENSE_ORDER};
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
-    StepStability,
+    StepStability, MAX_DIMENSION,
 };

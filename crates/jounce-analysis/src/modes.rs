@@ -149,7 +149,7 @@ pub enum ModesError {
     #[error("linearisation: evaluation failed: {0}")]
     Eval(String),
     /// Too many degrees of freedom for a dense eigen-decomposition.
-    #[error("linearisation: {0} independent states, more than the {MAX_DIMENSION} a dense eigen-decomposition handles here")]
+    #[error("linearisation: {0} independent states, more than the {MAX_DIMENSION} a dense eigen-decomposition handles here (its Schur decomposition takes about 10 n³ flops and its matrices n² × 8 bytes each)")]
     TooLarge(usize),
     /// The eigenvalue iteration did not converge or gave non-finite values.
     #[error("linearisation: the eigenvalues of the Jacobian did not converge (non-finite or extreme entries)")]
@@ -179,6 +179,15 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             modes: vec![],
             stiffness_ratio: None,
         });
+    }
+    // refused before the partition and the state-space set-up, which cost
+    // more than the refusal's budget themselves on a large model (a
+    // 1000-link chain ran past 60 s there, issue 31): 2 (n_v − m) is at
+    // most the 2p independent states, so it never refuses a model that
+    // fits
+    let lower_bound = 2 * (sys.nv() - sys.nc());
+    if lower_bound > MAX_DIMENSION {
+        return Err(ModesError::TooLarge(lower_bound));
     }
     let mut form =
         StateSpace::new(sys, 2.0, 1e6).map_err(|e| ModesError::Formulation(e.to_string()))?;

@@ -48,7 +48,7 @@
 //! has no solution there) is a lock-up: the drivers push the mechanism
 //! into a position it cannot pass.
 
-use jounce_mechanics::{GramFactor, MechanicalSystem, SparseMatrix, SystemQueries};
+use jounce_mechanics::{GramFactor, MechanicalSystem, Quantities, SparseMatrix, SystemQueries};
 
 /// s = σ_min/σ_generic below which a step is in a near-singular passage.
 pub const S_NEAR: f64 = 0.1;
@@ -304,9 +304,12 @@ impl SingularityMonitor {
     /// `nullity` dependent rows (redundant constraints) there.
     pub fn new(sys: &dyn MechanicalSystem, t0: f64, q0: &[f64], nullity: usize) -> Self {
         let (m, nv) = (sys.nc(), sys.nv());
-        let mut mm = nalgebra::DMatrix::zeros(nv, nv);
-        sys.mass_matrix(q0, &mut mm);
-        let diag: Vec<f64> = (0..nv).map(|i| mm[(i, i)].abs()).collect();
+        // M's diagonal through the system's own storage (its diagonal
+        // alone for planar bodies: no n_v × n_v matrix, issue 31)
+        let mut data = sys.data();
+        sys.evaluate(&mut data, t0, q0, &[], Quantities::MASS_MATRIX);
+        let diag: Vec<f64> = (0..nv).map(|i| data.mass(i, i).abs()).collect();
+        drop(data);
         // massless coordinates (point masses' rotations) weigh like a
         // thousandth of the typical one, not infinitely
         let mut positive: Vec<f64> = diag.iter().copied().filter(|&d| d > 0.0).collect();

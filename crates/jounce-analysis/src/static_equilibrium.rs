@@ -319,6 +319,27 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     }
 }
 
+/// Largest order n + m of the dense Newton system `[K Φ_qᵀ; Φ_q 0]` this
+/// solver factors: its LU takes (n + m)² × 8 bytes and (n + m)³/3 flops
+/// per iteration (about 32 MB and 1 s at the limit); above it the
+/// solver refuses up front rather than run for minutes (a 1000-link
+/// chain, order 5000, ran past 60 s: issue 31).
+pub const MAX_DENSE_ORDER: usize = 2000;
+
+/// The refusal of a system above [`MAX_DENSE_ORDER`], naming its size.
+fn too_large(n: usize, m: usize) -> String {
+    let order = n + m;
+    format!(
+        "{n} coordinates and {m} constraint equations make a dense Newton system of order {order}, \
+         above this solver's budget of {MAX_DENSE_ORDER} ({:.0} MB and {:.1e} flops per iteration \
+         against {:.0} MB and {:.1e} at the budget)",
+        (order * order * 8) as f64 / 1e6,
+        (order as f64).powi(3) / 3.0,
+        (MAX_DENSE_ORDER * MAX_DENSE_ORDER * 8) as f64 / 1e6,
+        (MAX_DENSE_ORDER as f64).powi(3) / 3.0,
+    )
+}
+
 /// The static equilibrium of `sys` at time `t` (drivers held at their
 /// value at t), from the configuration `q0` (e.g. the assembled initial
 /// one); see the module documentation for the method.
@@ -326,8 +347,9 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
 /// # Errors
 /// [`StaticError::NoSupport`] naming the body and direction without
 /// support, [`StaticError::NotConverged`] when the iteration fails for
-/// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v
-/// or non-finite input.
+/// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v,
+/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] (refused before
+/// any evaluation, naming the size and the budget).
 pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
@@ -343,6 +365,9 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
         return Err(StaticError::Unsupported(
             "the start configuration is not finite or has the wrong length".into(),
         ));
+    }
+    if n + m > MAX_DENSE_ORDER {
+        return Err(StaticError::Unsupported(too_large(n, m)));
     }
     let zero_v = vec![0.0; n];
     let mut mass = DMatrix::zeros(n, n);

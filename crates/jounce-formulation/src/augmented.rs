@@ -51,11 +51,17 @@ pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
 impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
     /// Without stabilisation (α = β = 0).
     pub fn new(sys: &'a S) -> Self {
+        Self::with_solver(sys, LinearSolver::Auto)
+    }
+
+    /// Without stabilisation, the KKT system solved with `solver`
+    /// (one workspace built, not a default one then a second).
+    pub fn with_solver(sys: &'a S, solver: LinearSolver) -> Self {
         Self {
             sys,
             alpha: 0.0,
             beta: 0.0,
-            kkt: Kkt::new(sys),
+            kkt: Kkt::with_solver(sys, solver),
             dacc: AccelerationJacobian::new(sys.nq(), sys.nc()),
             breakpoints: sys.breakpoints(),
         }
@@ -288,7 +294,7 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
             detail,
         } = singularity(
             sys,
-            &kkt.data.mass_matrix,
+            &kkt.data.mass_dense(),
             &kkt.data.constraint_jacobian,
             0.0,
         );

@@ -321,7 +321,7 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
             *ri = -fi;
         }
         for &(i, j) in &self.mass_entries {
-            r[i] += d.mass_matrix[(i, j)] * a[j];
+            r[i] += d.mass(i, j) * a[j];
         }
         d.constraint_jacobian.tr_mul_add(lambda, r);
         phi.copy_from_slice(&d.constraints);

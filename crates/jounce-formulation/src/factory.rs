@@ -184,9 +184,8 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
             s.baumgarte_beta,
         )?),
         K::Augmented => Box::new(
-            Augmented::new(sys)
-                .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?
-                .with_linear_solver(s.linear_solver),
+            Augmented::with_solver(sys, s.linear_solver)
+                .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?,
         ),
         K::Partitioning => Box::new(Partitioning::new(
             sys,

@@ -177,7 +177,7 @@ impl<'a, S: MechanicalSystem + ?Sized> FrictionAugmented<'a, S> {
         self.lu.clear();
         for i in 0..n {
             for j in 0..n {
-                self.lu.set(i, j, d.mass_matrix[(i, j)]);
+                self.lu.set(i, j, d.mass(i, j));
             }
         }
         for r in 0..m {

@@ -176,13 +176,12 @@ impl Kkt {
                 "its mass matrix is not diagonal".into()
             });
         }
-        let mass = &self.data.mass_matrix;
         let mut hi: f64 = 0.0;
         for i in 0..self.n {
-            hi = hi.max(mass[(i, i)]);
+            hi = hi.max(self.data.mass(i, i));
         }
         for i in 0..self.n {
-            let d = mass[(i, i)];
+            let d = self.data.mass(i, i);
             if !(d.is_finite() && d > 0.0) {
                 return Some(format!(
                     "coordinate {} has mass or inertia {d} (the sparse solver needs M positive definite)",
@@ -231,11 +230,10 @@ impl Kkt {
         let n = self.n;
         if self.mass_diag.len() == n && (self.schur.is_some() || self.reduced.is_some()) {
             if !(self.mass_diag_current && sys.mass_matrix_is_constant()) {
-                let mass = &self.data.mass_matrix;
                 let mut hi: f64 = 0.0;
                 let mut positive = true;
                 for i in 0..n {
-                    let d = mass[(i, i)];
+                    let d = self.data.mass(i, i);
                     self.mass_diag[i] = d;
                     positive &= d.is_finite() && d > 0.0;
                     hi = hi.max(d);
@@ -291,7 +289,7 @@ impl Kkt {
         self.lu.clear();
         for i in 0..n {
             for j in 0..n {
-                self.lu.set(i, j, self.data.mass_matrix[(i, j)]);
+                self.lu.set(i, j, self.data.mass(i, j));
             }
         }
         let jac = &self.data.constraint_jacobian;
@@ -309,7 +307,7 @@ impl Kkt {
                 t,
                 detail: diagnose(
                     sys,
-                    &self.data.mass_matrix,
+                    &self.data.mass_dense(),
                     &self.data.constraint_jacobian,
                     0.0,
                 ),

@@ -291,7 +291,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             self.alpha,
             diagnose(
                 self.sys,
-                &self.data.mass_matrix,
+                &self.data.mass_dense(),
                 &self.data.constraint_jacobian,
                 self.alpha,
             )
@@ -318,7 +318,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             let v = &d.constraint_jacobian.values;
             sp.ldlt.clear();
             for &(i, j, s) in &sp.mass {
-                sp.ldlt.ax[s] += d.mass_matrix[(i, j)];
+                sp.ldlt.ax[s] += d.mass(i, j);
             }
             for &(p, q, s) in &sp.terms {
                 sp.ldlt.ax[s] += a * v[p] * v[q];
@@ -326,14 +326,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             return sp.ldlt.factor(PIVOT_TOL).is_ok();
         }
         self.data.constraint_jacobian.to_dense_into(&mut self.jac);
-        let (mass, jac) = (&self.data.mass_matrix, &self.jac);
+        let (data, jac) = (&self.data, &self.jac);
         for i in 0..n {
             for j in 0..n {
                 let mut s = 0.0;
                 for k in 0..m {
                     s += jac[(k, i)] * jac[(k, j)];
                 }
-                self.lu.set(i, j, mass[(i, j)] + a * s);
+                self.lu.set(i, j, data.mass(i, j) + a * s);
             }
         }
         self.lu.factor(PIVOT_TOL);
@@ -426,7 +426,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
                 t,
                 detail: diagnose(
                     self.sys,
-                    &self.data.mass_matrix,
+                    &self.data.mass_dense(),
                     &self.data.constraint_jacobian,
                     self.alpha,
                 ),

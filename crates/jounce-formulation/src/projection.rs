@@ -131,12 +131,20 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
         if changed || vres > self.tol {
             changed = true;
             self.aug.kkt.factor_loaded(sys, t)?;
-            for i in 0..n {
-                let mut s = 0.0;
-                for j in 0..n {
-                    s += self.aug.kkt.data.mass_matrix[(i, j)] * v[j];
+            let data = &self.aug.kkt.data;
+            if data.mass_is_stored_diagonal() {
+                // M v of a diagonal M in O(n), not the n² dense product
+                for i in 0..n {
+                    self.mv[i] = data.mass_diagonal[i] * v[i];
                 }
-                self.mv[i] = s;
+            } else {
+                for i in 0..n {
+                    let mut s = 0.0;
+                    for j in 0..n {
+                        s += data.mass_matrix[(i, j)] * v[j];
+                    }
+                    self.mv[i] = s;
+                }
             }
             self.aug.kkt.sol[..n].copy_from_slice(&self.mv);
             for i in 0..m {

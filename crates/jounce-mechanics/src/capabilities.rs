@@ -470,7 +470,17 @@ pub fn evaluate_each<S: MechanicalSystem + ?Sized>(
     if what.contains(Quantities::MASS_MATRIX)
         && !(data.mass_matrix_filled && sys.mass_matrix_is_constant())
     {
-        sys.mass_matrix(q, &mut data.mass_matrix);
+        if data.mass_is_stored_diagonal() {
+            // a diagonal-storage workspace (none of the shipped systems
+            // evaluates one here): the dense M once, its diagonal kept
+            let mut dense = DMatrix::zeros(data.nv, data.nv);
+            sys.mass_matrix(q, &mut dense);
+            for (i, d) in data.mass_diagonal.iter_mut().enumerate() {
+                *d = dense[(i, i)];
+            }
+        } else {
+            sys.mass_matrix(q, &mut data.mass_matrix);
+        }
         data.mass_matrix_filled = true;
     }
     if what.contains(Quantities::FORCES) {

@@ -96,8 +96,15 @@ pub struct SystemData {
     pub t: f64,
     /// What the last evaluation computed.
     pub evaluated: Quantities,
-    /// M(q), n_v × n_v.
+    /// M(q), n_v × n_v; 0 × 0 when M is stored as its diagonal in
+    /// [`SystemData::mass_diagonal`] (read either through
+    /// [`SystemData::mass`]).
     pub mass_matrix: DMatrix<f64>,
+    /// The diagonal of M (len n_v) when the system's M is diagonal and
+    /// stored so ([`SystemData::with_diagonal_mass`]); empty otherwise.
+    /// A dense n_v × n_v M of a 5000-body chain would take 1.8 GB
+    /// (issue 31); its diagonal takes 120 kB.
+    pub mass_diagonal: Vec<f64>,
     /// Whether `mass_matrix` holds the (constant) M already, so that
     /// systems with a configuration-independent M fill it only once.
     pub mass_matrix_filled: bool,
@@ -143,6 +150,22 @@ impl SystemData {
         nc: usize,
         pattern: Option<&[(usize, usize)]>,
     ) -> SystemData {
+        SystemData::with_storage(nq, nv, nc, pattern, false)
+    }
+
+    /// Zeroed storage; M dense (n_v × n_v) or as its diagonal.
+    fn with_storage(
+        nq: usize,
+        nv: usize,
+        nc: usize,
+        pattern: Option<&[(usize, usize)]>,
+        diagonal_mass: bool,
+    ) -> SystemData {
+        let (mass_matrix, mass_diagonal) = if diagonal_mass {
+            (DMatrix::zeros(0, 0), vec![0.0; nv])
+        } else {
+            (DMatrix::zeros(nv, nv), Vec::new())
+        };
         let (constraint_jacobian, dense_jacobian) = match pattern {
             Some(p) => (SparseMatrix::from_pattern(nc, nv, p), DMatrix::zeros(0, 0)),
             None => (SparseMatrix::dense(nc, nv), DMatrix::zeros(nc, nv)),
@@ -153,7 +176,8 @@ impl SystemData {
             nc,
             t: f64::NAN,
             evaluated: Quantities::NONE,
-            mass_matrix: DMatrix::zeros(nv, nv),
+            mass_matrix,
+            mass_diagonal,
             mass_matrix_filled: false,
             forces: vec![0.0; nv],
             constraints: vec![0.0; nc],
@@ -164,6 +188,61 @@ impl SystemData {
             scratch: Vec::new(),
             dense_jacobian,
         }
+    }
+
+    /// Storage like [`SystemData::with_jacobian_pattern`] for a system
+    /// whose M is diagonal: M kept as its n_v diagonal entries in
+    /// [`SystemData::mass_diagonal`], no dense n_v × n_v matrix.
+    #[must_use]
+    pub fn with_diagonal_mass(
+        nq: usize,
+        nv: usize,
+        nc: usize,
+        pattern: Option<&[(usize, usize)]>,
+    ) -> SystemData {
+        SystemData::with_storage(nq, nv, nc, pattern, true)
+    }
+
+    /// Whether M is stored as its diagonal ([`SystemData::mass_diagonal`]).
+    #[must_use]
+    pub fn mass_is_stored_diagonal(&self) -> bool {
+        self.mass_matrix.nrows() != self.nv
+    }
+
+    /// The entry M_ij of the last evaluated M, whichever its storage.
+    #[must_use]
+    pub fn mass(&self, i: usize, j: usize) -> f64 {
+        if self.mass_is_stored_diagonal() {
+            if i == j {
+                self.mass_diagonal[i]
+            } else {
+                0.0
+            }
+        } else {
+            self.mass_matrix[(i, j)]
+        }
+    }
+
+    /// Copies the last evaluated M into the dense `out` (n_v × n_v), for
+    /// the dense fallbacks (cold paths).
+    pub fn mass_into(&self, out: &mut DMatrix<f64>) {
+        if self.mass_is_stored_diagonal() {
+            out.fill(0.0);
+            for (i, &d) in self.mass_diagonal.iter().enumerate() {
+                out[(i, i)] = d;
+            }
+        } else {
+            out.copy_from(&self.mass_matrix);
+        }
+    }
+
+    /// The last evaluated M as a dense n_v × n_v matrix (allocates: cold
+    /// paths only).
+    #[must_use]
+    pub fn mass_dense(&self) -> DMatrix<f64> {
+        let mut m = DMatrix::zeros(self.nv, self.nv);
+        self.mass_into(&mut m);
+        m
     }
 }
 
@@ -195,5 +274,19 @@ mod tests {
         assert_eq!(s.constraint_jacobian.nnz(), 2);
         assert_eq!((d.forces.len(), d.gamma.len()), (6, 5));
         assert!(d.evaluated.is_empty());
+    }
+
+    #[test]
+    fn a_diagonal_mass_is_stored_without_the_dense_matrix() {
+        let mut d = SystemData::with_diagonal_mass(3, 3, 1, Some(&[(0, 1)]));
+        assert_eq!(d.mass_matrix.shape(), (0, 0));
+        assert!(d.mass_is_stored_diagonal());
+        d.mass_diagonal.copy_from_slice(&[2.0, 3.0, 4.0]);
+        assert_eq!((d.mass(1, 1), d.mass(0, 2)), (3.0, 0.0));
+        assert_eq!(
+            d.mass_dense(),
+            DMatrix::from_diagonal(&nalgebra::DVector::from_vec(vec![2.0, 3.0, 4.0]))
+        );
+        assert!(!SystemData::new(3, 3, 1).mass_is_stored_diagonal());
     }
 }

@@ -233,7 +233,7 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         }
         self.inner.evaluate(&mut s.data, t, q, v, inner_what);
         if inner_what.contains(Quantities::MASS_MATRIX) {
-            data.mass_matrix.copy_from(&s.data.mass_matrix);
+            s.data.mass_into(&mut data.mass_matrix);
             data.mass_matrix_filled = true;
         }
         if what.contains(Quantities::FORCES) {

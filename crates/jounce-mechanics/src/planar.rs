@@ -492,7 +492,7 @@ impl MechanicalSystem for PlanarSystem {
     /// The default workspace, with [`SystemData::scratch`] holding
     /// (sin θ, cos θ) of every body for `evaluate`.
     fn data(&self) -> SystemData {
-        let mut data = SystemData::with_jacobian_pattern(
+        let mut data = SystemData::with_diagonal_mass(
             self.nq(),
             self.nv(),
             self.nc(),
@@ -511,7 +511,15 @@ impl MechanicalSystem for PlanarSystem {
     /// written once per [`SystemData`].
     fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
         if what.contains(Quantities::MASS_MATRIX) && !data.mass_matrix_filled {
-            self.mass_matrix(q, &mut data.mass_matrix);
+            if data.mass_is_stored_diagonal() {
+                for i in 0..self.mass.len() {
+                    data.mass_diagonal[3 * i] = self.mass[i];
+                    data.mass_diagonal[3 * i + 1] = self.mass[i];
+                    data.mass_diagonal[3 * i + 2] = self.inertia[i];
+                }
+            } else {
+                self.mass_matrix(q, &mut data.mass_matrix);
+            }
             data.mass_matrix_filled = true;
         }
         if what.contains(Quantities::FORCES) {

@@ -81,18 +81,19 @@ pub(crate) fn check_unique(
 ) -> Result<(), ModelError> {
     let mut sorted: Vec<&&Named> = items.iter().collect();
     sorted.sort_by_key(|n| n.name_span.start);
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    // the first occurrence's byte offset; its line is counted only for the
+    // error (counting it per name made the check O(n × file length))
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(sorted.len());
     for n in sorted {
-        let line = src.line(n.name_span.start);
-        if let Some(&first_line) = seen.get(n.name.as_str()) {
+        if let Some(&first) = seen.get(n.name.as_str()) {
             return Err(ModelError::DuplicateName {
                 at: n.elem.at(&n.name_span),
                 kind: kind.to_string(),
                 name: n.name.clone(),
-                first_line,
+                first_line: src.line(first),
             });
         }
-        seen.insert(&n.name, line);
+        seen.insert(&n.name, n.name_span.start);
     }
     Ok(())
 }

@@ -113,6 +113,14 @@ pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
     let src = &model.source;
+    // up front, before a static equilibrium or a run to T that the dense
+    // eigen-decomposition would then refuse (issue 31)
+    if 2 * asm.dof > jounce_analysis::MAX_DIMENSION {
+        return Err(RunError::Setup(format!(
+            "{src}: {}",
+            jounce_analysis::ModesError::TooLarge(2 * asm.dof)
+        )));
+    }
     let (t, q, v, label) = match at {
         LinearisationPoint::Initial => (0.0, asm.q.clone(), asm.v.clone(), "initial state".into()),
         LinearisationPoint::Static => {
