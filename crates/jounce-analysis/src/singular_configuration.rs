@@ -44,7 +44,10 @@
 //! only about 2/√N of its speed, the folding crank's twice its own. Both
 //! tests are made at every step inside the passage too, from v_in to the
 //! step's v, since a mechanism that switched may stay singular (a folded
-//! loop lies collinear from then on) and the passage never end. A step so long that both
+//! loop lies collinear from then on) and the passage never end. A passage
+//! the drivers push into (below) is judged only at its end and on the
+//! whole system: approaching a toggle the velocities turn fast with no
+//! branch to switch to, and the run's failure there is a lock-up. A step so long that both
 //! its ends are regular is judged the same way when the midpoint of its
 //! positions is near-singular (looked at only when an end has s below
 //! [`S_MIDPOINT`]).
@@ -761,9 +764,11 @@ impl SingularityMonitor {
     /// (a folded loop of a parallelogram chain lies collinear from then
     /// on), so that the passage never closes. A switch is the same turn as
     /// at its end ([`SingularityMonitor::close`]), of the whole system or
-    /// of one body, measured from v_in.
+    /// of one body, measured from v_in. A passage the drivers push into is
+    /// left to its end or to the lock-up it leads to: approaching a toggle
+    /// the velocity turns fast without any branch to switch to.
     fn judge_open(&mut self, t: f64, v: &[f64]) -> Result<(), BranchSwitch> {
-        let Some(o) = &self.open else {
+        let Some(o) = self.open.as_ref().filter(|o| !o.driven) else {
             return Ok(());
         };
         let turn = self.norm_m(v, Some(&o.v_in));
@@ -876,11 +881,15 @@ impl SingularityMonitor {
                 body: None,
             });
         }
-        // one body may have switched while the rest kept turning
-        if let Some(body) = self
-            .bodies
-            .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
-        {
+        // one body may have switched while the rest kept turning (not
+        // judged where drivers push into the pose: a lock-up, no branch)
+        let body = if passage.driven {
+            None
+        } else {
+            self.bodies
+                .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
+        };
+        if let Some(body) = body {
             return Err(BranchSwitch {
                 passage,
                 turn,
