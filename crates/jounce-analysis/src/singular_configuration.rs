@@ -47,10 +47,10 @@
 //! loop lies collinear from then on) and the passage never end. A passage
 //! the drivers push into (below) is judged only at its end and on the
 //! whole system: approaching a toggle the velocities turn fast with no
-//! branch to switch to, and the run's failure there is a lock-up. A step so long that both
-//! its ends are regular is judged the same way when the midpoint of its
-//! positions is near-singular (looked at only when an end has s below
-//! [`S_MIDPOINT`]).
+//! branch to switch to, and the run's failure there is a lock-up. A step
+//! so long that both its ends are regular is judged the same way when the
+//! midpoint of its positions is near-singular (looked at only when an end
+//! has s below [`S_MIDPOINT`]).
 //!
 //! **Lock-up.** A failure at a singular configuration whose dependent
 //! rows u carry a driver (uᵀΦ_t ≠ 0: the velocity equation Φ_q v = −Φ_t
