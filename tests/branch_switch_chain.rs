@@ -214,11 +214,6 @@ fn check(rows: &[Row]) -> Vec<String> {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    assert!(
-        rows.iter().any(|r| r.status == "completed")
-            && rows.iter().any(|r| r.error.starts_with("branch switch")),
-        "the matrix is vacuous"
-    );
     inaccurate
 }
 
@@ -245,6 +240,12 @@ fn no_pc_chain_run_completes_off_its_branch() {
     eprintln!(
         "on their branch but more than 100 tol off θ(t):\n{}",
         inaccurate.join("\n")
+    );
+    // not vacuous: both outcomes occur
+    assert!(
+        rows.iter().any(|r| r.status == "completed")
+            && rows.iter().any(|r| r.error.starts_with("branch switch")),
+        "the matrix is vacuous"
     );
 }
 
