@@ -104,3 +104,43 @@ pub fn exact_angle(n: usize, t_end: f64) -> f64 {
     }
     y[0]
 }
+
+/// The exact crank angle θ(t) of the P-C chain of N parallelograms on a
+/// grid t_k = k h, h = 1e-4, up to t_end (θ'' = c sin θ as in
+/// [`exact_angle`], RK4), read by linear interpolation ([`ExactAngle::at`]:
+/// off by at most h² max|θ''|/8 ≈ 1.4e-8 rad).
+pub struct ExactAngle {
+    h: f64,
+    theta: Vec<f64>,
+}
+
+impl ExactAngle {
+    pub fn new(n: usize, t_end: f64) -> Self {
+        let nf = n as f64;
+        let c = G * (0.5 * (nf + 1.0) + nf) / ((nf + 1.0) / 3.0 + nf);
+        let f = |y: [f64; 2]| [y[1], c * y[0].sin()];
+        let h = 1e-4;
+        let steps = (t_end / h).ceil() as usize + 1;
+        let mut y = [0.0, 1.0];
+        let mut theta = vec![0.0];
+        for _ in 0..steps {
+            let k1 = f(y);
+            let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
+            let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
+            let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
+            for i in 0..2 {
+                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+            theta.push(y[0]);
+        }
+        Self { h, theta }
+    }
+
+    /// θ(t) for 0 ≤ t ≤ t_end.
+    pub fn at(&self, t: f64) -> f64 {
+        let x = (t / self.h).clamp(0.0, (self.theta.len() - 2) as f64);
+        let k = x.floor() as usize;
+        let r = x - k as f64;
+        self.theta[k] * (1.0 - r) + self.theta[k + 1] * r
+    }
+}

@@ -11,6 +11,7 @@
 //! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or
 //! write files.
 
+pub mod body_turn;
 pub mod energy_balance;
 pub mod invariants;
 pub mod modes;
@@ -20,6 +21,7 @@ pub mod singular_configuration;
 pub mod static_equilibrium;
 pub mod step_stability;
 
+pub use body_turn::BodyTurn;
 pub use energy_balance::{EnergyAccount, EnergyBalance};
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
 pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};

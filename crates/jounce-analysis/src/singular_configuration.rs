@@ -38,16 +38,26 @@
 //! steps of the run so far. A switch is a turn above [`SWITCH_TURN`] of
 //! the speed of which at least [`SWITCH_JUMP`] of the speed was made fast:
 //! the velocity turned by O(1) far faster
-//! than any force of the run turned it elsewhere. A step so long that both
-//! its ends are regular is judged the same way when the midpoint of its
-//! positions is near-singular (looked at only when an end has s below
-//! [`S_MIDPOINT`]).
+//! than any force of the run turned it elsewhere. The same test is made on
+//! each body's own velocity and speed ([`crate::body_turn`]): when one
+//! loop of a chain of N parallelograms folds, the whole system's turn is
+//! only about 2/√N of its speed, the folding crank's twice its own. Both
+//! tests are made at every step inside the passage too, from v_in to the
+//! step's v, since a mechanism that switched may stay singular (a folded
+//! loop lies collinear from then on) and the passage never end. A passage
+//! the drivers push into (below) is judged only at its end and on the
+//! whole system: approaching a toggle the velocities turn fast with no
+//! branch to switch to, and the run's failure there is a lock-up. A step
+//! so long that both its ends are regular is judged the same way when the
+//! midpoint of its positions is near-singular (looked at only when an end
+//! has s below [`S_MIDPOINT`]).
 //!
 //! **Lock-up.** A failure at a singular configuration whose dependent
 //! rows u carry a driver (uᵀΦ_t ≠ 0: the velocity equation Φ_q v = −Φ_t
 //! has no solution there) is a lock-up: the drivers push the mechanism
 //! into a position it cannot pass.
 
+use crate::body_turn::{BodyTurn, BodyTurns};
 use jounce_mechanics::{GramFactor, MechanicalSystem, Quantities, SparseMatrix, SystemQueries};
 
 /// s = σ_min/σ_generic below which a step is in a near-singular passage.
@@ -130,6 +140,9 @@ struct OpenPassage {
     /// Σ ‖Δv_k‖_M over its steps faster than [`SWITCH_ACCELERATION`] a_ref,
     /// and the largest ‖Δv_k‖_M / h_k.
     jump: (f64, f64),
+    /// Σ ‖Δv_k‖_b of each body b over its steps faster than
+    /// [`SWITCH_ACCELERATION`] a_ref ([`crate::body_turn`]).
+    body_jump: Vec<f64>,
 }
 
 /// A passage that ended at t_out and waits for the next step's
@@ -174,6 +187,9 @@ pub struct BranchSwitch {
     pub t_in: f64,
     /// The passage's ends.
     pub t_out: f64,
+    /// The body whose own velocity turned like a switch, when the test on
+    /// each body ([`crate::body_turn`]) decided.
+    pub body: Option<BodyTurn>,
 }
 
 impl std::fmt::Display for BranchSwitch {
@@ -216,7 +232,14 @@ impl std::fmt::Display for BranchSwitch {
             self.speed,
             self.t_in,
             self.t_out,
-            if self.energy_change > 0.0 {
+            if let Some(b) = &self.body {
+                format!(
+                    "; body {} turned by ‖Δv‖_M = {:.3e} (its speed {:.3e}), {:.3e} of it in \
+                     steps more than {SWITCH_ACCELERATION:.0} times faster than the run's largest \
+                     acceleration elsewhere",
+                    b.body, b.turn, b.speed, b.jump
+                )
+            } else if self.energy_change > 0.0 {
                 format!(
                     ", and the total energy of the conservative model changed by {:.1} % of the \
                      kinetic energy within it",
@@ -287,6 +310,8 @@ pub struct SingularityMonitor {
     energy_bound: f64,
     passages: Vec<Passage>,
     labels: Vec<String>,
+    /// The bodies of the velocity coordinates, for the turn of each.
+    bodies: BodyTurns,
 }
 
 /// The joint name of a constraint row label ("joint 'pivot1' (x)" →
@@ -368,6 +393,7 @@ impl SingularityMonitor {
             energy_bound: SWITCH_ENERGY,
             passages: Vec::new(),
             labels: (0..m).map(|r| joint_of(&sys.constraint_label(r))).collect(),
+            bodies: BodyTurns::new(sys),
         };
         if m > 0 {
             mon.sigma_ref = mon.sigma_min(sys, t0, q0, ITERATIONS_START);
@@ -640,8 +666,9 @@ impl SingularityMonitor {
                         joints,
                         driven,
                         jump: (0.0, 0.0),
+                        body_jump: vec![0.0; self.bodies.len()],
                     });
-                    self.count_fast(dv, rate);
+                    self.count_fast(dv, rate, t, v);
                 }
                 Some(o) => {
                     o.steps += 1;
@@ -650,11 +677,12 @@ impl SingularityMonitor {
                         o.t_min = t;
                         o.driven = driven;
                     }
-                    self.count_fast(dv, rate);
+                    self.count_fast(dv, rate, t, v);
                 }
             }
+            result = result.and(self.judge_open(t, v));
         } else if self.open.is_some() {
-            self.count_fast(dv, rate);
+            self.count_fast(dv, rate, t, v);
             let o = self.open.take().expect("a passage is open");
             result = result.and(self.close(sys, t, q, v, o));
         } else if started && s.min(s_before) < S_MIDPOINT {
@@ -680,9 +708,10 @@ impl SingularityMonitor {
                     joints: self.involved(),
                     driven: self.driven(sys, t_mid, &self.q_mid.clone()),
                     jump: (0.0, 0.0),
+                    body_jump: vec![0.0; self.bodies.len()],
                 };
                 self.open = Some(o);
-                self.count_fast(dv, rate);
+                self.count_fast(dv, rate, t, v);
                 let o = self.open.take().expect("a passage is open");
                 result = result.and(self.close(sys, t, q, v, o));
             } else {
@@ -711,15 +740,79 @@ impl SingularityMonitor {
         self.t_prev = t;
     }
 
-    /// Count a step of the open passage with velocity change dv at `rate`.
-    fn count_fast(&mut self, dv: f64, rate: f64) {
+    /// Count a step of the open passage ending at (t, v) with velocity
+    /// change dv at `rate`: for the whole system and for each body.
+    fn count_fast(&mut self, dv: f64, rate: f64, t: f64, v: &[f64]) {
         let fast = self.a_ref > 0.0 && rate > SWITCH_ACCELERATION * self.a_ref;
         if let Some(o) = &mut self.open {
             if fast {
                 o.jump.0 += dv;
             }
             o.jump.1 = o.jump.1.max(rate);
+            if self.t_prev.is_finite() && t > self.t_prev {
+                self.bodies.count_fast(
+                    &self.mass,
+                    v,
+                    &self.v_prev,
+                    t - self.t_prev,
+                    self.a_ref,
+                    &mut o.body_jump,
+                );
+            }
         }
+    }
+
+    /// Judge the open passage at its step ending at (t, v), before it
+    /// ends: a mechanism that came out on another branch may stay singular
+    /// (a folded loop of a parallelogram chain lies collinear from then
+    /// on), so that the passage never closes. A switch is the same turn as
+    /// at its end ([`SingularityMonitor::close`]), of the whole system or
+    /// of one body, measured from v_in. A passage the drivers push into is
+    /// left to its end or to the lock-up it leads to: approaching a toggle
+    /// the velocity turns fast without any branch to switch to.
+    fn judge_open(&mut self, t: f64, v: &[f64]) -> Result<(), BranchSwitch> {
+        let Some(o) = self.open.as_ref().filter(|o| !o.driven) else {
+            return Ok(());
+        };
+        let turn = self.norm_m(v, Some(&o.v_in));
+        let speed = self.norm_m(v, None).max(self.norm_m(&o.v_in, None));
+        let (jump, rate) = o.jump;
+        let body = if turn > SWITCH_TURN * speed && jump > SWITCH_JUMP * speed {
+            None
+        } else {
+            match self
+                .bodies
+                .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
+            {
+                Some(b) => Some(b),
+                None => return Ok(()),
+            }
+        };
+        let o = self.open.take().expect("a passage is open");
+        let passage = Passage {
+            t: o.t_min,
+            s_min: o.s_min,
+            joints: if o.joints.is_empty() {
+                self.joints_of(&self.u_min)
+            } else {
+                o.joints
+            },
+            driven: o.driven,
+        };
+        self.passages.push(passage.clone());
+        Err(BranchSwitch {
+            passage,
+            turn,
+            speed,
+            jump,
+            ratio: rate / self.a_ref,
+            miss: 0.0,
+            energy_change: 0.0,
+            energy_bound: self.energy_bound,
+            t_in: o.t_in,
+            t_out: t,
+            body,
+        })
     }
 
     /// Forget the previous step (after an event that changed the state):
@@ -772,6 +865,7 @@ impl SingularityMonitor {
                     energy_bound: self.energy_bound,
                     t_in: o.t_in,
                     t_out: t,
+                    body: None,
                 });
             }
         }
@@ -787,6 +881,30 @@ impl SingularityMonitor {
                 energy_bound: self.energy_bound,
                 t_in: o.t_in,
                 t_out: t,
+                body: None,
+            });
+        }
+        // one body may have switched while the rest kept turning (not
+        // judged where drivers push into the pose: a lock-up, no branch)
+        let body = if passage.driven {
+            None
+        } else {
+            self.bodies
+                .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
+        };
+        if let Some(body) = body {
+            return Err(BranchSwitch {
+                passage,
+                turn,
+                speed,
+                jump,
+                ratio: rate / self.a_ref,
+                miss: 0.0,
+                energy_change: 0.0,
+                energy_bound: self.energy_bound,
+                t_in: o.t_in,
+                t_out: t,
+                body: Some(body),
             });
         }
         // the accelerations on either side predict v_out only when the
@@ -842,6 +960,7 @@ impl SingularityMonitor {
                 energy_bound: self.energy_bound,
                 t_in: p.t_in,
                 t_out: p.t_out,
+                body: None,
             });
         }
         Ok(())
@@ -1159,6 +1278,94 @@ t_end = 1.0
         let text = switch.to_string();
         assert!(text.starts_with("branch switch at t = 1.57"), "{text}");
         assert!(text.contains("pivot0"), "{text}");
+    }
+
+    /// A chain of n parallelograms (the P-C chain of `bench/pc_chain.py`):
+    /// cranks of length 1 pivoted at x = 0..n, couplers on their tips.
+    fn chain(n: usize) -> PlanarSystem {
+        let mut text = String::from("[model]\nname = \"chain\"\n\n");
+        for i in 0..=n {
+            text += &format!(
+                "[[bodies]]\nname = \"crank{i}\"\nmass = 1.0\ninertia = 0.0833333333333\n\
+                 position = [{i}.0, 0.5]\npoints = {{ base = [0.0, -0.5], tip = [0.0, 0.5] }}\n\n\
+                 [[joints]]\nname = \"pivot{i}\"\ntype = \"revolute\"\nbody1 = \"ground\"\n\
+                 point1 = [{i}.0, 0.0]\nbody2 = \"crank{i}\"\npoint2 = \"base\"\n\n"
+            );
+        }
+        for i in 0..n {
+            text += &format!(
+                "[[bodies]]\nname = \"coupler{i}\"\nmass = 1.0\ninertia = 0.0833333333333\n\
+                 position = [{i}.5, 1.0]\npoints = {{ left = [-0.5, 0.0], right = [0.5, 0.0] }}\n\n"
+            );
+            for (side, c) in [("left", i), ("right", i + 1)] {
+                text += &format!(
+                    "[[joints]]\nname = \"coupler{i}_{side}\"\ntype = \"revolute\"\n\
+                     body1 = \"crank{c}\"\npoint1 = \"tip\"\nbody2 = \"coupler{i}\"\n\
+                     point2 = \"{side}\"\n\n"
+                );
+            }
+        }
+        text += "[settings]\nt_end = 1.0\n";
+        let model = jounce_model::from_str(&text, "chain.toml").expect("valid model");
+        PlanarSystem::from_model(&model).expect("valid system")
+    }
+
+    /// Positions and velocities of the chain of n parallelograms at crank
+    /// angle φ turning at ω, the last crank turning at `omega_last`.
+    fn chain_state(n: usize, phi: f64, omega: f64, omega_last: f64) -> (Vec<f64>, Vec<f64>) {
+        let (s, c) = phi.sin_cos();
+        let (mut q, mut v) = (Vec::new(), Vec::new());
+        for i in 0..=n {
+            let w = if i == n { omega_last } else { omega };
+            q.extend([i as f64 - 0.5 * s, 0.5 * c, phi]);
+            v.extend([-0.5 * c * w, -0.5 * s * w, w]);
+        }
+        for i in 0..n {
+            q.extend([i as f64 + 0.5 - s, c, 0.0]);
+            v.extend([-c * omega, -s * omega, 0.0]);
+        }
+        (q, v)
+    }
+
+    /// In a chain of ten parallelograms the last crank alone reverses as
+    /// the chain crosses the singular pose: the whole system's velocity
+    /// turns by 0.31 of its speed (below [`SWITCH_TURN`], which the test
+    /// of the whole system alone missed), the crank's own by twice its
+    /// speed. The switch is found within the passage, at the step that
+    /// made it, and names the crank; the same run without the reversal
+    /// passes.
+    #[test]
+    fn one_crank_of_a_chain_folding_is_a_switch() {
+        let n = 10;
+        let sys = chain(n);
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        let run = |fold: bool| {
+            let (q0, _) = chain_state(n, 0.0, 1.0, 1.0);
+            let mut mon = SingularityMonitor::new(&sys, 0.0, &q0, 0);
+            let h = 0.01;
+            for k in 1..=300 {
+                let t = h * k as f64;
+                let last = if fold && t > half_pi { -1.0 } else { 1.0 };
+                let (q, v) = chain_state(n, t, 1.0, last);
+                mon.observe(&sys, t, &q, &v)?;
+            }
+            Ok::<_, BranchSwitch>(mon.passages().len())
+        };
+        assert_eq!(run(false).expect("no switch on the branch"), 1);
+        let switch = run(true).expect_err("the folded crank is a switch");
+        assert!(
+            switch.turn < SWITCH_TURN * switch.speed,
+            "the whole system turned by {} of {}",
+            switch.turn,
+            switch.speed
+        );
+        assert!(switch.t_out < half_pi + 0.015, "{switch:?}");
+        let body = switch.body.clone().expect("a body turned");
+        assert_eq!(body.body, format!("crank{n}"));
+        assert!(body.turn > 1.9 * body.speed, "{body:?}");
+        let text = switch.to_string();
+        assert!(text.starts_with("branch switch at t = 1.57"), "{text}");
+        assert!(text.contains(&format!("body crank{n} turned")), "{text}");
     }
 
     /// A conservative run that loses 3 % of its kinetic energy in a passage
