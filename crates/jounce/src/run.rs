@@ -8,7 +8,7 @@ use jounce_integrate::{
     ControllerKind, ErrorPer, EvalError, IntegrateError, OutputGrid, SolverOptions,
 };
 use jounce_io::{AccuracySummary, FormulationSummary, IntegratorSummary, RunSummary, WorkSummary};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, PlanarSystem};
 use jounce_model::{FormulationKind, Model, OnCheckFailure};
 
 use crate::error::RunError;
@@ -463,31 +463,20 @@ pub(crate) fn integrate_model(
     if model.settings.step_history {
         steps.begin(&crate::observer::STEPS_HEADER.map(String::from))?;
     }
-    let progress = progress.map(|p| p as &mut dyn Progress);
-    let mut obs = RunObserver::new(&sys, timeseries, t_end, progress);
-    obs.checks = Some(SolutionChecks::new(model, sys.nc()));
-    obs.cost_from = model
+    let steps = model
         .settings
-        .cost_from
-        .map(crate::observer::SubintervalCost::new);
-    if model.settings.step_history {
-        obs.steps = Some(steps as &mut dyn RowSink);
-    }
-    obs.reactions = redundancy.reactions(&sys, form_name);
-    obs.singular = Some(jounce_analysis::SingularityMonitor::new(
+        .step_history
+        .then_some(steps as &mut dyn RowSink);
+    let progress = progress.map(|p| p as &mut dyn Progress);
+    let adaptive_rtol = opts.fixed_step.is_none().then_some(opts.rtol);
+    let mut obs = run_observer(
+        model,
         &sys,
-        0.0,
         &asm.q,
-        redundancy.rows.len(),
-    ));
-    if let Some(mon) = &mut obs.singular {
-        mon.set_conservative(crate::setup::is_conservative(model));
-        mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
-    }
-    obs.crossings = crate::trust::BreakpointCrossings::new(model);
-    obs.beams = crate::beam_strain::BeamStrainWatch::new(model, &sys);
-    obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
-    obs.energy_per_step = !crate::setup::is_conservative(model);
+        &redundancy,
+        adaptive_rtol,
+        (timeseries, steps, progress),
+    );
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),
@@ -563,6 +552,42 @@ pub(crate) fn integrate_model(
             summary: Box::new(summary),
         }),
     }
+}
+
+/// The run's observer with every trust check of the model's settings: the
+/// solution checks, the sub-interval cost, the reactions of redundant rows,
+/// the singularity monitor (from the initial positions `q0`), breakpoint
+/// crossings, beam strains and the energy account.
+fn run_observer<'a>(
+    model: &Model,
+    sys: &'a PlanarSystem,
+    q0: &[f64],
+    redundancy: &crate::redundancy::Redundancy,
+    adaptive_rtol: Option<f64>,
+    (timeseries, steps, progress): (
+        &'a mut dyn RowSink,
+        Option<&'a mut dyn RowSink>,
+        Option<&'a mut dyn Progress>,
+    ),
+) -> RunObserver<'a> {
+    let form_name = crate::setup::formulation_name(model.settings.formulation.kind);
+    let mut obs = RunObserver::new(sys, timeseries, model.settings.t_end, progress);
+    obs.checks = Some(SolutionChecks::new(model, sys.nc()));
+    obs.cost_from = model
+        .settings
+        .cost_from
+        .map(crate::observer::SubintervalCost::new);
+    obs.steps = steps;
+    obs.reactions = redundancy.reactions(sys, form_name);
+    let mut mon = jounce_analysis::SingularityMonitor::new(sys, 0.0, q0, redundancy.rows.len());
+    mon.set_conservative(crate::setup::is_conservative(model));
+    mon.set_energy_bound(adaptive_rtol);
+    obs.singular = Some(mon);
+    obs.crossings = crate::trust::BreakpointCrossings::new(model);
+    obs.beams = crate::beam_strain::BeamStrainWatch::new(model, sys);
+    obs.warn_on_switch = model.settings.checks.on_failure == OnCheckFailure::Warn;
+    obs.energy_per_step = !crate::setup::is_conservative(model);
+    obs
 }
 
 /// What a failed run says: the error as the summary gives it, what the
