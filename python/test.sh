@@ -7,17 +7,19 @@
 # How the package is built:
 #   python/test.sh                 maturin develop (dev profile; with
 #                                  JOUNCE_PY_RELEASE=1 --release)
-#   python/test.sh --from-cargo    the extension that `cargo test --workspace
-#                                  --features jounce-python/extension-module`
-#                                  has just built (tools/test.sh): the
+#   python/test.sh --from-cargo    the extension that tools/test.sh has just
+#                                  built in the test profile (`cargo build
+#                                  --workspace --lib --bins --tests --profile
+#                                  test --features
+#                                  jounce-python/extension-module`): the
 #                                  package's files and target/debug/lib_jounce.so
 #                                  installed into the environment. A separate
 #                                  maturin build would compile the library
 #                                  again (cargo test unifies other features:
 #                                  dev-dependencies, the CLI's), minutes in CI.
 # The tests compare with the `jounce` command of the same profile
-# (target/debug/jounce, built by cargo test; rebuilt here when older than
-# the sources), or $JOUNCE_CLI.
+# (target/debug/jounce, built by cargo test in the test profile; rebuilt
+# here when older than the sources), or $JOUNCE_CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -40,7 +42,7 @@ profile=debug
 if [ -n "$from_cargo" ]; then
   so=target/debug/lib_jounce.so
   if [ ! -f "$so" ]; then
-    echo "python/test.sh --from-cargo: no $so; run cargo test --workspace --features jounce-python/extension-module first" >&2
+    echo "python/test.sh --from-cargo: no $so; run tools/test.sh (or its cargo build line) first" >&2
     exit 1
   fi
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -60,7 +62,7 @@ fi
 if [ -z "${JOUNCE_CLI:-}" ]; then
   export JOUNCE_CLI="$root/target/$profile/jounce"
   if [ ! -x "$JOUNCE_CLI" ] || [ -n "$(find crates src -name '*.rs' -newer "$JOUNCE_CLI" | head -1)" ]; then
-    if [ "$profile" = release ]; then cargo build -q --release --bin jounce; else cargo build -q --bin jounce; fi
+    if [ "$profile" = release ]; then cargo build -q --release --bin jounce; elif [ -n "$from_cargo" ]; then cargo build -q --profile test --bin jounce; else cargo build -q --bin jounce; fi
   fi
 fi
 echo "python/test.sh: environment and build $(( $(date +%s) - start )) s"
