@@ -1007,6 +1007,54 @@ fn sweep<'py>(
     json_loads(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
+/// Run a seed study of studies.md by name (``jounce study NAME``), with
+/// the command's defaults: models from ``models`` (default
+/// ``examples/studies``, relative to the working directory), output in
+/// ``output_dir/<name>`` (default ``out/study``). Returns a dict:
+/// ``name``, ``table`` (the text the command prints), ``out_dir``,
+/// ``figures`` (paths of the SVG charts written) and ``data`` (the
+/// study's cases, rows and findings as lists and dicts). ``t_end``
+/// applies to S1 and S4, ``no_adams`` and ``formulation`` to S1,
+/// ``methods`` to S3. An unknown name raises :class:`SetupError`.
+#[pyfunction]
+#[pyo3(signature = (
+    name, *, output_dir = None, models = None, t_end = None, no_adams = false,
+    formulation = None, methods = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn study<'py>(
+    py: Python<'py>,
+    name: &str,
+    output_dir: Option<PathBuf>,
+    models: Option<PathBuf>,
+    t_end: Option<f64>,
+    no_adams: bool,
+    formulation: Option<String>,
+    methods: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use jounce_studies::registry::{run_study, StudyOptions};
+    let defaults = StudyOptions::default();
+    let opts = StudyOptions {
+        models: models.unwrap_or(defaults.models),
+        out: output_dir.unwrap_or(defaults.out),
+        t_end,
+        no_adams,
+        formulation: formulation.unwrap_or(defaults.formulation),
+        methods: methods.unwrap_or_default(),
+    };
+    let r = uninterrupted(detached(py, || run_study(name, &opts))?)?;
+    to_py(py, &r.map_err(|e| run_error(py, &e))?)
+}
+
+/// CPU time at error ``e`` on a work-precision curve of (error, CPU
+/// seconds) points, interpolated log-log as ``jounce bench`` does for its
+/// ``equal_error`` table (``jounce.bench`` with an executor merges the
+/// methods' points with it); None when no two points bracket ``e``.
+#[pyfunction]
+fn _cpu_at_error(curve: Vec<(f64, f64)>, e: f64) -> Option<f64> {
+    jounce::bench::cpu_at_error(&curve, e)
+}
+
 /// The extension module.
 #[pymodule]
 fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1021,6 +1069,9 @@ fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(bench_methods, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(_cpu_at_error, m)?)?;
+    m.add("STUDIES", jounce_studies::registry::STUDIES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
