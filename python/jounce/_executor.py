@@ -22,6 +22,7 @@ None. With ``out_dir`` given, the merged ``sweep.json`` /
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import math
@@ -53,7 +54,7 @@ class Table(dict):
     def to_pandas(self) -> Any:
         """The rows as a ``pandas.DataFrame``, one row per run, in the
         order asked (pandas must be installed)."""
-        import pandas as pd
+        pd: Any = importlib.import_module("pandas")
 
         return pd.json_normalize(self[self.rows_key])
 
@@ -66,7 +67,7 @@ class SweepTable(Table):
 
     def to_pandas(self) -> Any:
         """One row per point: parameters, status, reason, figures."""
-        import pandas as pd
+        pd: Any = importlib.import_module("pandas")
 
         figures = list(self["figures"])
         records = []

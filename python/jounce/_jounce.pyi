@@ -23,6 +23,7 @@ __all__ = [
     "sweep",
     "study",
     "STUDIES",
+    "_cpu_at_error",
 ]
 
 _Path = Union[str, "os.PathLike[str]"]

@@ -58,6 +58,9 @@ def test_sweep_returns_sweep_json_for_a_file_and_for_an_edited_model(tmp_path):
     theirs = json.loads((tmp_path / "cli/sweep.json").read_text())
     ours = jounce.sweep(str(path), "forces.suspension.damping", [500, 3000, -1],
                         figures=["final:body.y"], out_dir=str(tmp_path / "py"))
+    # each row also names its point: parameter path -> value as given
+    assert [r.pop("params") for r in ours["rows"]] == [
+        {"forces.suspension.damping": v} for v in (500, 3000, -1)]
     assert unclocked(ours) == unclocked(theirs)
     assert [r["status"] for r in ours["rows"]] == ["completed", "completed", "refused"]
     # an edited model is swept as edited: its text is written and run
