@@ -24,7 +24,7 @@ use std::time::Duration;
 use jounce::run::Overrides;
 use jounce::{RunError, RunFailure, RunOptions, RunResult, Simulation, Start, TimeSeries};
 use jounce_io::RunSummary;
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -525,7 +525,9 @@ fn arrays(py: Python<'_>, columns: Vec<Vec<f64>>) -> PyResult<Vec<Py<PyArray1<f6
         .into_iter()
         .map(|c| {
             let a = PyArray1::from_vec(py, c);
-            a.getattr("flags")?.setattr("writeable", false)?;
+            // read-only through the C flags, not the Python attribute
+            // (a few µs less per column of every call)
+            let _ = a.readwrite().make_nonwriteable();
             Ok(a.unbind())
         })
         .collect()

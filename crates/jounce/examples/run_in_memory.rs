@@ -15,7 +15,9 @@ use jounce::{RunOptions, Simulation};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let model = args.get(1).map_or("examples/simple_pendulum.toml", String::as_str);
+    let model = args
+        .get(1)
+        .map_or("examples/simple_pendulum.toml", String::as_str);
     let t_end: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e-3);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
     let sim = Simulation::from_file(model).expect("model");
@@ -35,6 +37,7 @@ fn main() {
     times.sort_by(f64::total_cmp);
     println!(
         "{{\"median_us\": {:.3}, \"min_us\": {:.3}, \"reps\": {reps}, \"rows\": {rows}}}",
-        times[reps / 2], times[0]
+        times[reps / 2],
+        times[0]
     );
 }
