@@ -14,6 +14,10 @@ On a real cluster::
     table = jounce.sweep(model, "forces.spring.damping", values,
                          executor=client)
 
+A ``ProcessPoolExecutor`` should use the ``spawn`` (or ``forkserver``)
+context: a process forked after jounce has run holds a copy of its
+thread pool without the threads.
+
 Each task runs in a temporary folder of its worker (removed after it):
 the per-run folders stay there, and the rows come back with ``dir`` =
 None. With ``out_dir`` given, the merged ``sweep.json`` /
