@@ -182,6 +182,89 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<(
     out.map(|v| (v, signal))
 }
 
+/// A job for a [`pooled`] worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The idle worker threads of [`pooled`]: the sender of each one's queue.
+static IDLE: std::sync::Mutex<Vec<std::sync::mpsc::Sender<Job>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Hand `job` to an idle worker thread, or to a new one (which, its job
+/// done, waits in [`IDLE`] for the next): a short run does not pay for a
+/// thread's start.
+fn pool_submit(job: Job) -> std::io::Result<()> {
+    let mut job = job;
+    loop {
+        let idle = IDLE.lock().ok().and_then(|mut v| v.pop());
+        let Some(tx) = idle else { break };
+        match tx.send(job) {
+            Ok(()) => return Ok(()),
+            // a worker that is gone: the next one
+            Err(std::sync::mpsc::SendError(j)) => job = j,
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let me = tx.clone();
+    std::thread::Builder::new()
+        .name("jounce-run".into())
+        // the main thread's stack size: the library recurses no deeper there
+        .stack_size(8 << 20)
+        .spawn(move || {
+            while let Ok(job) = rx.recv() {
+                job();
+                match IDLE.lock() {
+                    Ok(mut v) => v.push(me.clone()),
+                    Err(_) => return,
+                }
+            }
+        })?;
+    tx.send(job)
+        .map_err(|_| std::io::Error::other("the worker thread ended"))
+}
+
+/// [`detached`] for a job that owns its data (`'static`), on a reused
+/// worker thread: the same GIL release and Ctrl-C handling, without a
+/// thread started per call (`run`'s fixed cost).
+fn pooled<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<(T, Option<PyErr>)> {
+    jounce::interrupt::clear_stop();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let job: Job = Box::new(move || {
+        let r = catch_unwind(AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    if let Err(e) = pool_submit(job) {
+        return Err(internal(py, &format!("cannot start a thread: {e}")));
+    }
+    let rx = std::sync::Mutex::new(rx);
+    let mut signal: Option<PyErr> = None;
+    let out = loop {
+        let got = py.detach(|| {
+            rx.lock()
+                .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected)
+                .and_then(|rx| rx.recv_timeout(Duration::from_millis(50)))
+        });
+        match got {
+            Ok(Ok(v)) => break Ok(v),
+            Ok(Err(p)) => break Err(internal(py, &panic_text(&*p))),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(internal(py, "the worker thread ended without a result"))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if signal.is_none() {
+            if let Err(e) = py.check_signals() {
+                jounce::interrupt::request_stop();
+                signal = Some(e);
+            }
+        }
+    };
+    jounce::interrupt::clear_stop();
+    out.map(|v| (v, signal))
+}
+
 /// The value of a [`detached`] call, or the exception of a signal (Ctrl-C)
 /// that came while it ran: a `KeyboardInterrupt` is not swallowed.
 fn uninterrupted<T>((value, signal): (T, Option<PyErr>)) -> PyResult<T> {
@@ -778,7 +861,7 @@ fn run(
         },
         ..options
     };
-    let (outcome, signal) = detached(py, || sim.run(&options))?;
+    let (outcome, signal) = pooled(py, move || sim.run(&options))?;
     match outcome {
         Ok(r) => {
             let r = PyRunResult::new(py, r)?;
