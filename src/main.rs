@@ -564,70 +564,19 @@ fn cmd_study(a: StudyArgs) -> ExitCode {
         t_end,
         no_adams,
         formulation,
-        methods: study_methods,
+        methods,
     } = a;
-    // the studies printed as one table: run, then print or fail
-    let table = match name.to_ascii_lowercase().as_str() {
-        "s2" => Some(
-            jounce_studies::study_s2::s2(&models, &out.join("s2"))
-                .map(|c| jounce_studies::study_s2::s2_table(&c)),
-        ),
-        "s3" => Some(
-            jounce_studies::study_s3::s3(&models, &out.join("s3"), &study_methods)
-                .map(|s| jounce_studies::study_s3::s3_table(&s)),
-        ),
-        "s4" => Some(
-            jounce_studies::study_s4::s4(
-                &models,
-                &out.join("s4"),
-                &jounce_studies::study_s4::S4Options {
-                    t_end,
-                    ..Default::default()
-                },
-            )
-            .map(|s| jounce_studies::study_s4::s4_table(&s)),
-        ),
-        "s5" => Some(
-            jounce_studies::study_s5::s5(&models, &out.join("s5"))
-                .map(|s| jounce_studies::study_s5::s5_table(&s)),
-        ),
-        "s6" => Some(
-            jounce_studies::study_s6::s6(&models, &out.join("s6"))
-                .map(|s| jounce_studies::study_s6::s6_table(&s)),
-        ),
-        "s7" => Some(
-            jounce_studies::study_s7::s7(&out.join("s7"))
-                .map(|s| jounce_studies::study_s7::s7_table(&s)),
-        ),
-        "s8" => Some(
-            jounce_studies::study_s8::s8(&models, &out.join("s8"))
-                .map(|s| jounce_studies::study_s8::s8_table(&s)),
-        ),
-        _ => None,
-    };
-    if let Some(table) = table {
-        return match table {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(&e),
-        };
-    }
-    if !name.eq_ignore_ascii_case("s1") {
-        return fail(&RunError::Setup(format!(
-            "unknown study '{name}'; available: s1, s2, s3, s4, s5, s6, s7, s8"
-        )));
-    }
-    let opts = jounce_studies::study::S1Options {
+    let opts = jounce_studies::registry::StudyOptions {
+        models,
+        out,
         t_end,
-        skip_adams: no_adams,
-        trapezoidal_formulation: formulation,
-        ..Default::default()
+        no_adams,
+        formulation,
+        methods,
     };
-    match jounce_studies::study::s1(&models, &out.join("s1"), &opts) {
-        Ok(cases) => {
-            print!("{}", jounce_studies::study::s1_table(&cases, &opts));
+    match jounce_studies::registry::run_study(&name, &opts) {
+        Ok(s) => {
+            print!("{}", s.table);
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e),

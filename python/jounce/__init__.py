@@ -12,6 +12,11 @@ Python.
 >>> r["slider.x"][-1]          # a NumPy array per column
 >>> r.summary["work"]["steps_accepted"]   # summary.json as a dict
 
+``sweep``, ``compare`` and ``bench`` take ``executor=``: a
+``concurrent.futures.Executor`` or a ``dask.distributed.Client`` (for a
+cluster: ``Client("tcp://scheduler:8786")``) that runs their tasks, each
+carrying the model as TOML text (see :mod:`jounce._executor`).
+
 Errors are exceptions of one hierarchy (:class:`JounceError`):
 :class:`ModelError`, :class:`SetupError`, :class:`IntegrationError` (with
 ``.partial``), :class:`OutputError`, :class:`InternalError`.
@@ -26,18 +31,18 @@ from ._exceptions import (
     SetupError,
 )
 from ._jounce import (
+    STUDIES,
     Model,
     Result,
     __version__,
-    bench,
     check,
-    compare,
     formulations,
     methods,
     modes,
     run,
-    sweep,
+    study,
 )
+from ._executor import BenchTable, SweepTable, Table, bench, compare, sweep
 from ._jounce import static  # noqa: F401  (a name, not the keyword of other languages)
 
 __all__ = [
@@ -50,6 +55,11 @@ __all__ = [
     "compare",
     "bench",
     "sweep",
+    "study",
+    "STUDIES",
+    "Table",
+    "SweepTable",
+    "BenchTable",
     "methods",
     "formulations",
     "JounceError",

@@ -21,6 +21,9 @@ __all__ = [
     "run",
     "static",
     "sweep",
+    "study",
+    "STUDIES",
+    "_cpu_at_error",
 ]
 
 _Path = Union[str, "os.PathLike[str]"]
@@ -172,3 +175,21 @@ def sweep(
     out_dir: Optional[_Path] = None,
 ) -> Dict[str, Any]:
     """``jounce sweep``: the dict of ``sweep.json``."""
+
+STUDIES: List[str]
+"""The names of the seed studies: ``s1`` … ``s8``."""
+
+def study(
+    name: str,
+    *,
+    output_dir: Optional[_Path] = None,
+    models: Optional[_Path] = None,
+    t_end: Optional[float] = None,
+    no_adams: bool = False,
+    formulation: Optional[str] = None,
+    methods: Optional[Sequence[str]] = None,
+) -> Dict[str, Any]:
+    """``jounce study NAME``: ``name``, ``table``, ``out_dir``, ``figures`` (SVG paths), ``data``."""
+
+def _cpu_at_error(curve: Sequence[Tuple[float, float]], e: float) -> Optional[float]:
+    """CPU at error ``e`` on an (error, CPU) curve, interpolated log-log (``jounce bench``)."""

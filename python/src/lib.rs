@@ -24,7 +24,7 @@ use std::time::Duration;
 use jounce::run::Overrides;
 use jounce::{RunError, RunFailure, RunOptions, RunResult, Simulation, Start, TimeSeries};
 use jounce_io::RunSummary;
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -178,6 +178,89 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<(
             Ok(Err(p)) | Err(p) => Err(internal(py, &panic_text(&*p))),
         }
     });
+    jounce::interrupt::clear_stop();
+    out.map(|v| (v, signal))
+}
+
+/// A job for a [`pooled`] worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The idle worker threads of [`pooled`]: the sender of each one's queue.
+static IDLE: std::sync::Mutex<Vec<std::sync::mpsc::Sender<Job>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Hand `job` to an idle worker thread, or to a new one (which, its job
+/// done, waits in [`IDLE`] for the next): a short run does not pay for a
+/// thread's start.
+fn pool_submit(job: Job) -> std::io::Result<()> {
+    let mut job = job;
+    loop {
+        let idle = IDLE.lock().ok().and_then(|mut v| v.pop());
+        let Some(tx) = idle else { break };
+        match tx.send(job) {
+            Ok(()) => return Ok(()),
+            // a worker that is gone: the next one
+            Err(std::sync::mpsc::SendError(j)) => job = j,
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let me = tx.clone();
+    std::thread::Builder::new()
+        .name("jounce-run".into())
+        // the main thread's stack size: the library recurses no deeper there
+        .stack_size(8 << 20)
+        .spawn(move || {
+            while let Ok(job) = rx.recv() {
+                job();
+                match IDLE.lock() {
+                    Ok(mut v) => v.push(me.clone()),
+                    Err(_) => return,
+                }
+            }
+        })?;
+    tx.send(job)
+        .map_err(|_| std::io::Error::other("the worker thread ended"))
+}
+
+/// [`detached`] for a job that owns its data (`'static`), on a reused
+/// worker thread: the same GIL release and Ctrl-C handling, without a
+/// thread started per call (`run`'s fixed cost).
+fn pooled<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<(T, Option<PyErr>)> {
+    jounce::interrupt::clear_stop();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let job: Job = Box::new(move || {
+        let r = catch_unwind(AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    if let Err(e) = pool_submit(job) {
+        return Err(internal(py, &format!("cannot start a thread: {e}")));
+    }
+    let rx = std::sync::Mutex::new(rx);
+    let mut signal: Option<PyErr> = None;
+    let out = loop {
+        let got = py.detach(|| {
+            rx.lock()
+                .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected)
+                .and_then(|rx| rx.recv_timeout(Duration::from_millis(50)))
+        });
+        match got {
+            Ok(Ok(v)) => break Ok(v),
+            Ok(Err(p)) => break Err(internal(py, &panic_text(&*p))),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(internal(py, "the worker thread ended without a result"))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if signal.is_none() {
+            if let Err(e) = py.check_signals() {
+                jounce::interrupt::request_stop();
+                signal = Some(e);
+            }
+        }
+    };
     jounce::interrupt::clear_stop();
     out.map(|v| (v, signal))
 }
@@ -525,7 +608,9 @@ fn arrays(py: Python<'_>, columns: Vec<Vec<f64>>) -> PyResult<Vec<Py<PyArray1<f6
         .into_iter()
         .map(|c| {
             let a = PyArray1::from_vec(py, c);
-            a.getattr("flags")?.setattr("writeable", false)?;
+            // read-only through the C flags, not the Python attribute
+            // (a few µs less per column of every call)
+            let _ = a.readwrite().make_nonwriteable();
             Ok(a.unbind())
         })
         .collect()
@@ -776,7 +861,7 @@ fn run(
         },
         ..options
     };
-    let (outcome, signal) = detached(py, || sim.run(&options))?;
+    let (outcome, signal) = pooled(py, move || sim.run(&options))?;
     match outcome {
         Ok(r) => {
             let r = PyRunResult::new(py, r)?;
@@ -1007,6 +1092,54 @@ fn sweep<'py>(
     json_loads(py, &r.map_err(|e| run_error(py, &e))?)
 }
 
+/// Run a seed study of studies.md by name (``jounce study NAME``), with
+/// the command's defaults: models from ``models`` (default
+/// ``examples/studies``, relative to the working directory), output in
+/// ``output_dir/<name>`` (default ``out/study``). Returns a dict:
+/// ``name``, ``table`` (the text the command prints), ``out_dir``,
+/// ``figures`` (paths of the SVG charts written) and ``data`` (the
+/// study's cases, rows and findings as lists and dicts). ``t_end``
+/// applies to S1 and S4, ``no_adams`` and ``formulation`` to S1,
+/// ``methods`` to S3. An unknown name raises :class:`SetupError`.
+#[pyfunction]
+#[pyo3(signature = (
+    name, *, output_dir = None, models = None, t_end = None, no_adams = false,
+    formulation = None, methods = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn study<'py>(
+    py: Python<'py>,
+    name: &str,
+    output_dir: Option<PathBuf>,
+    models: Option<PathBuf>,
+    t_end: Option<f64>,
+    no_adams: bool,
+    formulation: Option<String>,
+    methods: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use jounce_studies::registry::{run_study, StudyOptions};
+    let defaults = StudyOptions::default();
+    let opts = StudyOptions {
+        models: models.unwrap_or(defaults.models),
+        out: output_dir.unwrap_or(defaults.out),
+        t_end,
+        no_adams,
+        formulation: formulation.unwrap_or(defaults.formulation),
+        methods: methods.unwrap_or_default(),
+    };
+    let r = uninterrupted(detached(py, || run_study(name, &opts))?)?;
+    to_py(py, &r.map_err(|e| run_error(py, &e))?)
+}
+
+/// CPU time at error ``e`` on a work-precision curve of (error, CPU
+/// seconds) points, interpolated log-log as ``jounce bench`` does for its
+/// ``equal_error`` table (``jounce.bench`` with an executor merges the
+/// methods' points with it); None when no two points bracket ``e``.
+#[pyfunction]
+fn _cpu_at_error(curve: Vec<(f64, f64)>, e: f64) -> Option<f64> {
+    jounce::bench::cpu_at_error(&curve, e)
+}
+
 /// The extension module.
 #[pymodule]
 fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1021,6 +1154,9 @@ fn _jounce(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(bench_methods, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(_cpu_at_error, m)?)?;
+    m.add("STUDIES", jounce_studies::registry::STUDIES.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import jounce
-from conftest import REPO, cli
+from conftest import REPO, cli, cli_error
 
 CLOCKS = {"cpu_seconds", "wall_seconds", "started_seconds", "finished_seconds",
           "run_cpu_seconds", "worker", "threads", "dir", "file"}
@@ -58,6 +58,9 @@ def test_sweep_returns_sweep_json_for_a_file_and_for_an_edited_model(tmp_path):
     theirs = json.loads((tmp_path / "cli/sweep.json").read_text())
     ours = jounce.sweep(str(path), "forces.suspension.damping", [500, 3000, -1],
                         figures=["final:body.y"], out_dir=str(tmp_path / "py"))
+    # each row also names its point: parameter path -> value as given
+    assert [r.pop("params") for r in ours["rows"]] == [
+        {"forces.suspension.damping": v} for v in (500, 3000, -1)]
     assert unclocked(ours) == unclocked(theirs)
     assert [r["status"] for r in ours["rows"]] == ["completed", "completed", "refused"]
     # an edited model is swept as edited: its text is written and run
@@ -83,3 +86,26 @@ def test_bad_study_arguments_raise_jounce_errors(tmp_path):
         jounce.compare(path, ["rk99"], t_end=0.1, out_dir=str(tmp_path / "d"))
     with pytest.raises(jounce.SetupError):
         jounce.bench(path, ["dopri5"], tolerances=[-1.0], out_dir=str(tmp_path / "e"))
+
+
+def test_study_returns_the_table_the_cli_prints_and_its_data(tmp_path):
+    # s7 needs no model files and runs in a moment
+    code, out, err = cli("study", "s7", "-o", tmp_path / "cli", cwd=REPO)
+    assert code == 0, err
+    s = jounce.study("s7", output_dir=str(tmp_path / "py"))
+    assert s["name"] == "s7"
+    # the same table but for the output folder it names
+    assert s["table"] == out.replace(str(tmp_path / "cli"), str(tmp_path / "py"))
+    assert s["out_dir"] == str(tmp_path / "py/s7")
+    assert s["figures"] and all(f.endswith(".svg") and (tmp_path / "py/s7" / f.split("/")[-1]).exists()
+                                for f in s["figures"])
+    assert isinstance(s["data"], dict) and s["data"]["rows"]
+    assert jounce.STUDIES == ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]
+
+
+def test_an_unknown_study_raises_the_cli_message(tmp_path):
+    code, _, err = cli("study", "s9", "-o", tmp_path, cwd=REPO)
+    assert code != 0
+    with pytest.raises(jounce.SetupError) as e:
+        jounce.study("s9", output_dir=str(tmp_path))
+    assert str(e.value) == cli_error(err)

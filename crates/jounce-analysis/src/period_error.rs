@@ -28,7 +28,7 @@ use jounce_integrate::structural::StructuralScheme;
 
 /// Period elongation, algorithmic damping and amplitude decay of one
 /// method at one Ω = ωh.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct PeriodError {
     /// (T̄ − T)/T.
     pub period_elongation: f64,

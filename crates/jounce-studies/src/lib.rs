@@ -3,9 +3,11 @@
 //! S1..S8 as tables, run on the `jounce` library's API. What every study
 //! shares: [`judge`] decides a seed's "cheaper" findings with a margin
 //! beyond the measured scatter, [`style`] gives every curve of a chart its
-//! own colour and dash pattern.
+//! own colour and dash pattern. [`registry::run_study`] runs one by its
+//! name, for the command line and for Python alike.
 
 pub mod judge;
+pub mod registry;
 pub mod study;
 pub mod study_s2;
 pub mod study_s3;

@@ -54,7 +54,7 @@ pub const S1_BOOK: [(f64, Option<f64>, f64, Option<f64>); 9] = [
 ];
 
 /// The two runs of one S1 case.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S1Case {
     /// k1, k2 as written in the model file name.
     pub k: (&'static str, &'static str),
@@ -70,7 +70,7 @@ pub struct S1Case {
 }
 
 /// Settings of an S1 study run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S1Options {
     /// End time (the study's 20 s by default).
     pub t_end: Option<f64>,

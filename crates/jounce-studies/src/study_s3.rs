@@ -57,7 +57,7 @@ pub const S3_FORCINGS: [(&str, &str); 7] = [
 pub const S3_COST_FROM: f64 = 2.0;
 
 /// One run of the study.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S3Run {
     /// Method.
     pub method: String,
@@ -86,7 +86,7 @@ impl S3Run {
 }
 
 /// What `jounce study s3` ran.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S3Study {
     /// Every run, by method, then damping, forcing, breakpoints on/off.
     pub runs: Vec<S3Run>,

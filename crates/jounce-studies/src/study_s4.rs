@@ -105,7 +105,7 @@ pub const OVERSHOOT_LIMIT: f64 = 1e-8;
 const BISECTION_TOL: f64 = 1e-4;
 
 /// One end mass of test 3.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4Test3Row {
     /// End mass \[kg\].
     pub mass: f64,
@@ -140,7 +140,7 @@ impl S4Test3Row {
 }
 
 /// One run of test 4.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4CostRow {
     /// Test (4a, 4b, 4c).
     pub test: &'static str,
@@ -155,7 +155,7 @@ pub struct S4CostRow {
 }
 
 /// Which damping values test 4a varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum DampingSeries {
     /// d of every load: the seed's experiment (MOTION has one value).
     AllLoads,
@@ -182,7 +182,7 @@ impl DampingSeries {
 
 /// One cost point of test 4a: bdf's f-evaluations at d (1 + δ) for each
 /// δ of [`SCATTER_OFFSETS`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4DampingPoint {
     /// What d is the damping value of.
     pub series: DampingSeries,
@@ -235,7 +235,7 @@ impl S4DampingPoint {
 }
 
 /// A seed finding and whether it holds here.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4Finding {
     /// Test.
     pub test: &'static str,
@@ -248,7 +248,7 @@ pub struct S4Finding {
 }
 
 /// What `jounce study s4` ran and wrote.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4Study {
     /// Test 3, per end mass.
     pub test3: Vec<S4Test3Row>,
@@ -270,7 +270,7 @@ pub struct S4Study {
 }
 
 /// Options of the study.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S4Options {
     /// Repetitions of each test-4 run (CPU: the least).
     pub repeat: usize,

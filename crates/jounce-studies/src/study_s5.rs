@@ -38,7 +38,7 @@ use jounce::series::Series;
 pub const S5_MODEL: &str = "s5_stiff_double_pendulum";
 
 /// One run of the study.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S5Run {
     /// Row label.
     pub label: String,
@@ -49,7 +49,7 @@ pub struct S5Run {
 }
 
 /// What `jounce study s5` ran and wrote.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S5Study {
     /// Part 1: llm (h = 0.02), dopri5, ndf, ode23s.
     pub fixed: Vec<S5Run>,
@@ -58,7 +58,9 @@ pub struct S5Study {
     /// Step size and estimated error against time (part 2).
     pub plots: Vec<PathBuf>,
     /// The curves of `llm_estimated_error.svg`: the controlled quantity
-    /// ‖l‖/(h tol) of every accepted step, per adaptive run.
+    /// ‖l‖/(h tol) of every accepted step, per adaptive run (not in the
+    /// serialised study: the chart has them).
+    #[serde(skip)]
     pub error_curves: Vec<Curve>,
 }
 

@@ -20,7 +20,7 @@ use jounce::error::RunError;
 use jounce::plot::{styled_line_chart, Chart, Curve, YScale};
 
 /// One step size of the study.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct S7Row {
     /// Step size h.
     pub h: f64,
@@ -38,7 +38,7 @@ impl S7Row {
 }
 
 /// What `jounce study s7` computed and wrote.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S7Study {
     /// One row per step size, ascending.
     pub rows: Vec<S7Row>,

@@ -76,7 +76,7 @@ impl S8Method {
 }
 
 /// One row of the study.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S8Row {
     /// Method label.
     pub label: &'static str,
@@ -91,7 +91,7 @@ pub struct S8Row {
 }
 
 /// What `jounce study s8` wrote.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct S8Study {
     /// One row per method.
     pub rows: Vec<S8Row>,
