@@ -2,7 +2,7 @@
 ``jounce``)."""
 
 import os
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -121,8 +121,11 @@ def run(
     cost_from: Optional[float] = None,
     error_estimate: bool = False,
     start: Optional[Union[Literal["static"], _Path]] = None,
+    progress: Union[None, bool, Callable[[float, float, bool], Any]] = None,
 ) -> Result:
-    """Run a model as ``jounce run`` does, into memory."""
+    """Run a model as ``jounce run`` does, into memory; ``progress``: a bar
+    where the command shows one and in notebooks (None), always (True),
+    never (False), or a callable ``(t, t_end, done)``."""
 
 def check(model: _ModelArg) -> Dict[str, Any]:
     """Validate and assemble (``jounce check``): DOF, rank, redundancy, report."""

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use jounce::run::Overrides;
+use jounce::sink::Progress;
 use jounce::{RunError, RunFailure, RunOptions, RunResult, Simulation, Start, TimeSeries};
 use jounce_io::RunSummary;
 use numpy::{PyArray1, PyArrayMethods};
@@ -229,6 +230,17 @@ fn pooled<T: Send + 'static>(
     py: Python<'_>,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<(T, Option<PyErr>)> {
+    pooled_ticking(py, f, &mut |_| Ok(()))
+}
+
+/// [`pooled`], calling `tick` with the GIL every 50 ms while `f` runs; an
+/// exception of `tick` stops the run as Ctrl-C does and is returned with
+/// the value.
+fn pooled_ticking<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> T + Send + 'static,
+    tick: &mut dyn FnMut(Python<'_>) -> PyResult<()>,
+) -> PyResult<(T, Option<PyErr>)> {
     jounce::interrupt::clear_stop();
     let (tx, rx) = std::sync::mpsc::channel();
     let job: Job = Box::new(move || {
@@ -255,7 +267,7 @@ fn pooled<T: Send + 'static>(
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
         if signal.is_none() {
-            if let Err(e) = py.check_signals() {
+            if let Err(e) = py.check_signals().and_then(|()| tick(py)) {
                 jounce::interrupt::request_stop();
                 signal = Some(e);
             }
@@ -263,6 +275,27 @@ fn pooled<T: Send + 'static>(
     };
     jounce::interrupt::clear_stop();
     out.map(|v| (v, signal))
+}
+
+/// How far a run has come, shared between the run's thread (as its
+/// [`Progress`]) and the Python thread waiting for it.
+#[derive(Clone, Copy, Default)]
+struct SharedProgress {
+    t: f64,
+    t_end: f64,
+    done: bool,
+}
+
+/// The run's side of a [`SharedProgress`].
+struct ProgressCell(std::sync::Arc<std::sync::Mutex<SharedProgress>>);
+
+impl Progress for ProgressCell {
+    fn update(&mut self, t: f64, t_end: f64, _real_time_factor: f64) {
+        if let Ok(mut c) = self.0.lock() {
+            c.t = t;
+            c.t_end = t_end;
+        }
+    }
 }
 
 /// The value of a [`detached`] call, or the exception of a signal (Ctrl-C)
@@ -799,12 +832,18 @@ impl PyRunResult {
 /// partial result as ``.partial``. The GIL is released while Rust
 /// integrates; Ctrl-C stops the run at its next step and raises
 /// ``KeyboardInterrupt`` with ``.partial``.
+///
+/// ``progress``: None shows a progress bar (tqdm's, when installed) where
+/// the command shows one, on a terminal, and in a Jupyter notebook; True
+/// always, False never; a callable is called as ``progress(t, t_end,
+/// done)`` about 20 times a second (an exception it raises stops the run,
+/// as Ctrl-C does).
 #[pyfunction]
 #[pyo3(signature = (
     model, *, method = None, formulation = None, rtol = None, atol = None,
     step = None, t_end = None, params = None, max_steps = None,
     breakpoints = true, force = false, step_history = true, cost_from = None,
-    error_estimate = false, start = None
+    error_estimate = false, start = None, progress = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -824,6 +863,7 @@ fn run(
     cost_from: Option<f64>,
     error_estimate: bool,
     start: Option<PathBuf>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyRunResult> {
     let params: Vec<(String, f64)> = match params {
         None => Vec::new(),
@@ -861,7 +901,36 @@ fn run(
         },
         ..options
     };
-    let (outcome, signal) = pooled(py, move || sim.run(&options))?;
+    // the run tells a shared cell; the waiting loop tells the callback
+    let callback = py
+        .import("jounce._progress")?
+        .call_method1("callback", (progress,))?;
+    let (outcome, signal) = if callback.is_none() {
+        pooled(py, move || sim.run(&options))?
+    } else {
+        let cell = std::sync::Arc::new(std::sync::Mutex::new(SharedProgress::default()));
+        let mut worker_side = ProgressCell(std::sync::Arc::clone(&cell));
+        let mut told = (f64::NAN, false);
+        let mut tell = |cell: &SharedProgress| -> PyResult<()> {
+            if cell.t != told.0 || cell.done != told.1 {
+                told = (cell.t, cell.done);
+                callback.call1((cell.t, cell.t_end, cell.done))?;
+            }
+            Ok(())
+        };
+        let out = pooled_ticking(
+            py,
+            move || sim.run_with_progress(&options, Some(&mut worker_side)),
+            &mut |_| {
+                let now = cell.lock().map(|c| *c).unwrap_or_default();
+                tell(&now)
+            },
+        )?;
+        let mut last = cell.lock().map(|c| *c).unwrap_or_default();
+        last.done = true;
+        tell(&last)?;
+        out
+    };
     match outcome {
         Ok(r) => {
             let r = PyRunResult::new(py, r)?;

@@ -248,3 +248,43 @@ def test_ctrl_c_during_a_sweep_is_not_swallowed(tmp_path):
     timer.join()
     assert time.perf_counter() - t0 < 60
     assert jounce.run(PENDULUM, t_end=0.1).completed
+
+
+def test_progress_is_told_as_the_run_goes_and_once_when_done():
+    """progress=callable: called with (t, t_end, done), t rising to t_end,
+    done once at the end; a run of a few seconds of model time is told
+    more than once."""
+    calls = []
+    model = jounce.Model.from_file(str(REPO / "examples/parallelogram_chain.toml"))
+    r = jounce.run(model, t_end=1.0, step_history=False,
+                   progress=lambda t, t_end, done: calls.append((t, t_end, done)))
+    assert r.completed
+    assert calls and calls[-1] == (1.0, 1.0, True), calls[-3:]
+    assert [c[2] for c in calls].count(True) == 1
+    ts = [c[0] for c in calls]
+    assert ts == sorted(ts) and all(c[1] == 1.0 for c in calls)
+
+
+def test_an_exception_of_progress_stops_the_run_with_the_partial_result():
+    class Enough(Exception):
+        pass
+
+    def stop(t, t_end, done):
+        if t > 0.0 and not done:
+            raise Enough
+
+    model = jounce.Model.from_file(str(REPO / "examples/parallelogram_chain.toml"))
+    with pytest.raises(Enough) as e:
+        jounce.run(model, t_end=1e4, step_history=False, force=True, progress=stop)
+    partial = e.value.partial
+    assert partial.summary["status"] == "interrupted"
+    assert 0.0 < partial.summary["t_reached"] < 1e4
+
+
+def test_progress_true_draws_a_tqdm_bar(capsys):
+    pytest.importorskip("tqdm")
+    jounce.run(str(REPO / "examples/simple_pendulum.toml"), t_end=0.5, progress=True)
+    err = capsys.readouterr().err
+    assert "jounce run" in err and "1000/1000" in err, err
+    with pytest.raises(TypeError, match="progress"):
+        jounce.run(str(REPO / "examples/simple_pendulum.toml"), t_end=0.1, progress="yes")

@@ -247,6 +247,20 @@ impl Simulation {
     /// [`RunFailure`]: the error and the partial result (the rows up to the
     /// failure and the failed summary).
     pub fn run(&self, options: &RunOptions) -> Result<RunResult, RunFailure> {
+        self.run_with_progress(options, None)
+    }
+
+    /// [`Self::run`], telling `progress` how far the run has come (at most
+    /// once per thousandth of t_end), as the command's progress bar is
+    /// told.
+    ///
+    /// # Errors
+    /// As [`Self::run`].
+    pub fn run_with_progress(
+        &self,
+        options: &RunOptions,
+        progress: Option<&mut dyn Progress>,
+    ) -> Result<RunResult, RunFailure> {
         let wall = Instant::now();
         let model = match options.apply(&self.model) {
             Ok(m) => m,
@@ -265,7 +279,7 @@ impl Simulation {
         let output = Output {
             timeseries: &mut series,
             steps: &mut steps,
-            progress: None,
+            progress: progress.map(|p| p as &mut dyn Progress),
         };
         let result = integrate_model(&model, output, wall);
         let steps = model.settings.step_history.then_some(steps);
