@@ -18,6 +18,7 @@ pub mod modes;
 pub mod period_error;
 pub mod recommendation;
 pub mod singular_configuration;
+mod sparse_kkt;
 pub mod static_equilibrium;
 pub mod step_stability;
 
@@ -28,7 +29,9 @@ pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
-pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError, MAX_DENSE_ORDER};
+pub use static_equilibrium::{
+    static_equilibrium, static_equilibrium_using, StaticEquilibrium, StaticError, MAX_DENSE_ORDER,
+};
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
     StepStability, MAX_DIMENSION,
