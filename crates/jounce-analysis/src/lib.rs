@@ -25,7 +25,9 @@ pub mod step_stability;
 pub use body_turn::BodyTurn;
 pub use energy_balance::{EnergyAccount, EnergyBalance};
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
-pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
+pub use modes::{
+    linearised_modes, modes_refusal, sparse_modes, Mode, ModeAnalysis, ModeKind, ModesError,
+};
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};

@@ -838,7 +838,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use jounce_mechanics::PlanarSystem;
 
