@@ -232,7 +232,10 @@ pub(crate) fn arnoldi(
     let mut h = DMatrix::<f64>::zeros(max_steps + 1, max_steps);
     let mut w = vec![0.0; dim];
     let mut steps = 0;
-    let check_every = 10;
+    // the convergence test costs O(j³) per wanted pair: it is made at
+    // steps growing geometrically, so that its total stays a fraction of
+    // the last one's
+    let mut next_check = (nev + 2).max(10);
     loop {
         let j = steps;
         if !op(&basis[j], &mut w) || w.iter().any(|x| !x.is_finite()) {
@@ -253,7 +256,8 @@ pub(crate) fn arnoldi(
         let hnorm = h.view((0, 0), (steps, steps)).amax();
         let breakdown = beta <= 1e-14 * hnorm.max(f64::MIN_POSITIVE);
         let last = breakdown || steps == max_steps;
-        if last || (steps >= nev + 2 && steps % check_every == 0) {
+        if last || steps >= next_check {
+            next_check = (steps + 10).max(steps * 5 / 4);
             let ritz = ritz_pairs(&h, &basis, steps, nev, if breakdown { 0.0 } else { beta })?;
             let done = ritz.len() >= nev.min(steps)
                 && ritz.iter().all(|r| r.residual <= tol * r.value.norm());
