@@ -418,6 +418,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
     sys.gamma(t, q, v, &mut b[n..]);
     sp.solve(&mut b);
     let lambda = b[n..].to_vec();
+    let accel = b[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
     if !sp.fill_tangent(sys, t, q, v, &lambda) || lambda.iter().any(|x| !x.is_finite()) {
         return Err(ModesError::Eval(
             "the sparse tangent is not available at the state".into(),
@@ -508,6 +509,9 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
         .collect();
     eigen.retain(|(l, _)| l.re.is_finite() && l.im.is_finite());
     let top = eigen.iter().map(|(l, _)| l.norm()).fold(0.0, f64::max);
+    // rigid-body modes below the round-off of a Jordan block, as on the
+    // dense path (|J| taken as the fastest |λ|, at least 1)
+    let rigid_tol = 100.0 * (f64::EPSILON * top.max(1.0)).sqrt();
     let mut modes: Vec<Mode> = Vec::new();
     let mut eigenvalues = Vec::new();
     for (l, r) in &eigen {
@@ -536,7 +540,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
             .iter()
             .map(|c| if flip { c.conj() } else { *c })
             .collect();
-        if mag <= 1e-8 * top {
+        if mag <= rigid_tol {
             modes.push(Mode {
                 kind: ModeKind::RigidBody,
                 eigenvalue_re: 0.0,
@@ -578,6 +582,15 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
         hi / lo
     });
     let listed = modes.len();
+    let note = if accel > 1e-8 * (1.0 + b[..n].len() as f64).sqrt() && accel.is_finite() {
+        format!(
+            "; the state is not an equilibrium (|q''| up to {accel:.3e}): this frozen tangent \
+             pencil leaves out the curvature term of independent coordinates, so that its modes \
+             are not those of the dense path (linearise at the static equilibrium with --static)"
+        )
+    } else {
+        String::new()
+    };
     Ok(ModeAnalysis {
         t,
         degrees_of_freedom: p,
@@ -588,7 +601,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
         partial_spectrum: Some(format!(
             "{listed} of {p} modes listed: the {k} of least |λ| and the fastest, by shift-invert \
              Arnoldi on the sparse linearisation in all coordinates (a model of more than {} \
-             independent states)",
+             independent states){note}",
             MAX_DIMENSION
         )),
     })
