@@ -436,16 +436,9 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
     let kmax = kk.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
     let mmax = sp.mass_max().max(f64::MIN_POSITIVE);
     let mut sigma = 0.0;
-    let shifted = |s: f64| -> Vec<f64> {
-        kk.iter()
-            .zip(&cc)
-            .zip(&mass)
-            .map(|((kv, cv), mv)| kv + s * cv + s * s * mv)
-            .collect()
-    };
-    if !sp.factor(&shifted(0.0)) {
+    if !sp.factor(&kk) {
         sigma = -1e-3 * (kmax / mmax).sqrt().max(1e-3);
-        if !sp.factor(&shifted(sigma)) {
+        if !sp.factor_with(|e, mv, _| kk[e] + sigma * cc[e] + sigma * sigma * mv) {
             return Err(ModesError::NoEigenvalues);
         }
     }

@@ -131,15 +131,22 @@ impl SparseKkt {
     /// singular matrix (redundant rows) once more with −δ I in the lower
     /// block, δ = 1e-12 of the largest entry. False when both fail.
     pub fn factor(&mut self, a: &[f64]) -> bool {
-        let scale = a
-            .iter()
-            .chain(self.jac_values())
-            .fold(0.0_f64, |s, x| s.max(x.abs()));
+        self.factor_with(|e, _, _| a[e])
+    }
+
+    /// [`SparseKkt::factor`] with A_e = `entry(e, M_e, δ_ij)` for entry e
+    /// = (i, j) of `pattern` (δ_ij = 1 on the diagonal): no allocation.
+    pub fn factor_with(&mut self, entry: impl Fn(usize, f64, f64) -> f64) -> bool {
+        let mut scale = self.jac_values().fold(0.0_f64, |s, x| s.max(x.abs()));
+        for (e, &(i, j)) in self.pattern.iter().enumerate() {
+            let d = if i == j { 1.0 } else { 0.0 };
+            scale = scale.max(entry(e, self.mass[e], d).abs());
+        }
         if !scale.is_finite() {
             return false;
         }
         for delta in [0.0, 1e-12 * scale.max(f64::MIN_POSITIVE)] {
-            self.load(a, delta);
+            self.load(&entry, delta);
             if self.lu.factor() {
                 return true;
             }
@@ -151,12 +158,12 @@ impl SparseKkt {
         (0..self.m).flat_map(|r| self.jac.row(r).1.iter())
     }
 
-    fn load(&mut self, a: &[f64], delta: f64) {
+    fn load(&mut self, entry: &impl Fn(usize, f64, f64) -> f64, delta: f64) {
         let n = self.n;
         let vals = self.lu.values_mut();
         vals.fill(0.0);
-        for (&s, &x) in self.a_slots.iter().zip(a) {
-            vals[s] += x;
+        for (e, (&s, &(i, j))) in self.a_slots.iter().zip(&self.pattern).enumerate() {
+            vals[s] += entry(e, self.mass[e], if i == j { 1.0 } else { 0.0 });
         }
         let mut e = 0;
         for r in 0..self.m {

@@ -43,6 +43,21 @@
 //! along which the load does not vanish: a body that can move along them
 //! has no support, and the error names it (`body 'x' has no support in
 //! y`).
+//!
+//! **Large systems** (n + m above [`MAX_DENSE_ORDER`], with a sparsity
+//! pattern and a constant mass matrix): the same iterations, with the KKT
+//! matrix assembled straight into the system's tangent and Φ_q patterns
+//! and factored by a sparse LU (faer's simplicial LU with a COLAMD
+//! ordering, through `jounce_integrate::sparse_lu`) instead of the dense
+//! SVD; storage and work per iteration O(nnz). Pseudo-transient
+//! continuation there also refuses a step that violates the constraints
+//! by more than a quarter of its size and lowers μ as the squared residual
+//! ratio ([`MAX_PSEUDO_TRANSIENT_SPARSE`]). Its reduced-stiffness range
+//! comes from Arnoldi iterations without the null-space basis
+//! (`sparse_stiffness_range`): the smallest eigenvalue reported is the
+//! one of least modulus. The search for an unsupported direction is
+//! dense and is skipped there (a failure is reported as
+//! [`StaticError::NotConverged`]).
 
 use std::cell::RefCell;
 
@@ -297,24 +312,16 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
                 };
                 let mut sp = sp.borrow_mut();
                 let mmax = sp.mass_max();
-                let a: Vec<f64> = sp
-                    .pattern
-                    .iter()
-                    .zip(kv.iter().zip(&sp.mass))
-                    .map(|(&(i, j), (&kij, &mij))| {
-                        let wij = mij + if i == j { 1e-6 * mmax } else { 0.0 };
-                        kij + mu * wij
-                    })
-                    .collect();
-                if !sp.factor(&a) {
+                // A = K_T + μ W, W = M + 1e-6 max|M| I
+                if !sp.factor_with(|e, mij, dij| kv[e] + mu * (mij + 1e-6 * mmax * dij)) {
                     return DVector::zeros(n + m);
                 }
-                let mut b: Vec<f64> = r.iter().map(|x| -x).collect();
-                sp.solve(&mut b);
+                let mut b = -r;
+                sp.solve(b.as_mut_slice());
                 if b.iter().any(|x| !x.is_finite()) {
                     return DVector::zeros(n + m);
                 }
-                return DVector::from_vec(b);
+                return b;
             }
         };
         let mut a = DMatrix::zeros(n + m, n + m);
@@ -442,9 +449,12 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
 
 /// Largest order n + m of the dense Newton system `[K Φ_qᵀ; Φ_q 0]` this
 /// solver factors: its LU takes (n + m)² × 8 bytes and (n + m)³/3 flops
-/// per iteration (about 32 MB and 1 s at the limit); above it the
-/// solver refuses up front rather than run for minutes (a 1000-link
-/// chain, order 5000, ran past 60 s: issue 31).
+/// per iteration (about 32 MB and 1 s at the limit). Above it the same
+/// iteration runs on the sparse KKT matrix (module documentation, *Large
+/// systems*); a system without a sparsity pattern or with a
+/// configuration-dependent mass matrix is refused up front there rather
+/// than run for minutes (a 1000-link chain, order 5000, ran past 60 s
+/// densely: issue 31).
 pub const MAX_DENSE_ORDER: usize = 2000;
 
 /// The refusal of a system above [`MAX_DENSE_ORDER`], naming its size.
@@ -469,8 +479,9 @@ fn too_large(n: usize, m: usize) -> String {
 /// [`StaticError::NoSupport`] naming the body and direction without
 /// support, [`StaticError::NotConverged`] when the iteration fails for
 /// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v,
-/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] (refused before
-/// any evaluation, naming the size and the budget).
+/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] for a system
+/// the sparse path cannot take (refused before any evaluation, naming
+/// the size and the budget).
 pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
