@@ -288,18 +288,20 @@ fn ritz_pairs(
     let mut ev = eigenvalues_of(hj.clone())?;
     ev.sort_by(|a, b| b.norm().total_cmp(&a.norm()));
     ev.truncate(nev);
-    let hc = hj.map(|x| Complex::new(x, 0.0));
     let scale = hj.amax().max(f64::MIN_POSITIVE);
     let dim = basis[0].len();
     let mut out = Vec::with_capacity(ev.len());
+    let mut a = DMatrix::<Complex<f64>>::zeros(j, j);
     for theta in ev {
-        // inverse iteration on H − θI for the small eigenvector y
+        // inverse iteration on H − θI for the small eigenvector y, each
+        // solve O(j²) on the Hessenberg form
         let shift = theta + Complex::new(1e-13 * scale, 1e-13 * scale);
-        let a = &hc - DMatrix::from_diagonal_element(j, j, shift);
-        let lu = a.lu();
         let mut y = DVector::from_element(j, Complex::new(1.0, 0.0));
         for _ in 0..3 {
-            let Some(x) = lu.solve(&y) else { break };
+            let mut x = y.clone();
+            if !hessenberg_solve(&hj, shift, &mut a, &mut x) {
+                break;
+            }
             let nrm = x.norm();
             if !(nrm > 0.0 && nrm.is_finite()) {
                 break;
@@ -321,4 +323,57 @@ fn ritz_pairs(
         });
     }
     Some(out)
+}
+
+/// Solve (H − s I) x = b in place for an upper Hessenberg H (j × j) by
+/// Gaussian elimination with pivoting between adjacent rows, O(j²);
+/// `a` is j × j scratch. False on a zero pivot.
+fn hessenberg_solve(
+    h: &DMatrix<f64>,
+    s: Complex<f64>,
+    a: &mut DMatrix<Complex<f64>>,
+    b: &mut DVector<Complex<f64>>,
+) -> bool {
+    let j = h.nrows();
+    for c in 0..j {
+        for r in 0..j {
+            a[(r, c)] =
+                Complex::new(h[(r, c)], 0.0) - if r == c { s } else { Complex::new(0.0, 0.0) };
+        }
+    }
+    for k in 0..j.saturating_sub(1) {
+        if a[(k + 1, k)].norm() > a[(k, k)].norm() {
+            for c in k..j {
+                let t = a[(k, c)];
+                a[(k, c)] = a[(k + 1, c)];
+                a[(k + 1, c)] = t;
+            }
+            b.swap_rows(k, k + 1);
+        }
+        let p = a[(k, k)];
+        if p.norm() == 0.0 {
+            return false;
+        }
+        let l = a[(k + 1, k)] / p;
+        if l.norm() != 0.0 {
+            for c in k..j {
+                let t = a[(k, c)];
+                a[(k + 1, c)] -= l * t;
+            }
+            let t = b[k];
+            b[k + 1] -= l * t;
+        }
+    }
+    for k in (0..j).rev() {
+        let mut acc = b[k];
+        for c in k + 1..j {
+            acc -= a[(k, c)] * b[c];
+        }
+        let p = a[(k, k)];
+        if p.norm() == 0.0 {
+            return false;
+        }
+        b[k] = acc / p;
+    }
+    b.iter().all(|x| x.re.is_finite() && x.im.is_finite())
 }
