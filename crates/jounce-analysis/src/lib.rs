@@ -6,7 +6,9 @@
 //! linearisation at the start ([`step_stability`]), singular
 //! configurations, branch switches and lock-up during a run
 //! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium()`]),
-//! linearised modes in independent coordinates ([`linearised_modes`]) and
+//! linearised modes in independent coordinates ([`linearised_modes`];
+//! for large models the lowest and the fastest by sparse shift-invert
+//! Arnoldi, [`sparse_modes`]) and
 //! the integrator they call for ([`recommend`]), and the period elongation
 //! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or
 //! write files.

@@ -731,7 +731,17 @@ mod tests {
                 fs[i]
             );
         }
+        let worst = (0..20)
+            .map(|i| (fd[i] - fs[i]).abs() / fd[i])
+            .fold(0.0, f64::max);
         let (hd, hs) = (fd[n - 1], fs[20]);
+        eprintln!(
+            "100 links: lowest {} Hz (dense {}), highest {hs} Hz (dense {hd}); worst relative \
+             difference of the 20 lowest {worst:.1e}, of the highest {:.1e}",
+            fs[0],
+            fd[0],
+            (hd - hs).abs() / hd
+        );
         assert!(
             (hd - hs).abs() / hd < 1e-8,
             "highest: dense {hd} sparse {hs}"
@@ -753,5 +763,33 @@ mod tests {
             .unwrap()
             .starts_with("21 of 100 modes listed"));
         assert!(dense.partial_spectrum.is_none());
+    }
+
+    #[test]
+    fn the_sparse_path_refuses_bad_input_without_panicking() {
+        let n = 10;
+        let sys = chain_system(n);
+        let mut q = hanging(n);
+        let v = vec![0.0; 3 * n];
+        assert!(matches!(
+            sparse_modes(&sys, 0.0, &q[..5], &v, 4),
+            Err(ModesError::Eval(_))
+        ));
+        q[4] = f64::NAN;
+        assert!(matches!(
+            sparse_modes(&sys, 0.0, &q, &v, 4),
+            Err(ModesError::Eval(_))
+        ));
+        let e = crate::static_equilibrium::static_equilibrium_using(&sys, 0.0, &q, Some(true))
+            .unwrap_err();
+        assert!(e.to_string().contains("not finite"), "{e}");
+        // a model the sparse path takes is not refused up front; the
+        // budget of the sparse path is named when passed
+        assert!(modes_refusal(&sys, 10 * MAX_DIMENSION).is_none());
+        let msg = ModesError::TooLargeForSparse(MAX_SPARSE_COORDINATES + 1).to_string();
+        assert!(
+            msg.contains("200001 coordinates, more than the 200000"),
+            "{msg}"
+        );
     }
 }
