@@ -466,7 +466,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
             }
             true
         };
-        arnoldi(dim, &start, &mut op, (2 * k).min(2 * p), steps, RITZ_TOL)
+        arnoldi(dim, &start, 2, &mut op, (2 * k).min(2 * p), steps, RITZ_TOL)
             .ok_or(ModesError::NoEigenvalues)?
     };
     // the fastest mode: Arnoldi on J, [M Φ_qᵀ; Φ_q 0][w'; μ] = [−Kz − Cw; 0]
@@ -487,7 +487,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
             out[n..].copy_from_slice(&rhs[..n]);
             true
         };
-        arnoldi(dim, &start, &mut op, 2, steps, RITZ_TOL).ok_or(ModesError::NoEigenvalues)?
+        arnoldi(dim, &start, 2, &mut op, 2, steps, RITZ_TOL).ok_or(ModesError::NoEigenvalues)?
     };
 
     let mut eigen: Vec<(Complex<f64>, &Ritz)> = lowest

@@ -213,7 +213,9 @@ pub(crate) struct Ritz {
 }
 
 /// The `nev` Ritz pairs of largest |θ| of the operator `op` (y = T x; false
-/// on failure) on R^dim from the Arnoldi process with full (twice
+/// on failure) on R^dim, from `start` mapped `warmup` times by T first
+/// (into T's range: the constrained subspace, so that no spurious θ = 0
+/// of the unconstrained directions enters the basis), by the Arnoldi process with full (twice
 /// repeated) Gram–Schmidt, the Krylov basis grown until those pairs have
 /// residual ≤ tol |θ| or `max_steps` is reached (Saad, *Numerical Methods
 /// for Large Eigenvalue Problems*, 2nd ed., 2011, Algorithm 6.2 and
@@ -224,6 +226,7 @@ pub(crate) struct Ritz {
 pub(crate) fn arnoldi(
     dim: usize,
     start: &[f64],
+    warmup: usize,
     op: &mut dyn FnMut(&[f64], &mut [f64]) -> bool,
     nev: usize,
     max_steps: usize,
@@ -231,13 +234,31 @@ pub(crate) fn arnoldi(
 ) -> Option<Vec<Ritz>> {
     let max_steps = max_steps.min(dim).max(1);
     let mut basis: Vec<Vec<f64>> = Vec::with_capacity(max_steps + 1);
+    let mut start = start.to_vec();
+    let mut w = vec![0.0; dim];
+    for _ in 0..warmup {
+        if !op(&start, &mut w) {
+            return None;
+        }
+        let nrm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !nrm.is_finite() {
+            return None;
+        }
+        if nrm == 0.0 {
+            // T annihilates the start (a nilpotent linearisation, all
+            // eigenvalues zero): the basis starts where it is
+            break;
+        }
+        for (s, x) in start.iter_mut().zip(&w) {
+            *s = x / nrm;
+        }
+    }
     let norm0 = start.iter().map(|x| x * x).sum::<f64>().sqrt();
     if !(norm0 > 0.0 && norm0.is_finite()) {
         return None;
     }
     basis.push(start.iter().map(|x| x / norm0).collect());
     let mut h = DMatrix::<f64>::zeros(max_steps + 1, max_steps);
-    let mut w = vec![0.0; dim];
     let mut steps = 0;
     // the convergence test costs O(j³) per wanted pair: it is made at
     // steps growing geometrically, so that its total stays a fraction of

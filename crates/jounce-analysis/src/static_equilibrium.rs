@@ -774,7 +774,7 @@ fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
             project(&mut sp, out);
             true
         };
-        arnoldi(n, &start, &mut op, 1, steps, 1e-8)
+        arnoldi(n, &start, 1, &mut op, 1, steps, 1e-8)
             .and_then(|r| r.first().map(|r| r.value.norm()))
             .unwrap_or(0.0)
     } else {
@@ -790,7 +790,7 @@ fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
             out.copy_from_slice(&b[..n]);
             true
         };
-        arnoldi(n, &start, &mut op, 1, steps, 1e-10)
+        arnoldi(n, &start, 1, &mut op, 1, steps, 1e-10)
             .and_then(|r| r.first().map(|r| 1.0 / r.value.re))
             .filter(|v| v.is_finite())
             .unwrap_or(0.0)
