@@ -6,7 +6,9 @@
 //! linearisation at the start ([`step_stability`]), singular
 //! configurations, branch switches and lock-up during a run
 //! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium()`]),
-//! linearised modes in independent coordinates ([`linearised_modes`]) and
+//! linearised modes in independent coordinates ([`linearised_modes`];
+//! for large models the lowest and the fastest by sparse shift-invert
+//! Arnoldi, [`sparse_modes`]) and
 //! the integrator they call for ([`recommend`]), and the period elongation
 //! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or
 //! write files.
@@ -18,17 +20,22 @@ pub mod modes;
 pub mod period_error;
 pub mod recommendation;
 pub mod singular_configuration;
+mod sparse_kkt;
 pub mod static_equilibrium;
 pub mod step_stability;
 
 pub use body_turn::BodyTurn;
 pub use energy_balance::{EnergyAccount, EnergyBalance};
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
-pub use modes::{linearised_modes, Mode, ModeAnalysis, ModeKind, ModesError};
+pub use modes::{
+    linearised_modes, modes_refusal, sparse_modes, Mode, ModeAnalysis, ModeKind, ModesError,
+};
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
-pub use static_equilibrium::{static_equilibrium, StaticEquilibrium, StaticError, MAX_DENSE_ORDER};
+pub use static_equilibrium::{
+    static_equilibrium, static_equilibrium_using, StaticEquilibrium, StaticError, MAX_DENSE_ORDER,
+};
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
     StepStability, MAX_DIMENSION,

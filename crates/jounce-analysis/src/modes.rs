@@ -29,6 +29,39 @@
 //! coordinates, δq = B δq_i with B = ∂q/∂q_i (identity on the independent
 //! coordinates, −Φ_q,d⁻¹Φ_q,i on the dependent ones), scaled so that its
 //! largest component is +1 (the other entries in phase with it, signed).
+//!
+//! **Large models** (more than [`MAX_DIMENSION`] independent states, a
+//! system with a sparsity pattern and a constant mass matrix): no dense
+//! 2p × 2p Jacobian is formed. The linearisation is taken in the
+//! descriptor form of all n coordinates and the m multipliers,
+//!
+//! ```text
+//! λ² M x + λ C x + K x + Φ_qᵀ μ = 0,   Φ_q x = 0,
+//! K = ∂(Φ_qᵀλ)/∂q − ∂Q/∂q,   C = −∂Q/∂v,
+//! ```
+//!
+//! λ the multipliers of the state (from [M Φ_qᵀ; Φ_q 0][q''; λ] = [Q; γ]),
+//! whose eigenvalues are those of the independent-coordinate Jacobian at
+//! an equilibrium (the reduction x = B x_i, Bᵀ(λ²M + λC + K)B, Géradin &
+//! Rixen Section 2.6). Elsewhere (a state that is not an equilibrium, as
+//! the initial state of a chain released horizontally) it is the frozen
+//! tangent pencil, which leaves out the partition-dependent curvature
+//! term −M ∂B/∂q_i q_i'' and, with velocities, the derivatives of γ.
+//! In first-order form y = [x; λx], the
+//! [`SPARSE_LOWEST_MODES`] modes of least |λ| come from Arnoldi's method
+//! on the shift-invert operator (J − σ)⁻¹ (Ericsson & Ruhe, *The spectral
+//! transformation Lanczos method*, Math. Comp. 35, 1980; Saad, *Numerical
+//! Methods for Large Eigenvalue Problems*, 2011, Sections 6.2 and 7.3),
+//! each application one solve with the sparse LU of
+//!
+//! ```text
+//! [ K + σC + σ²M   Φ_qᵀ ] [ x ]   [ −M (w + σ z) − C z ]
+//! [ Φ_q            0    ] [ μ ] = [ 0                  ],   (J − σ)⁻¹ [z; w] = [x; z + σx],
+//! ```
+//!
+//! σ = 0 unless that matrix is singular; the fastest mode from Arnoldi's
+//! method on J itself (one solve with [M Φ_qᵀ; Φ_q 0] per step). Only
+//! those modes are listed, and [`ModeAnalysis::partial_spectrum`] says so.
 
 use nalgebra::{Complex, DMatrix, DVector};
 use serde::Serialize;
@@ -36,7 +69,18 @@ use serde::Serialize;
 use jounce_formulation::{Formulation, StateSpace};
 use jounce_mechanics::MechanicalSystem;
 
+use crate::sparse_kkt::{arnoldi, Ritz, SparseKkt};
 use crate::step_stability::{eigenvalues_of, linearised_jacobian, MAX_DIMENSION};
+
+/// Modes of least |λ| the sparse path (large models) computes.
+pub const SPARSE_LOWEST_MODES: usize = 20;
+/// Largest Krylov basis of the sparse path's Arnoldi iterations.
+pub const MAX_KRYLOV: usize = 300;
+/// Most coordinates the sparse path takes: its Krylov basis holds
+/// [`MAX_KRYLOV`] vectors of 2 n_v entries, 1 GB at this limit.
+pub const MAX_SPARSE_COORDINATES: usize = 200_000;
+/// Relative residual ‖(T − θ)x‖/|θ| at which a Ritz pair is accepted.
+pub const RITZ_TOL: f64 = 1e-11;
 
 /// Smallest relative amplitude listed in a mode shape.
 pub const SHAPE_MIN_AMPLITUDE: f64 = 0.05;
@@ -122,6 +166,10 @@ pub struct ModeAnalysis {
     /// Fastest over slowest |λ| of the modes that are not rigid-body ones
     /// (`None` without such modes).
     pub stiffness_ratio: Option<f64>,
+    /// For a large model, which modes are listed (only some of the p are
+    /// computed, see the module documentation); `None` when all are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_spectrum: Option<String>,
 }
 
 impl ModeAnalysis {
@@ -148,6 +196,9 @@ pub enum ModesError {
     /// An evaluation failed at the state.
     #[error("linearisation: evaluation failed: {0}")]
     Eval(String),
+    /// Too many coordinates even for the sparse path.
+    #[error("linearisation: {0} coordinates, more than the {MAX_SPARSE_COORDINATES} the sparse Arnoldi iteration takes (its Krylov basis of {MAX_KRYLOV} vectors of 2 n entries would pass 1 GB)")]
+    TooLargeForSparse(usize),
     /// Too many degrees of freedom for a dense eigen-decomposition.
     #[error("linearisation: {0} independent states, more than the {MAX_DIMENSION} a dense eigen-decomposition handles here (its Schur decomposition takes about 10 n³ flops and its matrices n² × 8 bytes each)")]
     TooLarge(usize),
@@ -178,6 +229,7 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             eigenvalues: vec![],
             modes: vec![],
             stiffness_ratio: None,
+            partial_spectrum: None,
         });
     }
     // refused before the partition and the state-space set-up, which cost
@@ -187,7 +239,7 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
     // fits
     let lower_bound = 2 * (sys.nv() - sys.nc());
     if lower_bound > MAX_DIMENSION {
-        return Err(ModesError::TooLarge(lower_bound));
+        return sparse_modes(sys, t, q, v, SPARSE_LOWEST_MODES);
     }
     let mut form =
         StateSpace::new(sys, 2.0, 1e6).map_err(|e| ModesError::Formulation(e.to_string()))?;
@@ -209,6 +261,7 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             eigenvalues: vec![],
             modes: vec![],
             stiffness_ratio: None,
+            partial_spectrum: None,
         });
     }
     if y.len() > MAX_DIMENSION {
@@ -306,6 +359,244 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
         eigenvalues: ev.iter().map(|l| (l.re, l.im)).collect(),
         modes,
         stiffness_ratio,
+        partial_spectrum: None,
+    })
+}
+
+/// Why the modes of `sys` with `states` independent states would be
+/// refused before any evaluation, if they would: above [`MAX_DIMENSION`]
+/// without the sparse path's structure (a sparsity pattern and a
+/// constant mass matrix), or above [`MAX_SPARSE_COORDINATES`].
+pub fn modes_refusal<S: MechanicalSystem + ?Sized>(sys: &S, states: usize) -> Option<ModesError> {
+    use jounce_mechanics::SystemQueries;
+    if states <= MAX_DIMENSION {
+        return None;
+    }
+    if sys.sparsity().is_none() || !sys.mass_matrix_is_constant() || sys.nq() != sys.nv() {
+        return Some(ModesError::TooLarge(states));
+    }
+    (sys.nv() > MAX_SPARSE_COORDINATES).then(|| ModesError::TooLargeForSparse(sys.nv()))
+}
+
+/// The `k` modes of least |λ| and the fastest mode of `sys` at
+/// (t, q, v) by shift-invert Arnoldi on the sparse descriptor
+/// linearisation (module documentation), whatever the model's size.
+///
+/// # Errors
+/// [`ModesError::TooLarge`] for a system without a sparsity pattern or
+/// with a configuration-dependent mass matrix,
+/// [`ModesError::TooLargeForSparse`] above [`MAX_SPARSE_COORDINATES`],
+/// [`ModesError::NoEigenvalues`] when a factorisation or the iteration
+/// fails.
+pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    k: usize,
+) -> Result<ModeAnalysis, ModesError> {
+    let (n, m) = (sys.nv(), sys.nc());
+    let states = 2 * n.saturating_sub(m);
+    if let Some(e) = modes_refusal(sys, states.max(MAX_DIMENSION + 1)) {
+        return Err(e);
+    }
+    if q.len() != sys.nq() || v.len() != n || q.iter().chain(v).any(|x| !x.is_finite()) {
+        return Err(ModesError::Eval(
+            "the state is not finite or has the wrong length".into(),
+        ));
+    }
+    let mut sp = SparseKkt::new(sys, t, q).ok_or(ModesError::TooLarge(states))?;
+    let p = n.saturating_sub(m);
+    // the multipliers of the state: [M Φ_qᵀ; Φ_q 0][q''; λ] = [Q; γ]
+    sp.fill_jacobian(sys, t, q);
+    let mass = sp.mass.clone();
+    if !sp.factor(&mass) {
+        return Err(ModesError::NoEigenvalues);
+    }
+    let mut b = vec![0.0; n + m];
+    sys.generalized_forces(t, q, v, &mut b[..n]);
+    sys.gamma(t, q, v, &mut b[n..]);
+    sp.solve(&mut b);
+    let lambda = b[n..].to_vec();
+    let accel = b[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    if !sp.fill_tangent(sys, t, q, v, &lambda) || lambda.iter().any(|x| !x.is_finite()) {
+        return Err(ModesError::Eval(
+            "the sparse tangent is not available at the state".into(),
+        ));
+    }
+    let (kk, cc) = (sp.k.clone(), sp.c.clone());
+    let dim = 2 * n;
+    let start: Vec<f64> = (0..dim)
+        .map(|i| 1.0 + 0.5 * (((i * 7919 + 13) % 101) as f64 / 101.0))
+        .collect();
+    let steps = MAX_KRYLOV.min(2 * p).max(1);
+
+    // lowest modes: shift-invert at σ (0, or a small negative shift when
+    // K + σC + σ²M is singular, rigid-body modes)
+    let kmax = kk.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let mmax = sp.mass_max().max(f64::MIN_POSITIVE);
+    let mut sigma = 0.0;
+    if !sp.factor(&kk) {
+        sigma = -1e-3 * (kmax / mmax).sqrt().max(1e-3);
+        if !sp.factor_with(|e, mv, _| kk[e] + sigma * cc[e] + sigma * sigma * mv) {
+            return Err(ModesError::NoEigenvalues);
+        }
+    }
+    let mut rhs = vec![0.0; n + m];
+    let mut tmp = vec![0.0; n];
+    let lowest = {
+        let mut op = |y: &[f64], out: &mut [f64]| {
+            let (z, w) = y.split_at(n);
+            for i in 0..n {
+                tmp[i] = -(w[i] + sigma * z[i]);
+            }
+            rhs.fill(0.0);
+            sp.mul_add(&mass, &tmp, &mut rhs[..n]);
+            for x in tmp.iter_mut() {
+                *x = 0.0;
+            }
+            sp.mul_add(&cc, z, &mut tmp);
+            for i in 0..n {
+                rhs[i] -= tmp[i];
+            }
+            sp.solve(&mut rhs);
+            for i in 0..n {
+                out[i] = rhs[i];
+                out[n + i] = z[i] + sigma * rhs[i];
+            }
+            true
+        };
+        arnoldi(dim, &start, 2, &mut op, (2 * k).min(2 * p), steps, RITZ_TOL)
+            .ok_or(ModesError::NoEigenvalues)?
+    };
+    // the fastest mode: Arnoldi on J, [M Φ_qᵀ; Φ_q 0][w'; μ] = [−Kz − Cw; 0]
+    if !sp.factor(&mass) {
+        return Err(ModesError::NoEigenvalues);
+    }
+    let fastest = {
+        let mut op = |y: &[f64], out: &mut [f64]| {
+            let (z, w) = y.split_at(n);
+            rhs.fill(0.0);
+            sp.mul_add(&kk, z, &mut rhs[..n]);
+            sp.mul_add(&cc, w, &mut rhs[..n]);
+            for x in rhs[..n].iter_mut() {
+                *x = -*x;
+            }
+            sp.solve(&mut rhs);
+            out[..n].copy_from_slice(w);
+            out[n..].copy_from_slice(&rhs[..n]);
+            true
+        };
+        arnoldi(dim, &start, 2, &mut op, 2, steps, RITZ_TOL).ok_or(ModesError::NoEigenvalues)?
+    };
+
+    let mut eigen: Vec<(Complex<f64>, &Ritz)> = lowest
+        .iter()
+        .map(|r| {
+            (
+                Complex::new(sigma, 0.0) + Complex::new(1.0, 0.0) / r.value,
+                r,
+            )
+        })
+        .chain(fastest.iter().take(1).map(|r| (r.value, r)))
+        .collect();
+    eigen.retain(|(l, _)| l.re.is_finite() && l.im.is_finite());
+    let top = eigen.iter().map(|(l, _)| l.norm()).fold(0.0, f64::max);
+    // rigid-body modes below the round-off of a Jordan block, as on the
+    // dense path (|J| taken as the fastest |λ|, at least 1)
+    let rigid_tol = 100.0 * (f64::EPSILON * top.max(1.0)).sqrt();
+    let mut modes: Vec<Mode> = Vec::new();
+    let mut eigenvalues = Vec::new();
+    for (l, r) in &eigen {
+        let mag = l.norm();
+        let real = l.im.abs() <= 1e-8 * mag;
+        if eigenvalues
+            .iter()
+            .any(|e: &Complex<f64>| (e - l).norm() <= 1e-8 * mag.max(f64::MIN_POSITIVE))
+        {
+            continue; // the fastest mode among the lowest (a small model)
+        }
+        eigenvalues.push(*l);
+        if !real {
+            eigenvalues.push(l.conj());
+        }
+        // the member with Im λ ≥ 0 of a pair (its vector conjugated)
+        let flip = !real && l.im < 0.0;
+        let lam = if real {
+            Complex::new(l.re, 0.0)
+        } else if flip {
+            l.conj()
+        } else {
+            *l
+        };
+        let dq: Vec<Complex<f64>> = r.vector[..n]
+            .iter()
+            .map(|c| if flip { c.conj() } else { *c })
+            .collect();
+        if mag <= rigid_tol {
+            modes.push(Mode {
+                kind: ModeKind::RigidBody,
+                eigenvalue_re: 0.0,
+                eigenvalue_im: 0.0,
+                natural_frequency_hz: 0.0,
+                damped_frequency_hz: 0.0,
+                damping_ratio: 0.0,
+                shape: shape_of(sys, &dq),
+            });
+            continue;
+        }
+        modes.push(Mode {
+            kind: if real {
+                ModeKind::Real
+            } else {
+                ModeKind::Oscillatory
+            },
+            eigenvalue_re: lam.re,
+            eigenvalue_im: lam.im,
+            natural_frequency_hz: mag / std::f64::consts::TAU,
+            damped_frequency_hz: lam.im.abs() / std::f64::consts::TAU,
+            damping_ratio: -lam.re / mag,
+            shape: shape_of(sys, &dq),
+        });
+    }
+    // pairs whose conjugate was computed too appear once
+    eigenvalues.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));
+    eigenvalues.dedup_by(|a, b| (*a - *b).norm() <= 1e-8 * a.norm().max(f64::MIN_POSITIVE));
+    modes.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
+    modes.sort_by_key(|m| m.kind == ModeKind::RigidBody);
+    let mags: Vec<f64> = modes
+        .iter()
+        .filter(|m| m.kind != ModeKind::RigidBody)
+        .map(Mode::magnitude)
+        .collect();
+    let stiffness_ratio = (!mags.is_empty()).then(|| {
+        let hi = mags.iter().copied().fold(0.0, f64::max);
+        let lo = mags.iter().copied().fold(f64::INFINITY, f64::min);
+        hi / lo
+    });
+    let listed = modes.len();
+    let note = if accel > 1e-8 * (1.0 + b[..n].len() as f64).sqrt() && accel.is_finite() {
+        format!(
+            "; the state is not an equilibrium (|q''| up to {accel:.3e}): this frozen tangent \
+             pencil leaves out the curvature term of independent coordinates, so that its modes \
+             are not those of the dense path (linearise at the static equilibrium with --static)"
+        )
+    } else {
+        String::new()
+    };
+    Ok(ModeAnalysis {
+        t,
+        degrees_of_freedom: p,
+        independent_coordinates: vec![],
+        eigenvalues: eigenvalues.iter().map(|l| (l.re, l.im)).collect(),
+        modes,
+        stiffness_ratio,
+        partial_spectrum: Some(format!(
+            "{listed} of {p} modes listed: the {k} of least |λ| and the fastest, by shift-invert \
+             Arnoldi on the sparse linearisation in all coordinates (a model of more than {} \
+             independent states){note}",
+            MAX_DIMENSION
+        )),
     })
 }
 
@@ -357,10 +648,17 @@ fn shape<S: MechanicalSystem + ?Sized>(
     b: &DMatrix<f64>,
     dq_i: &[Complex<f64>],
 ) -> Vec<ShapeEntry> {
-    let n = b.nrows();
     let x = DVector::from_column_slice(dq_i);
     let bc = b.map(|v| Complex::new(v, 0.0));
     let dq = bc * x;
+    shape_of(sys, dq.as_slice())
+}
+
+/// The shape of the motion δq (all coordinates): scaled so that its
+/// largest component is +1; the components of at least
+/// [`SHAPE_MIN_AMPLITUDE`], largest first.
+fn shape_of<S: MechanicalSystem + ?Sized>(sys: &S, dq: &[Complex<f64>]) -> Vec<ShapeEntry> {
+    let n = dq.len();
     let k = (0..n).max_by(|&a, &c| dq[a].norm().total_cmp(&dq[c].norm()));
     let Some(k) = k else { return vec![] };
     let ref_val = dq[k];
@@ -378,4 +676,120 @@ fn shape<S: MechanicalSystem + ?Sized>(
     entries.sort_by(|a, c| c.amplitude.abs().total_cmp(&a.amplitude.abs()));
     entries.truncate(SHAPE_MAX_ENTRIES);
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jounce_mechanics::PlanarSystem;
+
+    fn chain_system(n: usize) -> PlanarSystem {
+        let text = crate::static_equilibrium::tests::chain(n);
+        let model = jounce_model::from_str(&text, "chain.toml").expect("valid model");
+        PlanarSystem::from_model(&model).expect("valid system")
+    }
+
+    /// The hanging pose of the chain: link i centred at (0, −(i + ½)),
+    /// θ = −π/2.
+    fn hanging(n: usize) -> Vec<f64> {
+        (0..n)
+            .flat_map(|i| [0.0, -(i as f64 + 0.5), -std::f64::consts::FRAC_PI_2])
+            .collect()
+    }
+
+    #[test]
+    fn the_sparse_modes_of_a_hanging_chain_agree_with_the_dense_ones() {
+        // 100 links (200 independent states, within the dense budget):
+        // the 20 lowest and the highest frequency by shift-invert Arnoldi
+        // on the sparse descriptor linearisation against the dense
+        // Schur decomposition of the independent-coordinate Jacobian
+        let n = 100;
+        let sys = chain_system(n);
+        let q = hanging(n);
+        let v = vec![0.0; 3 * n];
+        let dense = linearised_modes(&sys, 0.0, &q, &v).unwrap();
+        let sparse = sparse_modes(&sys, 0.0, &q, &v, 20).unwrap();
+        assert_eq!(dense.degrees_of_freedom, n);
+        assert_eq!(sparse.degrees_of_freedom, n);
+        let freqs = |a: &ModeAnalysis| -> Vec<f64> {
+            let mut f: Vec<f64> = a
+                .vibration_modes()
+                .map(|m| m.natural_frequency_hz)
+                .collect();
+            f.sort_by(f64::total_cmp);
+            f
+        };
+        let (fd, fs) = (freqs(&dense), freqs(&sparse));
+        assert_eq!(fd.len(), n, "{fd:?}");
+        assert_eq!(fs.len(), 21, "{fs:?}");
+        for i in 0..20 {
+            let rel = (fd[i] - fs[i]).abs() / fd[i];
+            assert!(
+                rel < 1e-8,
+                "mode {i}: dense {} sparse {} ({rel:.1e})",
+                fd[i],
+                fs[i]
+            );
+        }
+        let worst = (0..20)
+            .map(|i| (fd[i] - fs[i]).abs() / fd[i])
+            .fold(0.0, f64::max);
+        let (hd, hs) = (fd[n - 1], fs[20]);
+        eprintln!(
+            "100 links: lowest {} Hz (dense {}), highest {hs} Hz (dense {hd}); worst relative \
+             difference of the 20 lowest {worst:.1e}, of the highest {:.1e}",
+            fs[0],
+            fd[0],
+            (hd - hs).abs() / hd
+        );
+        assert!(
+            (hd - hs).abs() / hd < 1e-8,
+            "highest: dense {hd} sparse {hs}"
+        );
+        for m in sparse.vibration_modes() {
+            assert_eq!(m.kind, ModeKind::Oscillatory);
+            assert!(m.damping_ratio.abs() < 1e-8, "{m:?}");
+        }
+        // the slowest mode swings the chain's free end most
+        let slowest = sparse.modes.last().unwrap();
+        assert_eq!(
+            slowest.shape[0].coordinate,
+            format!("link{}.x", n - 1),
+            "{slowest:?}"
+        );
+        assert!(sparse
+            .partial_spectrum
+            .as_deref()
+            .unwrap()
+            .starts_with("21 of 100 modes listed"));
+        assert!(dense.partial_spectrum.is_none());
+    }
+
+    #[test]
+    fn the_sparse_path_refuses_bad_input_without_panicking() {
+        let n = 10;
+        let sys = chain_system(n);
+        let mut q = hanging(n);
+        let v = vec![0.0; 3 * n];
+        assert!(matches!(
+            sparse_modes(&sys, 0.0, &q[..5], &v, 4),
+            Err(ModesError::Eval(_))
+        ));
+        q[4] = f64::NAN;
+        assert!(matches!(
+            sparse_modes(&sys, 0.0, &q, &v, 4),
+            Err(ModesError::Eval(_))
+        ));
+        let e = crate::static_equilibrium::static_equilibrium_using(&sys, 0.0, &q, Some(true))
+            .unwrap_err();
+        assert!(e.to_string().contains("not finite"), "{e}");
+        // a model the sparse path takes is not refused up front; the
+        // budget of the sparse path is named when passed
+        assert!(modes_refusal(&sys, 10 * MAX_DIMENSION).is_none());
+        let msg = ModesError::TooLargeForSparse(MAX_SPARSE_COORDINATES + 1).to_string();
+        assert!(
+            msg.contains("200001 coordinates, more than the 200000"),
+            "{msg}"
+        );
+    }
 }

@@ -318,6 +318,7 @@ mod tests {
             eigenvalues: ev,
             modes: ms,
             stiffness_ratio: None,
+            partial_spectrum: None,
         }
     }
 

@@ -43,15 +43,42 @@
 //! along which the load does not vanish: a body that can move along them
 //! has no support, and the error names it (`body 'x' has no support in
 //! y`).
+//!
+//! **Large systems** (n + m above [`MAX_DENSE_ORDER`], with a sparsity
+//! pattern and a constant mass matrix): the same iterations, with the KKT
+//! matrix assembled straight into the system's tangent and Φ_q patterns
+//! and factored by a sparse LU (faer's simplicial LU with a COLAMD
+//! ordering, through `jounce_integrate::sparse_lu`) instead of the dense
+//! SVD; storage and work per iteration O(nnz). Pseudo-transient
+//! continuation there also refuses a step that violates the constraints
+//! by more than a quarter of its size and lowers μ as the squared residual
+//! ratio ([`MAX_PSEUDO_TRANSIENT_SPARSE`]). Its reduced-stiffness range
+//! comes from Arnoldi iterations without the null-space basis
+//! (`sparse_stiffness_range`): the smallest eigenvalue reported is the
+//! one of least modulus. The search for an unsupported direction is
+//! dense and is skipped there (a failure is reported as
+//! [`StaticError::NotConverged`]).
+
+use std::cell::RefCell;
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 use jounce_mechanics::MechanicalSystem;
 
+use crate::sparse_kkt::{arnoldi, SparseKkt};
+
 /// Newton iterations per solve (one load level).
 pub const MAX_NEWTON: usize = 60;
 /// Iterations of pseudo-transient continuation.
 pub const MAX_PSEUDO_TRANSIENT: usize = 500;
+/// Iterations of pseudo-transient continuation on the sparse path (large
+/// models), where μ is lowered as the square of the residual ratio,
+/// μ_{k+1} = μ_k (‖r_k‖/‖r_{k−1}‖)², and a step is also refused where it
+/// violates the constraints by more than a quarter of its size: a
+/// 1000-link chain released horizontally hangs down in about 620 such
+/// steps (1500 with the plain ratio; with the dense path's trust region
+/// alone, steps of up to 0.1 max|q| = 100 m, it diverges).
+pub const MAX_PSEUDO_TRANSIENT_SPARSE: usize = 2000;
 /// Smallest load step of the continuation.
 pub const MIN_LOAD_STEP: f64 = 1e-6;
 /// Largest number of load steps.
@@ -137,10 +164,31 @@ struct Statics<'a, S: MechanicalSystem + ?Sized> {
     n: usize,
     m: usize,
     zero_v: Vec<f64>,
-    /// Mass-like regularisation W (n × n).
+    /// Mass-like regularisation W (n × n; 0 × 0 on the sparse path,
+    /// which keeps W on the tangent pattern).
     w: DMatrix<f64>,
+    /// Largest |W_ij|.
+    w_max: f64,
     /// Scale of the loads [N].
     f_scale: f64,
+    /// The sparse KKT matrix of a large system (`None`: dense).
+    sparse: Option<RefCell<SparseKkt>>,
+}
+
+/// K_T and Φ_q at one iterate: dense matrices, or (sparse path) K_T's
+/// values on the tangent pattern with Φ_q kept in the [`SparseKkt`].
+enum Tangent {
+    Dense(DMatrix<f64>, DMatrix<f64>),
+    Sparse(Vec<f64>),
+}
+
+impl Tangent {
+    fn amax(&self) -> f64 {
+        match self {
+            Tangent::Dense(k, _) => k.amax(),
+            Tangent::Sparse(k) => k.iter().fold(0.0_f64, |a, b| a.max(b.abs())),
+        }
+    }
 }
 
 impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
@@ -148,12 +196,23 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     fn residual(&self, x: &[f64]) -> DVector<f64> {
         let (n, m) = (self.n, self.m);
         let q = &x[..n];
-        let lam = DVector::from_column_slice(&x[n..]);
         let mut f = vec![0.0; n];
         self.sys.generalized_forces(self.t, q, &self.zero_v, &mut f);
-        let mut jac = DMatrix::zeros(m, n);
-        self.sys.constraint_jacobian(self.t, q, &mut jac);
-        let reac = jac.transpose() * lam;
+        let reac = match &self.sparse {
+            Some(sp) => {
+                let mut sp = sp.borrow_mut();
+                sp.fill_jacobian(self.sys, self.t, q);
+                let mut reac = DVector::zeros(n);
+                sp.jac.tr_mul_add(&x[n..], reac.as_mut_slice());
+                reac
+            }
+            None => {
+                let lam = DVector::from_column_slice(&x[n..]);
+                let mut jac = DMatrix::zeros(m, n);
+                self.sys.constraint_jacobian(self.t, q, &mut jac);
+                jac.transpose() * lam
+            }
+        };
         let mut phi = vec![0.0; m];
         self.sys.constraints(self.t, q, &mut phi);
         let mut r = DVector::zeros(n + m);
@@ -166,8 +225,22 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
         r
     }
 
-    /// K_T = −∂Q/∂q + ∂(Φ_qᵀλ)/∂q and Φ_q at x.
-    fn tangent(&self, x: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
+    /// K_T = −∂Q/∂q + ∂(Φ_qᵀλ)/∂q and Φ_q at x (sparse: `None` when
+    /// the system cannot fill its sparse tangent there).
+    fn tangent(&self, x: &[f64]) -> Option<Tangent> {
+        let n = self.n;
+        if let Some(sp) = &self.sparse {
+            let mut sp = sp.borrow_mut();
+            return sp
+                .fill_tangent(self.sys, self.t, &x[..n], &self.zero_v, &x[n..])
+                .then(|| Tangent::Sparse(sp.k.clone()));
+        }
+        let (k, jac) = self.dense_tangent(x);
+        Some(Tangent::Dense(k, jac))
+    }
+
+    /// The dense K_T and Φ_q at x.
+    fn dense_tangent(&self, x: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
         let (n, m) = (self.n, self.m);
         let q = &x[..n];
         let (mut dq, mut dv) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
@@ -190,6 +263,26 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
         r.rows(0, n).norm() / self.f_scale + r.rows(n, self.m).norm()
     }
 
+    /// Sparse path only: whether the step Δq leaves the constraints
+    /// violated by more than a quarter of its size, ‖Φ(q + Δq)‖∞ >
+    /// ¼ ‖Δq‖∞ (Φ(q) + Φ_q Δq = 0 for the step, so this is the error of
+    /// the linearisation, about α/2 for a rotation by α): a trust region
+    /// on the curvature of the constraint manifold, free of the model's
+    /// size (the dense path's 0.1 max|q| lets a 1000-link chain take steps
+    /// of 100 m and diverge).
+    fn too_nonlinear(&self, x: &[f64], r: &DVector<f64>, dx: &DVector<f64>) -> bool {
+        if self.sparse.is_none() || self.m == 0 {
+            return false;
+        }
+        let n = self.n;
+        let q: Vec<f64> = x[..n].iter().zip(dx.iter()).map(|(a, b)| a + b).collect();
+        let mut phi = vec![0.0; self.m];
+        self.sys.constraints(self.t, &q, &mut phi);
+        let base = r.rows(n, self.m).amax();
+        let after = phi.iter().fold(0.0_f64, |a, b| a.max(b.abs()));
+        !(after <= base + 0.25 * dx.rows(0, n).amax())
+    }
+
     fn converged(&self, r: &DVector<f64>) -> bool {
         let n = self.n;
         r.rows(0, n).amax() <= FORCE_TOL * self.f_scale
@@ -206,14 +299,31 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     /// Solve the regularised KKT system for the Newton step at x against
     /// the residual `r` (a pseudo-inverse: rank-deficient Φ_q from
     /// redundant joints gives the minimum-norm multipliers).
-    fn step(
-        &self,
-        k: &DMatrix<f64>,
-        jac: &DMatrix<f64>,
-        mu: f64,
-        r: &DVector<f64>,
-    ) -> DVector<f64> {
+    fn step(&self, k: &Tangent, mu: f64, r: &DVector<f64>) -> DVector<f64> {
         let (n, m) = (self.n, self.m);
+        let (k, jac) = match k {
+            Tangent::Dense(k, jac) => (k, jac),
+            Tangent::Sparse(kv) => {
+                // the same system, assembled into the sparse pattern and
+                // solved by the sparse LU (a singular matrix gives no step,
+                // so that the caller raises μ)
+                let Some(sp) = &self.sparse else {
+                    return DVector::zeros(n + m);
+                };
+                let mut sp = sp.borrow_mut();
+                let mmax = sp.mass_max();
+                // A = K_T + μ W, W = M + 1e-6 max|M| I
+                if !sp.factor_with(|e, mij, dij| kv[e] + mu * (mij + 1e-6 * mmax * dij)) {
+                    return DVector::zeros(n + m);
+                }
+                let mut b = -r;
+                sp.solve(b.as_mut_slice());
+                if b.iter().any(|x| !x.is_finite()) {
+                    return DVector::zeros(n + m);
+                }
+                return b;
+            }
+        };
         let mut a = DMatrix::zeros(n + m, n + m);
         a.view_mut((0, 0), (n, n)).copy_from(&(k + &self.w * mu));
         a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
@@ -236,11 +346,13 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
                 return true;
             }
             *iterations += 1;
-            let (k, jac) = self.tangent(x);
-            let sigma = (k.amax() / self.w.amax()).max(1.0);
+            let Some(k) = self.tangent(x) else {
+                return false;
+            };
+            let sigma = (k.amax() / self.w_max).max(1.0);
             let mut accepted = false;
             loop {
-                let dx = self.step(&k, &jac, mu, &r);
+                let dx = self.step(&k, mu, &r);
                 let trial: Vec<f64> = x.iter().zip(dx.iter()).map(|(a, b)| a + b).collect();
                 let rt = self.residual(&trial) - shift;
                 let pt = self.merit(&rt);
@@ -277,23 +389,39 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
         let zero = DVector::zeros(self.n + self.m);
         let mut r = self.residual(x);
         let mut phi = self.merit(&r);
-        let (k, _) = self.tangent(x);
-        let sigma = (k.amax() / self.w.amax()).max(1.0);
+        let Some(k) = self.tangent(x) else {
+            return false;
+        };
+        let sigma = (k.amax() / self.w_max).max(1.0);
         let mut mu = sigma;
-        for _ in 0..MAX_PSEUDO_TRANSIENT {
+        // the sparse path (large models): more iterations, and μ lowered
+        // as the square of the residual ratio (see MAX_PSEUDO_TRANSIENT_SPARSE)
+        let (iters, ser_power) = if self.sparse.is_some() {
+            (MAX_PSEUDO_TRANSIENT_SPARSE, 2)
+        } else {
+            (MAX_PSEUDO_TRANSIENT, 1)
+        };
+        for _ in 0..iters {
             if self.converged(&r) {
                 return true;
             }
             *iterations += 1;
-            let (k, jac) = self.tangent(x);
-            let mut dx = self.step(&k, &jac, mu, &r);
+            let Some(k) = self.tangent(x) else {
+                return false;
+            };
+            let mut dx = self.step(&k, mu, &r);
             // a trust region on the motion: at most 0.1 (m or rad, relative
             // to the size of q) per step, by raising μ
             let limit = 0.1 * x[..self.n].iter().fold(1.0_f64, |a, b| a.max(b.abs()));
             let mut tries = 0;
             while dx.rows(0, self.n).amax() > limit && tries < 40 {
                 mu = if mu == 0.0 { sigma } else { mu * 4.0 };
-                dx = self.step(&k, &jac, mu, &r);
+                dx = self.step(&k, mu, &r);
+                tries += 1;
+            }
+            while self.too_nonlinear(x, &r, &dx) && tries < 40 {
+                mu = if mu == 0.0 { sigma } else { mu * 4.0 };
+                dx = self.step(&k, mu, &r);
                 tries += 1;
             }
             for (a, b) in x.iter_mut().zip(dx.iter()) {
@@ -304,7 +432,7 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
             if !pn.is_finite() {
                 return false;
             }
-            mu *= (pn / phi.max(f64::MIN_POSITIVE)).min(10.0);
+            mu *= (pn / phi.max(f64::MIN_POSITIVE)).powi(ser_power).min(10.0);
             if mu < 1e-12 * sigma {
                 mu = 0.0;
             }
@@ -321,9 +449,12 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
 
 /// Largest order n + m of the dense Newton system `[K Φ_qᵀ; Φ_q 0]` this
 /// solver factors: its LU takes (n + m)² × 8 bytes and (n + m)³/3 flops
-/// per iteration (about 32 MB and 1 s at the limit); above it the
-/// solver refuses up front rather than run for minutes (a 1000-link
-/// chain, order 5000, ran past 60 s: issue 31).
+/// per iteration (about 32 MB and 1 s at the limit). Above it the same
+/// iteration runs on the sparse KKT matrix (module documentation, *Large
+/// systems*); a system without a sparsity pattern or with a
+/// configuration-dependent mass matrix is refused up front there rather
+/// than run for minutes (a 1000-link chain, order 5000, ran past 60 s
+/// densely: issue 31).
 pub const MAX_DENSE_ORDER: usize = 2000;
 
 /// The refusal of a system above [`MAX_DENSE_ORDER`], naming its size.
@@ -348,12 +479,40 @@ fn too_large(n: usize, m: usize) -> String {
 /// [`StaticError::NoSupport`] naming the body and direction without
 /// support, [`StaticError::NotConverged`] when the iteration fails for
 /// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v,
-/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] (refused before
-/// any evaluation, naming the size and the budget).
+/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] for a system
+/// the sparse path cannot take (refused before any evaluation, naming
+/// the size and the budget).
 pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
     q0: &[f64],
+) -> Result<StaticEquilibrium, StaticError> {
+    solve(sys, t, q0, None)
+}
+
+/// [`static_equilibrium()`] with the linear algebra chosen: `Some(true)`
+/// the sparse KKT factorisation (refused, naming why, for a system
+/// without a sparsity pattern or with a configuration-dependent mass
+/// matrix), `Some(false)` the dense one (refused above
+/// [`MAX_DENSE_ORDER`]), `None` the dense one up to [`MAX_DENSE_ORDER`]
+/// and the sparse one above. For comparing the two paths.
+///
+/// # Errors
+/// As [`static_equilibrium()`].
+pub fn static_equilibrium_using<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q0: &[f64],
+    sparse: Option<bool>,
+) -> Result<StaticEquilibrium, StaticError> {
+    solve(sys, t, q0, sparse)
+}
+
+fn solve<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q0: &[f64],
+    use_sparse: Option<bool>,
 ) -> Result<StaticEquilibrium, StaticError> {
     let (n, m) = (sys.nq(), sys.nc());
     if sys.nv() != n {
@@ -366,14 +525,44 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
             "the start configuration is not finite or has the wrong length".into(),
         ));
     }
-    if n + m > MAX_DENSE_ORDER {
-        return Err(StaticError::Unsupported(too_large(n, m)));
-    }
+    let want_sparse = use_sparse.unwrap_or(n + m > MAX_DENSE_ORDER);
+    let sparse =
+        if want_sparse {
+            match SparseKkt::new(sys, t, q0) {
+                Some(sp) => Some(RefCell::new(sp)),
+                None if n + m > MAX_DENSE_ORDER => {
+                    return Err(StaticError::Unsupported(format!(
+                        "{}; the system has no sparsity pattern or a configuration-dependent \
+                     mass matrix, so the sparse factorisation cannot take it",
+                        too_large(n, m)
+                    )))
+                }
+                None => return Err(StaticError::Unsupported(
+                    "the sparse factorisation needs a sparsity pattern and a constant mass matrix"
+                        .into(),
+                )),
+            }
+        } else {
+            if n + m > MAX_DENSE_ORDER {
+                return Err(StaticError::Unsupported(too_large(n, m)));
+            }
+            None
+        };
     let zero_v = vec![0.0; n];
-    let mut mass = DMatrix::zeros(n, n);
-    sys.mass_matrix(q0, &mut mass);
-    let mmax = mass.amax().max(f64::MIN_POSITIVE);
-    let w = &mass + DMatrix::identity(n, n) * (1e-6 * mmax);
+    let (w, w_max) = match &sparse {
+        Some(sp) => {
+            let mmax = sp.borrow().mass_max().max(f64::MIN_POSITIVE);
+            (DMatrix::zeros(0, 0), mmax * (1.0 + 1e-6))
+        }
+        None => {
+            let mut mass = DMatrix::zeros(n, n);
+            sys.mass_matrix(q0, &mut mass);
+            let mmax = mass.amax().max(f64::MIN_POSITIVE);
+            let w = &mass + DMatrix::identity(n, n) * (1e-6 * mmax);
+            let w_max = w.amax();
+            (w, w_max)
+        }
+    };
     let mut f0 = vec![0.0; n];
     sys.generalized_forces(t, q0, &zero_v, &mut f0);
     let f_scale = f0.iter().fold(0.0_f64, |a, b| a.max(b.abs())).max(1e-300);
@@ -384,17 +573,25 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
         m,
         zero_v,
         w,
+        w_max,
         f_scale: if f_scale > 1e-300 { f_scale } else { 1.0 },
+        sparse,
     };
 
     // start: λ₀ from the KKT system at rest, [W Φ_qᵀ; Φ_q 0][a; λ] = [Q; 0]
     let mut x0 = q0.to_vec();
     x0.extend(std::iter::repeat_n(0.0, m));
     if m > 0 {
-        let mut jac = DMatrix::zeros(m, n);
-        sys.constraint_jacobian(t, q0, &mut jac);
         let r = st.residual(&x0);
-        let lam = st.step(&DMatrix::zeros(n, n), &jac, 1.0, &r);
+        let k0 = match &st.sparse {
+            Some(sp) => Tangent::Sparse(vec![0.0; sp.borrow().pattern.len()]),
+            None => {
+                let mut jac = DMatrix::zeros(m, n);
+                sys.constraint_jacobian(t, q0, &mut jac);
+                Tangent::Dense(DMatrix::zeros(n, n), jac)
+            }
+        };
+        let lam = st.step(&k0, 1.0, &r);
         for i in 0..m {
             x0[n + i] = lam[n + i];
         }
@@ -447,8 +644,10 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
         }
     }
     if !ok {
-        if let Some(e) = unsupported_direction(&st, &x0) {
-            return Err(e);
+        if st.sparse.is_none() {
+            if let Some(e) = unsupported_direction(&st, &x0) {
+                return Err(e);
+            }
         }
         let r = st.residual(&x);
         return Err(StaticError::NotConverged {
@@ -459,7 +658,11 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
         });
     }
     let r = st.residual(&x);
-    let (kmin, kmax) = reduced_stiffness_range(&st, &x);
+    let (kmin, kmax) = if st.sparse.is_some() {
+        sparse_stiffness_range(&st, &x)
+    } else {
+        reduced_stiffness_range(&st, &x)
+    };
     Ok(StaticEquilibrium {
         q: x[..n].to_vec(),
         lambda: x[n..].to_vec(),
@@ -497,7 +700,7 @@ fn reduced_stiffness<S: MechanicalSystem + ?Sized>(
     st: &Statics<'_, S>,
     x: &[f64],
 ) -> (DMatrix<f64>, DMatrix<f64>) {
-    let (k, jac) = st.tangent(x);
+    let (k, jac) = st.dense_tangent(x);
     let nmat = null_space(&jac, st.n);
     let kr = nmat.transpose() * k * &nmat;
     ((&kr + kr.transpose()) * 0.5, nmat)
@@ -513,6 +716,88 @@ fn reduced_stiffness_range<S: MechanicalSystem + ?Sized>(
     }
     let e = SymmetricEigen::new(kr).eigenvalues;
     (e.min(), e.amax())
+}
+
+/// The reduced stiffness range of the sparse path, without the null-space
+/// basis N: the smallest |κ| of Nᵀ K_s N (K_s the symmetric part of K_T)
+/// by Arnoldi on y = [K_s Φ_qᵀ; Φ_q 0]⁻¹[x; 0] = N (Nᵀ K_s N)⁻¹ Nᵀ x, whose
+/// nonzero eigenvalues are 1/κ (shift-invert at 0, Ericsson & Ruhe 1980),
+/// 0 when that matrix is singular (a neutral direction); the largest |κ|
+/// by Arnoldi on P K_s P with P = I − Φ_qᵀ(Φ_qΦ_qᵀ)⁻¹Φ_q applied through
+/// [I Φ_qᵀ; Φ_q 0]. The smallest is the one of least modulus: a negative
+/// κ among larger positive ones is not seen (such an equilibrium is
+/// reported stable).
+fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
+    st: &Statics<'_, S>,
+    x: &[f64],
+) -> (f64, f64) {
+    let (n, m) = (st.n, st.m);
+    let Some(sp) = &st.sparse else {
+        return (0.0, 0.0);
+    };
+    let Some(Tangent::Sparse(k)) = st.tangent(x) else {
+        return (0.0, 0.0);
+    };
+    let mut sp = sp.borrow_mut();
+    let pattern = sp.pattern.clone();
+    let ks: Vec<f64> = pattern
+        .iter()
+        .enumerate()
+        .map(|(e, &(i, j))| match pattern.binary_search(&(j, i)) {
+            Ok(f) => 0.5 * (k[e] + k[f]),
+            Err(_) => k[e],
+        })
+        .collect();
+    let start: Vec<f64> = (0..n)
+        .map(|i| 1.0 + 0.1 * ((i * 7919) % 13) as f64)
+        .collect();
+    let steps = 80.min(n.saturating_sub(m).max(1));
+    // largest |κ|: P K_s P through the identity KKT matrix
+    let ident: Vec<f64> = pattern
+        .iter()
+        .map(|&(i, j)| if i == j { 1.0 } else { 0.0 })
+        .collect();
+    let kmax = if sp.factor(&ident) {
+        let mut b = vec![0.0; n + m];
+        let mut project = |sp: &mut SparseKkt, v: &mut [f64]| {
+            b[..n].copy_from_slice(v);
+            b[n..].fill(0.0);
+            sp.solve(&mut b);
+            v.copy_from_slice(&b[..n]);
+        };
+        let mut tmp = vec![0.0; n];
+        let mut op = |v: &[f64], out: &mut [f64]| {
+            tmp.copy_from_slice(v);
+            project(&mut sp, &mut tmp);
+            out.fill(0.0);
+            sp.mul_add(&ks, &tmp, out);
+            project(&mut sp, out);
+            true
+        };
+        arnoldi(n, &start, 1, &mut op, 1, steps, 1e-8)
+            .and_then(|r| r.first().map(|r| r.value.norm()))
+            .unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    // smallest |κ| (signed): shift-invert at 0
+    let kmin = if sp.factor(&ks) {
+        let mut b = vec![0.0; n + m];
+        let mut op = |v: &[f64], out: &mut [f64]| {
+            b[..n].copy_from_slice(v);
+            b[n..].fill(0.0);
+            sp.solve(&mut b);
+            out.copy_from_slice(&b[..n]);
+            true
+        };
+        arnoldi(n, &start, 1, &mut op, 1, steps, 1e-10)
+            .and_then(|r| r.first().map(|r| 1.0 / r.value.re))
+            .filter(|v| v.is_finite())
+            .unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    (kmin, kmax.max(kmin.abs()))
 }
 
 /// A loaded direction of zero reduced stiffness at x0, named by the
@@ -564,7 +849,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use jounce_mechanics::PlanarSystem;
 
@@ -629,5 +914,69 @@ t_end = 1.0
         // the pin carries the weight: Φ_qᵀλ = Q, λ_y = −m g in the y row
         assert!((eq.lambda[1] + 9.81).abs() < 1e-9 || (eq.lambda[1] - 9.81).abs() < 1e-9);
         assert_eq!(eq.stability(), "stable");
+    }
+
+    /// The N-link chain of `tests/scale.rs`: links of 1 kg and 1 m in a
+    /// horizontal line, pinned to each other and the first to the ground.
+    pub(crate) fn chain(n: usize) -> String {
+        let mut s = String::from(
+            "[model]\nname = \"chain\"\ngravity = [0.0, -9.81]\n[settings]\nt_end = 1.0\n",
+        );
+        for i in 0..n {
+            s += &format!(
+                "[[bodies]]\nname = \"link{i}\"\nmass = 1.0\ninertia = 0.08333333333333333\nposition = [{}, 0.0]\n",
+                i as f64 + 0.5
+            );
+        }
+        for i in 0..n {
+            let a = if i == 0 {
+                "body1 = \"ground\"\npoint1 = [0.0, 0.0]".to_string()
+            } else {
+                format!("body1 = \"link{}\"\npoint1 = [0.5, 0.0]", i - 1)
+            };
+            s += &format!(
+                "[[joints]]\nname = \"pin{i}\"\ntype = \"revolute\"\n{a}\nbody2 = \"link{i}\"\npoint2 = [-0.5, 0.0]\n"
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn the_sparse_path_finds_the_dense_paths_equilibrium_of_a_chain() {
+        // a 30-link chain released horizontally hangs straight down; the
+        // sparse KKT factorisation takes the same Newton, pseudo-transient
+        // and load steps as the dense SVD, so both end at the same pose
+        let sys = system(&chain(30));
+        let q0 = sys.initial_q();
+        let dense = static_equilibrium_using(&sys, 0.0, &q0, Some(false)).unwrap();
+        let sparse = static_equilibrium_using(&sys, 0.0, &q0, Some(true)).unwrap();
+        for i in 0..30 {
+            let (x, y, th) = (sparse.q[3 * i], sparse.q[3 * i + 1], sparse.q[3 * i + 2]);
+            assert!(x.abs() < 1e-9, "link {i}: x = {x}");
+            assert!((y + i as f64 + 0.5).abs() < 1e-9, "link {i}: y = {y}");
+            let d = (th + std::f64::consts::FRAC_PI_2).rem_euclid(std::f64::consts::TAU);
+            assert!(
+                d.min(std::f64::consts::TAU - d) < 1e-9,
+                "link {i}: θ = {th}"
+            );
+        }
+        for (a, b) in dense.q.iter().zip(&sparse.q) {
+            assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        }
+        for (a, b) in dense.lambda.iter().zip(&sparse.lambda) {
+            assert!((a - b).abs() < 1e-7 * (1.0 + a.abs()), "{a} vs {b}");
+        }
+        assert_eq!(dense.stability(), "stable");
+        assert_eq!(sparse.stability(), "stable");
+        assert!(
+            (dense.min_reduced_stiffness - sparse.min_reduced_stiffness).abs()
+                < 1e-6 * dense.min_reduced_stiffness,
+            "{dense:?} {sparse:?}"
+        );
+        assert!(
+            (dense.max_reduced_stiffness - sparse.max_reduced_stiffness).abs()
+                < 1e-3 * dense.max_reduced_stiffness,
+            "{dense:?} {sparse:?}"
+        );
     }
 }

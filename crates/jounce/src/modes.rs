@@ -113,13 +113,12 @@ pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
     let src = &model.source;
-    // up front, before a static equilibrium or a run to T that the dense
-    // eigen-decomposition would then refuse (issue 31)
-    if 2 * asm.dof > jounce_analysis::MAX_DIMENSION {
-        return Err(RunError::Setup(format!(
-            "{src}: {}",
-            jounce_analysis::ModesError::TooLarge(2 * asm.dof)
-        )));
+    // up front, before a static equilibrium or a run to T that the
+    // eigen-decomposition would then refuse: above the dense budget only
+    // a system without the sparse path's structure, or above its budget
+    // (issue 31)
+    if let Some(e) = jounce_analysis::modes_refusal(&sys, 2 * asm.dof) {
+        return Err(RunError::Setup(format!("{src}: {e}")));
     }
     let (t, q, v, label) = match at {
         LinearisationPoint::Initial => (0.0, asm.q.clone(), asm.v.clone(), "initial state".into()),
@@ -337,8 +336,15 @@ pub fn modes_text(r: &ModesReport) -> String {
         r.linearised_at,
         a.t,
         a.degrees_of_freedom,
-        a.independent_coordinates.join(", ")
+        if a.independent_coordinates.is_empty() && a.degrees_of_freedom > 0 {
+            "not listed".to_string()
+        } else {
+            a.independent_coordinates.join(", ")
+        }
     );
+    if let Some(p) = &a.partial_spectrum {
+        out.push_str(&format!("  {p}\n"));
+    }
     out.push_str(
         "  frequency = natural frequency |λ|/2π, damping ratio ζ = -Re λ/|λ|; damped frequency = |Im λ|/2π\n",
     );
