@@ -44,10 +44,11 @@
 //! whose eigenvalues are those of the independent-coordinate Jacobian at
 //! an equilibrium (the reduction x = B x_i, Bᵀ(λ²M + λC + K)B, Géradin &
 //! Rixen Section 2.6). Elsewhere (a state that is not an equilibrium, as
-//! the initial state of a chain released horizontally) it is the frozen
-//! tangent pencil, which leaves out the partition-dependent curvature
-//! term −M ∂B/∂q_i q_i'' and, with velocities, the derivatives of γ.
-//! In first-order form y = [x; λx], the
+//! the initial state of a chain released horizontally) it would be the
+//! frozen tangent pencil, which leaves out the partition-dependent
+//! curvature term −M ∂B/∂q_i q_i'' and, with velocities, the derivatives
+//! of γ: there the sparse path refuses, naming `--static`, rather than
+//! list wrong modes. In first-order form y = [x; λx], the
 //! [`SPARSE_LOWEST_MODES`] modes of least |λ| come from Arnoldi's method
 //! on the shift-invert operator (J − σ)⁻¹ (Ericsson & Ruhe, *The spectral
 //! transformation Lanczos method*, Math. Comp. 35, 1980; Saad, *Numerical
@@ -202,6 +203,18 @@ pub enum ModesError {
     /// Too many degrees of freedom for a dense eigen-decomposition.
     #[error("linearisation: {0} independent states, more than the {MAX_DIMENSION} a dense eigen-decomposition handles here (its Schur decomposition takes about 10 n³ flops and its matrices n² × 8 bytes each)")]
     TooLarge(usize),
+    /// The sparse path at a state that is not an equilibrium: its frozen
+    /// tangent pencil leaves out the curvature term of independent
+    /// coordinates, so its modes would be wrong.
+    #[error("linearisation: the state is not an equilibrium (|q''| up to {accel:.3e}, |v| up to {speed:.3e}) and the model has {states} independent states, more than the {MAX_DIMENSION} of the dense path: the sparse path linearises only at an equilibrium (its tangent pencil in all coordinates leaves out the curvature term of independent coordinates elsewhere); linearise at the static equilibrium (modes --static)")]
+    NotAnEquilibrium {
+        /// max |q''| at the state.
+        accel: f64,
+        /// max |v| at the state.
+        speed: f64,
+        /// Independent states 2 (n − m).
+        states: usize,
+    },
     /// The eigenvalue iteration did not converge or gave non-finite values.
     #[error("linearisation: the eigenvalues of the Jacobian did not converge (non-finite or extreme entries)")]
     NoEigenvalues,
@@ -378,6 +391,10 @@ pub fn modes_refusal<S: MechanicalSystem + ?Sized>(sys: &S, states: usize) -> Op
     (sys.nv() > MAX_SPARSE_COORDINATES).then(|| ModesError::TooLargeForSparse(sys.nv()))
 }
 
+/// |q''| (in the model's units) below which the sparse path takes a state
+/// at rest for an equilibrium, scaled by 1 + √n.
+const EQUILIBRIUM_ACCEL: f64 = 1e-8;
+
 /// The `k` modes of least |λ| and the fastest mode of `sys` at
 /// (t, q, v) by shift-invert Arnoldi on the sparse descriptor
 /// linearisation (module documentation), whatever the model's size.
@@ -386,6 +403,8 @@ pub fn modes_refusal<S: MechanicalSystem + ?Sized>(sys: &S, states: usize) -> Op
 /// [`ModesError::TooLarge`] for a system without a sparsity pattern or
 /// with a configuration-dependent mass matrix,
 /// [`ModesError::TooLargeForSparse`] above [`MAX_SPARSE_COORDINATES`],
+/// [`ModesError::NotAnEquilibrium`] at a state with velocities or
+/// accelerations (the frozen pencil would give wrong modes there),
 /// [`ModesError::NoEigenvalues`] when a factorisation or the iteration
 /// fails.
 pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
@@ -419,6 +438,17 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
     sp.solve(&mut b);
     let lambda = b[n..].to_vec();
     let accel = b[..n].iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let speed = v.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    // a state of rest up to rounding: the static equilibrium's residual
+    // (forces to 1e-12 relative) passes, a chain released horizontally
+    // (|q''| = g) does not
+    if !(accel <= EQUILIBRIUM_ACCEL * (1.0 + (n as f64).sqrt()) && speed == 0.0) {
+        return Err(ModesError::NotAnEquilibrium {
+            accel,
+            speed,
+            states,
+        });
+    }
     if !sp.fill_tangent(sys, t, q, v, &lambda) || lambda.iter().any(|x| !x.is_finite()) {
         return Err(ModesError::Eval(
             "the sparse tangent is not available at the state".into(),
@@ -575,15 +605,6 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
         hi / lo
     });
     let listed = modes.len();
-    let note = if accel > 1e-8 * (1.0 + b[..n].len() as f64).sqrt() && accel.is_finite() {
-        format!(
-            "; the state is not an equilibrium (|q''| up to {accel:.3e}): this frozen tangent \
-             pencil leaves out the curvature term of independent coordinates, so that its modes \
-             are not those of the dense path (linearise at the static equilibrium with --static)"
-        )
-    } else {
-        String::new()
-    };
     Ok(ModeAnalysis {
         t,
         degrees_of_freedom: p,
@@ -594,7 +615,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
         partial_spectrum: Some(format!(
             "{listed} of {p} modes listed: the {k} of least |λ| and the fastest, by shift-invert \
              Arnoldi on the sparse linearisation in all coordinates (a model of more than {} \
-             independent states){note}",
+             independent states)",
             MAX_DIMENSION
         )),
     })
