@@ -131,6 +131,27 @@ pub struct Mode {
 }
 
 impl Mode {
+    /// The mode of eigenvalue λ (the member with Im λ ≥ 0 of a pair;
+    /// `real`: a real eigenvalue, Im λ rounding) and shape `shape`:
+    /// natural frequency |λ|/2π, damped frequency |Im λ|/2π, damping ratio
+    /// ζ = −Re λ/|λ|.
+    fn of_eigenvalue(lam: Complex<f64>, real: bool, shape: Vec<ShapeEntry>) -> Self {
+        let mag = lam.norm();
+        Mode {
+            kind: if real {
+                ModeKind::Real
+            } else {
+                ModeKind::Oscillatory
+            },
+            eigenvalue_re: lam.re,
+            eigenvalue_im: lam.im,
+            natural_frequency_hz: mag / std::f64::consts::TAU,
+            damped_frequency_hz: lam.im.abs() / std::f64::consts::TAU,
+            damping_ratio: -lam.re / mag,
+            shape,
+        }
+    }
+
     /// |λ| [1/s].
     pub fn magnitude(&self) -> f64 {
         self.eigenvalue_re.hypot(self.eigenvalue_im)
@@ -309,19 +330,7 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
         let lam = if real { Complex::new(l.re, 0.0) } else { *l };
         let x = null_vector(&jac, lam);
         let dq_i: Vec<Complex<f64>> = x.iter().take(p).copied().collect();
-        modes.push(Mode {
-            kind: if real {
-                ModeKind::Real
-            } else {
-                ModeKind::Oscillatory
-            },
-            eigenvalue_re: lam.re,
-            eigenvalue_im: lam.im,
-            natural_frequency_hz: mag / std::f64::consts::TAU,
-            damped_frequency_hz: lam.im.abs() / std::f64::consts::TAU,
-            damping_ratio: -lam.re / mag,
-            shape: shape(sys, &b, &dq_i),
-        });
+        modes.push(Mode::of_eigenvalue(lam, real, shape(sys, &b, &dq_i)));
     }
     modes.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
     // rigid-body modes: the null space of J, position parts
@@ -575,19 +584,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
             });
             continue;
         }
-        modes.push(Mode {
-            kind: if real {
-                ModeKind::Real
-            } else {
-                ModeKind::Oscillatory
-            },
-            eigenvalue_re: lam.re,
-            eigenvalue_im: lam.im,
-            natural_frequency_hz: mag / std::f64::consts::TAU,
-            damped_frequency_hz: lam.im.abs() / std::f64::consts::TAU,
-            damping_ratio: -lam.re / mag,
-            shape: shape_of(sys, &dq),
-        });
+        modes.push(Mode::of_eigenvalue(lam, real, shape_of(sys, &dq)));
     }
     // pairs whose conjugate was computed too appear once
     eigenvalues.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));

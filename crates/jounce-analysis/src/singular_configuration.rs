@@ -869,20 +869,23 @@ impl SingularityMonitor {
                 });
             }
         }
+        // a switch found by the velocity turn, of the whole system or of
+        // `body`
+        let turned = |passage: Passage, body| BranchSwitch {
+            passage,
+            turn,
+            speed,
+            jump,
+            ratio: rate / self.a_ref,
+            miss: 0.0,
+            energy_change: 0.0,
+            energy_bound: self.energy_bound,
+            t_in: o.t_in,
+            t_out: t,
+            body,
+        };
         if turn > SWITCH_TURN * speed && jump > SWITCH_JUMP * speed {
-            return Err(BranchSwitch {
-                passage,
-                turn,
-                speed,
-                jump,
-                ratio: rate / self.a_ref,
-                miss: 0.0,
-                energy_change: 0.0,
-                energy_bound: self.energy_bound,
-                t_in: o.t_in,
-                t_out: t,
-                body: None,
-            });
+            return Err(turned(passage, None));
         }
         // one body may have switched while the rest kept turning (not
         // judged where drivers push into the pose: a lock-up, no branch)
@@ -893,19 +896,7 @@ impl SingularityMonitor {
                 .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
         };
         if let Some(body) = body {
-            return Err(BranchSwitch {
-                passage,
-                turn,
-                speed,
-                jump,
-                ratio: rate / self.a_ref,
-                miss: 0.0,
-                energy_change: 0.0,
-                energy_bound: self.energy_bound,
-                t_in: o.t_in,
-                t_out: t,
-                body: Some(body),
-            });
+            return Err(turned(passage, Some(body)));
         }
         // the accelerations on either side predict v_out only when the
         // integrator resolved the passage: some steps inside it, each
