@@ -364,16 +364,7 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             }
         }
     }
-    let mags: Vec<f64> = modes
-        .iter()
-        .filter(|m| m.kind != ModeKind::RigidBody)
-        .map(Mode::magnitude)
-        .collect();
-    let stiffness_ratio = (!mags.is_empty()).then(|| {
-        let hi = mags.iter().copied().fold(0.0, f64::max);
-        let lo = mags.iter().copied().fold(f64::INFINITY, f64::min);
-        hi / lo
-    });
+    let stiffness_ratio = stiffness_ratio(&modes);
     Ok(ModeAnalysis {
         t,
         degrees_of_freedom: p,
@@ -398,6 +389,21 @@ pub fn modes_refusal<S: MechanicalSystem + ?Sized>(sys: &S, states: usize) -> Op
         return Some(ModesError::TooLarge(states));
     }
     (sys.nv() > MAX_SPARSE_COORDINATES).then(|| ModesError::TooLargeForSparse(sys.nv()))
+}
+
+/// max |λ| / min |λ| over the modes that are not rigid-body ones (None
+/// without any).
+fn stiffness_ratio(modes: &[Mode]) -> Option<f64> {
+    let mags = || {
+        modes
+            .iter()
+            .filter(|m| m.kind != ModeKind::RigidBody)
+            .map(Mode::magnitude)
+    };
+    mags().next()?;
+    let hi = mags().fold(0.0, f64::max);
+    let lo = mags().fold(f64::INFINITY, f64::min);
+    Some(hi / lo)
 }
 
 /// |q''| (in the model's units) below which the sparse path takes a state
@@ -591,16 +597,7 @@ pub fn sparse_modes<S: MechanicalSystem + ?Sized>(
     eigenvalues.dedup_by(|a, b| (*a - *b).norm() <= 1e-8 * a.norm().max(f64::MIN_POSITIVE));
     modes.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
     modes.sort_by_key(|m| m.kind == ModeKind::RigidBody);
-    let mags: Vec<f64> = modes
-        .iter()
-        .filter(|m| m.kind != ModeKind::RigidBody)
-        .map(Mode::magnitude)
-        .collect();
-    let stiffness_ratio = (!mags.is_empty()).then(|| {
-        let hi = mags.iter().copied().fold(0.0, f64::max);
-        let lo = mags.iter().copied().fold(f64::INFINITY, f64::min);
-        hi / lo
-    });
+    let stiffness_ratio = stiffness_ratio(&modes);
     let listed = modes.len();
     Ok(ModeAnalysis {
         t,

@@ -800,7 +800,20 @@ impl SingularityMonitor {
             driven: o.driven,
         };
         self.passages.push(passage.clone());
-        Err(BranchSwitch {
+        Err(self.turn_switch(passage, (turn, speed, jump, rate), (o.t_in, t), body))
+    }
+
+    /// The switch found by the velocity turn across a passage from t_in to
+    /// t_out, of the whole system or of `body`: (turn, speed, jump, rate)
+    /// as measured, the rate relative to the run's largest elsewhere.
+    fn turn_switch(
+        &self,
+        passage: Passage,
+        (turn, speed, jump, rate): (f64, f64, f64, f64),
+        (t_in, t_out): (f64, f64),
+        body: Option<BodyTurn>,
+    ) -> BranchSwitch {
+        BranchSwitch {
             passage,
             turn,
             speed,
@@ -809,10 +822,10 @@ impl SingularityMonitor {
             miss: 0.0,
             energy_change: 0.0,
             energy_bound: self.energy_bound,
-            t_in: o.t_in,
-            t_out: t,
+            t_in,
+            t_out,
             body,
-        })
+        }
     }
 
     /// Forget the previous step (after an event that changed the state):
@@ -869,23 +882,9 @@ impl SingularityMonitor {
                 });
             }
         }
-        // a switch found by the velocity turn, of the whole system or of
-        // `body`
-        let turned = |passage: Passage, body| BranchSwitch {
-            passage,
-            turn,
-            speed,
-            jump,
-            ratio: rate / self.a_ref,
-            miss: 0.0,
-            energy_change: 0.0,
-            energy_bound: self.energy_bound,
-            t_in: o.t_in,
-            t_out: t,
-            body,
-        };
+        let measured = (turn, speed, jump, rate);
         if turn > SWITCH_TURN * speed && jump > SWITCH_JUMP * speed {
-            return Err(turned(passage, None));
+            return Err(self.turn_switch(passage, measured, (o.t_in, t), None));
         }
         // one body may have switched while the rest kept turning (not
         // judged where drivers push into the pose: a lock-up, no branch)
@@ -896,7 +895,7 @@ impl SingularityMonitor {
                 .switched(&self.mass, &o.v_in, v, &o.body_jump, speed)
         };
         if let Some(body) = body {
-            return Err(turned(passage, Some(body)));
+            return Err(self.turn_switch(passage, measured, (o.t_in, t), Some(body)));
         }
         // the accelerations on either side predict v_out only when the
         // integrator resolved the passage: some steps inside it, each
