@@ -55,15 +55,18 @@
 //! ratio ([`MAX_PSEUDO_TRANSIENT_SPARSE`]). Its reduced-stiffness range
 //! comes from Arnoldi iterations without the null-space basis
 //! (`sparse_stiffness_range`): the smallest eigenvalue reported is the
-//! one of least modulus. The search for an unsupported direction is
-//! dense and is skipped there (a failure is reported as
-//! [`StaticError::NotConverged`]).
+//! one of least modulus, and a negative eigenvalue beyond it is found by
+//! counting the negative pivots of a sparse LDLᵀ
+//! (`least_reduced_stiffness_by_inertia`), so that an unstable
+//! equilibrium is not called stable. The search for an unsupported
+//! direction runs there by inverse iteration on the sparse KKT matrix
+//! (`unsupported_direction_sparse`).
 
 use std::cell::RefCell;
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, SparseLdlt, SparseMatrix};
 
 use crate::sparse_kkt::{arnoldi, SparseKkt};
 
@@ -644,10 +647,15 @@ fn solve<S: MechanicalSystem + ?Sized>(
         }
     }
     if !ok {
-        if st.sparse.is_none() {
-            if let Some(e) = unsupported_direction(&st, &x0) {
-                return Err(e);
-            }
+        let unsupported = if st.sparse.is_none() {
+            unsupported_direction(&st, &x0)
+        } else {
+            // where the iterations ended: a supported part has moved off
+            // poses of zero stiffness (a chain released horizontally)
+            unsupported_direction_sparse(&st, &x).or_else(|| unsupported_direction_sparse(&st, &x0))
+        };
+        if let Some(e) = unsupported {
+            return Err(e);
         }
         let r = st.residual(&x);
         return Err(StaticError::NotConverged {
@@ -724,9 +732,9 @@ fn reduced_stiffness_range<S: MechanicalSystem + ?Sized>(
 /// nonzero eigenvalues are 1/κ (shift-invert at 0, Ericsson & Ruhe 1980),
 /// 0 when that matrix is singular (a neutral direction); the largest |κ|
 /// by Arnoldi on P K_s P with P = I − Φ_qᵀ(Φ_qΦ_qᵀ)⁻¹Φ_q applied through
-/// [I Φ_qᵀ; Φ_q 0]. The smallest is the one of least modulus: a negative
-/// κ among larger positive ones is not seen (such an equilibrium is
-/// reported stable).
+/// [I Φ_qᵀ; Φ_q 0]. The smallest is the one of least modulus; a negative
+/// κ among smaller positive ones is then found by counting
+/// ([`least_reduced_stiffness_by_inertia`]).
 fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
     st: &Statics<'_, S>,
     x: &[f64],
@@ -740,14 +748,7 @@ fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
     };
     let mut sp = sp.borrow_mut();
     let pattern = sp.pattern.clone();
-    let ks: Vec<f64> = pattern
-        .iter()
-        .enumerate()
-        .map(|(e, &(i, j))| match pattern.binary_search(&(j, i)) {
-            Ok(f) => 0.5 * (k[e] + k[f]),
-            Err(_) => k[e],
-        })
-        .collect();
+    let ks = symmetric_part(&pattern, &k);
     let start: Vec<f64> = (0..n)
         .map(|i| 1.0 + 0.1 * ((i * 7919) % 13) as f64)
         .collect();
@@ -797,7 +798,201 @@ fn sparse_stiffness_range<S: MechanicalSystem + ?Sized>(
     } else {
         0.0
     };
+    let kmin = match least_reduced_stiffness_by_inertia(&pattern, &ks, &sp.jac, n) {
+        Some(negative) => kmin.min(negative),
+        None => kmin,
+    };
     (kmin, kmax.max(kmin.abs()))
+}
+
+/// K_s = (K + Kᵀ)/2 on the (structurally symmetric) tangent pattern.
+fn symmetric_part(pattern: &[(usize, usize)], k: &[f64]) -> Vec<f64> {
+    pattern
+        .iter()
+        .enumerate()
+        .map(|(e, &(i, j))| match pattern.binary_search(&(j, i)) {
+            Ok(f) => 0.5 * (k[e] + k[f]),
+            Err(_) => k[e],
+        })
+        .collect()
+}
+
+/// The sparse path's search for a loaded direction of zero reduced
+/// stiffness at x0 (the dense path's [`unsupported_direction`], without
+/// the null-space basis): two steps of inverse iteration on the reduced
+/// stiffness shifted by δ = 10⁻⁹ ‖K_s‖, y = [K_s + δI Φ_qᵀ; Φ_q 0]⁻¹[f; 0]
+/// from the load f = Q(t, q0, 0), which stay in the null space of Φ_q and
+/// amplify the directions of stiffness κ by 1/(κ + δ): a loaded direction
+/// of zero stiffness dominates them by 10³ or more over every direction
+/// stiffer than 10⁻⁶ ‖K_s‖ (Golub & Van Loan, *Matrix Computations*,
+/// 4th ed., Section 8.2.2). It is reported when its Rayleigh quotient
+/// zᵀK_s z is zero to 10⁻⁸ ‖K_s‖ and the load along it, zᵀf, is not
+/// negligible (10⁻⁹ of the load scale, as the dense search), named by the
+/// coordinate that moves most along it.
+fn unsupported_direction_sparse<S: MechanicalSystem + ?Sized>(
+    st: &Statics<'_, S>,
+    x0: &[f64],
+) -> Option<StaticError> {
+    let (n, m) = (st.n, st.m);
+    let sp = st.sparse.as_ref()?;
+    let Some(Tangent::Sparse(k)) = st.tangent(x0) else {
+        return None;
+    };
+    let mut sp = sp.borrow_mut();
+    let pattern = sp.pattern.clone();
+    let ks = symmetric_part(&pattern, &k);
+    let mut row_sum = vec![0.0_f64; n];
+    for (&(i, _), &kv) in pattern.iter().zip(&ks) {
+        row_sum[i] += kv.abs();
+    }
+    let k_norm = row_sum.iter().fold(0.0_f64, |a, &b| a.max(b));
+    let k_norm = if k_norm > 0.0 { k_norm } else { sp.mass_max() };
+    let delta = 1e-9 * k_norm;
+    let shifted: Vec<f64> = pattern
+        .iter()
+        .zip(&ks)
+        .map(|(&(i, j), &kv)| if i == j { kv + delta } else { kv })
+        .collect();
+    if !sp.factor(&shifted) {
+        return None;
+    }
+    let mut f = vec![0.0; n];
+    st.sys
+        .generalized_forces(st.t, &x0[..n], &st.zero_v, &mut f);
+    let mut b = vec![0.0; n + m];
+    b[..n].copy_from_slice(&f);
+    let mut z = vec![0.0; n];
+    for _ in 0..2 {
+        b[n..].fill(0.0);
+        sp.solve(&mut b);
+        let norm = b[..n].iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(norm > 0.0 && norm.is_finite()) {
+            return None;
+        }
+        for (zi, bi) in z.iter_mut().zip(&b[..n]) {
+            *zi = bi / norm;
+        }
+        b[..n].copy_from_slice(&z);
+    }
+    let mut kz = vec![0.0; n];
+    sp.mul_add(&ks, &z, &mut kz);
+    let rayleigh: f64 = z.iter().zip(&kz).map(|(a, b)| a * b).sum();
+    let load: f64 = z.iter().zip(&f).map(|(a, b)| a * b).sum::<f64>().abs();
+    if rayleigh.abs() > 1e-8 * k_norm || load <= 1e-9 * st.f_scale {
+        return None;
+    }
+    let i = (0..n).max_by(|&a, &b| z[a].abs().total_cmp(&z[b].abs()))?;
+    Some(no_support(st.sys.coordinate_label(i), load))
+}
+
+/// [`StaticError::NoSupport`] for a direction in which coordinate
+/// `label` moves most.
+fn no_support(label: String, load: f64) -> StaticError {
+    let (what, direction) = match label.rsplit_once('.') {
+        Some((body, c)) => (format!("body '{body}'"), c.to_string()),
+        None => (format!("coordinate '{label}'"), "its direction".to_string()),
+    };
+    StaticError::NoSupport {
+        what,
+        direction,
+        load,
+    }
+}
+
+/// The least eigenvalue of the reduced stiffness Nᵀ K_s N when it is
+/// negative beyond the resolution of the count (`None` when no such
+/// eigenvalue exists), found by counting instead of by iteration, so that
+/// a negative eigenvalue among smaller positive ones is not missed.
+///
+/// The count: for ρ large enough, K_s − σI + ρ Φ_qᵀΦ_q has as many
+/// negative eigenvalues as Nᵀ K_s N has below σ (Debreu's lemma, in the
+/// counting form of Birgin & Martínez, *Practical Augmented Lagrangian
+/// Methods*, 2014, Section 4; Nocedal & Wright, *Numerical Optimization*,
+/// 2006, Thm. 17.5), and that is the number of negative pivots of its
+/// LDLᵀ (Sylvester's law of inertia, [`SparseLdlt::negative_eigenvalues`]).
+/// The range-space coupling perturbs the reduced block by about
+/// ‖K_s‖²/(ρ σ_min²(Φ_q)) and round-off by ε ρ ‖Φ_q‖²; ρ ‖Φ_q‖² = 10⁸ ‖K_s‖
+/// (ε^(−1/2) ‖K_s‖) balances the two, so the count is right for the
+/// eigenvalues beyond about 10⁻⁶ ‖K_s‖ in modulus, the resolution used
+/// here (‖K_s‖ by Gershgorin). The least eigenvalue is then bracketed by
+/// bisection on σ between −‖K_s‖ (no eigenvalue below) and the resolution
+/// (Parlett, *The Symmetric Eigenvalue Problem*, 1998, Section 3.3:
+/// spectrum slicing). Storage O(nnz of the factor); about 50
+/// factorisations.
+fn least_reduced_stiffness_by_inertia(
+    pattern: &[(usize, usize)],
+    ks: &[f64],
+    jac: &SparseMatrix,
+    n: usize,
+) -> Option<f64> {
+    // ‖K_s‖ bound (row sums) and the scale of Φ_qᵀΦ_q (its largest diagonal)
+    let mut row_sum = vec![0.0_f64; n];
+    for (&(i, _), &k) in pattern.iter().zip(ks) {
+        row_sum[i] += k.abs();
+    }
+    let k_norm = row_sum.iter().fold(0.0_f64, |a, &b| a.max(b));
+    if !(k_norm > 0.0 && k_norm.is_finite()) {
+        return None;
+    }
+    let mut gram_diag = vec![0.0_f64; n];
+    let mut entries: Vec<(usize, usize)> =
+        pattern.iter().filter(|&&(i, j)| i <= j).copied().collect();
+    for r in 0..jac.nrows() {
+        let (cols, vals) = jac.row(r);
+        for (a, (&i, &vi)) in cols.iter().zip(vals).enumerate() {
+            gram_diag[i] += vi * vi;
+            for &j in &cols[a..] {
+                entries.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+    let gram_max = gram_diag.iter().fold(0.0_f64, |a, &b| a.max(b));
+    let rho = if gram_max > 0.0 {
+        1e8 * k_norm / gram_max
+    } else {
+        0.0
+    };
+    let mut ldlt = SparseLdlt::new(n, &entries);
+    let k_slots: Vec<Option<usize>> = pattern
+        .iter()
+        .map(|&(i, j)| if i <= j { ldlt.slot(i, j) } else { None })
+        .collect();
+    let mut count_below = |sigma: f64| -> Option<usize> {
+        ldlt.clear();
+        for (slot, &k) in k_slots.iter().zip(ks) {
+            if let Some(s) = *slot {
+                ldlt.ax[s] += k;
+            }
+        }
+        for r in 0..jac.nrows() {
+            let (cols, vals) = jac.row(r);
+            for (a, (&i, &vi)) in cols.iter().zip(vals).enumerate() {
+                for (&j, &vj) in cols[a..].iter().zip(&vals[a..]) {
+                    let s = ldlt.slot(i, j)?;
+                    ldlt.ax[s] += rho * vi * vj;
+                }
+            }
+        }
+        ldlt.add_to_diagonal(-sigma);
+        ldlt.negative_eigenvalues(1e-14)
+    };
+    let resolution = 1e-6 * k_norm;
+    let (mut lo, mut hi) = (-1.01 * k_norm, -resolution);
+    if count_below(hi)? == 0 {
+        return None;
+    }
+    for _ in 0..60 {
+        if hi - lo <= 1e-9 * k_norm {
+            break;
+        }
+        let mid = 0.5 * (lo + hi);
+        match count_below(mid) {
+            Some(0) => lo = mid,
+            Some(_) => hi = mid,
+            None => break,
+        }
+    }
+    Some(hi)
 }
 
 /// A loaded direction of zero reduced stiffness at x0, named by the
@@ -835,17 +1030,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
         return None;
     }
     let d = basis * g;
-    let i = d.iamax();
-    let label = st.sys.coordinate_label(i);
-    let (what, direction) = match label.rsplit_once('.') {
-        Some((body, c)) => (format!("body '{body}'"), c.to_string()),
-        None => (format!("coordinate '{label}'"), "its direction".to_string()),
-    };
-    Some(StaticError::NoSupport {
-        what,
-        direction,
-        load,
-    })
+    Some(no_support(st.sys.coordinate_label(d.iamax()), load))
 }
 
 #[cfg(test)]
@@ -978,5 +1163,82 @@ t_end = 1.0
                 < 1e-3 * dense.max_reduced_stiffness,
             "{dense:?} {sparse:?}"
         );
+    }
+
+    /// An N-link chain hanging straight down with its last link standing
+    /// upright on the one below: an equilibrium with one unstable direction
+    /// among N − 1 stable ones, the least of which is much smaller in
+    /// modulus than the unstable one.
+    fn chain_with_its_last_link_upright(n: usize) -> String {
+        hanging_chain(n, true)
+    }
+
+    /// An N-link chain hanging straight down (its last link upright when
+    /// `upright_last`).
+    fn hanging_chain(n: usize, upright_last: bool) -> String {
+        let mut s = chain(n);
+        for i in 0..n {
+            let (y, angle) = if i + 1 < n || !upright_last {
+                (-(i as f64) - 0.5, -std::f64::consts::FRAC_PI_2)
+            } else {
+                (-(i as f64) + 0.5, std::f64::consts::FRAC_PI_2)
+            };
+            s = s.replacen(
+                &format!("position = [{}, 0.0]\n", i as f64 + 0.5),
+                &format!("position = [0.0, {y}]\nangle = {angle}\n"),
+                1,
+            );
+        }
+        s
+    }
+
+    #[test]
+    fn the_sparse_path_counts_an_unstable_direction_hidden_among_stable_ones() {
+        // the least |κ| of the reduced stiffness is a slow stable mode of the
+        // hanging part; the upright link's negative κ is larger in modulus,
+        // so only the inertia count of the sparse path finds it
+        let sys = system(&chain_with_its_last_link_upright(30));
+        let q0 = sys.initial_q();
+        let dense = static_equilibrium_using(&sys, 0.0, &q0, Some(false)).unwrap();
+        let sparse = static_equilibrium_using(&sys, 0.0, &q0, Some(true)).unwrap();
+        assert!(dense.q.iter().zip(&q0).all(|(a, b)| (a - b).abs() < 1e-9));
+        assert_eq!(dense.stability(), "unstable", "{dense:?}");
+        assert_eq!(sparse.stability(), "unstable", "{sparse:?}");
+        assert!(
+            (dense.min_reduced_stiffness - sparse.min_reduced_stiffness).abs()
+                < 1e-6 * dense.max_reduced_stiffness,
+            "least κ: dense {} sparse {}",
+            dense.min_reduced_stiffness,
+            sparse.min_reduced_stiffness
+        );
+    }
+
+    #[test]
+    fn the_sparse_path_names_a_body_without_support() {
+        // the dense path's free-fall diagnosis, on the sparse path: a
+        // hanging chain with one more body that nothing holds (a chain
+        // released horizontally has no stiffness either at its start:
+        // its reactions are vertical, its arms horizontal)
+        let loose =
+            "[[bodies]]\nname = \"loose\"\nmass = 2.0\ninertia = 0.1\nposition = [40.0, 3.0]\n";
+        let sys = system(&(hanging_chain(5, false) + loose));
+        let q0 = sys.initial_q();
+        for sparse in [false, true] {
+            match static_equilibrium_using(&sys, 0.0, &q0, Some(sparse)) {
+                Err(StaticError::NoSupport {
+                    what,
+                    direction,
+                    load,
+                }) => {
+                    assert_eq!(what, "body 'loose'", "sparse: {sparse}");
+                    assert_eq!(direction, "y", "sparse: {sparse}");
+                    assert!(
+                        (load - 2.0 * 9.81).abs() < 1e-6,
+                        "sparse: {sparse}: load {load}"
+                    );
+                }
+                other => panic!("sparse: {sparse}: {other:?}"),
+            }
+        }
     }
 }
