@@ -56,21 +56,47 @@ impl Gauss8 {
 
     /// w_i = ∫_0^θ ℓ_i(s) ds for the Lagrange basis on `nodes` (distinct),
     /// written into `out[..nodes.len()]`.
+    ///
+    /// The basis is evaluated in the barycentric form
+    /// ℓ_i(s) = b_i Π_j (s − s_j) / (s − s_i), b_i = 1 / Π_{j≠i} (s_i − s_j)
+    /// (Berrut & Trefethen, "Barycentric Lagrange interpolation", SIAM
+    /// Review 46(3), 2004, eq. (3.1)): the weights b_i once per call (m
+    /// divisions), then O(m) per quadrature point, instead of a product of
+    /// m − 1 quotients for every basis function at every point. A
+    /// quadrature point on a node (only possible for nodes inside (0, θ))
+    /// takes the product form.
     pub fn lagrange_integrals(&self, nodes: &[f64], theta: f64, out: &mut [f64]) {
         let m = nodes.len();
+        let mut bary = [0.0; MAX_NODES];
+        for i in 0..m {
+            let mut p = 1.0;
+            for j in 0..m {
+                if j != i {
+                    p *= nodes[i] - nodes[j];
+                }
+            }
+            bary[i] = 1.0 / p;
+        }
         for o in out.iter_mut().take(m) {
             *o = 0.0;
         }
+        let mut diff = [0.0; MAX_NODES];
         for g in 0..8 {
             let s = theta * self.x[g];
             let wg = theta * self.w[g];
+            let mut full = 1.0;
+            let mut on_node = false;
+            for j in 0..m {
+                diff[j] = s - nodes[j];
+                on_node |= diff[j] == 0.0;
+                full *= diff[j];
+            }
             for i in 0..m {
-                let mut l = 1.0;
-                for j in 0..m {
-                    if j != i {
-                        l *= (s - nodes[j]) / (nodes[i] - nodes[j]);
-                    }
-                }
+                let l = if on_node {
+                    (0..m).filter(|&j| j != i).map(|j| diff[j]).product::<f64>() * bary[i]
+                } else {
+                    bary[i] * full / diff[i]
+                };
                 out[i] += wg * l;
             }
         }
