@@ -6,16 +6,20 @@
 //! y(t_a + θh) ≈ y(t_a) + h Σ_i w_i(θ) f(t_a + s_i h) integrates the
 //! interpolation polynomial of f through the nodes (HNW I, Section III.5,
 //! eq. (5.3): the variable-step Adams methods). The integral is exact by
-//! Gauss–Legendre quadrature with 8 points (degree ≤ 15, so up to 16 nodes).
+//! Gauss–Legendre quadrature with ⌈m/2⌉ points (degree ≤ 2⌈m/2⌉ − 1, so
+//! up to 16 nodes with 8 points).
 
 /// Largest number of interpolation nodes supported.
 pub const MAX_NODES: usize = 16;
 
-/// 8-point Gauss–Legendre rule on [0, 1].
+/// The Gauss–Legendre rules of 1 to 8 points on [0, 1]; an integral of
+/// the Lagrange basis on m nodes (degree m − 1) takes the rule of
+/// ⌈m/2⌉ points, exact to degree 2⌈m/2⌉ − 1 ≥ m − 1.
 #[derive(Clone, Copy, Debug)]
 pub struct Gauss8 {
-    x: [f64; 8],
-    w: [f64; 8],
+    /// `x[n − 1][..n]`, `w[n − 1][..n]`: the n-point rule.
+    x: [[f64; 8]; 8],
+    w: [[f64; 8]; 8],
 }
 
 impl Default for Gauss8 {
@@ -25,31 +29,32 @@ impl Default for Gauss8 {
 }
 
 impl Gauss8 {
-    /// Nodes and weights as roots of P_8 by Newton's method on the
-    /// three-term recurrence (Abramowitz & Stegun 25.4.29, Table 25.4).
+    /// Nodes and weights as roots of P_n, n = 1..8, by Newton's method on
+    /// the three-term recurrence (Abramowitz & Stegun 25.4.29, Table 25.4).
     pub fn new() -> Self {
-        let n = 8usize;
-        let mut x = [0.0; 8];
-        let mut w = [0.0; 8];
-        for i in 0..n {
-            let mut z = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
-            let mut dp = 1.0;
-            for _ in 0..100 {
-                let (mut p0, mut p1) = (1.0, z);
-                for k in 2..=n {
-                    let p2 = ((2 * k - 1) as f64 * z * p1 - (k - 1) as f64 * p0) / k as f64;
-                    p0 = p1;
-                    p1 = p2;
+        let mut x = [[0.0; 8]; 8];
+        let mut w = [[0.0; 8]; 8];
+        for n in 1..=8usize {
+            for i in 0..n {
+                let mut z = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+                let mut dp = 1.0;
+                for _ in 0..100 {
+                    let (mut p0, mut p1) = (1.0, z);
+                    for k in 2..=n {
+                        let p2 = ((2 * k - 1) as f64 * z * p1 - (k - 1) as f64 * p0) / k as f64;
+                        p0 = p1;
+                        p1 = p2;
+                    }
+                    dp = n as f64 * (z * p1 - p0) / (z * z - 1.0);
+                    let dz = p1 / dp;
+                    z -= dz;
+                    if dz.abs() < 1e-16 {
+                        break;
+                    }
                 }
-                dp = n as f64 * (z * p1 - p0) / (z * z - 1.0);
-                let dz = p1 / dp;
-                z -= dz;
-                if dz.abs() < 1e-16 {
-                    break;
-                }
+                x[n - 1][i] = 0.5 * (1.0 + z);
+                w[n - 1][i] = 1.0 / ((1.0 - z * z) * dp * dp);
             }
-            x[i] = 0.5 * (1.0 + z);
-            w[i] = 1.0 / ((1.0 - z * z) * dp * dp);
         }
         Self { x, w }
     }
@@ -81,9 +86,11 @@ impl Gauss8 {
             *o = 0.0;
         }
         let mut diff = [0.0; MAX_NODES];
-        for g in 0..8 {
-            let s = theta * self.x[g];
-            let wg = theta * self.w[g];
+        let points = m.div_ceil(2).clamp(1, 8);
+        let (xs, ws) = (&self.x[points - 1], &self.w[points - 1]);
+        for g in 0..points {
+            let s = theta * xs[g];
+            let wg = theta * ws[g];
             let mut full = 1.0;
             let mut on_node = false;
             for j in 0..m {
