@@ -64,6 +64,7 @@ fn chain(n: usize, extra: bool) -> PlanarSystem {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     };
     PlanarSystem::from_model(&model).expect("valid chain")
 }

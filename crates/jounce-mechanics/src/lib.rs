@@ -75,6 +75,7 @@
 //!     name: "pendulum".into(), source: "<doc>".into(), gravity: [0.0, -9.81],
 //!     bodies: vec![bob], joints: vec![hinge], drivers: vec![], forces: vec![],
 //!     settings: Settings::default(),
+//!     spatial: None,
 //! };
 //! let sys = PlanarSystem::from_model(&model)?;
 //! let a = assemble(&sys, 0.0, &[1.1, 0.2, 0.1], &[0.0, 1.0, 0.0], 1e-12)?;

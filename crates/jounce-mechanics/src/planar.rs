@@ -1233,6 +1233,7 @@ mod tests {
             ],
             forces: vec![],
             settings: Settings::default(),
+            spatial: None,
         }
     }
 
