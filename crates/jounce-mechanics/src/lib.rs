@@ -113,6 +113,7 @@ pub mod rigid;
 pub mod rotational_spring;
 pub mod sparse;
 pub mod sparse_ldlt;
+pub mod spatial;
 pub mod spring_damper;
 pub mod system;
 #[doc(hidden)]
@@ -137,4 +138,5 @@ pub use redundant_consistency::{
 };
 pub use sparse::SparseMatrix;
 pub use sparse_ldlt::SparseLdlt;
+pub use spatial::SpatialSystem;
 pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};
