@@ -456,6 +456,23 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
+    /// (r + δr, p ⊗ exp(δω') / |p ⊗ exp(δω')|) per body: the exponential
+    /// map of the body-frame rotation increment (Haug 1989, §9.3;
+    /// Pinocchio's `integrate` on SO(3)), then the projection onto
+    /// |p| = 1, so that δ = 0 normalises q.
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (r, p) = coordinates::<f64>(q, b);
+            let d: [f64; NV_BODY] = std::array::from_fn(|k| delta[NV_BODY * b + k]);
+            let (r, p) = retract(&r, &p, &d);
+            let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            out[NQ_BODY * b..NQ_BODY * b + 3].copy_from_slice(&r);
+            for k in 0..4 {
+                out[NQ_BODY * b + 3 + k] = p[k] / norm;
+            }
+        }
+    }
+
     fn data(&self) -> SystemData {
         SystemData::for_system(self)
     }

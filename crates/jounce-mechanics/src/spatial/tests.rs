@@ -421,3 +421,80 @@ fn a_planar_model_is_refused_by_name() {
     let err = SpatialSystem::from_model(&model).unwrap_err().to_string();
     assert!(err.contains("planar"), "{err}");
 }
+
+#[test]
+fn assembly_closes_the_joints_by_the_exponential_map_keeping_unit_quaternions() {
+    // a ball-jointed link and a hinged second link, the start moved off
+    // the joints
+    let text = r#"
+[model]
+space = "spatial"
+[[bodies]]
+name = "upper"
+mass = 1.0
+inertia = [0.1, 0.1, 0.02]
+position = [0.0, 0.0, -0.5]
+angular_velocity = [0.3, -0.2, 1.0]
+[[bodies]]
+name = "lower"
+mass = 1.0
+inertia = [0.1, 0.1, 0.02]
+position = [0.0, 0.0, -1.5]
+velocity = [0.4, 0.0, 0.1]
+[[joints]]
+name = "ball"
+type = "spherical"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "upper"
+point2 = [0.0, 0.0, 0.5]
+[[joints]]
+name = "hinge"
+type = "revolute"
+body1 = "upper"
+point1 = [0.0, 0.0, -0.5]
+body2 = "lower"
+point2 = [0.0, 0.0, 0.5]
+axis = [1.0, 0.0, 0.0]
+"#;
+    let model = jounce_model::from_str(text, "chain.toml").unwrap();
+    let sys = SpatialSystem::from_model(&model).unwrap();
+    let (mut q, v) = sys.initial_state();
+    for (i, x) in q.iter_mut().enumerate() {
+        *x += 0.05 * ((i as f64) * 1.7).sin();
+    }
+    assert!(
+        phi(&sys, &q).iter().any(|x| x.abs() > 1e-2),
+        "start off the joints"
+    );
+    let a = crate::assemble(&sys, 0.0, &q, &v, 1e-12).unwrap();
+    assert!(a.position_residual <= 1e-12);
+    assert!(a.velocity_residual <= 1e-12, "{}", a.velocity_residual);
+    for b in 0..2 {
+        let p = &a.q[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
+        let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-14, "|p| = {norm}");
+    }
+    // 12 velocities − 3 (ball) − 5 (hinge) = 4 degrees of freedom
+    assert_eq!(a.v.len(), sys.nv());
+    assert_eq!((a.dof, a.redundant.len()), (4, 0));
+}
+
+#[test]
+fn integrate_position_is_the_retraction_and_normalises() {
+    let (sys, q, _) = system();
+    let n = sys.nv();
+    let delta: Vec<f64> = (0..n).map(|i| 0.1 * ((i as f64) * 0.7).sin()).collect();
+    let mut out = vec![0.0; sys.nq()];
+    sys.integrate_position(&q, &delta, &mut out);
+    let expected = plus(&q, &delta);
+    for (a, b) in out.iter().zip(&expected) {
+        assert!((a - b).abs() < 1e-15);
+    }
+    let mut scaled = q.clone();
+    scaled[3..7].iter_mut().for_each(|x| *x *= 1.01);
+    sys.integrate_position(&scaled, &vec![0.0; n], &mut out);
+    for (a, b) in out.iter().zip(&q) {
+        assert!((a - b).abs() < 1e-15, "δ = 0 projects onto |p| = 1");
+    }
+}
