@@ -205,3 +205,110 @@ fn tumbling_body_keeps_its_invariants_and_flips_with_the_elliptic_period() {
     assert!(worst_h < 1e-10, "angular momentum error {worst_h:e}");
     assert!(drift <= 1e-12, "quaternion norm drift {drift:e}");
 }
+
+/// The planar double pendulum and its spatial copy on spherical joints,
+/// both at dop853 rtol 1e-12 over the first second (chaotic later: the
+/// two runs' own errors grow apart).
+#[test]
+fn spatial_double_pendulum_started_in_a_plane_reproduces_the_planar_one() {
+    let tight = || Overrides {
+        method: Some("dop853".into()),
+        rtol: Some(1e-12),
+        atol: Some(1e-14),
+        t_end: Some(1.0),
+        ..Overrides::default()
+    };
+    let (sp, spatial) = run_example("examples/spatial_double_pendulum.toml", tight(), "sdp");
+    let (_, planar) = run_example("examples/double_pendulum.toml", tight(), "pdp");
+    assert_eq!(sp.status, "completed");
+    assert_eq!(sp.degrees_of_freedom, 6);
+    let (ts, tp) = (spatial.col("t"), planar.col("t"));
+    assert_eq!(ts.len(), tp.len());
+    let mut worst = 0.0f64;
+    let mut out_of_plane = 0.0f64;
+    for link in ["link1", "link2"] {
+        for c in ["x", "y"] {
+            let (a, b) = (
+                spatial.col(&format!("{link}.{c}")),
+                planar.col(&format!("{link}.{c}")),
+            );
+            for (x, y) in a.iter().zip(b) {
+                worst = worst.max((x - y).abs());
+            }
+        }
+        out_of_plane = spatial
+            .col(&format!("{link}.z"))
+            .iter()
+            .fold(out_of_plane, |m, z| m.max(z.abs()));
+    }
+    println!(
+        "spatial vs planar double pendulum to t = 1 s: max position difference {worst:.2e} m, \
+         max |z| {out_of_plane:.2e} m"
+    );
+    assert!(worst < 1e-10, "spatial and planar differ by {worst:e} m");
+    assert!(out_of_plane < 1e-12, "left the plane by {out_of_plane:e} m");
+    assert!(norm_drift(&spatial, "link1").max(norm_drift(&spatial, "link2")) <= 1e-12);
+}
+
+/// The same pendulum swinging in 3-D (an out-of-plane velocity of the
+/// lower link): energy and the angular momentum about the vertical
+/// (y, through the fixed pivot) are kept.
+#[test]
+fn spatial_double_pendulum_in_3d_keeps_energy_and_vertical_angular_momentum() {
+    let text = std::fs::read_to_string(support::repo("examples/spatial_double_pendulum.toml"))
+        .unwrap()
+        .replace(
+            "position = [1.5, 0.0, 0.0]",
+            "position = [1.5, 0.0, 0.0]\nvelocity = [0.0, 0.0, 1.0]\n\
+             angular_velocity = [0.0, -1.0, 0.0]",
+        )
+        .replace(
+            "position = [0.5, 0.0, 0.0]",
+            "position = [0.5, 0.0, 0.0]\nvelocity = [0.0, 0.0, 0.5]\n\
+             angular_velocity = [0.0, -1.0, 0.0]",
+        );
+    let model = jounce_model::from_str(&text, "spatial_double_pendulum_3d.toml").unwrap();
+    let out = support::scratch("sdp3d");
+    let s = jounce::run::run_model(&model, &out, None).unwrap();
+    let ts = Series::read(&out.join("timeseries.csv"));
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(s.status, "completed");
+    let inertia = [0.001, 1.0 / 12.0, 1.0 / 12.0];
+    let n = ts.col("t").len();
+    let h_y = |i: usize| -> f64 {
+        let mut h = 0.0;
+        for link in ["link1", "link2"] {
+            let r = ["x", "y", "z"].map(|c| ts.col(&format!("{link}.{c}"))[i]);
+            let v = ["vx", "vy", "vz"].map(|c| ts.col(&format!("{link}.{c}"))[i]);
+            let w = omega(&ts, link, i);
+            let spin = rotate(
+                quaternion(&ts, link, i),
+                std::array::from_fn(|k| inertia[k] * w[k]),
+            );
+            h += cross(r, v)[1] + spin[1];
+        }
+        h
+    };
+    let e = ts.col("total_energy");
+    let (h0, e0) = (h_y(0), e[0]);
+    let mut worst_h = 0.0f64;
+    let mut max_z = 0.0f64;
+    for i in 0..n {
+        worst_h = worst_h.max((h_y(i) - h0).abs() / h0.abs());
+        max_z = max_z.max(ts.col("link2.z")[i].abs());
+    }
+    let worst_e = e.iter().map(|x| ((x - e0) / e0).abs()).fold(0.0, f64::max);
+    println!(
+        "3-D double pendulum: H_y error {worst_h:.2e}, energy error {worst_e:.2e}, \
+         max |z| of link2 {max_z:.3} m, position violation {:.2e}",
+        s.accuracy.max_position_violation
+    );
+    assert!(max_z > 0.1, "the motion is out of the plane");
+    assert!(
+        worst_h < 1e-8,
+        "vertical angular momentum error {worst_h:e}"
+    );
+    assert!(worst_e < 1e-8, "energy error {worst_e:e}");
+    assert!(s.accuracy.max_position_violation < 1e-8);
+    assert!(norm_drift(&ts, "link1").max(norm_drift(&ts, "link2")) <= 1e-12);
+}
