@@ -103,6 +103,31 @@ pub enum SpatialJointKind {
         /// Unit axis in body b's frame.
         axis_b: [f64; 3],
     },
+    /// Body b slides along and turns about the axis of body a (4): the
+    /// axes parallel, (A_a f_a)·(A_b h_b) = (A_a g_a)·(A_b h_b) = 0, and
+    /// b's point on a's axis, (A_a f_a)·d = (A_a g_a)·d = 0.
+    Cylindrical {
+        /// Point on the axis, body a.
+        a: SpatialAttachment,
+        /// Point on the axis, body b.
+        b: SpatialAttachment,
+        /// Unit axis in body a's frame.
+        axis_a: [f64; 3],
+        /// Unit axis in body b's frame.
+        axis_b: [f64; 3],
+    },
+    /// Cylindrical with the turn about the axis locked at its initial
+    /// value (5): body b slides along the axis of body a.
+    Prismatic {
+        /// Point on the axis, body a.
+        a: SpatialAttachment,
+        /// Point on the axis, body b.
+        b: SpatialAttachment,
+        /// Unit axis in body a's frame.
+        axis_a: [f64; 3],
+        /// Unit axis in body b's frame.
+        axis_b: [f64; 3],
+    },
     /// Spherical plus two perpendicular axes, one on each body, kept
     /// perpendicular (4): (A_a h_a)·(A_b h_b) = 0.
     Universal {
@@ -146,7 +171,8 @@ impl SpatialJointKind {
         match self {
             Self::Spherical { .. } => 3,
             Self::Revolute { .. } => 5,
-            Self::Universal { .. } => 4,
+            Self::Universal { .. } | Self::Cylindrical { .. } => 4,
+            Self::Prismatic { .. } => 5,
             Self::Fixed { .. } => 6,
             Self::Distance { .. } => 1,
         }
@@ -159,6 +185,8 @@ impl SpatialJointKind {
             Self::Spherical { a, b }
             | Self::Revolute { a, b, .. }
             | Self::Universal { a, b, .. }
+            | Self::Cylindrical { a, b, .. }
+            | Self::Prismatic { a, b, .. }
             | Self::Fixed { a, b, .. }
             | Self::Distance { a, b, .. } => (*a, *b),
         }

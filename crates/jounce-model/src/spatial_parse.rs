@@ -23,7 +23,15 @@ use crate::types::BodyRef;
 pub(crate) const SPATIAL_TOP_KEYS: &[&str] =
     &["model", "ground", "bodies", "joints", "forces", "settings"];
 
-const JOINT_TYPES: &[&str] = &["spherical", "revolute", "universal", "fixed", "distance"];
+const JOINT_TYPES: &[&str] = &[
+    "spherical",
+    "revolute",
+    "universal",
+    "fixed",
+    "distance",
+    "cylindrical",
+    "prismatic",
+];
 const FORCE_TYPES: &[&str] = &["point_force", "torque", "spring_damper"];
 const FRAMES: &[&str] = &["world", "body"];
 
@@ -374,6 +382,32 @@ impl SpatialCtx {
                     b,
                     axis_a: mat_t_vec(&self.pose(a.body).1, h),
                     axis_b: mat_t_vec(&self.pose(b.body).1, h),
+                }
+            }
+            "cylindrical" | "prismatic" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h = self.axis(e, "axis")?;
+                let (axis_a, axis_b) = (
+                    mat_t_vec(&self.pose(a.body).1, h),
+                    mat_t_vec(&self.pose(b.body).1, h),
+                );
+                if JOINT_TYPES[t] == "cylindrical" {
+                    SpatialJointKind::Cylindrical {
+                        a,
+                        b,
+                        axis_a,
+                        axis_b,
+                    }
+                } else {
+                    SpatialJointKind::Prismatic {
+                        a,
+                        b,
+                        axis_a,
+                        axis_b,
+                    }
                 }
             }
             "universal" => {

@@ -5,14 +5,16 @@
 //!
 //! One concept per file: [`quaternion`] (Euler-parameter algebra and the
 //! exponential map), [`body`] (coordinates, pose, retraction), one file per
-//! joint ([`spherical`], [`revolute`], [`universal`], [`fixed`],
-//! [`distance`]), [`forces`] (weight, gyroscopic moment, loads,
+//! joint ([`spherical`], [`revolute`], [`universal`], [`cylindrical`],
+//! [`prismatic`], [`fixed`], [`distance`]), [`forces`] (weight, gyroscopic moment, loads,
 //! spring-dampers) and [`system`] (the contract and exact derivatives).
 
 pub mod body;
+pub mod cylindrical;
 pub mod distance;
 pub mod fixed;
 pub mod forces;
+pub mod prismatic;
 pub mod quaternion;
 pub mod revolute;
 pub mod spherical;

@@ -48,8 +48,12 @@ struct JointElement {
     kind: SpatialJointKind,
     /// Body indices of the two ends (`None`: ground).
     bodies: [Option<usize>; 2],
-    /// For a revolute joint: two body-a vectors ⊥ the axis.
+    /// For a revolute, cylindrical or prismatic joint: two body-a vectors
+    /// ⊥ the axis.
     perpendiculars: [[f64; 3]; 2],
+    /// For a prismatic joint: the second of them in body b's frame at the
+    /// start.
+    locked: [f64; 3],
     row: usize,
 }
 
@@ -81,6 +85,10 @@ fn row_names(kind: &SpatialJointKind) -> &'static [&'static str] {
         SpatialJointKind::Spherical { .. } => &["x", "y", "z"],
         SpatialJointKind::Revolute { .. } => &["x", "y", "z", "axis 1", "axis 2"],
         SpatialJointKind::Universal { .. } => &["x", "y", "z", "cross"],
+        SpatialJointKind::Cylindrical { .. } => &["axis 1", "axis 2", "offset 1", "offset 2"],
+        SpatialJointKind::Prismatic { .. } => {
+            &["axis 1", "axis 2", "offset 1", "offset 2", "rotation"]
+        }
         SpatialJointKind::Fixed { .. } => {
             &["x", "y", "z", "rotation 1", "rotation 2", "rotation 3"]
         }
@@ -169,17 +177,27 @@ impl SpatialSystem {
         for (e, SpatialJoint { name, kind }) in sm.joints.iter().enumerate() {
             let (a, b) = kind.attachments();
             let perpendiculars = match kind {
-                SpatialJointKind::Revolute { axis_a, .. } => {
+                SpatialJointKind::Revolute { axis_a, .. }
+                | SpatialJointKind::Cylindrical { axis_a, .. }
+                | SpatialJointKind::Prismatic { axis_a, .. } => {
                     let (f, g) = super::revolute::perpendiculars(axis_a);
                     [f, g]
                 }
                 _ => [[0.0; 3]; 2],
             };
+            // g_b = A_bᵀ A_a g_a at the start
+            let start = |b: BodyRef| match index(b) {
+                Some(i) => jounce_model::rotation_matrix(sm.bodies[i].orientation),
+                None => jounce_model::rotation_matrix([1.0, 0.0, 0.0, 0.0]),
+            };
+            let g_world = mat_vec(&start(a.body), &perpendiculars[1]);
+            let locked = super::quaternion::mat_t_vec(&start(b.body), &g_world);
             joints.push(JointElement {
                 name: name.clone(),
                 kind: kind.clone(),
                 bodies: [index(a.body), index(b.body)],
                 perpendiculars,
+                locked,
                 row: row_owner.len(),
             });
             row_owner.extend((0..kind.equations()).map(|r| (e, r)));
@@ -278,6 +296,27 @@ impl SpatialSystem {
                 axis_a,
                 axis_b,
             } => super::universal::residual(pa, pb, &a.point, &b.point, axis_a, axis_b, out),
+            SpatialJointKind::Cylindrical { a, b, axis_b, .. } => super::cylindrical::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                axis_b,
+                out,
+            ),
+            SpatialJointKind::Prismatic { a, b, axis_b, .. } => super::prismatic::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                axis_b,
+                &el.locked,
+                out,
+            ),
             SpatialJointKind::Fixed {
                 a,
                 b,

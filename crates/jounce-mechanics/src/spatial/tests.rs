@@ -91,6 +91,42 @@ body2 = "c"
 point2 = [0.1, 0.1, 0.1]
 length = 0.9
 
+[[bodies]]
+name = "d"
+mass = 0.4
+inertia = [0.02, 0.03, 0.04]
+position = [0.3, 0.6, -0.2]
+orientation = [0.7, -0.1, 0.1, 0.7]
+velocity = [0.2, 0.1, -0.3]
+angular_velocity = [0.4, -0.6, 0.8]
+
+[[bodies]]
+name = "e"
+mass = 0.5
+inertia = [0.03, 0.02, 0.05]
+position = [0.9, 0.1, 0.2]
+orientation = [0.6, 0.48, 0.0, 0.64]
+velocity = [-0.1, 0.3, 0.2]
+angular_velocity = [-0.5, 0.9, 0.3]
+
+[[joints]]
+name = "slider"
+type = "prismatic"
+body1 = "b"
+point1 = [0.0, 0.1, 0.0]
+body2 = "d"
+point2 = [0.1, 0.0, 0.0]
+axis = [0.48, 0.6, 0.64]
+
+[[joints]]
+name = "sleeve"
+type = "cylindrical"
+body1 = "d"
+point1 = [0.0, 0.0, 0.1]
+body2 = "e"
+point2 = [0.0, 0.1, 0.0]
+axis = [0.0, 0.6, -0.8]
+
 [[forces]]
 name = "spring"
 type = "spring_damper"
@@ -162,7 +198,7 @@ fn max_diff(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 fn constraint_jacobian_is_the_derivative_along_the_retraction() {
     let (sys, q, _) = system();
     let (m, n) = (sys.nc(), sys.nv());
-    assert_eq!((sys.nq(), n, m), (21, 18, 19));
+    assert_eq!((sys.nq(), n, m), (35, 30, 28));
     let mut jac = DMatrix::zeros(m, n);
     sys.constraint_jacobian(0.0, &q, &mut jac);
     let h = 1e-6;
@@ -400,7 +436,7 @@ fn position_derivative_keeps_the_quaternion_norm_to_first_order() {
     let (sys, q, v) = system();
     let mut qdot = vec![0.0; sys.nq()];
     sys.position_derivative(&q, &v, &mut qdot);
-    for b in 0..3 {
+    for b in 0..5 {
         let p = &q[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
         let pd = &qdot[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
         let d: f64 = p.iter().zip(pd).map(|(a, b)| a * b).sum();
@@ -496,5 +532,71 @@ fn integrate_position_is_the_retraction_and_normalises() {
     sys.integrate_position(&scaled, &vec![0.0; n], &mut out);
     for (a, b) in out.iter().zip(&q) {
         assert!((a - b).abs() < 1e-15, "δ = 0 projects onto |p| = 1");
+    }
+}
+
+/// [M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ] at the model's start.
+fn start_accelerations(text: &str) -> (SpatialSystem, Vec<f64>, usize) {
+    let model = jounce_model::from_str(text, "guide.toml").unwrap();
+    let sys = SpatialSystem::from_model(&model).unwrap();
+    let (q, v) = sys.initial_state();
+    let asm = crate::assemble(&sys, 0.0, &q, &v, 1e-12).unwrap();
+    let (n, m) = (sys.nv(), sys.nc());
+    let mut kkt = DMatrix::zeros(n + m, n + m);
+    let mut mass = DMatrix::zeros(n, n);
+    sys.mass_matrix(&asm.q, &mut mass);
+    let mut jac = DMatrix::zeros(m, n);
+    sys.constraint_jacobian(0.0, &asm.q, &mut jac);
+    kkt.view_mut((0, 0), (n, n)).copy_from(&mass);
+    kkt.view_mut((n, 0), (m, n)).copy_from(&jac);
+    kkt.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+    let mut rhs = nalgebra::DVector::zeros(n + m);
+    let mut f = vec![0.0; n];
+    sys.generalized_forces(0.0, &asm.q, &asm.v, &mut f);
+    let mut g = vec![0.0; m];
+    sys.gamma(0.0, &asm.q, &asm.v, &mut g);
+    rhs.rows_mut(0, n).copy_from_slice(&f);
+    rhs.rows_mut(n, m).copy_from_slice(&g);
+    let sol = kkt.lu().solve(&rhs).unwrap();
+    (sys, sol.as_slice()[..n].to_vec(), asm.dof)
+}
+
+#[test]
+fn a_block_on_a_prismatic_guide_slides_down_it_without_turning() {
+    // a turned block on a guide along h = (0.6, 0, -0.8): a = (g·h) h, ω̇ = 0
+    let guide = |kind: &str| {
+        format!(
+            r#"
+[model]
+space = "spatial"
+[[bodies]]
+name = "block"
+mass = 2.0
+inertia = [[0.3, 0.02, 0.0], [0.02, 0.2, 0.01], [0.0, 0.01, 0.25]]
+position = [0.6, 0.0, -0.8]
+orientation = [0.8, 0.36, 0.0, 0.48]
+[[joints]]
+name = "guide"
+type = "{kind}"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "block"
+point2 = [0.0, 0.0, 0.0]
+axis = [0.6, 0.0, -0.8]
+"#
+        )
+    };
+    let (_, a, dof) = start_accelerations(&guide("prismatic"));
+    assert_eq!(dof, 1);
+    let along = 9.81 * 0.8;
+    let expected = [0.6 * along, 0.0, -0.8 * along, 0.0, 0.0, 0.0];
+    for k in 0..6 {
+        assert!((a[k] - expected[k]).abs() < 1e-12, "a = {a:?}");
+    }
+    // cylindrical: the same slide, the turn about the guide free (2 DOF)
+    let (_, a, dof) = start_accelerations(&guide("cylindrical"));
+    assert_eq!(dof, 2);
+    for k in 0..3 {
+        assert!((a[k] - expected[k]).abs() < 1e-12, "a = {a:?}");
     }
 }
