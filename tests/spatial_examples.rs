@@ -312,3 +312,21 @@ fn spatial_double_pendulum_in_3d_keeps_energy_and_vertical_angular_momentum() {
     assert!(s.accuracy.max_position_violation < 1e-8);
     assert!(norm_drift(&ts, "link1").max(norm_drift(&ts, "link2")) <= 1e-12);
 }
+
+#[test]
+fn check_reports_the_spatial_examples_degrees_of_freedom() {
+    for (rel, dof, nq) in [
+        ("examples/heavy_top.toml", 3, 7),
+        ("examples/tumbling_body.toml", 6, 7),
+        ("examples/spatial_double_pendulum.toml", 6, 14),
+    ] {
+        let model = jounce_model::load_file(&support::repo(rel)).unwrap();
+        let r = jounce::check::check_report(&model).unwrap();
+        assert_eq!((r.degrees_of_freedom, r.coordinates), (dof, nq), "{rel}");
+        assert!(
+            r.text.contains("spatial") && r.redundant.is_empty(),
+            "{}",
+            r.text
+        );
+    }
+}

@@ -87,6 +87,7 @@ pub mod series;
 pub mod setup;
 pub mod simulation;
 pub mod sink;
+mod spatial_check;
 mod spatial_run;
 pub mod static_cmd;
 pub mod sweep;
