@@ -60,10 +60,10 @@ pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
     dacc: AccelerationJacobian,
     breakpoints: Vec<f64>,
     /// n_q (≥ n_v = `kkt.n`).
-    nq: usize,
-    /// Scratch for q ⊕ 0 (len n_q) and the zero increment (len n_v).
-    projected: Vec<f64>,
-    zero: Vec<f64>,
+    pub(crate) nq: usize,
+    /// Scratch for q ⊕ δ (len n_q) and the zero increment (len n_v).
+    pub(crate) projected: Vec<f64>,
+    pub(crate) zero: Vec<f64>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {

@@ -151,7 +151,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (every formulation but
-/// `augmented` integrates q' = v).
+/// `augmented` and `projection` integrates q' = v).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -159,10 +159,12 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
 ) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
     use FormulationKind as K;
     let s = settings;
-    // positions that are not velocities (unit quaternions): the augmented
-    // formulation integrates q' = T(q) v and keeps q on its manifold; the
+    // positions that are not velocities (unit quaternions): augmented and
+    // projection integrate q' = T(q) v and keep q on its manifold; the
     // others integrate q' = v
-    if sys.nq() != sys.nv() && !(kind == K::Augmented && sys.n_friction_rows() == 0) {
+    if sys.nq() != sys.nv()
+        && !(matches!(kind, K::Augmented | K::Projection) && sys.n_friction_rows() == 0)
+    {
         return Err(FormulationError::PositionsNotVelocities {
             formulation: kind.name().to_string(),
             nq: sys.nq(),
