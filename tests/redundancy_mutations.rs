@@ -52,7 +52,11 @@ fn examples() -> Vec<std::path::PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "toml") {
+            // spatial models: redundant rows are not analysed for them yet
+            // (issue 33), so their duplicated joints are not mutations here
+            let spatial =
+                std::fs::read_to_string(&p).is_ok_and(|t| t.contains("space = \"spatial\""));
+            if p.extension().is_some_and(|x| x == "toml") && !spatial {
                 files.push(p);
             }
         }

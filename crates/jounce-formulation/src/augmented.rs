@@ -1,6 +1,8 @@
 //! Index-1 augmented formulation with optional Baumgarte stabilisation.
 //!
-//! State y = [q; v] (2n). Right-hand side q' = v, v' = a with
+//! State y = [q; v] (n_q + n_v). Right-hand side q' = T(q) v
+//! ([`MechanicalSystem::position_derivative`]; q' = v in planar body
+//! coordinates), v' = a with
 //!
 //! ```text
 //! [ M    Φ_qᵀ ] [ a ]   [ Q(t, q, v)                          ]
@@ -26,8 +28,19 @@
 //! structural tangent of r = a_in − a(t, q, v) is K = −∂a/∂q, C = −∂a/∂v.
 //! Both are reported exact when the system's second derivatives are
 //! ([`SystemQueries::has_exact_second_derivatives`]).
+//!
+//! **Positions that are not velocities** (n_q > n_v: unit quaternions of
+//! spatial bodies). q' = T(q) v keeps |p| = 1 exactly, an integrator only
+//! to its error; after every accepted step q is projected back onto the
+//! manifold, q ← q ⊕ 0 ([`MechanicalSystem::integrate_position`], the
+//! quaternions normalised), reported as a correction
+//! ([`StepFix::Corrected`]) so methods keep their history. The Jacobian is
+//! then by differences (the exact one above is that of q' = v), the
+//! physical state reports q ⊕ 0 (so interpolated output rows are on the
+//! manifold too) and the
+//! second-order form (I q'' = a) is not offered, since q'' is not v'.
 
-use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
 use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use nalgebra::DMatrix;
 
@@ -46,6 +59,11 @@ pub struct Augmented<'a, S: MechanicalSystem + ?Sized> {
     pub(crate) kkt: Kkt,
     dacc: AccelerationJacobian,
     breakpoints: Vec<f64>,
+    /// n_q (≥ n_v = `kkt.n`).
+    pub(crate) nq: usize,
+    /// Scratch for q ⊕ δ (len n_q) and the zero increment (len n_v).
+    pub(crate) projected: Vec<f64>,
+    pub(crate) zero: Vec<f64>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
@@ -62,8 +80,11 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
             alpha: 0.0,
             beta: 0.0,
             kkt: Kkt::with_solver(sys, solver),
-            dacc: AccelerationJacobian::new(sys.nq(), sys.nc()),
+            dacc: AccelerationJacobian::new(sys.nv(), sys.nc()),
             breakpoints: sys.breakpoints(),
+            nq: sys.nq(),
+            projected: vec![0.0; sys.nq()],
+            zero: vec![0.0; sys.nv()],
         }
     }
 
@@ -130,21 +151,29 @@ impl<'a, S: MechanicalSystem + ?Sized> Augmented<'a, S> {
 
 impl<S: MechanicalSystem + ?Sized> OdeProblem for Augmented<'_, S> {
     fn dim(&self) -> usize {
-        2 * self.kkt.n
+        self.nq + self.kkt.n
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
         let n = self.kkt.n;
-        let (q, v) = y.split_at(n);
+        let (q, v) = y.split_at(self.nq);
         self.kkt
             .accelerations(self.sys, t, q, v, self.alpha, self.beta)?;
-        dy[..n].copy_from_slice(v);
-        dy[n..].copy_from_slice(&self.kkt.sol[..n]);
+        if self.nq == n {
+            dy[..n].copy_from_slice(v);
+        } else {
+            self.sys.position_derivative(q, v, &mut dy[..self.nq]);
+        }
+        dy[self.nq..].copy_from_slice(&self.kkt.sol[..n]);
         Ok(())
     }
 
-    /// J = [[0, I], [∂a/∂q, ∂a/∂v]] from the differentiated KKT system.
+    /// J = [[0, I], [∂a/∂q, ∂a/∂v]] from the differentiated KKT system
+    /// (differences of the right-hand side when n_q ≠ n_v).
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        if self.nq != self.kkt.n {
+            return jounce_integrate::jacobian::fd_jacobian(self, t, y, jac);
+        }
         let n = self.kkt.n;
         let (q, v) = y.split_at(n);
         self.dacc
@@ -154,15 +183,36 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Augmented<'_, S> {
     }
 
     fn has_exact_jacobian(&self) -> bool {
-        self.sys.has_exact_second_derivatives()
+        self.nq == self.kkt.n && self.sys.has_exact_second_derivatives()
     }
 
     fn breakpoints(&self) -> &[f64] {
         &self.breakpoints
     }
 
+    /// q ← q ⊕ 0 when positions are not velocities (unit quaternions
+    /// normalised); nothing otherwise.
+    fn after_step(&mut self, _t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
+        if self.nq == self.kkt.n {
+            return Ok(StepFix::Unchanged);
+        }
+        let q = &mut y[..self.nq];
+        self.sys
+            .integrate_position(q, &self.zero, &mut self.projected);
+        if self.projected[..] == q[..] {
+            return Ok(StepFix::Unchanged);
+        }
+        q.copy_from_slice(&self.projected);
+        Ok(StepFix::Corrected)
+    }
+
+    /// I q'' = a(t, q, v), only when q' = v (n_q = n_v).
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        Some(self)
+        if self.nq == self.kkt.n {
+            Some(self)
+        } else {
+            None
+        }
     }
 }
 
@@ -235,8 +285,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Augmented<'_, S> {
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         let n = self.kkt.n;
-        q.copy_from_slice(&y[..n]);
-        v.copy_from_slice(&y[n..]);
+        self.positions(y, q);
+        v.copy_from_slice(&y[self.nq..]);
         self.kkt
             .accelerations(self.sys, t, q, v, self.alpha, self.beta)?;
         lambda.copy_from_slice(&self.kkt.sol[n..]);
@@ -251,8 +301,22 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Augmented<'_, S> {
         v: &mut [f64],
         _lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        crate::formulation::split_motion(y, q, v);
+        self.positions(y, q);
+        v.copy_from_slice(&y[self.nq..]);
         Ok(())
+    }
+}
+
+impl<S: MechanicalSystem + ?Sized> Augmented<'_, S> {
+    /// q of the state y, on the manifold: q ⊕ 0 when positions are not
+    /// velocities (the interpolated output between steps is normalised
+    /// too), y's q otherwise.
+    fn positions(&self, y: &[f64], q: &mut [f64]) {
+        if self.nq == self.kkt.n {
+            q.copy_from_slice(&y[..self.nq]);
+        } else {
+            self.sys.integrate_position(&y[..self.nq], &self.zero, q);
+        }
     }
 }
 
@@ -267,7 +331,7 @@ pub(crate) fn check_kkt<S: MechanicalSystem + ?Sized>(
     name: &str,
 ) -> Result<(), FormulationError> {
     let n = kkt.n;
-    crate::formulation::check_dimensions(name, n, q0, v0)?;
+    crate::formulation::check_state_dimensions(name, sys.nq(), n, q0, v0)?;
     if let Some(i) = (0..n).find(|&i| !q0[i].is_finite() || !v0[i].is_finite()) {
         return Err(FormulationError::BadParameter {
             formulation: name.into(),

@@ -150,8 +150,8 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// # Errors
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
-/// positions and velocities differ in number (every formulation here
-/// integrates q' = v).
+/// positions and velocities differ in number (every formulation but
+/// `augmented` and `projection` integrates q' = v).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -159,7 +159,12 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
 ) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
     use FormulationKind as K;
     let s = settings;
-    if sys.nq() != sys.nv() {
+    // positions that are not velocities (unit quaternions): augmented and
+    // projection integrate q' = T(q) v and keep q on its manifold; the
+    // others integrate q' = v
+    if sys.nq() != sys.nv()
+        && !(matches!(kind, K::Augmented | K::Projection) && sys.n_friction_rows() == 0)
+    {
         return Err(FormulationError::PositionsNotVelocities {
             formulation: kind.name().to_string(),
             nq: sys.nq(),

@@ -133,6 +133,32 @@ pub(crate) fn check_dimensions(
     Ok(())
 }
 
+/// Refuse an initial state whose q0 is not of the system's n_q positions
+/// or v0 not of its n_v velocities, naming the formulation `name` (the
+/// formulations that accept n_q ≠ n_v).
+pub(crate) fn check_state_dimensions(
+    name: &str,
+    nq: usize,
+    nv: usize,
+    q0: &[f64],
+    v0: &[f64],
+) -> Result<(), FormulationError> {
+    if nq == nv {
+        return check_dimensions(name, nq, q0, v0);
+    }
+    if q0.len() != nq || v0.len() != nv {
+        return Err(FormulationError::BadParameter {
+            formulation: name.into(),
+            detail: format!(
+                "initial state has {} positions and {} velocities, the system {nq} and {nv}",
+                q0.len(),
+                v0.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// q and v from a state y = [q; v; …] (formulations that integrate the
 /// body coordinates themselves).
 pub(crate) fn split_motion(y: &[f64], q: &mut [f64], v: &mut [f64]) {

@@ -20,6 +20,12 @@
 //!
 //! The Jacobian of the right-hand side is that of [`crate::Augmented`]
 //! without Baumgarte terms, exact from the differentiated KKT system.
+//!
+//! Positions that are not velocities (n_q > n_v, unit quaternions): q is
+//! first put back on its manifold, q ← q ⊕ 0, and the Gauss–Newton step Δq
+//! (in velocity space, len n_v) is applied as q ← q ⊕ Δq
+//! ([`MechanicalSystem::integrate_position`], the exponential map of a
+//! rotation increment), as [`crate::Augmented`] does.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
 use jounce_mechanics::{MechanicalSystem, Quantities};
@@ -60,7 +66,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
         Ok(Self {
             aug: Augmented::new(sys),
             tol,
-            mv: vec![0.0; sys.nq()],
+            mv: vec![0.0; sys.nv()],
             n_projections: 0,
         })
     }
@@ -104,8 +110,14 @@ impl<'a, S: MechanicalSystem + ?Sized> Projection<'a, S> {
                     self.aug.kkt.sol[n + i] = -self.aug.kkt.data.constraints[i];
                 }
                 self.aug.kkt.solve();
-                for j in 0..n {
-                    q[j] += self.aug.kkt.sol[j];
+                if self.aug.nq == n {
+                    for j in 0..n {
+                        q[j] += self.aug.kkt.sol[j];
+                    }
+                } else {
+                    // q ← q ⊕ Δq on the manifold
+                    sys.integrate_position(q, &self.aug.kkt.sol[..n], &mut self.aug.projected);
+                    q.copy_from_slice(&self.aug.projected);
                 }
                 sys.constraints(t, q, &mut self.aug.kkt.data.constraints);
                 let new = inf_norm(&self.aug.kkt.data.constraints);
@@ -180,10 +192,21 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Projection<'_, S> {
     }
 
     fn after_step(&mut self, t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
-        let n = self.aug.kkt.n;
-        let (q, v) = y.split_at_mut(n);
+        let nq = self.aug.nq;
+        let (q, v) = y.split_at_mut(nq);
+        let mut normalised = false;
+        if nq != self.aug.kkt.n {
+            // back onto the manifold (unit quaternions) first
+            self.aug
+                .sys
+                .integrate_position(q, &self.aug.zero, &mut self.aug.projected);
+            normalised = self.aug.projected[..] != q[..];
+            q.copy_from_slice(&self.aug.projected);
+        }
         if self.project(t, q, v)? {
             self.n_projections += 1;
+            Ok(StepFix::Corrected)
+        } else if normalised {
             Ok(StepFix::Corrected)
         } else {
             Ok(StepFix::Unchanged)

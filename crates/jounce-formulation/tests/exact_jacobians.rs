@@ -462,7 +462,7 @@ impl MechanicalSystem for VariableMass {
         format!("q{i}")
     }
     jounce_mechanics::test_system_core! {
-        core: nv, position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+        core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure::GENERAL;
         absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }

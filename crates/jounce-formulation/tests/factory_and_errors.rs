@@ -244,8 +244,9 @@ fn wrong_initial_state_length_is_refused() {
 }
 
 /// A system whose positions outnumber its velocities (as unit quaternions
-/// will): every formulation integrates q' = v today, so the factory
-/// refuses it by name before anything is evaluated.
+/// do): every formulation but `augmented` and `projection` integrates
+/// q' = v, so the
+/// factory refuses it by name before anything is evaluated.
 #[test]
 fn positions_that_are_not_velocities_are_refused_by_name() {
     use jounce_mechanics::MechanicalSystem;
@@ -261,7 +262,7 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
             forward(0): nc, mass_matrix, generalized_forces, force_jacobians, constraints,
                 constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
                 kinetic_energy, potential_energy, constraint_label, coordinate_label;
-            core: position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+            core: position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
             structure: jounce_mechanics::Structure::GENERAL;
             absent: second_derivatives, sparsity, applied_loads, switching, friction,
                 joint_coordinates;
@@ -276,14 +277,22 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         "the workspace is sized by both"
     );
     assert_eq!(data.mass_matrix.shape(), (9, 9));
-    for name in NAMES {
+    // augmented and projection integrate q' = T(q) v; every other
+    // formulation refuses
+    for name in ["augmented", "projection"] {
+        assert!(build(name, &FormulationSettings::default(), &sys).is_ok());
+    }
+    for name in NAMES
+        .iter()
+        .filter(|n| !["augmented", "projection"].contains(*n))
+    {
         let e = build(name, &FormulationSettings::default(), &sys)
             .err()
             .unwrap_or_else(|| panic!("{name} accepted n_q ≠ n_v"));
         assert_eq!(
             e,
             FormulationError::PositionsNotVelocities {
-                formulation: name.into(),
+                formulation: (*name).into(),
                 nq: 10,
                 nv: 9
             }

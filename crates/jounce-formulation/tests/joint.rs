@@ -126,6 +126,7 @@ fn a_joint_without_inertia_is_refused_naming_it() {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     };
     let sys = PlanarSystem::from_model(&model).unwrap();
     let mut f = build("joint", &FormulationSettings::default(), &sys).unwrap();

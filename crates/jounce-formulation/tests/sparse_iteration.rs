@@ -72,6 +72,7 @@ fn parallelogram_chain(n: usize) -> PlanarSystem {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     };
     PlanarSystem::from_model(&model).expect("valid chain")
 }

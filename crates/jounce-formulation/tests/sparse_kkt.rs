@@ -64,6 +64,7 @@ fn chain(n: usize, extra: bool) -> PlanarSystem {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     };
     PlanarSystem::from_model(&model).expect("valid chain")
 }
@@ -148,6 +149,10 @@ fn sparse_and_dense_agree_on_the_shipped_examples() {
         files.sort();
         for path in files {
             let model = jounce_model::load_file(&path).unwrap();
+            if model.spatial.is_some() {
+                // spatial systems have no sparse path yet (issue 33)
+                continue;
+            }
             let sys = PlanarSystem::from_model(&model).unwrap();
             if agree(&sys, &path.display().to_string()) {
                 sparse_models += 1;

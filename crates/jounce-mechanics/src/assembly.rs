@@ -70,7 +70,7 @@ const GENERIC_SAMPLES: usize = 3;
 pub struct Assembly {
     /// Assembled configuration (len nq), max|Φ| ≤ tol.
     pub q: Vec<f64>,
-    /// Consistent velocities (len nq), Φ_q v + Φ_t = 0.
+    /// Consistent velocities (len nv), Φ_q v + Φ_t = 0.
     pub v: Vec<f64>,
     /// Degrees of freedom of the mechanism, n − generic rank.
     pub dof: usize,
@@ -271,11 +271,16 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
     q_guess: &[f64],
     tol: f64,
 ) -> Result<(Vec<f64>, usize), AssemblyError> {
-    let (n, m) = (sys.nq(), sys.nc());
+    // Φ_q and the Newton step are in velocity space (n_v); q moves by
+    // q ⊕ δ, starting from the guess projected onto the manifold (unit
+    // quaternions; q itself in planar body coordinates)
+    let (n, m) = (sys.nv(), sys.nc());
     let mut q = q_guess.to_vec();
+    sys.integrate_position(q_guess, &vec![0.0; n], &mut q);
     let mut phi = vec![0.0; m];
     let mut trial_phi = vec![0.0; m];
-    let mut trial = vec![0.0; n];
+    let mut trial = vec![0.0; sys.nq()];
+    let mut step = vec![0.0; n];
     let mut sparse = SparseNormal::for_system(sys);
     let mut jac = if sparse.is_some() {
         DMatrix::zeros(0, 0)
@@ -338,8 +343,9 @@ fn solve_positions<S: MechanicalSystem + ?Sized>(
         let mut accepted = false;
         while alpha > 1e-6 {
             for i in 0..n {
-                trial[i] = q[i] + alpha * dq[i];
+                step[i] = alpha * dq[i];
             }
+            sys.integrate_position(&q, &step, &mut trial);
             sys.constraints(t, &trial, &mut trial_phi);
             let f1 = norm2(&trial_phi);
             if f1.is_finite() && f1 <= (1.0 - 1e-4 * alpha) * f0 {
@@ -380,7 +386,7 @@ pub fn assemble<S: MechanicalSystem + ?Sized>(
     tol: f64,
 ) -> Result<Assembly, AssemblyError> {
     check_inputs(sys, q_guess, v_guess, tol)?;
-    let (n, m) = (sys.nq(), sys.nc());
+    let (n, m) = (sys.nv(), sys.nc());
 
     // positions
     let (q, iterations) = solve_positions(sys, t, q_guess, tol)?;
@@ -442,10 +448,10 @@ fn check_inputs<S: MechanicalSystem + ?Sized>(
             got: q_guess.len(),
         });
     }
-    if v_guess.len() != n {
+    if v_guess.len() != sys.nv() {
         return Err(AssemblyError::DimensionMismatch {
             what: "v_guess",
-            expected: n,
+            expected: sys.nv(),
             got: v_guess.len(),
         });
     }
@@ -474,7 +480,7 @@ fn sparse_velocities<S: MechanicalSystem + ?Sized>(
     phi_t: &[f64],
     v_guess: &[f64],
 ) -> Option<(Vec<f64>, Vec<f64>)> {
-    let (n, m) = (sys.nq(), sys.nc());
+    let (n, m) = (sys.nv(), sys.nc());
     let mut sp = SparseNormal::for_system(sys)?;
     if !sp.factor(sys, t, q, RANK_RTOL * RANK_RTOL) {
         return None;
@@ -566,7 +572,7 @@ fn generic_dependence<S: MechanicalSystem + ?Sized>(
     rank_here: usize,
     dep_here: Vec<usize>,
 ) -> (usize, Vec<usize>) {
-    let (n, m) = (sys.nq(), sys.nc());
+    let (n, m) = (sys.nv(), sys.nc());
     let model_order: Vec<usize> = (0..m).collect();
     let mut generic_dep = dep_here;
     let mut generic_rank = rank_here;
@@ -676,7 +682,7 @@ fn finish<S: MechanicalSystem + ?Sized>(
                 singular,
             },
     } = r;
-    let n = q.len();
+    let n = v.len();
     // finite inputs can overflow here (a velocity of 1e308 plus its
     // correction): name the coordinate rather than report |Φ_q v| = inf
     if let Some(i) = (0..n).find(|&i| !v[i].is_finite()) {

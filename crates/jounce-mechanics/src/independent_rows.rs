@@ -204,6 +204,10 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.position_derivative(q, v, qdot);
     }
 
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        self.inner.integrate_position(q, delta, out);
+    }
+
     /// The workspace of the kept rows, in their (renumbered) pattern.
     fn data(&self) -> SystemData {
         SystemData::for_system(self)

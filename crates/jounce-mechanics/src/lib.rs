@@ -2,8 +2,8 @@
 //!
 //! Builds a runtime system from a validated model and evaluates the mass
 //! matrix, generalized forces, constraints Φ, their Jacobian Φ_q, Φ_t and
-//! the acceleration right-hand side γ. Planar now, spatial later: the
-//! layers above see only [`MechanicalSystem`].
+//! the acceleration right-hand side γ, planar or spatial: the layers above
+//! see only [`MechanicalSystem`].
 //!
 //! Principal items:
 //! * [`MechanicalSystem`] — the interface formulations code against:
@@ -13,6 +13,12 @@
 //!   set of [`Quantities`] in one pass over the elements.
 //! * [`PlanarSystem`] — planar body coordinates (x, y, θ per body), built by
 //!   [`PlanarSystem::from_model`]; derivatives by automatic differentiation.
+//! * [`SpatialSystem`] — spatial bodies in reference-point coordinates
+//!   with Euler parameters (7 positions, 6 velocities per body, ω in the
+//!   body frame), built by [`SpatialSystem::from_model`] from a
+//!   `[model] space = "spatial"` model ([`spatial`]); Φ_q is the velocity
+//!   Jacobian (n_c × n_v) and q moves by
+//!   [`MechanicalSystem::integrate_position`] (the exponential map).
 //! * Optional capabilities ([`capabilities`]): exact second derivatives
 //!   ([`SecondDerivatives`]; nested dual numbers in [`PlanarSystem`],
 //!   central differences where absent), sparsity patterns ([`Sparsity`]),
@@ -75,6 +81,7 @@
 //!     name: "pendulum".into(), source: "<doc>".into(), gravity: [0.0, -9.81],
 //!     bodies: vec![bob], joints: vec![hinge], drivers: vec![], forces: vec![],
 //!     settings: Settings::default(),
+//!     spatial: None,
 //! };
 //! let sys = PlanarSystem::from_model(&model)?;
 //! let a = assemble(&sys, 0.0, &[1.1, 0.2, 0.1], &[0.0, 1.0, 0.0], 1e-12)?;
@@ -112,6 +119,7 @@ pub mod rigid;
 pub mod rotational_spring;
 pub mod sparse;
 pub mod sparse_ldlt;
+pub mod spatial;
 pub mod spring_damper;
 pub mod system;
 #[doc(hidden)]
@@ -136,4 +144,5 @@ pub use redundant_consistency::{
 };
 pub use sparse::SparseMatrix;
 pub use sparse_ldlt::SparseLdlt;
+pub use spatial::SpatialSystem;
 pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};

@@ -489,6 +489,13 @@ impl MechanicalSystem for PlanarSystem {
         qdot.copy_from_slice(v);
     }
 
+    /// Planar body coordinates: q ⊕ δ = q + δ.
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for ((o, a), b) in out.iter_mut().zip(q).zip(delta) {
+            *o = a + b;
+        }
+    }
+
     /// The default workspace, with [`SystemData::scratch`] holding
     /// (sin θ, cos θ) of every body for `evaluate`.
     fn data(&self) -> SystemData {
@@ -1233,6 +1240,7 @@ mod tests {
             ],
             forces: vec![],
             settings: Settings::default(),
+            spatial: None,
         }
     }
 

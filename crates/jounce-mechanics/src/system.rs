@@ -80,6 +80,15 @@ pub trait MechanicalSystem {
     /// rate of the positions (q' = v in planar body coordinates).
     fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]);
 
+    /// q ⊕ δ (len n_q): the positions moved by the velocity-space
+    /// increment δ (len n_v), on the configuration manifold — Pinocchio's
+    /// `integrate`. q + δ in planar body coordinates; for a unit
+    /// quaternion p ⊗ exp(δ_ω) normalised to |p| = 1, so that
+    /// `integrate_position(q, 0)` is the projection of q onto the manifold
+    /// (how formulations keep quaternions unit). Newton iterations on
+    /// positions (assembly, projections) update q through it.
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]);
+
     /// Workspace sized for this system, for [`MechanicalSystem::evaluate`],
     /// with Φ_q stored in its sparsity pattern if it has one
     /// ([`SystemData::for_system`] builds the plain one).

@@ -20,7 +20,7 @@ pub type Matrix = nalgebra::DMatrix<f64>;
 /// ```text
 /// jounce_mechanics::test_system_core! {
 ///     forward(0): nc, mass_matrix, kinetic_energy;
-///     core: nv, position_derivative, data, evaluate, constraint_row_meaning, breakpoints;
+///     core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
 ///     structure: jounce_mechanics::Structure::GENERAL;
 ///     absent: sparsity, applied_loads, switching, friction, joint_coordinates;
 /// }
@@ -35,7 +35,8 @@ pub type Matrix = nalgebra::DMatrix<f64>;
 ///   `coordinate_label`.
 /// * `core: name, …` writes each named method as a system that says
 ///   nothing more writes it: `nv` is `self.nq()` (no quaternions),
-///   `position_derivative` is q' = v, `data` is
+///   `position_derivative` is q' = v, `integrate_position` is q + δ,
+///   `data` is
 ///   [`SystemData::for_system`](crate::SystemData::for_system), `evaluate`
 ///   is [`evaluate_each`](crate::evaluate_each) (no one-pass evaluation),
 ///   `constraint_row_meaning` is empty, `breakpoints` is none.
@@ -136,6 +137,13 @@ macro_rules! test_system_core {
     (@core position_derivative) => {
         fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
             qdot.copy_from_slice(v);
+        }
+    };
+    (@core integrate_position) => {
+        fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+            for ((o, a), b) in out.iter_mut().zip(q).zip(delta) {
+                *o = a + b;
+            }
         }
     };
     (@core data) => {

@@ -47,6 +47,8 @@ mod functions;
 mod parse;
 mod reader;
 mod settings;
+pub mod spatial;
+mod spatial_parse;
 pub mod table;
 pub mod time_function;
 pub mod types;
@@ -56,6 +58,10 @@ pub use error::{did_you_mean, Location, ModelError};
 pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
 pub use settings::{atol_problem, rtol_problem, t_end_problem, T_END_MIN};
+pub use spatial::{
+    rotation_matrix, Space, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind,
+    SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
+};
 pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;
 pub use types::*;

@@ -12,6 +12,7 @@ use toml::de::{DeTable, DeValue};
 use crate::error::ModelError;
 use crate::functions::Functions;
 use crate::reader::{table_array, Elem, Src};
+use crate::spatial::Space;
 use crate::types::{Attachment, Body, BodyRef, Model};
 
 /// Reserved name of the fixed frame.
@@ -134,17 +135,29 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         table: root,
         prefix: String::new(),
     };
-    top.check_keys(TOP_KEYS)?;
-
     // [model]
     let default_name = Path::new(origin)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "model".into());
-    let (name, gravity) = match root.get("model") {
-        Some(v) => {
-            let e = Elem::new(src, "[model]", v, "model")?;
-            e.check_keys(&["name", "gravity"])?;
+    let model_elem = root
+        .get("model")
+        .map(|v| Elem::new(src, "[model]", v, "model"))
+        .transpose()?;
+    let space = match &model_elem {
+        Some(e) => match e.choice("space", "space", &["planar", "spatial"])? {
+            Some(1) => Space::Spatial,
+            _ => Space::Planar,
+        },
+        None => Space::Planar,
+    };
+    if space == Space::Spatial {
+        return spatial_model(src, root, &top, model_elem.as_ref(), default_name);
+    }
+    top.check_keys(TOP_KEYS)?;
+    let (name, gravity) = match model_elem {
+        Some(e) => {
+            e.check_keys(&["name", "gravity", "space"])?;
             (
                 e.opt_str("name")?
                     .map(str::to_string)
@@ -197,6 +210,57 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         drivers,
         forces,
         settings,
+        spatial: None,
+    })
+}
+
+/// A spatial model (`[model] space = "spatial"`): the planar lists stay
+/// empty, [`Model::spatial`] holds the bodies, joints and forces. Gravity
+/// defaults to 9.81 m/s² along −z.
+fn spatial_model(
+    src: Src<'_>,
+    root: &DeTable<'_>,
+    top: &Elem<'_, '_>,
+    model_elem: Option<&Elem<'_, '_>>,
+    default_name: String,
+) -> Result<Model, ModelError> {
+    for key in ["functions", "contacts", "drivers"] {
+        if let Some(v) = root.get(key) {
+            return Err(ModelError::Invalid {
+                at: src.loc(&v.span(), &format!("[[{key}]]")),
+                message: format!("`{key}` are not supported in spatial models yet (issue 33)"),
+            });
+        }
+    }
+    top.check_keys(crate::spatial_parse::SPATIAL_TOP_KEYS)?;
+    let (name, gravity) = match model_elem {
+        Some(e) => {
+            e.check_keys(&["name", "gravity", "space"])?;
+            let gravity = match e.get("gravity") {
+                Some(v) => e.vecn("gravity", v, "[gx, gy, gz]")?,
+                None => [0.0, 0.0, -9.81],
+            };
+            (
+                e.opt_str("name")?
+                    .map(str::to_string)
+                    .unwrap_or(default_name),
+                gravity,
+            )
+        }
+        None => (default_name, [0.0, 0.0, -9.81]),
+    };
+    let spatial = crate::spatial_parse::parse(src, root, gravity)?;
+    let settings = crate::settings::parse(src, root.get("settings"))?;
+    Ok(Model {
+        name,
+        source: src.origin.to_string(),
+        gravity: [0.0, 0.0],
+        bodies: Vec::new(),
+        joints: Vec::new(),
+        drivers: Vec::new(),
+        forces: Vec::new(),
+        settings,
+        spatial: Some(spatial),
     })
 }
 

@@ -354,6 +354,33 @@ impl<'a, 'i> Elem<'a, 'i> {
         }
     }
 
+    /// An N-vector of finite numbers, `shape` naming it in the type error
+    /// (e.g. "[x, y, z]").
+    pub fn vecn<const N: usize>(
+        &self,
+        key: &str,
+        v: &'a Val<'i>,
+        shape: &str,
+    ) -> Result<[f64; N], ModelError> {
+        let items = match v.get_ref() {
+            DeValue::Array(a) if a.len() == N => a,
+            _ => return Err(self.wrong_type(key, v, &format!("an array of {N} numbers {shape}"))),
+        };
+        let mut out = [0.0; N];
+        for (i, x) in items.iter().enumerate() {
+            out[i] = self.num(&format!("{key}[{i}]"), x)?;
+        }
+        Ok(out)
+    }
+
+    /// Optional 3-vector [x, y, z] with default.
+    pub fn vec3_or(&self, key: &str, default: [f64; 3]) -> Result<[f64; 3], ModelError> {
+        match self.get(key) {
+            Some(v) => self.vecn(key, v, "[x, y, z]"),
+            None => Ok(default),
+        }
+    }
+
     /// An enumerated string: returns the index into `valid`.
     pub fn choice(
         &self,

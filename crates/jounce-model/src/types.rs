@@ -702,7 +702,8 @@ impl Default for Settings {
     }
 }
 
-/// A validated planar model.
+/// A validated model: planar (the lists of bodies, joints, drivers and
+/// forces) or spatial ([`Model::spatial`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     /// Model name.
@@ -721,4 +722,21 @@ pub struct Model {
     pub forces: Vec<Force>,
     /// Run settings.
     pub settings: Settings,
+    /// The spatial bodies, joints and forces of a model declared
+    /// `[model] space = "spatial"`; `None` for a planar model, whose
+    /// elements are the lists above (which a spatial model leaves empty).
+    pub spatial: Option<crate::spatial::SpatialModel>,
+}
+
+impl Model {
+    /// The space the model lives in: [`crate::Space::Spatial`] exactly when
+    /// [`Model::spatial`] is set (one field, so the two cannot disagree).
+    #[must_use]
+    pub fn space(&self) -> crate::spatial::Space {
+        if self.spatial.is_some() {
+            crate::spatial::Space::Spatial
+        } else {
+            crate::spatial::Space::Planar
+        }
+    }
 }

@@ -88,6 +88,9 @@ pub fn check_model(model: &Model) -> Result<String, RunError> {
 /// [`RunError`] naming the file and element at fault;
 /// [`RunError::Check`] with the report so far when the run would fail.
 pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
+    if let Some(sm) = &model.spatial {
+        return crate::spatial_check::spatial_check_report(model, sm);
+    }
     // the run settings as `jounce run` would refuse them
     let (entry, opts, _) = validate_run_settings(model)?;
     let sys = build_system(model)?;

@@ -87,6 +87,8 @@ pub mod series;
 pub mod setup;
 pub mod simulation;
 pub mod sink;
+mod spatial_check;
+mod spatial_run;
 pub mod static_cmd;
 pub mod sweep;
 pub mod trust;

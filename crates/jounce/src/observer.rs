@@ -13,15 +13,27 @@ use jounce_mechanics::{MechanicalSystem, SystemQueries};
 use crate::sink::{Progress, RowSink};
 
 /// Column names of `timeseries.csv` for a system.
+/// (Velocities named after the coordinates: `x` → `vx`, `theta` →
+/// `omega`.)
 pub fn timeseries_header(sys: &dyn MechanicalSystem) -> Vec<String> {
-    let n = sys.nq();
+    let velocities: Vec<String> = (0..sys.nv())
+        .map(|i| velocity_label(&sys.coordinate_label(i)))
+        .collect();
+    timeseries_header_with_velocities(sys, &velocities)
+}
+
+/// Column names of `timeseries.csv` with the velocities named by
+/// `velocities` (len n_v): for systems whose velocities are not the rates
+/// of their positions (spatial bodies: ω for a quaternion).
+pub fn timeseries_header_with_velocities(
+    sys: &dyn MechanicalSystem,
+    velocities: &[String],
+) -> Vec<String> {
     let mut h = vec!["t".to_string()];
-    for i in 0..n {
+    for i in 0..sys.nq() {
         h.push(sys.coordinate_label(i));
     }
-    for i in 0..n {
-        h.push(velocity_label(&sys.coordinate_label(i)));
-    }
+    h.extend(velocities.iter().cloned());
     for s in [
         "kinetic_energy",
         "potential_energy",
@@ -249,11 +261,12 @@ impl<'a> RunObserver<'a> {
             energy: EnergyBalance::new(sys),
             energy_per_step: false,
             q: vec![0.0; n],
-            v: vec![0.0; n],
+            v: vec![0.0; sys.nv()],
             lambda: vec![0.0; m],
             friction: vec![0.0; sys.n_friction_rows() + n],
             row: Vec::with_capacity(
-                1 + 2 * n
+                1 + n
+                    + sys.nv()
                     + 5
                     + m
                     + 2 * sys.n_switching_functions()

@@ -404,6 +404,9 @@ pub(crate) fn integrate_model(
     output: Output<'_>,
     wall: Instant,
 ) -> Result<RunSummary, RunError> {
+    if model.spatial.is_some() {
+        return crate::spatial_run::integrate_spatial_model(model, output, wall);
+    }
     // the integrator first: a bad name or setting fails before any work
     let (entry, opts, mut stepper) = crate::validate::validate_run_settings(model)?;
 
@@ -592,16 +595,16 @@ fn run_observer<'a>(
 
 /// What a failed run says: the error as the summary gives it, what the
 /// mechanism did (a singular configuration) and what to do.
-struct Explained {
-    error: Option<String>,
-    cause: Option<String>,
-    advice: Option<String>,
+pub(crate) struct Explained {
+    pub(crate) error: Option<String>,
+    pub(crate) cause: Option<String>,
+    pub(crate) advice: Option<String>,
 }
 
 /// The advice for a failed integration: why the step budget ran out, a
 /// blow-up, a breakpoint stepped across; and the cause at a singular
 /// configuration. Nothing for a run that completed.
-fn explain_failure(
+pub(crate) fn explain_failure(
     model: &Model,
     entry: &jounce_integrate::method::MethodEntry,
     opts: &SolverOptions,
@@ -683,7 +686,7 @@ fn explain_failure(
 /// The diagnostics a run adds after integrating: singular configurations,
 /// branch switches, the cost asked for, breakpoints crossed, the checks
 /// on the solution, beams beyond small strain, stiffness.
-fn run_diagnostics(
+pub(crate) fn run_diagnostics(
     entry: &jounce_integrate::method::MethodEntry,
     stats: &jounce_integrate::Stats,
     obs: &RunObserver<'_>,
@@ -723,7 +726,7 @@ fn run_diagnostics(
 /// heuristic of the accumulated local error. Then energy drift of a
 /// conservative model (an accuracy warning only when no estimate says the
 /// run is within 10 times the tolerance).
-fn accuracy_diagnostics(
+pub(crate) fn accuracy_diagnostics(
     model: &Model,
     opts: &SolverOptions,
     stats: &jounce_integrate::Stats,
@@ -818,7 +821,7 @@ fn index3_tolerance_floor_warning(
 }
 
 /// The parts of a run's summary known from the model alone.
-fn completed_summary_base(model: &Model) -> RunSummary {
+pub(crate) fn completed_summary_base(model: &Model) -> RunSummary {
     RunSummary {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         model: model.name.clone(),
@@ -830,7 +833,7 @@ fn completed_summary_base(model: &Model) -> RunSummary {
 }
 
 /// The integrator's counters and the run's wall time.
-fn work_summary(stats: &jounce_integrate::Stats, wall: Instant) -> WorkSummary {
+pub(crate) fn work_summary(stats: &jounce_integrate::Stats, wall: Instant) -> WorkSummary {
     WorkSummary {
         steps_accepted: stats.n_accept,
         steps_rejected: stats.n_reject,
@@ -849,7 +852,7 @@ fn work_summary(stats: &jounce_integrate::Stats, wall: Instant) -> WorkSummary {
 
 /// Energy and constraint drift as the observer saw them, and the energy
 /// account at the end.
-fn accuracy_summary(model: &Model, obs: &RunObserver<'_>) -> AccuracySummary {
+pub(crate) fn accuracy_summary(model: &Model, obs: &RunObserver<'_>) -> AccuracySummary {
     let ex = obs.extremes;
     let account = obs.energy.account();
     AccuracySummary {
@@ -870,7 +873,7 @@ fn accuracy_summary(model: &Model, obs: &RunObserver<'_>) -> AccuracySummary {
 }
 
 /// The formulation's name and the parameters that apply to it.
-fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
+pub(crate) fn formulation_summary(model: &Model, name: &str) -> FormulationSummary {
     let f = &model.settings.formulation;
     let params: Vec<(&str, f64)> = match f.kind {
         FormulationKind::Augmented | FormulationKind::Projection | FormulationKind::Joint => vec![

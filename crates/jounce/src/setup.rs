@@ -96,6 +96,13 @@ pub fn check_pairing(model: &Model) -> Result<(), RunError> {
 /// # Errors
 /// [`RunError::Setup`] naming the model file and the element.
 pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
+    if model.spatial.is_some() {
+        return Err(RunError::Setup(format!(
+            "{}: the model is spatial ([model] space = \"spatial\"); only `jounce run` runs \
+             spatial models so far (issue 33)",
+            model.source
+        )));
+    }
     PlanarSystem::from_model(model).map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
 }
 
@@ -174,6 +181,15 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
 /// Whether total energy is an invariant of the model: no dampers, drivers,
 /// actuators, applied forces, torques or friction.
 pub fn is_conservative(model: &Model) -> bool {
+    if let Some(sm) = &model.spatial {
+        // gravity and undamped springs are; loads and dampers are not
+        return sm.forces.iter().all(|f| {
+            matches!(
+                f.kind,
+                jounce_model::SpatialForceKind::SpringDamper { damping, .. } if damping == 0.0
+            )
+        });
+    }
     model.drivers.is_empty()
         && model
             .joints

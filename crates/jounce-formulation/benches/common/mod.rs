@@ -51,6 +51,7 @@ pub fn chain(n: usize) -> PlanarSystem {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     };
     PlanarSystem::from_model(&model).expect("the chain is a valid model")
 }

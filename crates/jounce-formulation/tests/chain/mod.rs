@@ -48,6 +48,7 @@ pub fn chain_model(n: usize) -> Model {
         drivers: vec![],
         forces: vec![],
         settings: Settings::default(),
+        spatial: None,
     }
 }
 

@@ -515,6 +515,13 @@ impl PlanarSystem {
     /// (mass, inertia, axis, stiffness, …) is invalid;
     /// [`MechanicsError::NoBodies`] for a model without bodies.
     pub fn from_model(model: &Model) -> Result<PlanarSystem, MechanicsError> {
+        if model.spatial.is_some() {
+            return Err(MechanicsError::InvalidParameter {
+                element: "[model] space".into(),
+                problem: "the model is spatial; build a SpatialSystem from it, not a planar one"
+                    .into(),
+            });
+        }
         let b = Builder::new(model)?;
         let mut constraints = Vec::new();
         let mut frictions = Vec::new();

@@ -91,6 +91,7 @@ pub fn model(
         drivers,
         forces,
         settings: Settings::default(),
+        spatial: None,
     }
 }
 

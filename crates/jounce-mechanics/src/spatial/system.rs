@@ -1,0 +1,846 @@
+//! [`SpatialSystem`]: rigid bodies in 3-D in reference-point coordinates
+//! with Euler parameters, as a [`MechanicalSystem`].
+//!
+//! q = (r_1, p_1, r_2, p_2, …) (7 per body), v = (ṙ_1, ω'_1, …) (6 per
+//! body, ω' in the body frame; see [`super::body`]). The equations
+//!
+//! ```text
+//! M v̇ = Q(t, q, v) − Φ_qᵀ λ,   q̇ = T(q) v,   Φ(q) = 0
+//! M = diag(m_i I₃, J'_i),   ṗ_i = ½ p_i ⊗ (0, ω'_i)
+//! ```
+//!
+//! (Haug 1989, *Computer-Aided Kinematics and Dynamics of Mechanical
+//! Systems*, eqs. 11.1.27 and 11.2.1, with ω' as velocity coordinates;
+//! Nikravesh 1988, ch. 6–7).
+//!
+//! **The constraint Jacobian is the velocity Jacobian** Φ_q = ∂Φ/∂q · T
+//! (n_c × n_v), so that the velocity constraint is Φ_q v + Φ_t = 0 and the
+//! acceleration constraint Φ_q v̇ = γ — what every formulation uses. It is
+//! computed exactly as the derivative of Φ along the retraction,
+//! (Φ_q)_{·j} = d/dε Φ(q ⊕ ε e_j) at ε = 0, with dual numbers; γ is
+//! −d²/dε² Φ(q ⊕ ε v) (along q ⊕ ε v the velocity v is constant, so this
+//! is −Φ̇_q v), with second-order duals. All derivatives "with respect to
+//! q" of this system (∂Q/∂q, ∂γ/∂q, ∂(Φ_q a)/∂q, ∂(Φ_qᵀλ)/∂q) are likewise
+//! along q ⊕ δ, δ in velocity space, and so have n_v columns.
+//!
+//! Owns: the assembly of bodies, joints and forces into the contract and
+//! the exact derivatives. Must not: know formulations.
+
+use jounce_model::{
+    BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel,
+};
+use nalgebra::DMatrix;
+use num_dual::{Dual, Dual2, Dual2_64, Dual64};
+
+use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
+use super::forces::{self, End};
+use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
+use crate::capabilities::{AppliedLoads, SecondDerivatives};
+use crate::data::{Quantities, SystemData};
+use crate::error::MechanicsError;
+use crate::kinematics::Scalar;
+use crate::system::{MechanicalSystem, Structure};
+
+/// A joint with its body indices and first constraint row.
+#[derive(Clone, Debug)]
+struct JointElement {
+    name: String,
+    kind: SpatialJointKind,
+    /// Body indices of the two ends (`None`: ground).
+    bodies: [Option<usize>; 2],
+    /// For a revolute, cylindrical or prismatic joint: two body-a vectors
+    /// ⊥ the axis.
+    perpendiculars: [[f64; 3]; 2],
+    /// For a prismatic joint: the second of them in body b's frame at the
+    /// start.
+    locked: [f64; 3],
+    row: usize,
+}
+
+/// A spatial multibody system built from a spatial [`Model`].
+#[derive(Clone, Debug)]
+pub struct SpatialSystem {
+    names: Vec<String>,
+    mass: Vec<f64>,
+    inertia: Vec<[[f64; 3]; 3]>,
+    gravity: [f64; 3],
+    joints: Vec<JointElement>,
+    forces: Vec<jounce_model::SpatialForce>,
+    /// (joint, row within it) of every constraint row.
+    row_owner: Vec<(usize, usize)>,
+    q0: Vec<f64>,
+    v0: Vec<f64>,
+}
+
+fn index(b: BodyRef) -> Option<usize> {
+    match b {
+        BodyRef::Ground => None,
+        BodyRef::Body(i) => Some(i),
+    }
+}
+
+/// Row names of each joint kind.
+fn row_names(kind: &SpatialJointKind) -> &'static [&'static str] {
+    match kind {
+        SpatialJointKind::Spherical { .. } => &["x", "y", "z"],
+        SpatialJointKind::Revolute { .. } => &["x", "y", "z", "axis 1", "axis 2"],
+        SpatialJointKind::Universal { .. } => &["x", "y", "z", "cross"],
+        SpatialJointKind::Cylindrical { .. } => &["axis 1", "axis 2", "offset 1", "offset 2"],
+        SpatialJointKind::Prismatic { .. } => {
+            &["axis 1", "axis 2", "offset 1", "offset 2", "rotation"]
+        }
+        SpatialJointKind::Fixed { .. } => {
+            &["x", "y", "z", "rotation 1", "rotation 2", "rotation 3"]
+        }
+        SpatialJointKind::Distance { .. } => &["length"],
+    }
+}
+
+/// The pose of body `b` at (q ⊕ inner) ⊕ outer (ground: the world frame).
+fn pose<D: Scalar>(
+    q: &[f64],
+    b: Option<usize>,
+    inner: &[D; NV_BODY],
+    outer: &[D; NV_BODY],
+) -> Pose<D> {
+    match b {
+        None => Pose::ground(),
+        Some(b) => {
+            let (r, p) = coordinates::<D>(q, b);
+            let (r, p) = retract(&r, &p, inner);
+            let (r, p) = retract(&r, &p, outer);
+            Pose::new(r, &p)
+        }
+    }
+}
+
+/// The pose of body `b` at q.
+fn pose_at(q: &[f64], b: Option<usize>) -> Pose<f64> {
+    match b {
+        None => Pose::ground(),
+        Some(b) => {
+            let (r, p) = coordinates::<f64>(q, b);
+            Pose::new(r, &p)
+        }
+    }
+}
+
+/// e_k ε in the scalar type whose unit derivative part is `unit`.
+fn direction<D: Scalar>(k: usize, unit: D) -> [D; NV_BODY] {
+    std::array::from_fn(|i| if i == k { unit } else { D::zero() })
+}
+
+impl SpatialSystem {
+    /// Builds the runtime system of a spatial model.
+    ///
+    /// # Errors
+    /// [`MechanicsError`] naming the element: a planar model, no bodies, a
+    /// non-finite initial state.
+    pub fn from_model(model: &Model) -> Result<SpatialSystem, MechanicsError> {
+        let Some(sm) = model.spatial.as_ref() else {
+            return Err(MechanicsError::InvalidParameter {
+                element: "[model] space".into(),
+                problem: "the model is planar; a spatial system needs `space = \"spatial\"`".into(),
+            });
+        };
+        Self::from_spatial(sm)
+    }
+
+    /// Builds the runtime system of the spatial part of a model.
+    ///
+    /// # Errors
+    /// As [`SpatialSystem::from_model`].
+    pub fn from_spatial(sm: &SpatialModel) -> Result<SpatialSystem, MechanicsError> {
+        if sm.bodies.is_empty() {
+            return Err(MechanicsError::NoBodies);
+        }
+        let mut q0 = Vec::with_capacity(NQ_BODY * sm.bodies.len());
+        let mut v0 = Vec::with_capacity(NV_BODY * sm.bodies.len());
+        for b in &sm.bodies {
+            let state = b
+                .position
+                .iter()
+                .chain(&b.orientation)
+                .chain(&b.velocity)
+                .chain(&b.angular_velocity);
+            if state.clone().any(|x| !x.is_finite()) {
+                return Err(MechanicsError::InvalidBody {
+                    body: b.name.clone(),
+                    problem: "the initial state is not finite".into(),
+                });
+            }
+            q0.extend(b.position.iter().chain(&b.orientation));
+            v0.extend(b.velocity.iter().chain(&b.angular_velocity));
+        }
+        let mut joints = Vec::with_capacity(sm.joints.len());
+        let mut row_owner = Vec::new();
+        for (e, SpatialJoint { name, kind }) in sm.joints.iter().enumerate() {
+            let (a, b) = kind.attachments();
+            let perpendiculars = match kind {
+                SpatialJointKind::Revolute { axis_a, .. }
+                | SpatialJointKind::Cylindrical { axis_a, .. }
+                | SpatialJointKind::Prismatic { axis_a, .. } => {
+                    let (f, g) = super::revolute::perpendiculars(axis_a);
+                    [f, g]
+                }
+                _ => [[0.0; 3]; 2],
+            };
+            // g_b = A_bᵀ A_a g_a at the start
+            let start = |b: BodyRef| match index(b) {
+                Some(i) => jounce_model::rotation_matrix(sm.bodies[i].orientation),
+                None => jounce_model::rotation_matrix([1.0, 0.0, 0.0, 0.0]),
+            };
+            let g_world = mat_vec(&start(a.body), &perpendiculars[1]);
+            let locked = super::quaternion::mat_t_vec(&start(b.body), &g_world);
+            joints.push(JointElement {
+                name: name.clone(),
+                kind: kind.clone(),
+                bodies: [index(a.body), index(b.body)],
+                perpendiculars,
+                locked,
+                row: row_owner.len(),
+            });
+            row_owner.extend((0..kind.equations()).map(|r| (e, r)));
+        }
+        Ok(SpatialSystem {
+            names: sm.bodies.iter().map(|b| b.name.clone()).collect(),
+            mass: sm.bodies.iter().map(|b| b.mass).collect(),
+            inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
+            gravity: sm.gravity,
+            joints,
+            forces: sm.forces.clone(),
+            row_owner,
+            q0,
+            v0,
+        })
+    }
+
+    /// The model's initial positions q0 (len n_q) and velocities v0
+    /// (len n_v).
+    #[must_use]
+    pub fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
+        (self.q0.clone(), self.v0.clone())
+    }
+
+    /// Number of bodies.
+    #[must_use]
+    pub fn body_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Name of body `b`.
+    #[must_use]
+    pub fn body_name(&self, b: usize) -> &str {
+        &self.names[b]
+    }
+
+    /// Name of velocity `i`, e.g. `top.wz` (ω' in the body frame).
+    #[must_use]
+    pub fn velocity_label(&self, i: usize) -> String {
+        format!(
+            "{}.{}",
+            self.names[i / NV_BODY],
+            VELOCITY_LABELS[i % NV_BODY]
+        )
+    }
+
+    /// World angular momentum about the origin, H = Σ (r × m ṙ + A J' ω').
+    #[must_use]
+    pub fn angular_momentum(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let mut h = [0.0; 3];
+        for b in 0..self.names.len() {
+            let p = pose_at(q, Some(b));
+            let vb = &v[NV_BODY * b..NV_BODY * (b + 1)];
+            let rdot = [vb[0], vb[1], vb[2]];
+            let jw = mat_vec(&self.inertia[b], &[vb[3], vb[4], vb[5]]);
+            let spin = mat_vec(&p.a, &jw);
+            let orbit = super::quaternion::cross(&p.r, &rdot);
+            for k in 0..3 {
+                h[k] += self.mass[b] * orbit[k] + spin[k];
+            }
+        }
+        h
+    }
+
+    /// Normalise every body's quaternion in q to unit length (the
+    /// projection onto the configuration manifold |p| = 1).
+    pub fn normalize(&self, q: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let p = &mut q[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
+            let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n > 0.0 {
+                p.iter_mut().for_each(|x| *x /= n);
+            }
+        }
+    }
+
+    /// Φ of joint `el` at the given poses into `out` (its rows).
+    fn joint_residual<D: Scalar>(el: &JointElement, pa: &Pose<D>, pb: &Pose<D>, out: &mut [D]) {
+        match &el.kind {
+            SpatialJointKind::Spherical { a, b } => {
+                super::spherical::residual(pa, pb, &a.point, &b.point, out);
+            }
+            SpatialJointKind::Revolute { a, b, axis_b, .. } => super::revolute::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                axis_b,
+                out,
+            ),
+            SpatialJointKind::Universal {
+                a,
+                b,
+                axis_a,
+                axis_b,
+            } => super::universal::residual(pa, pb, &a.point, &b.point, axis_a, axis_b, out),
+            SpatialJointKind::Cylindrical { a, b, axis_b, .. } => super::cylindrical::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                axis_b,
+                out,
+            ),
+            SpatialJointKind::Prismatic { a, b, axis_b, .. } => super::prismatic::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                axis_b,
+                &el.locked,
+                out,
+            ),
+            SpatialJointKind::Fixed {
+                a,
+                b,
+                frame_a,
+                frame_b,
+            } => super::fixed::residual(pa, pb, &a.point, &b.point, frame_a, frame_b, out),
+            SpatialJointKind::Distance { a, b, length } => {
+                super::distance::residual(pa, pb, &a.point, &b.point, *length, out);
+            }
+        }
+    }
+
+    /// Φ of joint `el` at (q ⊕ inner) ⊕ outer, the increments per end.
+    fn joint_at<D: Scalar>(
+        el: &JointElement,
+        q: &[f64],
+        inner: [[D; NV_BODY]; 2],
+        outer: [[D; NV_BODY]; 2],
+        out: &mut [D],
+    ) {
+        let pa = pose(q, el.bodies[0], &inner[0], &outer[0]);
+        let pb = pose(q, el.bodies[1], &inner[1], &outer[1]);
+        Self::joint_residual(el, &pa, &pb, out);
+    }
+
+    /// The columns of end `side` of joint `el`: the 6 velocities of its
+    /// body, or none for ground.
+    fn end_columns(el: &JointElement, side: usize) -> Option<usize> {
+        el.bodies[side].map(|b| NV_BODY * b)
+    }
+
+    /// v of the ends of `el`, lifted by `f`.
+    fn end_velocities<D: Scalar>(
+        el: &JointElement,
+        v: &[f64],
+        f: impl Fn(usize, f64) -> D,
+    ) -> [[D; NV_BODY]; 2] {
+        std::array::from_fn(|side| match el.bodies[side] {
+            Some(b) => std::array::from_fn(|k| f(k, v[NV_BODY * b + k])),
+            None => [D::zero(); NV_BODY],
+        })
+    }
+
+    /// Q (len n_v) at (q ⊕ dq, v + dv), dq and dv per body; only the
+    /// applied loads (point forces and torques) when `applied_only`.
+    fn forces_at<D: Scalar>(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        dq: impl Fn(usize) -> [D; NV_BODY],
+        dv: impl Fn(usize) -> [D; NV_BODY],
+        applied_only: bool,
+        out: &mut [D],
+    ) {
+        out.iter_mut().for_each(|x| *x = D::zero());
+        let zero = [D::zero(); NV_BODY];
+        let pose_of = |b: Option<usize>| match b {
+            Some(b) => pose(q, Some(b), &dq(b), &zero),
+            None => Pose::ground(),
+        };
+        let vel_of = |b: Option<usize>| -> [D; NV_BODY] {
+            match b {
+                Some(b) => {
+                    let d = dv(b);
+                    std::array::from_fn(|k| d[k] + v[NV_BODY * b + k])
+                }
+                None => zero,
+            }
+        };
+        if !applied_only {
+            for b in 0..self.names.len() {
+                let w = vel_of(Some(b));
+                forces::body_forces(
+                    self.mass[b],
+                    &self.inertia[b],
+                    &self.gravity,
+                    &[w[3], w[4], w[5]],
+                    &mut out[NV_BODY * b..NV_BODY * (b + 1)],
+                );
+            }
+        }
+        for f in &self.forces {
+            match &f.kind {
+                SpatialForceKind::PointForce { at, force, frame } => {
+                    if let Some(b) = index(at.body) {
+                        let p = pose_of(Some(b));
+                        forces::point_force(
+                            &p,
+                            &at.point,
+                            force,
+                            *frame,
+                            &mut out[NV_BODY * b..NV_BODY * (b + 1)],
+                        );
+                    }
+                }
+                SpatialForceKind::Torque {
+                    body,
+                    torque,
+                    frame,
+                } => {
+                    let p = pose_of(Some(*body));
+                    forces::torque(
+                        &p,
+                        torque,
+                        *frame,
+                        &mut out[NV_BODY * body..NV_BODY * (body + 1)],
+                    );
+                }
+                SpatialForceKind::SpringDamper {
+                    a,
+                    b,
+                    stiffness,
+                    damping,
+                    free_length,
+                } if !applied_only => {
+                    let (ia, ib) = (index(a.body), index(b.body));
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let ea = End {
+                        pose: &pa,
+                        velocity: vel_of(ia),
+                        point: a.point,
+                    };
+                    let eb = End {
+                        pose: &pb,
+                        velocity: vel_of(ib),
+                        point: b.point,
+                    };
+                    let (tension, u) =
+                        forces::spring_damper_tension(&ea, &eb, *stiffness, *damping, *free_length);
+                    let f_on_a: Vec3<D> = u.map(|x| x * tension);
+                    let f_on_b: Vec3<D> = u.map(|x| -(x * tension));
+                    if let Some(i) = ia {
+                        forces::add_point_load(
+                            &pa,
+                            &super::quaternion::lift(&a.point),
+                            &f_on_a,
+                            &mut out[NV_BODY * i..NV_BODY * (i + 1)],
+                        );
+                    }
+                    if let Some(i) = ib {
+                        forces::add_point_load(
+                            &pb,
+                            &super::quaternion::lift(&b.point),
+                            &f_on_b,
+                            &mut out[NV_BODY * i..NV_BODY * (i + 1)],
+                        );
+                    }
+                }
+                SpatialForceKind::SpringDamper { .. } => {}
+            }
+        }
+    }
+}
+
+impl MechanicalSystem for SpatialSystem {
+    fn nq(&self) -> usize {
+        NQ_BODY * self.names.len()
+    }
+
+    fn nv(&self) -> usize {
+        NV_BODY * self.names.len()
+    }
+
+    fn nc(&self) -> usize {
+        self.row_owner.len()
+    }
+
+    /// ṙ = v_r, ṗ = ½ p ⊗ (0, ω') per body.
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (qb, vb) = (&q[NQ_BODY * b..], &v[NV_BODY * b..]);
+            let out = &mut qdot[NQ_BODY * b..NQ_BODY * (b + 1)];
+            out[..3].copy_from_slice(&vb[..3]);
+            let rate = quaternion_rate(&[qb[3], qb[4], qb[5], qb[6]], &[vb[3], vb[4], vb[5]]);
+            out[3..].copy_from_slice(&rate);
+        }
+    }
+
+    /// (r + δr, p ⊗ exp(δω') / |p ⊗ exp(δω')|) per body: the exponential
+    /// map of the body-frame rotation increment (Haug 1989, §9.3;
+    /// Pinocchio's `integrate` on SO(3)), then the projection onto
+    /// |p| = 1, so that δ = 0 normalises q.
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (r, p) = coordinates::<f64>(q, b);
+            let d: [f64; NV_BODY] = std::array::from_fn(|k| delta[NV_BODY * b + k]);
+            let (r, p) = retract(&r, &p, &d);
+            let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            out[NQ_BODY * b..NQ_BODY * b + 3].copy_from_slice(&r);
+            for k in 0..4 {
+                out[NQ_BODY * b + 3 + k] = p[k] / norm;
+            }
+        }
+    }
+
+    fn data(&self) -> SystemData {
+        SystemData::for_system(self)
+    }
+
+    fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
+        crate::evaluate_each(self, data, t, q, v, what);
+    }
+
+    /// M = diag(m I₃, J') is constant; diagonal when every J' is.
+    fn structure(&self) -> Structure {
+        let diagonal = self
+            .inertia
+            .iter()
+            .all(|j| j[0][1] == 0.0 && j[0][2] == 0.0 && j[1][2] == 0.0);
+        Structure {
+            mass_matrix_is_constant: true,
+            mass_matrix_is_diagonal: diagonal,
+        }
+    }
+
+    fn mass_matrix(&self, _q: &[f64], m: &mut DMatrix<f64>) {
+        m.fill(0.0);
+        for b in 0..self.names.len() {
+            let o = NV_BODY * b;
+            for k in 0..3 {
+                m[(o + k, o + k)] = self.mass[b];
+                for l in 0..3 {
+                    m[(o + 3 + k, o + 3 + l)] = self.inertia[b][k][l];
+                }
+            }
+        }
+    }
+
+    fn generalized_forces(&self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+        let zero = |_| [0.0; NV_BODY];
+        self.forces_at::<f64>(q, v, zero, zero, false, f);
+    }
+
+    /// ∂Q/∂q along q ⊕ δ and ∂Q/∂v (n_v × n_v each), by dual numbers.
+    fn force_jacobians(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        let n = self.nv();
+        let mut out = vec![Dual64::from(0.0); n];
+        let unit = Dual64::new(0.0, 1.0);
+        for col in 0..n {
+            let (bc, k) = (col / NV_BODY, col % NV_BODY);
+            let bump = |b: usize| {
+                if b == bc {
+                    direction(k, unit)
+                } else {
+                    [Dual64::from(0.0); NV_BODY]
+                }
+            };
+            let none = |_| [Dual64::from(0.0); NV_BODY];
+            self.forces_at(q, v, bump, none, false, &mut out);
+            for i in 0..n {
+                dq[(i, col)] = out[i].eps;
+            }
+            self.forces_at(q, v, none, bump, false, &mut out);
+            for i in 0..n {
+                dv[(i, col)] = out[i].eps;
+            }
+        }
+    }
+
+    fn constraints(&self, _t: f64, q: &[f64], phi: &mut [f64]) {
+        for el in &self.joints {
+            let pa = pose_at(q, el.bodies[0]);
+            let pb = pose_at(q, el.bodies[1]);
+            let n = el.kind.equations();
+            Self::joint_residual(el, &pa, &pb, &mut phi[el.row..el.row + n]);
+        }
+    }
+
+    /// Φ_q (n_c × n_v), the velocity Jacobian: column j = d/dε Φ(q ⊕ ε e_j).
+    fn constraint_jacobian(&self, _t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+        jac.fill(0.0);
+        let mut out = [Dual64::from(0.0); 6];
+        let zero = [Dual64::from(0.0); NV_BODY];
+        for el in &self.joints {
+            let n = el.kind.equations();
+            for side in 0..2 {
+                let Some(c0) = Self::end_columns(el, side) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    let mut inner = [zero; 2];
+                    inner[side] = direction(k, Dual64::new(0.0, 1.0));
+                    Self::joint_at(el, q, inner, [zero; 2], &mut out[..n]);
+                    for i in 0..n {
+                        jac[(el.row + i, c0 + k)] = out[i].eps;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Φ_t = 0: no drivers in spatial models yet.
+    fn constraint_time_derivative(&self, _t: f64, _q: &[f64], phi_t: &mut [f64]) {
+        phi_t.fill(0.0);
+    }
+
+    /// γ = −d²/dε² Φ(q ⊕ ε v) at ε = 0 (v constant along that curve, so
+    /// Φ_q v̇ = γ on every motion that keeps Φ = 0).
+    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+        let mut out = [Dual2_64::from(0.0); 6];
+        let zero = [Dual2_64::from(0.0); NV_BODY];
+        for el in &self.joints {
+            let n = el.kind.equations();
+            let outer = Self::end_velocities(el, v, |_, x| Dual2_64::new(0.0, x, 0.0));
+            Self::joint_at(el, q, [zero; 2], outer, &mut out[..n]);
+            for i in 0..n {
+                gamma[el.row + i] = -out[i].v2;
+            }
+        }
+    }
+
+    /// ∂(Φ_qᵀλ)/∂q along q ⊕ δ: entry (j, k) = ∂²(λᵀΦ)/∂δ_k∂ε_j of
+    /// λᵀΦ((q ⊕ δ) ⊕ ε), by nested duals.
+    fn constraint_force_jacobian(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        out: &mut DMatrix<f64>,
+    ) {
+        type D = Dual<Dual64>;
+        out.fill(0.0);
+        let zero = [D::from(0.0); NV_BODY];
+        let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
+        let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
+        let mut res = [D::from(0.0); 6];
+        for el in &self.joints {
+            let n = el.kind.equations();
+            for side_k in 0..2 {
+                let Some(ck) = Self::end_columns(el, side_k) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    for side_j in 0..2 {
+                        let Some(cj) = Self::end_columns(el, side_j) else {
+                            continue;
+                        };
+                        for j in 0..NV_BODY {
+                            let mut inner = [zero; 2];
+                            inner[side_k] = direction(k, inner_unit);
+                            let mut outer = [zero; 2];
+                            outer[side_j] = direction(j, outer_unit);
+                            Self::joint_at(el, q, inner, outer, &mut res[..n]);
+                            let s: f64 = (0..n).map(|i| lambda[el.row + i] * res[i].eps.eps).sum();
+                            out[(cj + j, ck + k)] += s;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
+        (0..self.names.len())
+            .map(|b| {
+                let vb = &v[NV_BODY * b..NV_BODY * (b + 1)];
+                let w = [vb[3], vb[4], vb[5]];
+                let rdot = [vb[0], vb[1], vb[2]];
+                0.5 * self.mass[b] * dot(&rdot, &rdot)
+                    + 0.5 * dot(&w, &mat_vec(&self.inertia[b], &w))
+            })
+            .sum()
+    }
+
+    /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)².
+    fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for b in 0..self.names.len() {
+            let r = [q[NQ_BODY * b], q[NQ_BODY * b + 1], q[NQ_BODY * b + 2]];
+            e -= self.mass[b] * dot(&self.gravity, &r);
+        }
+        for f in &self.forces {
+            if let SpatialForceKind::SpringDamper {
+                a,
+                b,
+                stiffness,
+                free_length,
+                ..
+            } = &f.kind
+            {
+                let pa = pose_at(q, index(a.body)).point(&a.point);
+                let pb = pose_at(q, index(b.body)).point(&b.point);
+                e += forces::spring_energy(&pa, &pb, *stiffness, *free_length);
+            }
+        }
+        e
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        let (e, r) = self.row_owner[row];
+        let el = &self.joints[e];
+        format!("joint '{}' ({})", el.name, row_names(&el.kind)[r])
+    }
+
+    fn constraint_row_meaning(&self, _row: usize) -> String {
+        String::new()
+    }
+
+    /// Name of position `i` (of q, len n_q), e.g. `top.z`, `top.qw`.
+    fn coordinate_label(&self, i: usize) -> String {
+        match self.names.get(i / NQ_BODY) {
+            Some(name) => format!("{name}.{}", POSITION_LABELS[i % NQ_BODY]),
+            None => format!("q[{i}]"),
+        }
+    }
+
+    fn breakpoints(&self) -> Vec<f64> {
+        Vec::new()
+    }
+
+    fn second_derivatives(&self) -> Option<&dyn SecondDerivatives> {
+        Some(self)
+    }
+
+    fn applied_loads(&self) -> Option<&dyn AppliedLoads> {
+        Some(self)
+    }
+
+    crate::absent_capabilities!(sparsity, switching, friction, joint_coordinates);
+}
+
+impl AppliedLoads for SpatialSystem {
+    /// The point forces and torques (len n_v).
+    fn applied_load_forces(&self, _t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
+        let zero = |_| [0.0; NV_BODY];
+        self.forces_at::<f64>(q, v, zero, zero, true, qa);
+    }
+}
+
+impl SecondDerivatives for SpatialSystem {
+    /// ∂γ/∂q (along q ⊕ δ) and ∂γ/∂v of γ = −d²/dε² Φ((q ⊕ δ) ⊕ ε v), by
+    /// second-order duals over first-order duals.
+    fn exact_gamma_jacobians(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+    ) {
+        type D = Dual2<Dual64>;
+        dq.fill(0.0);
+        dv.fill(0.0);
+        let zero = [D::from(0.0); NV_BODY];
+        let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
+        let mut out = [D::from(0.0); 6];
+        for el in &self.joints {
+            let n = el.kind.equations();
+            let along = Self::end_velocities(el, v, |_, x| {
+                D::new(Dual64::from(0.0), Dual64::from(x), Dual64::from(0.0))
+            });
+            for side in 0..2 {
+                let Some(c0) = Self::end_columns(el, side) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    let mut inner = [zero; 2];
+                    inner[side] = direction(k, inner_unit);
+                    Self::joint_at(el, q, inner, along, &mut out[..n]);
+                    for i in 0..n {
+                        dq[(el.row + i, c0 + k)] = -out[i].v2.eps;
+                    }
+                    let mut bumped = along;
+                    bumped[side][k] = D::new(
+                        Dual64::from(0.0),
+                        Dual64::new(v[c0 + k], 1.0),
+                        Dual64::from(0.0),
+                    );
+                    Self::joint_at(el, q, [zero; 2], bumped, &mut out[..n]);
+                    for i in 0..n {
+                        dv[(el.row + i, c0 + k)] = -out[i].v2.eps;
+                    }
+                }
+            }
+        }
+    }
+
+    /// ∂(Φ_q a)/∂q along q ⊕ δ: d/dδ d/dε Φ((q ⊕ δ) ⊕ ε a).
+    fn exact_constraint_hessian_product(
+        &self,
+        _t: f64,
+        q: &[f64],
+        a: &[f64],
+        out: &mut DMatrix<f64>,
+    ) {
+        type D = Dual<Dual64>;
+        out.fill(0.0);
+        let zero = [D::from(0.0); NV_BODY];
+        let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
+        let mut res = [D::from(0.0); 6];
+        for el in &self.joints {
+            let n = el.kind.equations();
+            let along =
+                Self::end_velocities(el, a, |_, x| D::new(Dual64::from(0.0), Dual64::from(x)));
+            for side in 0..2 {
+                let Some(c0) = Self::end_columns(el, side) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    let mut inner = [zero; 2];
+                    inner[side] = direction(k, inner_unit);
+                    Self::joint_at(el, q, inner, along, &mut res[..n]);
+                    for i in 0..n {
+                        out[(el.row + i, c0 + k)] = res[i].eps.eps;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Φ_qt = 0 (no drivers yet).
+    fn exact_constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+    }
+
+    /// ∂(M a)/∂q = 0: M is constant in body-frame angular velocities.
+    fn exact_mass_matrix_derivative(&self, _q: &[f64], _a: &[f64], out: &mut DMatrix<f64>) {
+        out.fill(0.0);
+    }
+}

@@ -1,0 +1,273 @@
+//! The validated spatial model: bodies in 3-D with unit-quaternion
+//! orientations and full inertia tensors, spatial joints and force
+//! elements. Parsed by `spatial_parse.rs` when a file says
+//! `[model] space = "spatial"`; held by [`crate::Model::spatial`].
+//!
+//! Owns: the spatial element types and their meaning (frames, units).
+//! Must not: evaluate dynamics.
+//!
+//! Frames: every body-fixed vector (points, axes, inertia) is in the body's
+//! principal-free body frame, whose origin is the centre of mass; the
+//! orientation p = (w, x, y, z) maps body to world, r_world = r + A(p) s
+//! (Nikravesh 1988, *Computer-Aided Analysis of Mechanical Systems*, §6.3).
+//! Units SI: m, kg, kg·m², s, rad, N, N·m.
+
+use crate::types::BodyRef;
+
+/// The space a model lives in (`[model] space`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Space {
+    /// x, y, θ per body (the default).
+    #[default]
+    Planar,
+    /// x, y, z and a unit quaternion per body.
+    Spatial,
+}
+
+/// The spatial part of a model: bodies, joints and forces in 3-D.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialModel {
+    /// Gravitational acceleration g [m/s²], world frame.
+    pub gravity: [f64; 3],
+    /// Moving bodies.
+    pub bodies: Vec<SpatialBody>,
+    /// Joints.
+    pub joints: Vec<SpatialJoint>,
+    /// Force elements.
+    pub forces: Vec<SpatialForce>,
+}
+
+/// A rigid body in 3-D; coordinates are its centre of mass and orientation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialBody {
+    /// Unique name.
+    pub name: String,
+    /// Mass m > 0 \[kg\].
+    pub mass: f64,
+    /// Inertia tensor J about the centre of mass, body frame [kg·m²]
+    /// (symmetric, positive definite).
+    pub inertia: [[f64; 3]; 3],
+    /// Initial centre of mass r \[m\], world frame.
+    pub position: [f64; 3],
+    /// Initial orientation, the unit quaternion p = (w, x, y, z) (body to
+    /// world), normalised at load.
+    pub orientation: [f64; 4],
+    /// Initial velocity of the centre of mass [m/s], world frame.
+    pub velocity: [f64; 3],
+    /// Initial angular velocity ω [rad/s], **body frame** (a file's world
+    /// `angular_velocity` is converted at load).
+    pub angular_velocity: [f64; 3],
+    /// Named points in the body frame relative to the centre of mass \[m\].
+    pub points: Vec<(String, [f64; 3])>,
+}
+
+/// A point on a body or on ground, in that body's frame (ground: world).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpatialAttachment {
+    /// The body.
+    pub body: BodyRef,
+    /// Body-frame coordinates relative to the centre of mass \[m\].
+    pub point: [f64; 3],
+}
+
+/// A spatial joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialJoint {
+    /// Unique name (among joints).
+    pub name: String,
+    /// Kind and geometry.
+    pub kind: SpatialJointKind,
+}
+
+/// Spatial joint kinds, with their number of equations. Axes given in the
+/// file in the world frame at the initial configuration are stored in each
+/// body's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpatialJointKind {
+    /// Points coincide (3): r_a + A_a s_a − r_b − A_b s_b = 0.
+    Spherical {
+        /// First point.
+        a: SpatialAttachment,
+        /// Second point.
+        b: SpatialAttachment,
+    },
+    /// Spherical plus the axis of b kept along the axis of a (5):
+    /// (A_b h_b)·(A_a f_a) = (A_b h_b)·(A_a g_a) = 0, f_a, g_a ⊥ h_a.
+    Revolute {
+        /// First point (on the axis).
+        a: SpatialAttachment,
+        /// Second point (on the axis).
+        b: SpatialAttachment,
+        /// Unit axis in body a's frame.
+        axis_a: [f64; 3],
+        /// Unit axis in body b's frame.
+        axis_b: [f64; 3],
+    },
+    /// Body b slides along and turns about the axis of body a (4): the
+    /// axes parallel, (A_a f_a)·(A_b h_b) = (A_a g_a)·(A_b h_b) = 0, and
+    /// b's point on a's axis, (A_a f_a)·d = (A_a g_a)·d = 0.
+    Cylindrical {
+        /// Point on the axis, body a.
+        a: SpatialAttachment,
+        /// Point on the axis, body b.
+        b: SpatialAttachment,
+        /// Unit axis in body a's frame.
+        axis_a: [f64; 3],
+        /// Unit axis in body b's frame.
+        axis_b: [f64; 3],
+    },
+    /// Cylindrical with the turn about the axis locked at its initial
+    /// value (5): body b slides along the axis of body a.
+    Prismatic {
+        /// Point on the axis, body a.
+        a: SpatialAttachment,
+        /// Point on the axis, body b.
+        b: SpatialAttachment,
+        /// Unit axis in body a's frame.
+        axis_a: [f64; 3],
+        /// Unit axis in body b's frame.
+        axis_b: [f64; 3],
+    },
+    /// Spherical plus two perpendicular axes, one on each body, kept
+    /// perpendicular (4): (A_a h_a)·(A_b h_b) = 0.
+    Universal {
+        /// First point (the cross centre).
+        a: SpatialAttachment,
+        /// Second point.
+        b: SpatialAttachment,
+        /// Unit axis on body a, its frame.
+        axis_a: [f64; 3],
+        /// Unit axis on body b, its frame.
+        axis_b: [f64; 3],
+    },
+    /// Weld (6): spherical plus the relative orientation locked at its
+    /// initial value, (A_a e_i)·(A_b e'_j) = 0 for (i, j) = (1, 2), (2, 3),
+    /// (3, 1), e_i and e'_i the world axes at the start in each frame.
+    Fixed {
+        /// First point (any: the bodies' points that coincide at the start).
+        a: SpatialAttachment,
+        /// Second point.
+        b: SpatialAttachment,
+        /// World axes (rows) at the start in body a's frame.
+        frame_a: [[f64; 3]; 3],
+        /// World axes (rows) at the start in body b's frame.
+        frame_b: [[f64; 3]; 3],
+    },
+    /// Constant distance (1): |P_b − P_a|² − L² = 0.
+    Distance {
+        /// First point.
+        a: SpatialAttachment,
+        /// Second point.
+        b: SpatialAttachment,
+        /// Length L > 0 \[m\].
+        length: f64,
+    },
+}
+
+impl SpatialJointKind {
+    /// Number of constraint equations.
+    #[must_use]
+    pub fn equations(&self) -> usize {
+        match self {
+            Self::Spherical { .. } => 3,
+            Self::Revolute { .. } => 5,
+            Self::Universal { .. } | Self::Cylindrical { .. } => 4,
+            Self::Prismatic { .. } => 5,
+            Self::Fixed { .. } => 6,
+            Self::Distance { .. } => 1,
+        }
+    }
+
+    /// The two attachments.
+    #[must_use]
+    pub fn attachments(&self) -> (SpatialAttachment, SpatialAttachment) {
+        match self {
+            Self::Spherical { a, b }
+            | Self::Revolute { a, b, .. }
+            | Self::Universal { a, b, .. }
+            | Self::Cylindrical { a, b, .. }
+            | Self::Prismatic { a, b, .. }
+            | Self::Fixed { a, b, .. }
+            | Self::Distance { a, b, .. } => (*a, *b),
+        }
+    }
+}
+
+/// The frame a load vector is given in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpatialFrame {
+    /// The world frame.
+    World,
+    /// The body's frame (the load turns with the body).
+    Body,
+}
+
+/// A spatial force element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialForce {
+    /// Unique name.
+    pub name: String,
+    /// Kind and parameters.
+    pub kind: SpatialForceKind,
+}
+
+/// Spatial force kinds (constant loads; time functions come later).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpatialForceKind {
+    /// A constant force F at a body point.
+    PointForce {
+        /// Where it acts.
+        at: SpatialAttachment,
+        /// F \[N\].
+        force: [f64; 3],
+        /// Frame of F.
+        frame: SpatialFrame,
+    },
+    /// A constant torque τ on a body.
+    Torque {
+        /// The body (index into [`SpatialModel::bodies`]).
+        body: usize,
+        /// τ [N·m].
+        torque: [f64; 3],
+        /// Frame of τ.
+        frame: SpatialFrame,
+    },
+    /// Translational spring-damper between two points along their line:
+    /// tension F = k (ℓ − ℓ0) + c ℓ'.
+    SpringDamper {
+        /// First point.
+        a: SpatialAttachment,
+        /// Second point.
+        b: SpatialAttachment,
+        /// Stiffness k \[N/m\].
+        stiffness: f64,
+        /// Damping c \[N·s/m\].
+        damping: f64,
+        /// Free length ℓ0 \[m\].
+        free_length: f64,
+    },
+}
+
+/// The rotation matrix A(p) of a unit quaternion p = (w, x, y, z), body to
+/// world (Nikravesh 1988, eq. 6.19).
+#[must_use]
+pub fn rotation_matrix(p: [f64; 4]) -> [[f64; 3]; 3] {
+    let [w, x, y, z] = p;
+    [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ]
+}

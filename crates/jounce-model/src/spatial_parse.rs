@@ -1,0 +1,687 @@
+//! Reading a spatial model file (`[model] space = "spatial"`): `[ground]`
+//! points, `[[bodies]]` with orientation and inertia tensor,
+//! `[[joints]]` and `[[forces]]` in 3-D. Errors name the file, the line and
+//! the element, as the planar reader's do.
+//!
+//! Owns: the spatial keys, their defaults and validation (unit quaternion,
+//! symmetric positive-definite inertia, unit and perpendicular axes), and
+//! the conversion of world-frame inputs (axes, a world angular velocity)
+//! to body frames. Must not: evaluate dynamics.
+
+use toml::de::{DeTable, DeValue};
+
+use crate::error::ModelError;
+use crate::parse::{check_unique, named_elements, Named, GROUND};
+use crate::reader::{num_str, Elem, Src};
+use crate::spatial::{
+    rotation_matrix, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind, SpatialFrame,
+    SpatialJoint, SpatialJointKind, SpatialModel,
+};
+use crate::types::BodyRef;
+
+/// Top-level tables a spatial file may have.
+pub(crate) const SPATIAL_TOP_KEYS: &[&str] =
+    &["model", "ground", "bodies", "joints", "forces", "settings"];
+
+const JOINT_TYPES: &[&str] = &[
+    "spherical",
+    "revolute",
+    "universal",
+    "fixed",
+    "distance",
+    "cylindrical",
+    "prismatic",
+];
+const FORCE_TYPES: &[&str] = &["point_force", "torque", "spring_damper"];
+const FRAMES: &[&str] = &["world", "body"];
+
+/// Tolerance on |p| − 1 of a given orientation and on the unit length and
+/// perpendicularity of given axes.
+const UNIT_TOL: f64 = 1e-6;
+
+struct SpatialCtx {
+    ground_points: Vec<(String, [f64; 3])>,
+    bodies: Vec<SpatialBody>,
+}
+
+/// Parses the spatial elements of `root` (the `[model]` table already read,
+/// with gravity `gravity`).
+pub(crate) fn parse(
+    src: Src<'_>,
+    root: &DeTable<'_>,
+    gravity: [f64; 3],
+) -> Result<SpatialModel, ModelError> {
+    let ground_points = match root.get(GROUND) {
+        Some(v) => {
+            let e = Elem::new(src, "ground", v, GROUND)?;
+            e.check_keys(&["points"])?;
+            points(&e)?
+        }
+        None => Vec::new(),
+    };
+    let body_elems = named_elements(src, root, "bodies", "body")?;
+    check_unique(src, "body", &body_elems.iter().collect::<Vec<_>>())?;
+    let mut bodies = Vec::with_capacity(body_elems.len());
+    for b in &body_elems {
+        bodies.push(body(b)?);
+    }
+    let ctx = SpatialCtx {
+        ground_points,
+        bodies,
+    };
+    let joint_elems = named_elements(src, root, "joints", "joint")?;
+    check_unique(src, "joint", &joint_elems.iter().collect::<Vec<_>>())?;
+    let joints = joint_elems
+        .iter()
+        .map(|n| ctx.joint(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let force_elems = named_elements(src, root, "forces", "force")?;
+    check_unique(src, "force", &force_elems.iter().collect::<Vec<_>>())?;
+    let forces = force_elems
+        .iter()
+        .map(|n| ctx.force(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SpatialModel {
+        gravity,
+        bodies: ctx.bodies,
+        joints,
+        forces,
+    })
+}
+
+/// `points = { name = [x, y, z], ... }` in file order.
+fn points(e: &Elem<'_, '_>) -> Result<Vec<(String, [f64; 3])>, ModelError> {
+    let Some(v) = e.get("points") else {
+        return Ok(Vec::new());
+    };
+    let pe = e.nested("points", v)?;
+    let mut entries: Vec<_> = pe.table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    let mut out = Vec::with_capacity(entries.len());
+    for (k, pv) in entries {
+        let name: &str = k.get_ref();
+        if name.trim().is_empty() {
+            return Err(pe.invalid("points", &k.span(), "point names must not be empty"));
+        }
+        out.push((name.to_string(), pe.vecn(name, pv, "[x, y, z]")?));
+    }
+    Ok(out)
+}
+
+fn mat_vec(a: &[[f64; 3]; 3], x: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[i][0] * x[0] + a[i][1] * x[1] + a[i][2] * x[2])
+}
+
+fn mat_t_vec(a: &[[f64; 3]; 3], x: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| a[0][i] * x[0] + a[1][i] * x[1] + a[2][i] * x[2])
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The inertia tensor from `inertia` (3×3 rows, or the diagonal
+/// [Ixx, Iyy, Izz] with optional `products` = [Ixy, Ixz, Iyz], the tensor's
+/// off-diagonal entries), checked symmetric and positive definite.
+fn inertia(e: &Elem<'_, '_>) -> Result<[[f64; 3]; 3], ModelError> {
+    let v = e.req("inertia")?;
+    let span = v.span();
+    let rows = e.array("inertia", v)?;
+    let is_matrix = rows
+        .iter()
+        .all(|r| matches!(r.get_ref(), DeValue::Array(_)));
+    let j = if is_matrix && rows.len() == 3 {
+        if e.get("products").is_some() {
+            return Err(e.invalid(
+                "products",
+                &e.value_span("products"),
+                "is only for a diagonal `inertia = [Ixx, Iyy, Izz]`; the 3×3 tensor has its products",
+            ));
+        }
+        let mut j = [[0.0; 3]; 3];
+        for (i, r) in rows.iter().enumerate() {
+            j[i] = e.vecn(&format!("inertia[{i}]"), r, "[Ji1, Ji2, Ji3]")?;
+        }
+        let scale = j.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+            if (j[a][b] - j[b][a]).abs() > 1e-12 * scale {
+                return Err(e.invalid(
+                    "inertia",
+                    &span,
+                    format!(
+                        "must be symmetric, got J[{a}][{b}] = {} and J[{b}][{a}] = {}",
+                        num_str(j[a][b]),
+                        num_str(j[b][a])
+                    ),
+                ));
+            }
+        }
+        j
+    } else {
+        let d: [f64; 3] = e.vecn("inertia", v, "[Ixx, Iyy, Izz] or a 3×3 array")?;
+        let p = match e.get("products") {
+            Some(pv) => e.vecn("products", pv, "[Ixy, Ixz, Iyz]")?,
+            None => [0.0; 3],
+        };
+        [[d[0], p[0], p[1]], [p[0], d[1], p[2]], [p[1], p[2], d[2]]]
+    };
+    // Sylvester's criterion: the leading minors positive
+    let m1 = j[0][0];
+    let m2 = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+    let m3 = j[0][0] * (j[1][1] * j[2][2] - j[1][2] * j[2][1])
+        - j[0][1] * (j[1][0] * j[2][2] - j[1][2] * j[2][0])
+        + j[0][2] * (j[1][0] * j[2][1] - j[1][1] * j[2][0]);
+    if !(m1 > 0.0 && m2 > 0.0 && m3 > 0.0) {
+        return Err(e.invalid(
+            "inertia",
+            &span,
+            "must be positive definite (a rigid body with volume); got leading minors \
+             that are not all positive",
+        ));
+    }
+    Ok(j)
+}
+
+fn body(n: &Named<'_, '_>) -> Result<SpatialBody, ModelError> {
+    let e = &n.elem;
+    e.check_keys(&[
+        "name",
+        "mass",
+        "inertia",
+        "products",
+        "position",
+        "orientation",
+        "velocity",
+        "angular_velocity",
+        "angular_velocity_frame",
+        "points",
+    ])?;
+    if n.name == GROUND {
+        return Err(e.invalid(
+            "name",
+            &n.name_span,
+            "'ground' is reserved for the fixed frame; use a [ground] table for its points",
+        ));
+    }
+    let mass = e.req_num("mass")?;
+    let orientation = match e.get("orientation") {
+        Some(v) => {
+            let p: [f64; 4] = e.vecn("orientation", v, "[w, x, y, z] (a unit quaternion)")?;
+            let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if (norm - 1.0).abs() > UNIT_TOL {
+                return Err(e.invalid(
+                    "orientation",
+                    &v.span(),
+                    format!(
+                        "must be a unit quaternion [w, x, y, z] (norm 1 within {UNIT_TOL}), got norm {}",
+                        num_str(norm)
+                    ),
+                ));
+            }
+            p.map(|x| x / norm)
+        }
+        None => [1.0, 0.0, 0.0, 0.0],
+    };
+    let omega = e.vec3_or("angular_velocity", [0.0; 3])?;
+    let frame = e
+        .choice("angular_velocity_frame", "angular velocity frame", FRAMES)?
+        .unwrap_or(0);
+    let angular_velocity = if FRAMES[frame] == "world" {
+        mat_t_vec(&rotation_matrix(orientation), omega)
+    } else {
+        omega
+    };
+    Ok(SpatialBody {
+        name: n.name.clone(),
+        mass: e.positive("mass", mass)?,
+        inertia: inertia(e)?,
+        position: e.vec3_or("position", [0.0; 3])?,
+        orientation,
+        velocity: e.vec3_or("velocity", [0.0; 3])?,
+        angular_velocity,
+        points: points(e)?,
+    })
+}
+
+impl SpatialCtx {
+    fn body_name(&self, b: BodyRef) -> &str {
+        match b {
+            BodyRef::Ground => GROUND,
+            BodyRef::Body(i) => &self.bodies[i].name,
+        }
+    }
+
+    fn body_ref(&self, e: &Elem<'_, '_>, key: &str) -> Result<BodyRef, ModelError> {
+        let v = e.req(key)?;
+        let name = e.string(key, v)?;
+        if name == GROUND {
+            return Ok(BodyRef::Ground);
+        }
+        match self.bodies.iter().position(|b| b.name == name) {
+            Some(i) => Ok(BodyRef::Body(i)),
+            None => Err(ModelError::UnknownReference {
+                at: e.at(&v.span()),
+                kind: "body".into(),
+                name: name.to_string(),
+                scope: String::new(),
+                available: std::iter::once(GROUND.to_string())
+                    .chain(self.bodies.iter().map(|b| b.name.clone()))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Body `body_key` and point `point_key` (a named point, an inline
+    /// [x, y, z] in the body frame, or the centre of mass when absent and
+    /// `optional`).
+    fn attachment(
+        &self,
+        e: &Elem<'_, '_>,
+        body_key: &str,
+        point_key: &str,
+        optional: bool,
+    ) -> Result<SpatialAttachment, ModelError> {
+        let body = self.body_ref(e, body_key)?;
+        let v = match e.get(point_key) {
+            Some(v) => v,
+            None if optional => {
+                return Ok(SpatialAttachment {
+                    body,
+                    point: [0.0; 3],
+                })
+            }
+            None => return Err(e.req(point_key).unwrap_err()),
+        };
+        let point = match v.get_ref() {
+            DeValue::String(name) => {
+                let list = match body {
+                    BodyRef::Ground => &self.ground_points,
+                    BodyRef::Body(i) => &self.bodies[i].points,
+                };
+                match list.iter().find(|(n, _)| n == name.as_ref()) {
+                    Some((_, p)) => *p,
+                    None => {
+                        return Err(ModelError::UnknownReference {
+                            at: e.at(&v.span()),
+                            kind: "point".into(),
+                            name: name.to_string(),
+                            scope: format!(" on body '{}'", self.body_name(body)),
+                            available: list.iter().map(|(n, _)| n.clone()).collect(),
+                        })
+                    }
+                }
+            }
+            DeValue::Array(_) => e.vecn(point_key, v, "[x, y, z]")?,
+            _ => return Err(e.wrong_type(point_key, v, "a point name or an array [x, y, z]")),
+        };
+        Ok(SpatialAttachment { body, point })
+    }
+
+    /// Pose (r, A) of a body at the start (ground: the identity).
+    fn pose(&self, b: BodyRef) -> ([f64; 3], [[f64; 3]; 3]) {
+        match b {
+            BodyRef::Ground => ([0.0; 3], rotation_matrix([1.0, 0.0, 0.0, 0.0])),
+            BodyRef::Body(i) => (
+                self.bodies[i].position,
+                rotation_matrix(self.bodies[i].orientation),
+            ),
+        }
+    }
+
+    /// World position of an attachment at the start.
+    fn world_point(&self, a: SpatialAttachment) -> [f64; 3] {
+        let (r, m) = self.pose(a.body);
+        let s = mat_vec(&m, a.point);
+        std::array::from_fn(|k| r[k] + s[k])
+    }
+
+    /// A unit axis at `key` (world frame), checked.
+    fn axis(&self, e: &Elem<'_, '_>, key: &str) -> Result<[f64; 3], ModelError> {
+        let v = e.req(key)?;
+        let h: [f64; 3] = e.vecn(key, v, "[x, y, z]")?;
+        let norm = dot(h, h).sqrt();
+        if (norm - 1.0).abs() > UNIT_TOL {
+            return Err(e.invalid(
+                key,
+                &v.span(),
+                format!("must be a unit vector, got length {}", num_str(norm)),
+            ));
+        }
+        Ok(h.map(|x| x / norm))
+    }
+
+    fn distinct(&self, e: &Elem<'_, '_>, a: BodyRef, b: BodyRef) -> Result<(), ModelError> {
+        if a == b {
+            return Err(ModelError::Invalid {
+                at: e.at(&e.value_span("body2")),
+                message: format!("connects body '{}' to itself", self.body_name(a)),
+            });
+        }
+        Ok(())
+    }
+
+    fn joint(&self, n: &Named<'_, '_>) -> Result<SpatialJoint, ModelError> {
+        let e = &n.elem;
+        let t = e.req_choice("type", "spatial joint type", JOINT_TYPES)?;
+        let kind = match JOINT_TYPES[t] {
+            "spherical" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                SpatialJointKind::Spherical { a, b }
+            }
+            "revolute" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h = self.axis(e, "axis")?;
+                SpatialJointKind::Revolute {
+                    a,
+                    b,
+                    axis_a: mat_t_vec(&self.pose(a.body).1, h),
+                    axis_b: mat_t_vec(&self.pose(b.body).1, h),
+                }
+            }
+            "cylindrical" | "prismatic" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h = self.axis(e, "axis")?;
+                let (axis_a, axis_b) = (
+                    mat_t_vec(&self.pose(a.body).1, h),
+                    mat_t_vec(&self.pose(b.body).1, h),
+                );
+                if JOINT_TYPES[t] == "cylindrical" {
+                    SpatialJointKind::Cylindrical {
+                        a,
+                        b,
+                        axis_a,
+                        axis_b,
+                    }
+                } else {
+                    SpatialJointKind::Prismatic {
+                        a,
+                        b,
+                        axis_a,
+                        axis_b,
+                    }
+                }
+            }
+            "universal" => {
+                e.check_keys(&[
+                    "name", "type", "body1", "point1", "body2", "point2", "axis1", "axis2",
+                ])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h1 = self.axis(e, "axis1")?;
+                let h2 = self.axis(e, "axis2")?;
+                if dot(h1, h2).abs() > UNIT_TOL {
+                    return Err(e.invalid(
+                        "axis2",
+                        &e.value_span("axis2"),
+                        format!(
+                            "must be perpendicular to axis1 (the cross of a universal joint), \
+                             got axis1·axis2 = {}",
+                            num_str(dot(h1, h2))
+                        ),
+                    ));
+                }
+                SpatialJointKind::Universal {
+                    a,
+                    b,
+                    axis_a: mat_t_vec(&self.pose(a.body).1, h1),
+                    axis_b: mat_t_vec(&self.pose(b.body).1, h2),
+                }
+            }
+            "fixed" => {
+                e.check_keys(&["name", "type", "body1", "body2"])?;
+                let body_a = self.body_ref(e, "body1")?;
+                let body_b = self.body_ref(e, "body2")?;
+                self.distinct(e, body_a, body_b)?;
+                let (ra, ma) = self.pose(body_a);
+                let (rb, mb) = self.pose(body_b);
+                // the weld point: body a's centre of mass, in both frames
+                let d: [f64; 3] = std::array::from_fn(|k| ra[k] - rb[k]);
+                let unit = |i: usize| -> [f64; 3] { std::array::from_fn(|k| f64::from(k == i)) };
+                SpatialJointKind::Fixed {
+                    a: SpatialAttachment {
+                        body: body_a,
+                        point: [0.0; 3],
+                    },
+                    b: SpatialAttachment {
+                        body: body_b,
+                        point: mat_t_vec(&mb, d),
+                    },
+                    frame_a: std::array::from_fn(|i| mat_t_vec(&ma, unit(i))),
+                    frame_b: std::array::from_fn(|i| mat_t_vec(&mb, unit(i))),
+                }
+            }
+            _ => {
+                e.check_keys(&[
+                    "name", "type", "body1", "point1", "body2", "point2", "length",
+                ])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let length = match e.opt_num("length")? {
+                    Some(l) => e.positive("length", l)?,
+                    None => {
+                        let (pa, pb) = (self.world_point(a), self.world_point(b));
+                        let d: [f64; 3] = std::array::from_fn(|k| pb[k] - pa[k]);
+                        let l = dot(d, d).sqrt();
+                        if !(l > 0.0) {
+                            return Err(ModelError::Invalid {
+                                at: e.here(),
+                                message: "the two points coincide at the start; give `length` \
+                                          (a distance joint needs a positive length)"
+                                    .into(),
+                            });
+                        }
+                        l
+                    }
+                };
+                SpatialJointKind::Distance { a, b, length }
+            }
+        };
+        Ok(SpatialJoint {
+            name: n.name.clone(),
+            kind,
+        })
+    }
+
+    fn frame(&self, e: &Elem<'_, '_>) -> Result<SpatialFrame, ModelError> {
+        Ok(match e.choice("frame", "load frame", FRAMES)? {
+            Some(1) => SpatialFrame::Body,
+            _ => SpatialFrame::World,
+        })
+    }
+
+    fn moving_body(&self, e: &Elem<'_, '_>, key: &str) -> Result<usize, ModelError> {
+        match self.body_ref(e, key)? {
+            BodyRef::Body(i) => Ok(i),
+            BodyRef::Ground => Err(e.invalid(
+                key,
+                &e.value_span(key),
+                "must be a moving body, not 'ground' (a load on ground has no effect)",
+            )),
+        }
+    }
+
+    fn force(&self, n: &Named<'_, '_>) -> Result<SpatialForce, ModelError> {
+        let e = &n.elem;
+        let t = e.req_choice("type", "spatial force type", FORCE_TYPES)?;
+        let kind = match FORCE_TYPES[t] {
+            "point_force" => {
+                e.check_keys(&["name", "type", "body", "point", "force", "frame"])?;
+                let body = self.moving_body(e, "body")?;
+                let at = self.attachment(e, "body", "point", true)?;
+                debug_assert_eq!(at.body, BodyRef::Body(body));
+                let v = e.req("force")?;
+                SpatialForceKind::PointForce {
+                    at,
+                    force: e.vecn("force", v, "[Fx, Fy, Fz]")?,
+                    frame: self.frame(e)?,
+                }
+            }
+            "torque" => {
+                e.check_keys(&["name", "type", "body", "torque", "frame"])?;
+                let body = self.moving_body(e, "body")?;
+                let v = e.req("torque")?;
+                SpatialForceKind::Torque {
+                    body,
+                    torque: e.vecn("torque", v, "[Tx, Ty, Tz]")?,
+                    frame: self.frame(e)?,
+                }
+            }
+            _ => {
+                e.check_keys(&[
+                    "name",
+                    "type",
+                    "body1",
+                    "point1",
+                    "body2",
+                    "point2",
+                    "stiffness",
+                    "damping",
+                    "free_length",
+                ])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let stiffness = e.num_or("stiffness", 0.0)?;
+                let damping = e.num_or("damping", 0.0)?;
+                let free_length = match e.opt_num("free_length")? {
+                    Some(l) => e.non_negative("free_length", l)?,
+                    None => {
+                        let (pa, pb) = (self.world_point(a), self.world_point(b));
+                        let d: [f64; 3] = std::array::from_fn(|k| pb[k] - pa[k]);
+                        dot(d, d).sqrt()
+                    }
+                };
+                SpatialForceKind::SpringDamper {
+                    a,
+                    b,
+                    stiffness: e.non_negative("stiffness", stiffness)?,
+                    damping: e.non_negative("damping", damping)?,
+                    free_length,
+                }
+            }
+        };
+        Ok(SpatialForce {
+            name: n.name.clone(),
+            kind,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{from_str, rotation_matrix, BodyRef, Space, SpatialJointKind};
+
+    const TOP: &str = r#"
+[model]
+space = "spatial"
+
+[[bodies]]
+name = "top"
+mass = 2.0
+inertia = [0.5, 0.5, 0.2]
+position = [0.0, 0.0, 0.3]
+orientation = [0.9238795325112867, 0.3826834323650898, 0.0, 0.0]
+angular_velocity = [0.0, 0.0, 50.0]
+angular_velocity_frame = "body"
+points = { tip = [0.0, 0.0, -0.3] }
+
+[[joints]]
+name = "pivot"
+type = "spherical"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "top"
+point2 = "tip"
+"#;
+
+    #[test]
+    fn a_spatial_file_reads_bodies_joints_and_default_gravity() {
+        let m = from_str(TOP, "top.toml").unwrap();
+        assert_eq!(m.space(), Space::Spatial);
+        let s = m.spatial.as_ref().unwrap();
+        assert_eq!(s.gravity, [0.0, 0.0, -9.81]);
+        assert_eq!(s.bodies[0].inertia[2][2], 0.2);
+        assert_eq!(s.bodies[0].angular_velocity, [0.0, 0.0, 50.0]);
+        match &s.joints[0].kind {
+            SpatialJointKind::Spherical { a, b } => {
+                assert_eq!(a.body, BodyRef::Ground);
+                assert_eq!(b.point, [0.0, 0.0, -0.3]);
+            }
+            k => panic!("expected a spherical joint, got {k:?}"),
+        }
+        assert!(m.bodies.is_empty() && m.joints.is_empty());
+    }
+
+    #[test]
+    fn a_world_angular_velocity_is_stored_in_the_body_frame() {
+        let text = TOP.replace("angular_velocity_frame = \"body\"", "");
+        let m = from_str(&text, "top.toml").unwrap();
+        let b = &m.spatial.as_ref().unwrap().bodies[0];
+        // A ω_body = ω_world
+        let a = rotation_matrix(b.orientation);
+        let w: Vec<f64> = (0..3)
+            .map(|i| (0..3).map(|k| a[i][k] * b.angular_velocity[k]).sum())
+            .collect();
+        for (x, y) in w.iter().zip([0.0, 0.0, 50.0]) {
+            assert!((x - y).abs() < 1e-12, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn planar_files_say_planar() {
+        let text =
+            "[model]\nspace = \"planar\"\n[[bodies]]\nname = \"b\"\nmass = 1.0\ninertia = 0.1\n";
+        let m = from_str(text, "p.toml").unwrap();
+        assert_eq!(m.space(), Space::Planar);
+        assert_eq!(m.bodies.len(), 1);
+    }
+
+    #[test]
+    fn errors_name_file_line_element_and_problem() {
+        let bad = TOP.replace("0.9238795325112867", "0.5");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("top.toml:10: body 'top': orientation must be a unit quaternion"),
+            "{err}"
+        );
+        let bad = TOP.replace("[0.5, 0.5, 0.2]", "[0.5, -0.5, 0.2]");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("top.toml:8: body 'top': inertia must be positive definite"),
+            "{err}"
+        );
+        let bad = TOP.replace("\"spherical\"", "\"sphercal\"");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("joint 'pivot'") && err.contains("spherical"),
+            "{err}"
+        );
+        let bad = TOP.replace("point2 = \"tip\"", "point2 = \"toe\"");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("unknown point 'toe' on body 'top'"), "{err}");
+        let bad = format!("{TOP}\n[[drivers]]\nname = \"d\"\n");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("not supported in spatial models yet"), "{err}");
+    }
+
+    #[test]
+    fn an_asymmetric_inertia_matrix_is_refused() {
+        let bad = TOP.replace(
+            "inertia = [0.5, 0.5, 0.2]",
+            "inertia = [[0.5, 0.1, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.2]]",
+        );
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("inertia must be symmetric"), "{err}");
+    }
+}

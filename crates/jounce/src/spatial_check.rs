@@ -1,0 +1,138 @@
+//! `jounce check` of a spatial model: the system built and assembled, its
+//! bodies, joints and force elements, coordinates and degrees of freedom,
+//! and the run's start (settings, formulation) — the planar report's
+//! content without its planar-only parts (redundant-row reactions,
+//! bodies' moves in x, y, θ, fixed-step stability).
+//!
+//! Owns: the spatial check report. Must not: change a planar check.
+
+use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
+use jounce_model::{BodyRef, Model, SpatialForceKind, SpatialJointKind, SpatialModel};
+
+use crate::check::CheckReport;
+use crate::error::RunError;
+use crate::setup::{build_formulation, formulation_name};
+use crate::validate::validate_run_settings;
+
+fn body_name(sm: &SpatialModel, b: BodyRef) -> &str {
+    match b {
+        BodyRef::Ground => "ground",
+        BodyRef::Body(i) => &sm.bodies[i].name,
+    }
+}
+
+/// What `jounce check` finds in a spatial model.
+///
+/// # Errors
+/// [`RunError`] naming the file and element at fault;
+/// [`RunError::Check`] with the report so far when the run would fail.
+pub(crate) fn spatial_check_report(
+    model: &Model,
+    sm: &SpatialModel,
+) -> Result<CheckReport, RunError> {
+    let (entry, _, _) = validate_run_settings(model)?;
+    let sys = SpatialSystem::from_model(model)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let (q0, v0) = sys.initial_state();
+    let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
+        .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "model '{}' ({}), spatial\n",
+        model.name, model.source
+    ));
+    s.push_str(&format!("  bodies ({}):\n", sm.bodies.len()));
+    for b in &sm.bodies {
+        let j = b.inertia;
+        s.push_str(&format!(
+            "    {:<16} m = {} kg, J = diag({}, {}, {}) kg m^2\n",
+            b.name, b.mass, j[0][0], j[1][1], j[2][2]
+        ));
+    }
+    s.push_str(&format!("  joints ({}):\n", sm.joints.len()));
+    for j in &sm.joints {
+        let kind = match j.kind {
+            SpatialJointKind::Spherical { .. } => "spherical",
+            SpatialJointKind::Revolute { .. } => "revolute",
+            SpatialJointKind::Universal { .. } => "universal",
+            SpatialJointKind::Cylindrical { .. } => "cylindrical",
+            SpatialJointKind::Prismatic { .. } => "prismatic",
+            SpatialJointKind::Fixed { .. } => "fixed",
+            SpatialJointKind::Distance { .. } => "distance",
+        };
+        let (a, b) = j.kind.attachments();
+        s.push_str(&format!(
+            "    {:<16} {:<13} {} - {}\n",
+            j.name,
+            kind,
+            body_name(sm, a.body),
+            body_name(sm, b.body)
+        ));
+    }
+    if !sm.forces.is_empty() {
+        s.push_str(&format!("  force elements ({}):\n", sm.forces.len()));
+        for f in &sm.forces {
+            let kind = match f.kind {
+                SpatialForceKind::PointForce { .. } => "point_force",
+                SpatialForceKind::Torque { .. } => "torque",
+                SpatialForceKind::SpringDamper { .. } => "spring_damper",
+            };
+            s.push_str(&format!("    {:<16} {kind}\n", f.name));
+        }
+    }
+    s.push_str(&format!(
+        "  {} coordinates ({} velocities), {} constraint equations (rank {}), degrees of freedom: {}\n",
+        sys.nq(),
+        sys.nv(),
+        sys.nc(),
+        asm.rank,
+        asm.dof
+    ));
+    if asm.redundant.is_empty() {
+        s.push_str("  no redundant constraints\n");
+    } else {
+        s.push_str(&format!(
+            "  redundant constraints: {}\n",
+            asm.redundant.join(", ")
+        ));
+    }
+    if !asm.singular.is_empty() {
+        s.push_str(&format!(
+            "  singular configuration at t = 0, involving: {}\n",
+            asm.singular.join(", ")
+        ));
+    }
+    s.push_str(&format!(
+        "  assembled in {} iterations: |Phi| = {:.2e}, |Phi_q v + Phi_t| = {:.2e}, velocity change {:.2e}\n",
+        asm.iterations, asm.position_residual, asm.velocity_residual, asm.velocity_change
+    ));
+    s.push_str(&format!(
+        "  run settings: {} formulation, {} integrator, t_end = {} s, about {:.0} output rows\n",
+        formulation_name(model.settings.formulation.kind),
+        entry.info.name,
+        model.settings.t_end,
+        crate::validate::output_rows(model)
+    ));
+    s.push_str("  formulations that can run this model: augmented (spatial models, issue 33)\n");
+    let start = build_formulation(model, &sys).and_then(|mut form| {
+        form.initial_state(0.0, &asm.q, &asm.v)
+            .map(|_| ())
+            .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+    });
+    if let Err(e) = start {
+        return Err(RunError::Check {
+            report: s,
+            reason: e.to_string(),
+        });
+    }
+    Ok(CheckReport {
+        coordinates: sys.nq(),
+        constraints: sys.nc(),
+        rank: asm.rank,
+        degrees_of_freedom: asm.dof,
+        redundant: asm.redundant.clone(),
+        singular: asm.singular.clone(),
+        warnings: Vec::new(),
+        text: s,
+    })
+}

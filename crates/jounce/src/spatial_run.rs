@@ -1,0 +1,129 @@
+//! The run of a spatial model (`[model] space = "spatial"`): the same
+//! pipeline as a planar run — settings validated, the system built and
+//! assembled, the formulation built, the integration streamed through the
+//! run's observer, the summary — without the planar-only watches
+//! (redundant-row reactions, singular configurations, beam strains,
+//! contacts, the solution checks scaled by planar bodies, the error
+//! estimate), which issue 33 will bring to spatial models.
+//!
+//! Output columns: `t`, each body's `x, y, z` (centre of mass, world) and
+//! quaternion `qw, qx, qy, qz`, then its velocities `vx, vy, vz` (world)
+//! and angular velocity `wx, wy, wz` (**body frame**), energies,
+//! constraint violations and multipliers, as a planar run's.
+//!
+//! Owns: the spatial run path. Must not: change a planar run.
+
+use std::time::Instant;
+
+use jounce_io::RunSummary;
+use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
+use jounce_model::Model;
+
+use crate::error::RunError;
+use crate::observer::{timeseries_header_with_velocities, RunObserver};
+use crate::run::Output;
+use crate::setup::build_formulation;
+
+/// Integrate a spatial model, streaming to `output`; as
+/// [`crate::run::integrate_model`] for planar ones.
+pub(crate) fn integrate_spatial_model(
+    model: &Model,
+    output: Output<'_>,
+    wall: Instant,
+) -> Result<RunSummary, RunError> {
+    let (entry, opts, mut stepper) = crate::validate::validate_run_settings(model)?;
+    let sys = SpatialSystem::from_model(model)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let (q0, v0) = sys.initial_state();
+    let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
+        .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
+    let mut form = build_formulation(model, &sys)?;
+    let y0 = form
+        .initial_state(0.0, &asm.q, &asm.v)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let mut diagnostics: Vec<String> = Vec::new();
+    if model.settings.checks.error_estimate {
+        diagnostics.push(
+            "note: the global error estimate is not available for spatial models yet (issue 33)"
+                .into(),
+        );
+    }
+    let Output {
+        timeseries,
+        steps,
+        progress,
+    } = output;
+    let velocities: Vec<String> = (0..sys.nv()).map(|i| sys.velocity_label(i)).collect();
+    timeseries.begin(&timeseries_header_with_velocities(&sys, &velocities))?;
+    if model.settings.step_history {
+        steps.begin(&crate::observer::STEPS_HEADER.map(String::from))?;
+    }
+    let steps = model
+        .settings
+        .step_history
+        .then_some(steps as &mut dyn crate::sink::RowSink);
+    let progress = progress.map(|p| p as &mut dyn crate::sink::Progress);
+    let mut obs = RunObserver::new(&sys, timeseries, model.settings.t_end, progress);
+    obs.steps = steps;
+    obs.cost_from = model
+        .settings
+        .cost_from
+        .map(crate::observer::SubintervalCost::new);
+    obs.energy_per_step = !crate::setup::is_conservative(model);
+    let result = jounce_integrate::solve(
+        form.as_mut(),
+        stepper.as_mut(),
+        0.0,
+        &y0,
+        model.settings.t_end,
+        &opts,
+        &mut obs,
+    );
+    obs.finish()?;
+    let (stats, t_reached) = match &result {
+        Ok(s) => (s.stats, s.t),
+        Err(f) => (f.stats, f.t),
+    };
+    let explained =
+        crate::run::explain_failure(model, entry, &opts, &result, &mut obs, &sys, t_reached);
+    diagnostics.extend(crate::run::run_diagnostics(entry, &stats, &obs));
+    let accuracy = crate::run::accuracy_summary(model, &obs);
+    let output_rows = obs.rows();
+    let cost_from = obs.cost_from.as_ref().map(|c| c.summary());
+    let extremes = obs.extremes;
+    let interrupted = obs.interrupted;
+    drop(obs);
+    diagnostics.extend(crate::run::accuracy_diagnostics(
+        model, &opts, &stats, &extremes, None,
+    ));
+    let summary = RunSummary {
+        formulation: crate::run::formulation_summary(model, form.name()),
+        degrees_of_freedom: asm.dof,
+        coordinates: sys.nq(),
+        constraints: sys.nc(),
+        t_reached,
+        status: match &result {
+            Ok(_) => "completed",
+            Err(_) if interrupted => "interrupted",
+            Err(_) => "failed",
+        }
+        .to_string(),
+        error: explained.error,
+        output_rows,
+        work: crate::run::work_summary(&stats, wall),
+        cost_from,
+        diagnostics,
+        accuracy,
+        ..crate::run::completed_summary_base(model)
+    };
+    match result {
+        Ok(_) => Ok(summary),
+        Err(f) => Err(RunError::Integration {
+            model: model.source.clone(),
+            cause: explained.cause,
+            failure: f,
+            advice: explained.advice,
+            summary: Box::new(summary),
+        }),
+    }
+}
