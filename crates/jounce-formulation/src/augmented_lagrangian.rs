@@ -33,7 +33,7 @@
 
 use jounce_integrate::constrained::ConstrainedSecondOrderProblem;
 use jounce_integrate::{EvalError, OdeProblem};
-use jounce_mechanics::MechanicalSystem;
+use jounce_mechanics::{MechanicalSystem, Quantities};
 
 use crate::dae_formulation::DaeFormulation;
 use crate::error::FormulationError;
@@ -172,9 +172,12 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
     ) -> Result<Vec<f64>, FormulationError> {
         let n = self.n;
         crate::formulation::check_dimensions("augmented_lagrangian", n, q0, v0)?;
-        let mut mass = nalgebra::DMatrix::zeros(n, n);
-        self.sys.mass_matrix(q0, &mut mass);
-        let m_max = (0..n).fold(0.0f64, |s, i| s.max(mass[(i, i)].abs()));
+        // the largest diagonal entry of M from one evaluation of the
+        // system (block-diagonal storage: no n × n matrix, issue 32)
+        let mut data = self.sys.data();
+        self.sys
+            .evaluate(&mut data, t0, q0, v0, Quantities::MASS_MATRIX);
+        let m_max = (0..n).fold(0.0f64, |s, i| s.max(data.mass(i, i).abs()));
         let s = self.penalty * if m_max > 0.0 { m_max } else { 1.0 };
         let mut check = Penalty::new(self.sys, s, 10.0, 1.0)?.with_linear_solver(self.solver);
         // the penalty's own hint on [settings.penalty] does not apply here

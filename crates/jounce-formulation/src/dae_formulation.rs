@@ -79,6 +79,11 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     /// Time functions are evaluated at min(t, t_cap): the left limit at a
     /// breakpoint a step ends on ([`OdeProblem::set_time_cap`]).
     t_cap: f64,
+    /// The KKT system of consistent accelerations (initial derivatives of
+    /// the DAE methods, the structural family's q̈ and λ) and of the
+    /// formulation's λ0 and initial-step right-hand side: the sparse Schur
+    /// complement for a diagonal M.
+    kkt: Kkt,
 }
 
 /// Smallest n + m at which [`LinearSolver::Auto`] declares the sparsity of
@@ -101,6 +106,7 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
             phi_qt: DMatrix::zeros(m, n),
             solver: LinearSolver::Auto,
             t_cap: f64::INFINITY,
+            kkt: Kkt::new(sys),
             data: sys.data(),
             mass_entries: {
                 let mut e = sys
@@ -120,6 +126,7 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
     #[must_use]
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.solver = solver;
+        self.kkt = Kkt::with_solver(self.sys, solver);
         self
     }
 }
@@ -129,9 +136,10 @@ pub struct DaeFormulation<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
     n: usize,
     m: usize,
+    /// The DAE; its equations own the KKT system of the initial-step
+    /// right-hand side and of λ0 (one workspace for the formulation and
+    /// the consistent accelerations of the methods).
     dae: ConstrainedDae<ConstrainedEquations<'a, S>>,
-    /// KKT system of the initial-step right-hand side and of λ0.
-    kkt: Kkt,
     breakpoints: Vec<f64>,
 }
 
@@ -144,7 +152,6 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
             m,
             dae: ConstrainedDae::new(ConstrainedEquations::new(sys), form)
                 .expect("planar systems have as many positions as velocities"),
-            kkt: Kkt::new(sys),
             breakpoints: sys.breakpoints(),
         }
     }
@@ -152,8 +159,8 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
     /// Solve the KKT system with `solver` (default [`LinearSolver::Auto`]).
     #[must_use]
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
-        self.kkt = Kkt::with_solver(self.sys, solver);
         self.dae.problem.solver = solver;
+        self.dae.problem.kkt = Kkt::with_solver(self.sys, solver);
         self
     }
 
@@ -294,6 +301,43 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
         self.sys.has_exact_second_derivatives()
     }
 
+    /// M from one evaluation of the system ([`MechanicalSystem::evaluate`],
+    /// block diagonal in body coordinates) at the entries: O(nnz).
+    fn sparse_mass_matrix(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        entries: &[(usize, usize)],
+        values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        let t = t.min(self.t_cap);
+        self.sys
+            .evaluate(&mut self.data, t, q, &[], Quantities::MASS_MATRIX);
+        for (x, &(i, j)) in values.iter_mut().zip(entries) {
+            *x = self.data.mass(i, j);
+        }
+        Ok(true)
+    }
+
+    /// q̈ and λ from the formulation's KKT solver (the sparse Schur
+    /// complement Φ_q M⁻¹ Φ_qᵀ for a diagonal M, O(nnz) on a chain; the
+    /// dense path of `kkt.rs` otherwise), the same solve that gives λ0.
+    fn consistent_acceleration(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        qdd: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        let t = t.min(self.t_cap);
+        self.kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
+        let n = self.n;
+        qdd.copy_from_slice(&self.kkt.sol[..n]);
+        lambda.copy_from_slice(&self.kkt.sol[n..]);
+        Ok(true)
+    }
+
     fn has_own_residual(&self) -> bool {
         true
     }
@@ -409,9 +453,10 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for DaeFormulation<'_, S> {
         let n = self.n;
         let (q, rest) = y.split_at(n);
         let v = &rest[..n];
-        self.kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
+        let kkt = &mut self.dae.problem.kkt;
+        kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
         dy[..n].copy_from_slice(v);
-        dy[n..2 * n].copy_from_slice(&self.kkt.sol[..n]);
+        dy[n..2 * n].copy_from_slice(&kkt.sol[..n]);
         dy[2 * n..].fill(0.0);
         Ok(())
     }
@@ -454,19 +499,21 @@ impl<S: MechanicalSystem + ?Sized> Formulation for DaeFormulation<'_, S> {
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
         let name = self.name();
-        check_kkt(self.sys, &mut self.kkt, t0, q0, v0, name)?;
-        self.kkt
-            .accelerations(self.sys, t0, q0, v0, 0.0, 0.0)
+        let kkt = &mut self.dae.problem.kkt;
+        check_kkt(self.sys, kkt, t0, q0, v0, name)?;
+        kkt.accelerations(self.sys, t0, q0, v0, 0.0, 0.0)
             .map_err(|e| FormulationError::SingularMass {
                 formulation: name.into(),
                 detail: e.to_string(),
             })?;
-        let mut y = Vec::with_capacity(self.dim());
+        let (n, dim) = (self.n, self.dae.dim());
+        let kkt = &self.dae.problem.kkt;
+        let mut y = Vec::with_capacity(dim);
         y.extend_from_slice(q0);
         y.extend_from_slice(v0);
-        y.extend_from_slice(&self.kkt.sol[self.n..]);
+        y.extend_from_slice(&kkt.sol[n..]);
         // μ = 0 on the exact solution (GGL)
-        y.resize(self.dim(), 0.0);
+        y.resize(dim, 0.0);
         Ok(y)
     }
 

@@ -10,7 +10,7 @@ mod counting_alloc;
 use chain::pendulum_chain;
 use counting_alloc::allocations;
 
-use jounce_formulation::{build, DaeFormulation, FormulationSettings, LinearSolver};
+use jounce_formulation::{build, DaeFormulation, Formulation, FormulationSettings, LinearSolver};
 use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
 use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem};
 use nalgebra::DMatrix;
@@ -134,6 +134,61 @@ fn sparse_iteration_matrix_equals_the_dense_one() {
     }
 }
 
+/// The consistent initial derivative y0' of the DAE methods by the sparse
+/// factorisation (the Schur complement Φ_q M⁻¹ Φ_qᵀ of the formulation's
+/// KKT solver, issue 32) equals the one of the dense LU of the whole KKT
+/// matrix to 1e-10 relative, on a 20-link chain in both forms, and zeroes
+/// the residual: F(t0, y0, y0') = 0 to rounding (1e-9 of |Q|, as the
+/// dense start).
+#[test]
+fn sparse_and_dense_consistent_derivatives_agree() {
+    let sys = pendulum_chain(20);
+    let a = assemble(&sys, 0.0, &sys.initial_q(), &sys.initial_v(), 1e-12).unwrap();
+    // a moving start on Φ_q v = 0, so that γ and the velocity terms are
+    // exercised: the chain turning rigidly about the ground pin
+    let mut v_ok = a.v.clone();
+    for (i, q) in a.q.chunks(3).enumerate() {
+        v_ok[3 * i] = -0.7 * q[1];
+        v_ok[3 * i + 1] = 0.7 * q[0];
+        v_ok[3 * i + 2] = 0.7;
+    }
+    for form in ["index3", "ggl"] {
+        let mk = |solver| {
+            let f = match form {
+                "index3" => DaeFormulation::index3(&sys),
+                _ => DaeFormulation::ggl(&sys),
+            };
+            f.with_linear_solver(solver)
+        };
+        let (mut fs, mut fd) = (mk(LinearSolver::Sparse), mk(LinearSolver::Dense));
+        let y0 = fs.initial_state(0.0, &a.q, &v_ok).unwrap();
+        let yd0 = fd.initial_state(0.0, &a.q, &v_ok).unwrap();
+        let nd = y0.len();
+        let lam = rel_diff(&y0[2 * sys.nq()..], &yd0[2 * sys.nq()..], nd - 2 * sys.nq());
+        let (mut yps, mut ypd) = (vec![0.0; nd], vec![0.0; nd]);
+        fs.as_dae()
+            .unwrap()
+            .consistent_derivative(0.0, &y0, &mut yps)
+            .unwrap();
+        fd.as_dae()
+            .unwrap()
+            .consistent_derivative(0.0, &y0, &mut ypd)
+            .unwrap();
+        let d = rel_diff(&yps, &ypd, nd);
+        let mut r = vec![0.0; nd];
+        fs.as_dae()
+            .unwrap()
+            .residual(0.0, &y0, &yps, &mut r)
+            .unwrap();
+        let worst = r.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        eprintln!("{form}: y0' sparse vs dense {d:.1e}, λ0 {lam:.1e}, |F| {worst:.1e}");
+        assert!(d <= 1e-10, "{form}: sparse y0' differs by {d:e}");
+        assert!(lam <= 1e-10, "{form}: sparse λ0 differs by {lam:e}");
+        assert!(worst <= 1e-9, "{form}: |F(t0, y0, y0')| = {worst:e}");
+        assert!(yps[sys.nq()..2 * sys.nq()].iter().any(|x| x.abs() > 1.0));
+    }
+}
+
 /// bdf and radau5, adaptive, on both forms of a 20-link chain. The
 /// sparse LU factors the same matrices as the dense one in another pivot
 /// order. On the index-2 form (ggl) that changes only rounding: the runs
@@ -144,8 +199,13 @@ fn sparse_iteration_matrix_equals_the_dense_one() {
 /// relative size 1e-9 in λ moves the error estimates and, over 150 steps,
 /// some step-size decisions (measured 149 vs 152 steps, final states
 /// 3e-7 apart at rtol = 1e-6): there the two must take nearly the same
-/// steps and be equally accurate against a run at rtol = 1e-10 (measured
-/// 5.7e-7 vs 5.2e-7 bdf, 1.1e-7 vs 1.4e-7 radau5). With fixed steps
+/// steps (within 15 %) and be equally accurate against a run at
+/// rtol = 1e-10 (measured 5.7e-7 vs 5.2e-7 bdf, 1.1e-7 vs 1.4e-7 radau5).
+/// The rounding of the start alone moves bdf's steps by that much: with
+/// y0' from the sparse Schur complement instead of a dense LU (issue 32)
+/// bdf took 162 steps against the dense run's 145 (errors 3.2e-7 and
+/// 6.6e-7), and the dense run itself 145 with a full-pivot LU of the KKT
+/// matrix against 152 with a partial-pivot one. With fixed steps
 /// (h = 1e-2, no step decisions, Newton to round-off) both forms agree
 /// within 1e-10 (measured ggl 5e-14 bdf, 7e-16 radau5; index3 5e-11,
 /// 1.5e-13).
@@ -189,7 +249,7 @@ fn sparse_and_dense_dae_runs_agree() {
                 );
                 eprintln!("  error against rtol = 1e-10: sparse {es:.1e}, dense {ed:.1e}");
                 assert!(
-                    sparse.accepted.abs_diff(dense.accepted) * 20 <= dense.accepted,
+                    sparse.accepted.abs_diff(dense.accepted) * 100 <= 15 * dense.accepted,
                     "{name} on {form}: {} vs {} steps",
                     sparse.accepted,
                     dense.accepted

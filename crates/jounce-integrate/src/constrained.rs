@@ -106,6 +106,35 @@ pub trait ConstrainedSecondOrderProblem {
         self.constraints(t, q, phi)
     }
 
+    /// Consistent accelerations and multipliers at (t, q, v) by the
+    /// problem's own factorisation of the KKT system
+    ///
+    /// ```text
+    /// [ M(q)   Φ_qᵀ ] [ q̈ ]   [ Q(t, q, v) ]
+    /// [ Φ_q    0    ] [ λ  ] = [ γ(t, q, v) ]
+    /// ```
+    ///
+    /// (the index-1 equations of motion without stabilisation,
+    /// jalon-bayo ch. 7), into `qdd` (len n_v) and `lambda` (len m).
+    /// `Ok(false)` where the problem has none (the default): the caller
+    /// then forms the matrix densely. A problem whose M is block diagonal
+    /// solves it in O(nnz) by the Schur complement Φ_q M⁻¹ Φ_qᵀ, where the
+    /// dense LU of the (n_v + m)² matrix costs O((n_v + m)³): 50 s before
+    /// the first step of a 1000-link chain (issue 32).
+    ///
+    /// # Errors
+    /// [`EvalError::Singular`] when the KKT matrix is singular.
+    fn consistent_acceleration(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _qdd: &mut [f64],
+        _lambda: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+
     /// Whether [`ConstrainedSecondOrderProblem::residual`] is the
     /// problem's own allocation-free evaluation (drivers then use it on
     /// the dense path too: one pass over the elements instead of four).
@@ -136,6 +165,21 @@ pub trait ConstrainedSecondOrderProblem {
         &mut self,
         _t: f64,
         _q: &[f64],
+        _values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        Ok(false)
+    }
+
+    /// M(t, q) at the entries `entries` (sorted, the tangent pattern of
+    /// [`ConstrainedSecondOrderProblem::sparsity`] with the diagonal):
+    /// entry e of `values` is M at `entries[e]`, with no n × n fill.
+    /// `Ok(false)` where the problem has no such evaluation (the default;
+    /// the caller then uses [`ConstrainedSecondOrderProblem::mass_matrix`]).
+    fn sparse_mass_matrix(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _entries: &[(usize, usize)],
         _values: &mut [f64],
     ) -> Result<bool, EvalError> {
         Ok(false)

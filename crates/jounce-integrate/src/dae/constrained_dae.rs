@@ -91,6 +91,62 @@ pub struct ConstrainedDae<P: ConstrainedSecondOrderProblem> {
     /// The problem's block sparsity, once [`DaeProblem::sparsity`] has
     /// declared a pattern.
     pattern: Option<IterationSparsity>,
+    /// The index-3 blocks on that pattern, while the problem evaluates
+    /// them so (`None`: the dense blocks above).
+    sparse: Option<SparseBlocks>,
+}
+
+/// K, C, M on the tangent pattern and Φ_q on its own, as the problem
+/// evaluates them ([`ConstrainedSecondOrderProblem::sparse_tangent`],
+/// [`ConstrainedSecondOrderProblem::sparse_mass_matrix`],
+/// [`ConstrainedSecondOrderProblem::sparse_constraint_jacobian`]): the
+/// index-3 iteration matrix without any n × n block (issue 32).
+struct SparseBlocks {
+    /// The tangent entries sorted, once each, with the diagonal.
+    entries: Vec<(usize, usize)>,
+    /// Position in `entries` of each entry of the declared tangent pattern.
+    tangent_at: Vec<usize>,
+    /// Position in the problem's Φ_q values (rows in turn, columns
+    /// ascending) of each entry of the declared Φ_q pattern.
+    jac_at: Vec<usize>,
+    /// K, C, M at `entries`; Φ_q by rows.
+    k: Vec<f64>,
+    c: Vec<f64>,
+    mass: Vec<f64>,
+    jac: Vec<f64>,
+    /// Whether the values are those of the last evaluation.
+    current: bool,
+}
+
+impl SparseBlocks {
+    fn new(pattern: &IterationSparsity, n: usize) -> Self {
+        let mut entries: Vec<(usize, usize)> = pattern.tangent.clone();
+        entries.extend((0..n).map(|i| (i, i)));
+        entries.sort_unstable();
+        entries.dedup();
+        let at = |list: &[(usize, usize)], e| list.binary_search(e).unwrap_or(0);
+        let tangent_at = pattern.tangent.iter().map(|e| at(&entries, e)).collect();
+        // Φ_q by rows with ascending columns, each entry once
+        let mut rows: Vec<(usize, usize)> = pattern.constraint_jacobian.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        let jac_at = pattern
+            .constraint_jacobian
+            .iter()
+            .map(|e| at(&rows, e))
+            .collect();
+        let len = entries.len();
+        Self {
+            entries,
+            tangent_at,
+            jac_at,
+            k: vec![0.0; len],
+            c: vec![0.0; len],
+            mass: vec![0.0; len],
+            jac: vec![0.0; rows.len()],
+            current: false,
+        }
+    }
 }
 
 impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
@@ -131,17 +187,77 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             m,
             index,
             differential,
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(m, n),
-            k: DMatrix::zeros(n, n),
-            c: DMatrix::zeros(n, n),
-            cfj: DMatrix::zeros(n, n),
-            vjac: DMatrix::zeros(m, n),
+            // the dense blocks on first use only (`dense_blocks`): the
+            // sparse path never forms them
+            mass: DMatrix::zeros(0, 0),
+            jac: DMatrix::zeros(0, 0),
+            k: DMatrix::zeros(0, 0),
+            c: DMatrix::zeros(0, 0),
+            cfj: DMatrix::zeros(0, 0),
+            vjac: DMatrix::zeros(0, 0),
             f: vec![0.0; n],
             phi: vec![0.0; m],
             nu: vec![0.0; m],
             pattern: None,
+            sparse: None,
         })
+    }
+
+    /// The dense blocks sized (allocates on first use: the dense path,
+    /// or a problem without sparse evaluations).
+    fn dense_blocks(&mut self) {
+        let (n, m) = (self.n, self.m);
+        if self.mass.nrows() != n || self.jac.nrows() != m || self.mass.ncols() != n {
+            self.mass = DMatrix::zeros(n, n);
+            self.jac = DMatrix::zeros(m, n);
+            self.k = DMatrix::zeros(n, n);
+            self.c = DMatrix::zeros(n, n);
+            self.cfj = DMatrix::zeros(n, n);
+            self.vjac = DMatrix::zeros(m, n);
+        }
+    }
+
+    /// K, C, M and Φ_q at (t, y, y') into the sparse blocks; `Ok(false)`
+    /// (and the sparse blocks dropped for good) where the problem lacks
+    /// one of the sparse evaluations.
+    fn sparse_blocks(&mut self, t: f64, y: &[f64], yp: &[f64]) -> Result<bool, EvalError> {
+        let (n, m) = (self.n, self.m);
+        let Some(sb) = self.sparse.as_mut() else {
+            return Ok(false);
+        };
+        let q = &y[..n];
+        let v = &y[n..2 * n];
+        let lambda = &y[2 * n..2 * n + m];
+        let a = &yp[n..2 * n];
+        let p = &mut self.problem;
+        sb.current = false;
+        let ok = p.sparse_tangent(t, q, v, a, lambda, &sb.entries, &mut sb.k, &mut sb.c)?
+            && p.sparse_mass_matrix(t, q, &sb.entries, &mut sb.mass)?
+            && (m == 0 || p.sparse_constraint_jacobian(t, q, &mut sb.jac)?);
+        if !ok {
+            self.sparse = None;
+            return Ok(false);
+        }
+        sb.current = true;
+        Ok(true)
+    }
+
+    /// M at (t, q) into the sparse blocks; `Ok(false)` as for
+    /// [`ConstrainedDae::sparse_blocks`].
+    fn sparse_mass(&mut self, t: f64, y: &[f64]) -> Result<bool, EvalError> {
+        let Some(sb) = self.sparse.as_mut() else {
+            return Ok(false);
+        };
+        sb.current = false;
+        if !self
+            .problem
+            .sparse_mass_matrix(t, &y[..self.n], &sb.entries, &mut sb.mass)?
+        {
+            self.sparse = None;
+            return Ok(false);
+        }
+        sb.current = true;
+        Ok(true)
     }
 
     /// Every entry of G in the order of [`DaeProblem::sparsity`] with its
@@ -161,6 +277,23 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
         for i in 0..n {
             emit(i, i, if derivative { 1.0 } else { c });
             emit(i, n + i, d(-1.0));
+        }
+        if let Some(sb) = self.sparse.as_ref().filter(|sb| sb.current) {
+            for (&(i, j), &e) in pattern.tangent.iter().zip(&sb.tangent_at) {
+                emit(n + i, j, d(sb.k[e]));
+                let mc = if derivative {
+                    sb.mass[e]
+                } else {
+                    c * sb.mass[e] + sb.c[e]
+                };
+                emit(n + i, n + j, mc);
+            }
+            for (&(k, j), &e) in pattern.constraint_jacobian.iter().zip(&sb.jac_at) {
+                let a = d(sb.jac[e]);
+                emit(n + j, 2 * n + k, a);
+                emit(2 * n + k, j, a);
+            }
+            return;
         }
         for &(i, j) in &pattern.tangent {
             emit(n + i, j, d(self.k[(i, j)]));
@@ -192,6 +325,10 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
     /// The blocks M, K, C, Φ_q (and for GGL ∂(Φ_qᵀμ)/∂q, (Φ_q v)_q + Φ_qt)
     /// at (t, y, y') into the buffers.
     fn blocks(&mut self, t: f64, y: &[f64], yp: &[f64]) -> Result<(), EvalError> {
+        if self.sparse_blocks(t, y, yp)? {
+            return Ok(());
+        }
+        self.dense_blocks();
         let (n, m) = (self.n, self.m);
         let q = &y[..n];
         let v = &y[n..2 * n];
@@ -253,6 +390,9 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         let v = &y[n..2 * n];
         let lambda = &y[2 * n..2 * n + m];
         let (qp, vp) = (&yp[..n], &yp[n..2 * n]);
+        if self.form == DaeForm::Ggl || self.pattern.is_none() || !self.problem.has_own_residual() {
+            self.dense_blocks();
+        }
         let p = &mut self.problem;
         if self.pattern.is_some() && p.has_own_residual() {
             // O(nnz): M v' + Φ_qᵀλ − Q and Φ in one pass
@@ -344,6 +484,7 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         let v = &y[n..2 * n];
         let lambda = &y[2 * n..2 * n + m];
         let a = &yp[n..2 * n];
+        self.dense_blocks();
         let p = &mut self.problem;
         p.mass_matrix(t, q, &mut self.mass)?;
         p.tangent(t, q, v, a, lambda, &mut self.k, &mut self.c)?;
@@ -389,6 +530,7 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         out: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
         let n = self.n;
+        self.dense_blocks();
         self.problem.mass_matrix(t, &y[..n], &mut self.mass)?;
         out.fill(0.0);
         for i in 0..n {
@@ -409,8 +551,21 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
     fn sparsity(&mut self) -> Option<Vec<(usize, usize)>> {
         self.pattern = self.problem.sparsity();
         let pattern = self.pattern.as_ref()?;
+        // the index-3 blocks sparse (GGL's ∂(Φ_qᵀμ)/∂q and (Φ_q v)_q stay
+        // dense)
+        self.sparse = (self.form == DaeForm::Index3).then(|| SparseBlocks::new(pattern, self.n));
+        // the walk over the pattern reads values it does not use: the
+        // sparse blocks' zeros, or the dense blocks (GGL)
+        match self.sparse.as_mut() {
+            Some(sb) => sb.current = true,
+            None => self.dense_blocks(),
+        }
+        let pattern = self.pattern.as_ref()?;
         let mut entries = Vec::new();
         self.visit_entries(pattern, 0.0, false, |i, j, _| entries.push((i, j)));
+        if let Some(sb) = self.sparse.as_mut() {
+            sb.current = false;
+        }
         Some(entries)
     }
 
@@ -443,7 +598,14 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         values: &mut [f64],
     ) -> Result<(), EvalError> {
         let pattern = self.declared()?;
-        let r = self.problem.mass_matrix(t, &y[..self.n], &mut self.mass);
+        let r = match self.sparse_mass(t, y) {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                self.dense_blocks();
+                self.problem.mass_matrix(t, &y[..self.n], &mut self.mass)
+            }
+            Err(e) => Err(e),
+        };
         if r.is_ok() {
             let mut k = 0;
             self.visit_entries(&pattern, 0.0, true, |_, _, v| {
@@ -464,7 +626,10 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
     }
 
     /// y' = [v; a; 0 (; 0)] with a from the KKT system
-    /// `[M Φ_qᵀ; Φ_q 0][a; λ] = [Q; γ]` (allocates: called once per start).
+    /// `[M Φ_qᵀ; Φ_q 0][a; λ] = [Q; γ]`: by the problem's own
+    /// factorisation ([`ConstrainedSecondOrderProblem::consistent_acceleration`],
+    /// sparse for a block-diagonal M), else by a dense LU (allocates:
+    /// called once per start).
     fn consistent_derivative(
         &mut self,
         t: f64,
@@ -473,6 +638,15 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
     ) -> Result<(), EvalError> {
         let (n, m) = (self.n, self.m);
         let (q, v) = (&y[..n], &y[n..2 * n]);
+        let p = &mut self.problem;
+        // a into f, λ (unused: y' of λ is 0) into phi
+        if p.consistent_acceleration(t, q, v, &mut self.f, &mut self.phi)? {
+            yp.fill(0.0);
+            yp[..n].copy_from_slice(v);
+            yp[n..2 * n].copy_from_slice(&self.f);
+            return Ok(());
+        }
+        self.dense_blocks();
         let p = &mut self.problem;
         p.mass_matrix(t, q, &mut self.mass)?;
         p.forces(t, q, v, &mut self.f)?;

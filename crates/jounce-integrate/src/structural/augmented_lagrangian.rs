@@ -303,10 +303,18 @@ pub struct AugmentedLagrangianStepper {
     r: Vec<f64>,
     x: Vec<f64>,
     cm: Vec<f64>,
+    /// Dense M, K, C (n × n) and Φ_q (m × n): sized on first use only,
+    /// where the problem has no sparse evaluation of them (`m_vals`,
+    /// `k_vals`, `jv`).
     mass: DMatrix<f64>,
     k: DMatrix<f64>,
     c: DMatrix<f64>,
     jac: DMatrix<f64>,
+    /// M at `tangent_entries` from the problem's sparse evaluation
+    /// ([`ConstrainedSecondOrderProblem::sparse_mass_matrix`]), when
+    /// `mass_sparse`: no n × n matrix formed (issue 32).
+    m_vals: Vec<f64>,
+    mass_sparse: bool,
     /// Φ_q in compressed sparse rows: row k holds `jv[jrow[k]..jrow[k + 1]]`
     /// at the columns `jcol[..]` (every column when dense).
     jrow: Vec<usize>,
@@ -445,10 +453,12 @@ impl AugmentedLagrangianStepper {
             r: z(),
             x: z(),
             cm: vec![0.0; m],
-            mass: DMatrix::zeros(n, n),
-            k: DMatrix::zeros(n, n),
-            c: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(m, n),
+            mass: DMatrix::zeros(0, 0),
+            k: DMatrix::zeros(0, 0),
+            c: DMatrix::zeros(0, 0),
+            jac: DMatrix::zeros(0, 0),
+            m_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
+            mass_sparse: false,
             jrow,
             jcol,
             jv: vec![0.0; nnz],
@@ -473,16 +483,72 @@ impl AugmentedLagrangianStepper {
             && matches!(self.matrix, Matrix::Sparse { .. }) == p.sparsity().is_some()
     }
 
+    /// M at (t, q): on the tangent pattern by the problem's sparse
+    /// evaluation where it has one (sparse matrix only), else densely.
+    fn eval_mass(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        t: f64,
+        q: &[f64],
+    ) -> Result<(), EvalError> {
+        let n = self.n;
+        self.mass_sparse = !self.m_vals.is_empty()
+            && p.sparse_mass_matrix(t, q, &self.tangent_entries, &mut self.m_vals)?;
+        if !self.mass_sparse {
+            if self.mass.shape() != (n, n) {
+                self.mass = DMatrix::zeros(n, n);
+            }
+            p.mass_matrix(t, q, &mut self.mass)?;
+        }
+        Ok(())
+    }
+
+    /// M at entry e = (i, j) of `tangent_entries`.
+    fn mass_at(&self, e: usize, i: usize, j: usize) -> f64 {
+        if self.mass_sparse {
+            self.m_vals[e]
+        } else {
+            self.mass[(i, j)]
+        }
+    }
+
+    /// The dense K and C sized (first use only).
+    fn dense_tangent(&mut self) {
+        let n = self.n;
+        if self.k.shape() != (n, n) {
+            self.k = DMatrix::zeros(n, n);
+            self.c = DMatrix::zeros(n, n);
+        }
+    }
+
     /// T = M + c_c C + c_k K + s Φ_qᵀΦ_q from the current `mass`, `c`, `k`
     /// and `jac`, factorised; `false` when singular.
     fn factor(&mut self, c_c: f64, c_k: f64, boost: f64, stats: &mut crate::Stats) -> bool {
         stats.n_lu += 1;
         let s = self.s * boost;
+        // K and C not evaluated yet (the start, c_c = c_k = 0): zero
+        let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
+        if no_tangent && (c_c != 0.0 || c_k != 0.0) {
+            self.dense_tangent();
+        }
+        let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
         match &mut self.matrix {
             Matrix::Dense(lu) => {
                 let t = &mut lu.lu;
-                for &(i, j) in &self.tangent_entries {
-                    t[(i, j)] = self.mass[(i, j)] + c_c * self.c[(i, j)] + c_k * self.k[(i, j)];
+                if no_tangent {
+                    t.fill(0.0);
+                }
+                for (e, &(i, j)) in self.tangent_entries.iter().enumerate() {
+                    let m = if self.mass_sparse {
+                        self.m_vals[e]
+                    } else {
+                        self.mass[(i, j)]
+                    };
+                    t[(i, j)] = if no_tangent {
+                        m
+                    } else {
+                        m + c_c * self.c[(i, j)] + c_k * self.k[(i, j)]
+                    };
                 }
                 for &(a, b) in &self.pairs {
                     t[(self.jcol[a], self.jcol[b])] += s * self.jv[a] * self.jv[b];
@@ -498,10 +564,17 @@ impl AugmentedLagrangianStepper {
                 for (e, &(i, j, slot)) in slots.iter().enumerate() {
                     let (ce, ke) = if self.tangent_sparse {
                         (self.c_vals[e], self.k_vals[e])
+                    } else if no_tangent {
+                        (0.0, 0.0)
                     } else {
                         (self.c[(i, j)], self.k[(i, j)])
                     };
-                    vals[slot] = self.mass[(i, j)] + c_c * ce + c_k * ke;
+                    let m = if self.mass_sparse {
+                        self.m_vals[e]
+                    } else {
+                        self.mass[(i, j)]
+                    };
+                    vals[slot] = m + c_c * ce + c_k * ke;
                 }
                 for (&(a, b), &slot) in self.pairs.iter().zip(pair_slots.iter()) {
                     vals[slot] += s * self.jv[a] * self.jv[b];
@@ -515,15 +588,18 @@ impl AugmentedLagrangianStepper {
     /// assembled from) are finite.
     fn tangent_is_finite(&self) -> bool {
         let dense = |m: &DMatrix<f64>| m.iter().all(|x| x.is_finite());
-        dense(&self.mass)
-            && if self.tangent_sparse {
-                self.c_vals
-                    .iter()
-                    .chain(&self.k_vals)
-                    .all(|x| x.is_finite())
-            } else {
-                dense(&self.c) && dense(&self.k)
-            }
+        (if self.mass_sparse {
+            self.m_vals.iter().all(|x| x.is_finite())
+        } else {
+            dense(&self.mass)
+        }) && if self.tangent_sparse || self.k.nrows() != self.n {
+            self.c_vals
+                .iter()
+                .chain(&self.k_vals)
+                .all(|x| x.is_finite())
+        } else {
+            dense(&self.c) && dense(&self.k)
+        }
     }
 
     fn solve(matrix: &mut Matrix, b: &mut [f64], stats: &mut crate::Stats) {
@@ -549,6 +625,9 @@ impl AugmentedLagrangianStepper {
             return Ok(());
         }
         self.jv_direct = false;
+        if self.jac.shape() != (self.m, self.n) {
+            self.jac = DMatrix::zeros(self.m, self.n);
+        }
         p.constraint_jacobian(t, q, &mut self.jac)?;
         for k in 0..self.m {
             for a in self.jrow[k]..self.jrow[k + 1] {
@@ -613,11 +692,16 @@ impl AugmentedLagrangianStepper {
         self.y.copy_from_slice(y0);
         let (q, rest) = self.y.split_at(n);
         let v = &rest[..n];
-        p.mass_matrix(t0, q, &mut self.mass)?;
-        let m_max = (0..n).fold(0.0f64, |s, i| s.max(self.mass[(i, i)].abs()));
-        self.s = self.penalty * if m_max > 0.0 { m_max } else { 1.0 };
         let q = q.to_vec();
         let v = v.to_vec();
+        self.eval_mass(p, t0, &q)?;
+        let m_max = self
+            .tangent_entries
+            .iter()
+            .enumerate()
+            .filter(|(_, &(i, j))| i == j)
+            .fold(0.0f64, |s, (e, &(i, j))| s.max(self.mass_at(e, i, j).abs()));
+        self.s = self.penalty * if m_max > 0.0 { m_max } else { 1.0 };
         self.eval_jacobian(p, t0, &q)?;
         p.forces(t0, &q, &v, &mut self.r)?;
         p.gamma(t0, &q, &v, &mut self.phi)?;
@@ -918,6 +1002,7 @@ impl AugmentedLagrangianStepper {
                 &mut self.c_vals,
             )?;
         if !self.tangent_sparse {
+            self.dense_tangent();
             p.tangent(
                 t1,
                 &self.q_t,
@@ -928,10 +1013,13 @@ impl AugmentedLagrangianStepper {
                 &mut self.c,
             )?;
         }
-        if !p.mass_matrix_is_constant() {
-            p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
-        }
         let q = std::mem::take(&mut self.q_t);
+        if !p.mass_matrix_is_constant() {
+            if let Err(e) = self.eval_mass(p, t1, &q) {
+                self.q_t = q;
+                return Err(e);
+            }
+        }
         let r = self.eval_jacobian(p, t1, &q);
         self.q_t = q;
         r
@@ -1025,8 +1113,8 @@ impl AugmentedLagrangianStepper {
     /// aᵀ M b over the entries of M (the tangent pattern).
     fn mass_product(&self, a: &[f64], b: &[f64]) -> f64 {
         let mut s = 0.0;
-        for &(i, j) in &self.tangent_entries {
-            s += a[i] * self.mass[(i, j)] * b[j];
+        for (e, &(i, j)) in self.tangent_entries.iter().enumerate() {
+            s += a[i] * self.mass_at(e, i, j) * b[j];
         }
         s
     }
@@ -1179,7 +1267,10 @@ impl AugmentedLagrangianStepper {
             // the metric M + s Φ_qᵀΦ_q at the converged positions (M from
             // the start when constant)
             if !p.mass_matrix_is_constant() {
-                p.mass_matrix(t1, &self.q_t, &mut self.mass)?;
+                let q = std::mem::take(&mut self.q_t);
+                let r = self.eval_mass(p, t1, &q);
+                self.q_t = q;
+                r?;
             }
             let mut pboost = boost;
             self.factor_projection(t1, pboost, ctx)?;

@@ -295,6 +295,43 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
     fn has_exact_tangent(&self) -> bool {
         self.inner.has_exact_tangent()
     }
+    fn sparse_mass_matrix(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        entries: &[(usize, usize)],
+        values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        self.inner.sparse_mass_matrix(t, q, entries, values)
+    }
+    fn sparse_constraint_jacobian(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        values: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        self.inner.sparse_constraint_jacobian(t, q, values)
+    }
+    fn consistent_acceleration(
+        &mut self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        qdd: &mut [f64],
+        lambda: &mut [f64],
+    ) -> Result<bool, EvalError> {
+        let own = self.inner.consistent_acceleration(t, q, v, qdd, lambda)?;
+        if own {
+            self.n_forces += 1;
+            if qdd.iter().chain(lambda.iter()).any(|x| !x.is_finite()) {
+                return Err(EvalError::NonFinite {
+                    what: "consistent accelerations".into(),
+                    t,
+                });
+            }
+        }
+        Ok(own)
+    }
     fn sparsity(&self) -> Option<IterationSparsity> {
         self.inner.sparsity()
     }
@@ -386,6 +423,8 @@ struct Work {
     /// the KKT solves of projections, consistent accelerations and error
     /// estimates
     kkt: KktSolver,
+    /// the multipliers of a consistent acceleration (len m)
+    lam_c: Vec<f64>,
     /// copies of an error-estimate part (len n_v), of q1 (len n_q) and v1
     e: Vec<f64>,
     q1: Vec<f64>,
@@ -398,6 +437,15 @@ struct Work {
 }
 
 impl Work {
+    /// `me` and `je` sized n × n and m × n (allocates once, on the dense
+    /// paths only).
+    fn dense(&mut self, n: usize, m: usize) {
+        if self.me.shape() != (n, n) || self.je.shape() != (m, n) {
+            self.me = DMatrix::zeros(n, n);
+            self.je = DMatrix::zeros(m, n);
+        }
+    }
+
     fn new(nq: usize, n: usize, m: usize) -> Self {
         Self {
             p1: vec![0.0; n],
@@ -412,11 +460,13 @@ impl Work {
             ae: vec![0.0; n],
             fe: vec![0.0; n],
             phi: vec![0.0; m],
-            me: DMatrix::zeros(n, n),
-            je: DMatrix::zeros(m, n),
+            // dense M and Φ_q on first use only (`Work::dense`)
+            me: DMatrix::zeros(0, 0),
+            je: DMatrix::zeros(0, 0),
             g: vec![0.0; n + m],
             gt: vec![0.0; n + m],
-            kkt: KktSolver::new(n, m),
+            kkt: KktSolver::new(n + m),
+            lam_c: vec![0.0; m],
             e: vec![0.0; n],
             q1: vec![0.0; nq],
             v1: vec![0.0; n],
@@ -436,16 +486,70 @@ struct KktSolver {
     /// the same matrix in the problem's sparse pattern, when it declares
     /// one (`StructuralStepper::sparse`)
     sparse: Option<SparseIteration>,
+    /// whether the factors are those of the M and Φ_q last loaded (the
+    /// velocity correction and the two tangential parts of an error
+    /// estimate share one factorisation)
+    factored: bool,
 }
 
 impl KktSolver {
-    fn new(n: usize, m: usize) -> Self {
-        let mut lu = DenseLu::new();
-        lu.resize(n + m);
+    /// Storage for order `dim` = n + m (the dense LU is sized on its first
+    /// use).
+    fn new(dim: usize) -> Self {
         Self {
-            lu,
-            x: vec![0.0; n + m],
+            lu: DenseLu::new(),
+            x: vec![0.0; dim],
             sparse: None,
+            factored: false,
+        }
+    }
+
+    /// M and Φ_q at (t, q): into the sparse values when the problem
+    /// evaluates them so (O(nnz)), else into the dense `mass` and `jac`
+    /// (sized here).
+    fn load(
+        &mut self,
+        sp: &mut Counted,
+        t: f64,
+        q: &[f64],
+        mass: &mut DMatrix<f64>,
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        self.factored = false;
+        if let Some(s) = self.sparse.as_mut() {
+            if s.load_kkt(sp, t, q)? {
+                return Ok(());
+            }
+        }
+        let (n, m) = (sp.n_velocities(), sp.n_constraints());
+        if mass.shape() != (n, n) || jac.shape() != (m, n) {
+            *mass = DMatrix::zeros(n, n);
+            *jac = DMatrix::zeros(m, n);
+        }
+        sp.mass_matrix(t, q, mass)?;
+        sp.constraint_jacobian(t, q, jac)
+    }
+
+    /// The next solves read the dense `mass` and `jac` the caller filled.
+    fn dense(&mut self) {
+        self.factored = false;
+        if let Some(s) = self.sparse.as_mut() {
+            s.loaded = false;
+        }
+    }
+
+    /// Φ_q v subtracted from `out` (len m), Φ_q of the last [`KktSolver::load`].
+    fn sub_jacobian_times(&self, jac: &DMatrix<f64>, v: &[f64], out: &mut [f64]) {
+        if let Some(s) = self.sparse.as_ref().filter(|s| s.loaded) {
+            for (&(k, j), &x) in s.rows.iter().zip(&s.jv) {
+                out[k] -= x * v[j];
+            }
+            return;
+        }
+        for k in 0..out.len() {
+            for j in 0..v.len() {
+                out[k] -= jac[(k, j)] * v[j];
+            }
         }
     }
 
@@ -460,21 +564,43 @@ impl KktSolver {
 
     /// As [`KktSolver::solve`] with [f; g] already in `self.x`.
     fn solve_in_place(&mut self, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> bool {
-        let (n, m) = (mass.nrows(), jac.nrows());
         if let Some(sp) = &mut self.sparse {
-            let vals = sp.lu.values_mut();
-            for &(i, j, slot) in &sp.a_slots {
-                vals[slot] = mass[(i, j)];
+            if self.factored && sp.lu.is_factored() {
+                sp.lu.solve_in_place(&mut self.x);
+                return true;
             }
-            for &(k, j, lower, upper) in &sp.j_slots {
-                vals[lower] = jac[(k, j)];
-                vals[upper] = jac[(k, j)];
+            let vals = sp.lu.values_mut();
+            if sp.loaded {
+                for (&(_, _, slot), &e) in sp.a_slots.iter().zip(&sp.a_at) {
+                    vals[slot] = sp.mv[e];
+                }
+                for (&(_, _, lower, upper), &e) in sp.j_slots.iter().zip(&sp.j_at) {
+                    vals[lower] = sp.jv[e];
+                    vals[upper] = sp.jv[e];
+                }
+            } else {
+                for &(i, j, slot) in &sp.a_slots {
+                    vals[slot] = mass[(i, j)];
+                }
+                for &(k, j, lower, upper) in &sp.j_slots {
+                    vals[lower] = jac[(k, j)];
+                    vals[upper] = jac[(k, j)];
+                }
             }
             if !sp.lu.factor() {
                 return false;
             }
+            self.factored = true;
             sp.lu.solve_in_place(&mut self.x);
             return true;
+        }
+        let (n, m) = (mass.nrows(), jac.nrows());
+        if self.factored && self.lu.piv.len() == n + m {
+            self.lu.solve(&mut self.x);
+            return true;
+        }
+        if self.lu.piv.len() != n + m {
+            self.lu.resize(n + m);
         }
         let kkt = &mut self.lu.lu;
         kkt.view_mut((0, 0), (n, n)).copy_from(mass);
@@ -490,6 +616,7 @@ impl KktSolver {
         if !self.lu.factor() {
             return false;
         }
+        self.factored = true;
         self.lu.solve(&mut self.x);
         true
     }
@@ -508,8 +635,14 @@ impl KktSolver {
         let n = v.len();
         if let Some(sp) = &self.sparse {
             self.x.fill(0.0);
-            for &(i, j, _) in &sp.a_slots {
-                self.x[i] += mass[(i, j)] * v[j];
+            if sp.loaded {
+                for (&(i, j, _), &e) in sp.a_slots.iter().zip(&sp.a_at) {
+                    self.x[i] += sp.mv[e] * v[j];
+                }
+            } else {
+                for &(i, j, _) in &sp.a_slots {
+                    self.x[i] += mass[(i, j)] * v[j];
+                }
             }
         } else {
             for i in 0..n {
@@ -538,6 +671,26 @@ struct SparseIteration {
     a_slots: Vec<(usize, usize, usize)>,
     /// (k, j, slot of S_{n+k, j}, slot of S_{j, n+k}) of Φ_q and Φ_qᵀ.
     j_slots: Vec<(usize, usize, usize, usize)>,
+    /// The tangent entries sorted, each once, with the diagonal (the
+    /// order of the problem's sparse K, C, M) and the Φ_q entries by rows
+    /// (the order of its sparse Φ_q).
+    entries: Vec<(usize, usize)>,
+    rows: Vec<(usize, usize)>,
+    /// Index in `entries` of each `a_slots` entry, in `rows` of each
+    /// `j_slots` entry.
+    a_at: Vec<usize>,
+    j_at: Vec<usize>,
+    /// M, K, C at `entries` and Φ_q at `rows` from the problem's sparse
+    /// evaluations (no n × n block formed, issue 32).
+    mv: Vec<f64>,
+    kv: Vec<f64>,
+    cv: Vec<f64>,
+    jv: Vec<f64>,
+    /// Whether the problem's sparse evaluations are tried (`false` once
+    /// one is missing: the dense blocks are read then).
+    sparse_evals: bool,
+    /// Whether the values above are the last evaluation's.
+    loaded: bool,
 }
 
 impl SparseIteration {
@@ -569,12 +722,86 @@ impl SparseIteration {
             .collect();
         j_slots.sort_unstable_by_key(|e| e.2);
         j_slots.dedup_by_key(|e| e.2);
+        let mut entries = sparsity.tangent.clone();
+        entries.extend((0..n).map(|i| (i, i)));
+        entries.sort_unstable();
+        entries.dedup();
+        let mut rows = sparsity.constraint_jacobian.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        let at = |list: &[(usize, usize)], e: (usize, usize)| list.binary_search(&e).unwrap_or(0);
+        let a_at = a_slots
+            .iter()
+            .map(|&(i, j, _)| at(&entries, (i, j)))
+            .collect();
+        let j_at = j_slots
+            .iter()
+            .map(|&(k, j, _, _)| at(&rows, (k, j)))
+            .collect();
+        let (ne, nr) = (entries.len(), rows.len());
         Self {
             sparsity,
             lu,
             a_slots,
             j_slots,
+            entries,
+            rows,
+            a_at,
+            j_at,
+            mv: vec![0.0; ne],
+            kv: vec![0.0; ne],
+            cv: vec![0.0; ne],
+            jv: vec![0.0; nr],
+            sparse_evals: true,
+            loaded: false,
         }
+    }
+
+    /// M and Φ_q at (t, q) into `mv`, `jv` by the problem's sparse
+    /// evaluations; `Ok(false)` (and not tried again) where it has none.
+    fn load_kkt(&mut self, sp: &mut Counted, t: f64, q: &[f64]) -> Result<bool, EvalError> {
+        self.loaded = false;
+        if !self.sparse_evals {
+            return Ok(false);
+        }
+        let ok = sp.sparse_mass_matrix(t, q, &self.entries, &mut self.mv)?
+            && (self.rows.is_empty() || sp.sparse_constraint_jacobian(t, q, &mut self.jv)?);
+        self.sparse_evals = ok;
+        self.loaded = ok;
+        Ok(ok)
+    }
+
+    /// K, C, M and Φ_q at the evaluation point by the problem's sparse
+    /// evaluations (exact tangents only); `Ok(false)` (and not tried
+    /// again) where it has none.
+    #[allow(clippy::too_many_arguments)]
+    fn load_tangent(
+        &mut self,
+        sp: &mut Counted,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        lambda: &[f64],
+    ) -> Result<bool, EvalError> {
+        self.loaded = false;
+        if !self.sparse_evals || !sp.has_exact_tangent() {
+            self.sparse_evals = false;
+            return Ok(false);
+        }
+        let ok = sp.sparse_tangent(
+            t,
+            q,
+            v,
+            a,
+            lambda,
+            &self.entries,
+            &mut self.kv,
+            &mut self.cv,
+        )? && self.load_kkt(sp, t, q)?;
+        self.sparse_evals = ok;
+        self.loaded = ok;
+        Ok(ok)
     }
 }
 
@@ -838,12 +1065,14 @@ impl StructuralStepper {
         self.err = vec![0.0; 2 * n];
         self.work = Work::new(nq, n, m);
         self.sparse = None;
-        self.m_t = DMatrix::zeros(n, n);
-        self.k_t = DMatrix::zeros(n, n);
-        self.c_t = DMatrix::zeros(n, n);
-        self.j_t = DMatrix::zeros(m, n);
-        self.j_t1 = DMatrix::zeros(m, n);
-        self.s = DMatrix::zeros(n + m, n + m);
+        // the dense tangent blocks and iteration matrix on first use only
+        // (`dense_tangent`, `factor`): the sparse path forms none
+        self.m_t = DMatrix::zeros(0, 0);
+        self.k_t = DMatrix::zeros(0, 0);
+        self.c_t = DMatrix::zeros(0, 0);
+        self.j_t = DMatrix::zeros(0, 0);
+        self.j_t1 = DMatrix::zeros(0, 0);
+        self.s = DMatrix::zeros(0, 0);
         self.lu = CachedLu::new();
     }
 
@@ -967,6 +1196,7 @@ impl StructuralStepper {
             }
             return Self::finite_residual(&w.g, self.scheme.name, te);
         }
+        w.dense(n, m);
         sp.mass_matrix(te, &w.qe, &mut w.me)?;
         sp.forces(te, &w.qe, &w.ve, &mut w.fe)?;
         inertia_minus_forces(&w.me, &w.ae, &w.fe, &mut w.g[..n]);
@@ -1030,6 +1260,7 @@ impl StructuralStepper {
         }
         sp.integrate_positions(q, &w.delta, &mut w.q1);
         sp.integrate_positions(q, &w.e, &mut w.qe);
+        w.dense(n, m);
         sp.mass_matrix(tm, &w.qe, &mut w.me)?;
         sp.forces(t1, &w.q1, &w.v1, &mut w.fe)?;
         // (Q_n + Q_{n+1})/2
@@ -1095,6 +1326,22 @@ impl StructuralStepper {
         }
         sp.integrate_positions(q, &w.delta, &mut w.qe);
         ctx.stats.n_jac += 1;
+        if let Some(sv) = self.sparse.as_mut().filter(|_| self.form == Form::EndPoint) {
+            // K, C, M, Φ_q on the pattern: no n × n block (issue 32)
+            if sv.load_tangent(sp, te, &w.qe, &w.ve, &w.ae, &self.lam)? {
+                self.tangent_valid = true;
+                self.tangent_fresh = true;
+                self.invalidate_iteration();
+                return Ok(());
+            }
+        }
+        if self.k_t.shape() != (n, n) || self.j_t.shape() != (m, n) {
+            self.m_t = DMatrix::zeros(n, n);
+            self.k_t = DMatrix::zeros(n, n);
+            self.c_t = DMatrix::zeros(n, n);
+            self.j_t = DMatrix::zeros(m, n);
+            self.j_t1 = DMatrix::zeros(m, n);
+        }
         sp.tangent(
             te,
             &w.qe,
@@ -1129,20 +1376,33 @@ impl StructuralStepper {
         if let Some(sp) = &mut self.sparse {
             ctx.stats.n_lu += 1;
             let vals = sp.lu.values_mut();
-            for &(i, j, slot) in &sp.a_slots {
-                vals[slot] = af.kae * self.m_t[(i, j)]
-                    + af.kve * self.c_t[(i, j)]
-                    + af.kqe * self.k_t[(i, j)];
-            }
-            for &(k, j, lower, upper) in &sp.j_slots {
-                vals[lower] = self.j_t1[(k, j)];
-                vals[upper] = self.j_t[(k, j)];
+            if sp.loaded {
+                for (&(_, _, slot), &e) in sp.a_slots.iter().zip(&sp.a_at) {
+                    vals[slot] = af.kae * sp.mv[e] + af.kve * sp.cv[e] + af.kqe * sp.kv[e];
+                }
+                for (&(_, _, lower, upper), &e) in sp.j_slots.iter().zip(&sp.j_at) {
+                    vals[lower] = sp.jv[e];
+                    vals[upper] = sp.jv[e];
+                }
+            } else {
+                for &(i, j, slot) in &sp.a_slots {
+                    vals[slot] = af.kae * self.m_t[(i, j)]
+                        + af.kve * self.c_t[(i, j)]
+                        + af.kqe * self.k_t[(i, j)];
+                }
+                for &(k, j, lower, upper) in &sp.j_slots {
+                    vals[lower] = self.j_t1[(k, j)];
+                    vals[upper] = self.j_t[(k, j)];
+                }
             }
             if !sp.lu.factor() {
                 return Err(Self::singular_iteration_matrix(m, self.t));
             }
             self.s_h = h;
             return Ok(());
+        }
+        if self.s.shape() != (n + m, n + m) {
+            self.s = DMatrix::zeros(n + m, n + m);
         }
         for j in 0..n {
             for i in 0..n {
@@ -1638,16 +1898,11 @@ impl StructuralStepper {
         q1: &[f64],
         v1: &[f64],
     ) -> Result<(), IntegrateError> {
-        let (n, m) = (self.n, self.m);
+        let n = self.n;
         let w = &mut self.work;
-        sp.mass_matrix(t1, q1, &mut w.me)?;
-        sp.constraint_jacobian(t1, q1, &mut w.je)?;
+        w.kkt.load(sp, t1, q1, &mut w.me, &mut w.je)?;
         sp.velocity_rhs(t1, q1, &mut w.phi)?;
-        for k in 0..m {
-            for j in 0..n {
-                w.phi[k] -= w.je[(k, j)] * v1[j];
-            }
-        }
+        w.kkt.sub_jacobian_times(&w.je, v1, &mut w.phi);
         w.fe.fill(0.0);
         if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
             return Err(EvalError::Singular {
@@ -1731,16 +1986,31 @@ impl StructuralStepper {
                 // converged end point to the Newton tolerance (the sparse
                 // residual forms none of them: evaluated here)
                 let w = &mut self.work;
-                if self.own_residual {
-                    sp.mass_matrix(t1, &w.qe, &mut w.me)?;
-                    sp.forces(t1, &w.qe, &w.ve, &mut w.fe)?;
-                    sp.constraint_jacobian(t1, &w.qe, &mut w.je)?;
+                let own = self.own_residual && {
+                    let (qe, ve) = (std::mem::take(&mut w.qe), std::mem::take(&mut w.ve));
+                    let (mut qddc1, mut lam_c) = (
+                        std::mem::take(&mut self.qddc1),
+                        std::mem::take(&mut w.lam_c),
+                    );
+                    let r = sp.consistent_acceleration(t1, &qe, &ve, &mut qddc1, &mut lam_c);
+                    (w.qe, w.ve, self.qddc1, w.lam_c) = (qe, ve, qddc1, lam_c);
+                    r?
+                };
+                let w = &mut self.work;
+                if !own {
+                    if self.own_residual {
+                        w.dense(n, m);
+                        sp.mass_matrix(t1, &w.qe, &mut w.me)?;
+                        sp.forces(t1, &w.qe, &w.ve, &mut w.fe)?;
+                        sp.constraint_jacobian(t1, &w.qe, &mut w.je)?;
+                    }
+                    sp.gamma(t1, &w.qe, &w.ve, &mut w.phi)?;
+                    w.kkt.dense();
+                    if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
+                        return Err(singular("consistent acceleration of the error estimate"));
+                    }
+                    self.qddc1.copy_from_slice(&w.kkt.x[..n]);
                 }
-                sp.gamma(t1, &w.qe, &w.ve, &mut w.phi)?;
-                if !w.kkt.solve(&w.me, &w.je, &w.fe, &w.phi) {
-                    return Err(singular("consistent acceleration of the error estimate"));
-                }
-                self.qddc1.copy_from_slice(&w.kkt.x[..n]);
                 // what v1 misses of Φ_q v = ν (newmark, midpoint_rule: the
                 // correction project_end_point applied); q1, v1 copied
                 // into the workspace's own buffers (taken, not allocated)
@@ -1880,7 +2150,10 @@ impl StructuralStepper {
     }
 
     /// Consistent q̈_0 (and λ_0) at (t, q, v): M q̈ = Q (m = 0) or the KKT
-    /// system [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ].
+    /// system [M Φ_qᵀ; Φ_q 0] [q̈; λ] = [Q; γ], by the problem's own
+    /// factorisation where it has one
+    /// ([`ConstrainedSecondOrderProblem::consistent_acceleration`]), else
+    /// by the dense LU in `work.kkt`.
     fn consistent_acceleration(
         &mut self,
         sp: &mut Counted,
@@ -1891,7 +2164,13 @@ impl StructuralStepper {
         lam: &mut [f64],
     ) -> Result<(), IntegrateError> {
         let (n, m) = (self.n, self.m);
+        // the problem's own (sparse) factorisation where it has one
+        if sp.consistent_acceleration(t, q, v, qdd, lam)? {
+            return Ok(());
+        }
         let w = &mut self.work;
+        w.dense(n, m);
+        w.kkt.dense();
         sp.mass_matrix(t, q, &mut w.me)?;
         sp.forces(t, q, v, &mut w.fe)?;
         if m > 0 {
@@ -1973,6 +2252,17 @@ impl StructuralStepper {
                 self.work.kkt.sparse = None;
             }
         }
+        // the sparse evaluations of M, Φ_q and the tangent: the end-point
+        // form (the conserving form reads the dense M of `work`)
+        let sparse_evals = self.form == Form::EndPoint;
+        for s in [self.sparse.as_mut(), self.work.kkt.sparse.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            s.sparse_evals = sparse_evals;
+            s.loaded = false;
+        }
+        self.work.kkt.factored = false;
         self.own_residual = m > 0
             && self.form != Form::Conserving
             && (self.sparse.is_some() || sp.has_own_residual());
