@@ -316,26 +316,37 @@ fn body(n: &Named<'_, '_>) -> Result<Body, ModelError> {
     })
 }
 
+/// The body named by `key` of element `e` ("ground" or one of `names`,
+/// the model's bodies in order), or an error that names the element, the
+/// key and the bodies there are.
+pub(crate) fn body_ref_among<'n>(
+    e: &Elem<'_, '_>,
+    key: &str,
+    names: impl Iterator<Item = &'n str> + Clone,
+) -> Result<BodyRef, ModelError> {
+    let v = e.req(key)?;
+    let name = e.string(key, v)?;
+    if name == GROUND {
+        return Ok(BodyRef::Ground);
+    }
+    match names.clone().position(|b| b == name) {
+        Some(i) => Ok(BodyRef::Body(i)),
+        None => Err(ModelError::UnknownReference {
+            at: e.at(&v.span()),
+            kind: "body".into(),
+            name: name.to_string(),
+            scope: String::new(),
+            available: std::iter::once(GROUND.to_string())
+                .chain(names.map(str::to_string))
+                .collect(),
+        }),
+    }
+}
+
 impl<'a, 'i> Ctx<'a, 'i> {
     /// Resolves the body named by `key` ("ground" or a body name).
     pub fn body_ref(&self, e: &Elem<'a, 'i>, key: &str) -> Result<BodyRef, ModelError> {
-        let v = e.req(key)?;
-        let name = e.string(key, v)?;
-        if name == GROUND {
-            return Ok(BodyRef::Ground);
-        }
-        match self.bodies.iter().position(|b| b.name == name) {
-            Some(i) => Ok(BodyRef::Body(i)),
-            None => Err(ModelError::UnknownReference {
-                at: e.at(&v.span()),
-                kind: "body".into(),
-                name: name.to_string(),
-                scope: String::new(),
-                available: std::iter::once(GROUND.to_string())
-                    .chain(self.bodies.iter().map(|b| b.name.clone()))
-                    .collect(),
-            }),
-        }
+        body_ref_among(e, key, self.bodies.iter().map(|b| b.name.as_str()))
     }
 
     /// Resolves a moving body (not ground) named by `key`.

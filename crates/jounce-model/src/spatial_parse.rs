@@ -11,7 +11,7 @@
 use toml::de::{DeTable, DeValue};
 
 use crate::error::ModelError;
-use crate::parse::{check_unique, named_elements, Named, GROUND};
+use crate::parse::{body_ref_among, check_unique, named_elements, Named, GROUND};
 use crate::reader::{num_str, Elem, Src};
 use crate::spatial::{
     rotation_matrix, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind, SpatialFrame,
@@ -252,23 +252,7 @@ impl SpatialCtx {
     }
 
     fn body_ref(&self, e: &Elem<'_, '_>, key: &str) -> Result<BodyRef, ModelError> {
-        let v = e.req(key)?;
-        let name = e.string(key, v)?;
-        if name == GROUND {
-            return Ok(BodyRef::Ground);
-        }
-        match self.bodies.iter().position(|b| b.name == name) {
-            Some(i) => Ok(BodyRef::Body(i)),
-            None => Err(ModelError::UnknownReference {
-                at: e.at(&v.span()),
-                kind: "body".into(),
-                name: name.to_string(),
-                scope: String::new(),
-                available: std::iter::once(GROUND.to_string())
-                    .chain(self.bodies.iter().map(|b| b.name.clone()))
-                    .collect(),
-            }),
-        }
+        body_ref_among(e, key, self.bodies.iter().map(|b| b.name.as_str()))
     }
 
     /// Body `body_key` and point `point_key` (a named point, an inline

@@ -530,12 +530,7 @@ pub(crate) fn integrate_model(
         coordinates: sys.nq(),
         constraints: sys.nc(),
         t_reached,
-        status: match &result {
-            Ok(_) => "completed",
-            Err(_) if interrupted => "interrupted",
-            Err(_) => "failed",
-        }
-        .to_string(),
+        status: run_status(result.is_ok(), interrupted).to_string(),
         error: explained.error,
         output_rows,
         work: work_summary(&stats, wall),
@@ -829,6 +824,16 @@ pub(crate) fn completed_summary_base(model: &Model) -> RunSummary {
         integrator: integrator_summary(model),
         t_end: model.settings.t_end,
         ..RunSummary::default()
+    }
+}
+
+/// The summary's status: "completed", "interrupted" (Ctrl-C or SIGTERM)
+/// or "failed".
+pub(crate) fn run_status(completed: bool, interrupted: bool) -> &'static str {
+    match (completed, interrupted) {
+        (true, _) => "completed",
+        (false, true) => "interrupted",
+        (false, false) => "failed",
     }
 }
 

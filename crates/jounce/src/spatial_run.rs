@@ -102,12 +102,7 @@ pub(crate) fn integrate_spatial_model(
         coordinates: sys.nq(),
         constraints: sys.nc(),
         t_reached,
-        status: match &result {
-            Ok(_) => "completed",
-            Err(_) if interrupted => "interrupted",
-            Err(_) => "failed",
-        }
-        .to_string(),
+        status: crate::run::run_status(result.is_ok(), interrupted).to_string(),
         error: explained.error,
         output_rows,
         work: crate::run::work_summary(&stats, wall),
