@@ -325,3 +325,47 @@ fn modes_and_static_of_the_1000_link_chain_answer_within_ten_seconds() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn radau5_on_the_index3_form_of_a_300_link_chain_fails_with_advice_and_ggl_completes() {
+    // radau5's Newton iteration on the index-3 form of a long chain at
+    // rtol 1e-6 fails at every step size (round-off above the Newton
+    // tolerance, issue 32's bench): the failure names the cause and the
+    // formulation that does run it, which then completes
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("chain_300_index3");
+    std::fs::write(dir.join("chain.toml"), chain(300, 0.01)).unwrap();
+    let run = |formulation: &str, out: &str| {
+        measure(
+            &dir,
+            &[
+                "run",
+                "chain.toml",
+                "--method",
+                "radau5",
+                "--formulation",
+                formulation,
+                "-o",
+                out,
+            ],
+            Duration::from_secs(120),
+        )
+    };
+    let r = run("index3", "index3");
+    assert!(!r.success, "radau5 on index3 completed:\n{}", r.stdout);
+    let summary = std::fs::read_to_string(dir.join("index3/summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"failed\""), "{summary}");
+    for needle in [
+        "failed at every step size",
+        "1/h²",
+        "use the ggl formulation",
+    ] {
+        assert!(r.stderr.contains(needle), "no '{needle}' in:\n{}", r.stderr);
+        assert!(summary.contains(needle), "no '{needle}' in {summary}");
+    }
+    let g = run("ggl", "ggl");
+    assert!(g.success, "ggl failed:\n{}{}", g.stdout, g.stderr);
+    let summary = std::fs::read_to_string(dir.join("ggl/summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"completed\""), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

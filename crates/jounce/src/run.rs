@@ -621,6 +621,12 @@ pub(crate) fn explain_failure(
             IntegrateError::TooManySteps { t, .. } | IntegrateError::ProbablyStiff { t, .. } => {
                 Some(budget_diagnosis(model, &entry.info, &f.stats, *t))
             }
+            IntegrateError::NewtonFailed { h, .. }
+                if model.settings.formulation.kind == FormulationKind::Index3
+                    && *h < 1e-8 * model.settings.t_end.abs() =>
+            {
+                Some(index3_newton_advice(model, sys, opts, *h))
+            }
             IntegrateError::Eval {
                 source: EvalError::StateNotFinite { .. },
             } => Some(match opts.fixed_step {
@@ -676,6 +682,29 @@ pub(crate) fn explain_failure(
         cause,
         advice,
     }
+}
+
+/// Why the index-3 form's Newton iteration can fail at every step size:
+/// its iteration matrix's condition grows as 1/h² and with the size of the
+/// system, so that below some h the round-off in the increments stays
+/// above the Newton tolerance, which tightens with rtol (radau5.f's
+/// FNEWT = max(10 ε/rtol, min(0.03, √rtol))). Measured on the pendulum
+/// chain released horizontally: radau5 fails on `index3` from 280 links at
+/// rtol ≤ 1e-6 (250 links pass, rtol 1e-5 passes), while radau5 and bdf
+/// on `ggl` complete (issue 32's bench).
+fn index3_newton_advice(
+    model: &Model,
+    sys: &dyn MechanicalSystem,
+    opts: &SolverOptions,
+    h: f64,
+) -> String {
+    format!(
+        "the Newton iteration of {} on the index-3 form failed at every step size down to h =          {h:.1e} s: that form's iteration matrix has a condition growing as 1/h² and with the          size of the system ({} coordinates, {} constraints), so that at rtol = {:e} round-off          keeps the Newton increments above their tolerance; use the ggl formulation (index 2),          augmented or projection, or a looser rtol",
+        model.settings.integrator.method,
+        sys.nq(),
+        sys.nc(),
+        opts.rtol
+    )
 }
 
 /// The diagnostics a run adds after integrating: singular configurations,
