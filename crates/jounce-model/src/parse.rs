@@ -316,6 +316,28 @@ fn body(n: &Named<'_, '_>) -> Result<Body, ModelError> {
     })
 }
 
+/// The point called `name` in `list` (a body's or the ground's named
+/// points, `body` its name), or an error at `span` that names the points
+/// there are.
+pub(crate) fn named_point<P: Copy>(
+    e: &Elem<'_, '_>,
+    span: &std::ops::Range<usize>,
+    name: &str,
+    list: &[(String, P)],
+    body: &str,
+) -> Result<P, ModelError> {
+    match list.iter().find(|(n, _)| n == name) {
+        Some((_, p)) => Ok(*p),
+        None => Err(ModelError::UnknownReference {
+            at: e.at(span),
+            kind: "point".into(),
+            name: name.to_string(),
+            scope: format!(" on body '{body}'"),
+            available: list.iter().map(|(n, _)| n.clone()).collect(),
+        }),
+    }
+}
+
 /// The body named by `key` of element `e` ("ground" or one of `names`,
 /// the model's bodies in order), or an error that names the element, the
 /// key and the bodies there are.
@@ -384,18 +406,7 @@ impl<'a, 'i> Ctx<'a, 'i> {
                     BodyRef::Ground => &self.ground_points,
                     BodyRef::Body(i) => &self.bodies[i].points,
                 };
-                match list.iter().find(|(n, _)| n == name.as_ref()) {
-                    Some((_, p)) => *p,
-                    None => {
-                        return Err(ModelError::UnknownReference {
-                            at: e.at(&v.span()),
-                            kind: "point".into(),
-                            name: name.to_string(),
-                            scope: format!(" on body '{}'", self.body_name(body)),
-                            available: list.iter().map(|(n, _)| n.clone()).collect(),
-                        })
-                    }
-                }
+                named_point(e, &v.span(), name, list, self.body_name(body))?
             }
             DeValue::Array(_) => e.vec2(point_key, v)?,
             _ => return Err(e.wrong_type(point_key, v, "a point name or an array [x, y]")),

@@ -11,7 +11,7 @@
 use toml::de::{DeTable, DeValue};
 
 use crate::error::ModelError;
-use crate::parse::{body_ref_among, check_unique, named_elements, Named, GROUND};
+use crate::parse::{body_ref_among, check_unique, named_elements, named_point, Named, GROUND};
 use crate::reader::{num_str, Elem, Src};
 use crate::spatial::{
     rotation_matrix, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind, SpatialFrame,
@@ -282,18 +282,7 @@ impl SpatialCtx {
                     BodyRef::Ground => &self.ground_points,
                     BodyRef::Body(i) => &self.bodies[i].points,
                 };
-                match list.iter().find(|(n, _)| n == name.as_ref()) {
-                    Some((_, p)) => *p,
-                    None => {
-                        return Err(ModelError::UnknownReference {
-                            at: e.at(&v.span()),
-                            kind: "point".into(),
-                            name: name.to_string(),
-                            scope: format!(" on body '{}'", self.body_name(body)),
-                            available: list.iter().map(|(n, _)| n.clone()).collect(),
-                        })
-                    }
-                }
+                named_point(e, &v.span(), name, list, self.body_name(body))?
             }
             DeValue::Array(_) => e.vecn(point_key, v, "[x, y, z]")?,
             _ => return Err(e.wrong_type(point_key, v, "a point name or an array [x, y, z]")),
