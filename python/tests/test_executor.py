@@ -115,7 +115,7 @@ def test_process_pool_sweep_equals_the_local_sweep_and_survives_a_kill(local):
         ours, running = kill_one_during(
             lambda: jounce.sweep(str(PENDULUM), PATH, VALUES, figures=FIGURES, executor=pool,
                                  batch_size=20),
-            lambda: list(pool._processes), 0.8)
+            lambda: list(pool._processes), 0.3)
     assert running, "the sweep ended before the kill: make it longer"
     check_complete(ours, local)
 
