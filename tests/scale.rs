@@ -326,21 +326,42 @@ fn modes_and_static_of_the_1000_link_chain_answer_within_ten_seconds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The last row of a run's `timeseries.csv`: its header and values.
+fn last_row(path: &std::path::Path) -> (Vec<String>, Vec<f64>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let last = lines.last().unwrap();
+    (
+        header,
+        last.split(',').map(|x| x.parse().unwrap()).collect(),
+    )
+}
+
 #[test]
-fn radau5_on_the_index3_form_of_a_300_link_chain_fails_with_advice_and_ggl_completes() {
-    // radau5's Newton iteration on the index-3 form of a long chain at
-    // rtol 1e-6 fails at every step size (round-off above the Newton
-    // tolerance, issue 32's bench): the failure names the cause and the
-    // formulation that does run it, which then completes
+fn radau5_on_the_index3_form_of_a_300_link_chain_completes_at_rtol_1e_6_and_explains_an_unattainable_atol(
+) {
+    // On the index-3 form of a long chain the multipliers' Newton increments
+    // answer the round-off of Φ(q) magnified by 1/h² and stall at one
+    // scaled size at every h (0.08 of the error test at 300 links, rtol
+    // 1e-6, atol 1e-9): radau5 failed there at every step size. It now
+    // accepts an iteration stalled within a tenth of the error test, says
+    // so, and agrees with ggl; an atol that double precision cannot resolve
+    // (1e-12) still fails, with the cause and what to change.
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("chain_300_index3");
     std::fs::write(dir.join("chain.toml"), chain(300, 0.01)).unwrap();
-    let run = |formulation: &str, out: &str| {
+    std::fs::write(
+        dir.join("tight.toml"),
+        chain(300, 0.01).replace("atol = 1e-9", "atol = 1e-12"),
+    )
+    .unwrap();
+    let run = |file: &str, formulation: &str, out: &str| {
         measure(
             &dir,
             &[
                 "run",
-                "chain.toml",
+                file,
                 "--method",
                 "radau5",
                 "--formulation",
@@ -351,21 +372,46 @@ fn radau5_on_the_index3_form_of_a_300_link_chain_fails_with_advice_and_ggl_compl
             Duration::from_secs(120),
         )
     };
-    let r = run("index3", "index3");
-    assert!(!r.success, "radau5 on index3 completed:\n{}", r.stdout);
+    let r = run("chain.toml", "index3", "index3");
+    assert!(
+        r.success,
+        "radau5 on index3 failed:\n{}{}",
+        r.stdout, r.stderr
+    );
     let summary = std::fs::read_to_string(dir.join("index3/summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"completed\""), "{summary}");
+    assert!(
+        summary.contains("stopped contracting at round-off"),
+        "no note of the stalled iterations in {summary}"
+    );
+    let g = run("chain.toml", "ggl", "ggl");
+    assert!(g.success, "ggl failed:\n{}{}", g.stdout, g.stderr);
+    let (header, a) = last_row(&dir.join("index3/timeseries.csv"));
+    let (_, b) = last_row(&dir.join("ggl/timeseries.csv"));
+    assert_eq!(a[0], b[0], "both end at t_end");
+    let worst = header
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.ends_with(".x") || c.ends_with(".y"))
+        .map(|(i, _)| (a[i] - b[i]).abs())
+        .fold(0.0, f64::max);
+    // measured 2.4e-12 (index3 2.9e-14 from dop853 at rtol 1e-10)
+    assert!(worst < 1e-8, "index3 and ggl differ by {worst:e} m");
+    let t = run("tight.toml", "index3", "tight");
+    assert!(
+        !t.success,
+        "radau5 on index3 completed at atol 1e-12:\n{}",
+        t.stdout
+    );
+    let summary = std::fs::read_to_string(dir.join("tight/summary.json")).unwrap();
     assert!(summary.contains("\"status\": \"failed\""), "{summary}");
     for needle in [
         "failed at every step size",
         "1/h²",
-        "use the ggl formulation",
+        "use a larger atol, the ggl formulation",
     ] {
-        assert!(r.stderr.contains(needle), "no '{needle}' in:\n{}", r.stderr);
+        assert!(t.stderr.contains(needle), "no '{needle}' in:\n{}", t.stderr);
         assert!(summary.contains(needle), "no '{needle}' in {summary}");
     }
-    let g = run("ggl", "ggl");
-    assert!(g.success, "ggl failed:\n{}{}", g.stdout, g.stderr);
-    let summary = std::fs::read_to_string(dir.join("ggl/summary.json")).unwrap();
-    assert!(summary.contains("\"status\": \"completed\""), "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }

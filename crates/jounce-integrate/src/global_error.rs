@@ -104,6 +104,7 @@ fn add(total: &mut Stats, s: &Stats) {
     total.n_solve += s.n_solve;
     total.n_newton_iter += s.n_newton_iter;
     total.n_newton_fail += s.n_newton_fail;
+    total.n_newton_stalled += s.n_newton_stalled;
     total.n_events += s.n_events;
     total.n_restart += s.n_restart;
     total.cpu_seconds += s.cpu_seconds;

@@ -24,6 +24,11 @@ pub struct Stats {
     pub n_newton_iter: u64,
     /// Newton convergence failures.
     pub n_newton_fail: u64,
+    /// Newton iterations accepted after they stalled at round-off with an
+    /// increment far inside the error test
+    /// ([`crate::implicit::radau_core`]'s `stalled_at_round_off`): a sign
+    /// that the tolerance is close to what double precision resolves.
+    pub n_newton_stalled: u64,
     /// Events located.
     pub n_events: u64,
     /// Restarts (after events, breakpoints, re-partitioning).

@@ -685,13 +685,15 @@ pub(crate) fn explain_failure(
 }
 
 /// Why the index-3 form's Newton iteration can fail at every step size:
-/// its iteration matrix's condition grows as 1/h² and with the size of the
-/// system, so that below some h the round-off in the increments stays
-/// above the Newton tolerance, which tightens with rtol (radau5.f's
-/// FNEWT = max(10 ε/rtol, min(0.03, √rtol))). Measured on the pendulum
-/// chain released horizontally: radau5 fails on `index3` from 280 links at
-/// rtol ≤ 1e-6 (250 links pass, rtol 1e-5 passes), while radau5 and bdf
-/// on `ggl` complete (issue 32's bench).
+/// the multipliers' increments answer the round-off of Φ(q) magnified by
+/// 1/h², and their tolerance is relaxed by h² (radau5.f's index scaling),
+/// so the scaled increment stays at the same size at every h. When that
+/// size is above a tenth of the error test (where radau5 accepts a stalled
+/// iteration, `stalled_at_round_off` in jounce-integrate) no step size
+/// helps: the absolute tolerance asks the multipliers for more than double
+/// precision resolves at the model's size. Measured on the pendulum chain
+/// released horizontally at rtol 1e-6: the increment stalled at 0.08 of
+/// the error test with atol = 1e-9 at 300 links (h = 1e-5 .. 8e-13).
 fn index3_newton_advice(
     model: &Model,
     sys: &dyn MechanicalSystem,
@@ -699,11 +701,15 @@ fn index3_newton_advice(
     h: f64,
 ) -> String {
     format!(
-        "the Newton iteration of {} on the index-3 form failed at every step size down to h =          {h:.1e} s: that form's iteration matrix has a condition growing as 1/h² and with the          size of the system ({} coordinates, {} constraints), so that at rtol = {:e} round-off          keeps the Newton increments above their tolerance; use the ggl formulation (index 2),          augmented or projection, or a looser rtol",
+        "the Newton iteration of {} on the index-3 form failed at every step size down to \
+         h = {h:.1e} s: the round-off of the {} constraints, magnified as 1/h² in their \
+         multipliers, keeps the Newton increments above their tolerance (rtol = {:e}, \
+         atol = {:e}); use a larger atol, the ggl formulation (index 2), augmented or \
+         projection",
         model.settings.integrator.method,
-        sys.nq(),
         sys.nc(),
-        opts.rtol
+        opts.rtol,
+        opts.atol
     )
 }
 
@@ -735,6 +741,15 @@ pub(crate) fn run_diagnostics(
                 .into_iter()
                 .map(|w| format!("small-strain warning: {w}")),
         );
+    }
+    if stats.n_newton_stalled > 0 {
+        diagnostics.push(format!(
+            "{} of {}'s Newton iterations stopped contracting at round-off, with \
+             increments under a tenth of the tolerance, and were accepted: the tolerance is \
+             close to what double precision resolves on this model (a larger atol, or the \
+             ggl formulation, avoids it)",
+            stats.n_newton_stalled, entry.info.name
+        ));
     }
     if let Some(ts) = stats.stiffness_detected_at {
         diagnostics.push(format!(

@@ -1050,6 +1050,7 @@ fn merge_work(dst: &mut Stats, src: &mut Stats) {
     dst.n_solve += src.n_solve;
     dst.n_newton_iter += src.n_newton_iter;
     dst.n_newton_fail += src.n_newton_fail;
+    dst.n_newton_stalled += src.n_newton_stalled;
     *src = Stats::default();
 }
 
