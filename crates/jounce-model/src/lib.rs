@@ -52,6 +52,7 @@ mod spatial_parse;
 pub mod table;
 pub mod time_function;
 pub mod types;
+pub mod urdf;
 
 pub use beam::{beam_stiffness_problem, Beam, DEFAULT_BEAM_DAMPING};
 pub use error::{did_you_mean, Location, ModelError};
