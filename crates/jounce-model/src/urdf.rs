@@ -741,6 +741,126 @@ mod tests {
         }
     }
 
+    /// World position of an attachment and a body-frame vector in world.
+    fn world(m: &SpatialModel, a: &SpatialAttachment, v: Vec3) -> (Vec3, Vec3) {
+        match a.body {
+            BodyRef::Ground => (a.point, v),
+            BodyRef::Body(i) => {
+                let r = rotation_matrix(m.bodies[i].orientation);
+                (
+                    add(m.bodies[i].position, mat_vec(&r, a.point)),
+                    mat_vec(&r, v),
+                )
+            }
+        }
+    }
+
+    /// Every joint holds at the start: points coincide, axes and welded
+    /// frames agree in world axes.
+    fn assert_assembled(m: &SpatialModel) {
+        let close = |x: Vec3, y: Vec3, what: &str| {
+            for k in 0..3 {
+                assert!((x[k] - y[k]).abs() < 1e-14, "{what}: {x:?} vs {y:?}");
+            }
+        };
+        for j in &m.joints {
+            let (a, b) = j.kind.attachments();
+            let (pa, _) = world(m, &a, [0.0; 3]);
+            let (pb, _) = world(m, &b, [0.0; 3]);
+            close(pa, pb, &j.name);
+            match &j.kind {
+                SpatialJointKind::Revolute { axis_a, axis_b, .. }
+                | SpatialJointKind::Prismatic { axis_a, axis_b, .. } => {
+                    close(world(m, &a, *axis_a).1, world(m, &b, *axis_b).1, &j.name);
+                }
+                SpatialJointKind::Fixed {
+                    frame_a, frame_b, ..
+                } => {
+                    for i in 0..3 {
+                        close(
+                            world(m, &a, frame_a[i]).1,
+                            world(m, &b, frame_b[i]).1,
+                            &j.name,
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    const INERTIAL: &str = r#"<inertial><origin xyz="0.1 0.02 -0.03" rpy="0.2 -0.3 0.4"/>
+        <mass value="1.5"/><inertia ixx="0.03" ixy="0.001" ixz="0" iyy="0.04" iyz="-0.002" izz="0.05"/></inertial>"#;
+
+    /// A root with mass (fixed to the ground), a fixed joint between two
+    /// links with mass (a spatial fixed joint), a massless link on a
+    /// moving joint merged into the link with mass fixed below it, and a
+    /// prismatic joint.
+    #[test]
+    fn roots_with_mass_fixed_joints_and_massless_links_on_moving_joints() {
+        let text = format!(
+            r#"<robot name="edge">
+  <link name="base">{INERTIAL}</link>
+  <joint name="weld" type="fixed"><parent link="base"/><child link="plate"/>
+    <origin xyz="0 0 0.2" rpy="0.1 0.2 0.3"/></joint>
+  <link name="plate">{INERTIAL}</link>
+  <joint name="pivot" type="revolute"><parent link="plate"/><child link="hub"/>
+    <origin xyz="0.3 0 0" rpy="0 0.5 0"/><axis xyz="0 1 1"/></joint>
+  <link name="hub"/>
+  <joint name="hub_mount" type="fixed"><parent link="hub"/><child link="arm"/>
+    <origin xyz="0.1 0 0" rpy="0.7 0 0"/></joint>
+  <link name="arm">{INERTIAL}</link>
+  <joint name="slide" type="prismatic"><parent link="arm"/><child link="slider"/>
+    <origin xyz="0.2 0 0" rpy="0 0 1"/><axis xyz="1 0 0"/></joint>
+  <link name="slider">{INERTIAL}</link>
+</robot>"#
+        );
+        let (name, m) = spatial_from_urdf(&text, "edge.urdf", URDF_GRAVITY).unwrap();
+        assert_eq!(name.as_deref(), Some("edge"));
+        let bodies: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(bodies, ["base", "plate", "arm", "slider"]);
+        let joints: Vec<(&str, usize)> = m
+            .joints
+            .iter()
+            .map(|j| (j.name.as_str(), j.kind.equations()))
+            .collect();
+        // 22 equations on 4 bodies (24 velocities): 2 degrees of freedom
+        assert_eq!(
+            joints,
+            [
+                ("base_on_ground", 6),
+                ("weld", 6),
+                ("pivot", 5),
+                ("slide", 5)
+            ]
+        );
+        // the pivot joins the plate to the arm, the hub's host
+        let (a, b) = m.joints[2].kind.attachments();
+        assert_eq!((a.body, b.body), (BodyRef::Body(1), BodyRef::Body(2)));
+        assert!(m.bodies[2].points.iter().any(|(n, _)| n == "hub"));
+        assert_assembled(&m);
+        // the inertial frame is the link frame turned by its rpy: the
+        // centre of mass of the base is its inertial xyz
+        assert_eq!(m.bodies[0].position, [0.1, 0.02, -0.03]);
+        let q = quaternion_of(&rpy_matrix([0.2, -0.3, 0.4]));
+        for k in 0..4 {
+            assert!((m.bodies[0].orientation[k] - q[k]).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn the_shipped_arm_is_assembled_at_zero_joint_angles() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/six_axis_arm.urdf"
+        );
+        let model = load_urdf_file(Path::new(path)).unwrap();
+        let m = model.spatial.as_ref().unwrap();
+        assert_assembled(m);
+        assert_eq!(m.gravity, [0.0, 0.0, -9.81]);
+        assert_eq!(model.settings, Settings::default());
+    }
+
     #[test]
     fn lines_name_the_element() {
         let text =
