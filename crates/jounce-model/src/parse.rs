@@ -167,7 +167,7 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
     top.check_keys(TOP_KEYS)?;
     let (name, gravity) = match model_elem {
         Some(e) => {
-            e.check_keys(&["name", "gravity", "space"])?;
+            e.check_keys(&["name", "gravity", "space", "urdf"])?;
             (
                 e.opt_str("name")?
                     .map(str::to_string)
@@ -245,7 +245,7 @@ fn spatial_model(
     top.check_keys(crate::spatial_parse::SPATIAL_TOP_KEYS)?;
     let (name, gravity) = match model_elem {
         Some(e) => {
-            e.check_keys(&["name", "gravity", "space"])?;
+            e.check_keys(&["name", "gravity", "space", "urdf"])?;
             let gravity = match e.get("gravity") {
                 Some(v) => e.vecn("gravity", v, "[gx, gy, gz]")?,
                 None => [0.0, 0.0, -9.81],
