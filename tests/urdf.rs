@@ -311,7 +311,8 @@ fn urdf_errors_name_the_file_and_the_element() {
     // not XML, not a robot
     let err = load_error("bad.urdf", "<robot name=\"r\"><link name=\"a\">");
     assert!(
-        err.contains("bad.urdf") && err.contains("not a valid URDF"),
+        err.contains("bad.urdf:1: <robot>: not a valid URDF robot description")
+            && !err.contains("TOML"),
         "{err}"
     );
     // an unknown parent link, with the line of the joint

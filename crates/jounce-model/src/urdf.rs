@@ -79,7 +79,8 @@ pub fn spatial_from_urdf(
     origin: &str,
     gravity: Vec3,
 ) -> Result<(Option<String>, SpatialModel), ModelError> {
-    let robot = urdf_rs::read_from_string(text).map_err(|e| ModelError::Syntax {
+    // ModelError::Syntax would call it a TOML syntax error
+    let robot = urdf_rs::read_from_string(text).map_err(|e| ModelError::Invalid {
         at: Location {
             origin: origin.to_string(),
             line: 1,
