@@ -6,7 +6,9 @@
 //! dynamics.
 //!
 //! Entry points: [`load_file`] and [`from_str`], both returning
-//! `Result<Model, ModelError>`.
+//! `Result<Model, ModelError>`. A `.urdf` file, or a TOML file's
+//! `[model] urdf = "..."`, is a URDF robot description read as a spatial
+//! model ([`urdf`]).
 //!
 //! ```
 //! let text = r#"
