@@ -104,14 +104,14 @@ fn parallelogram_chain_keeps_its_branch_through_the_singular_poses() {
     assert!(e < 1e-4, "energy error {e:e}");
 }
 
-/// Every example model under `examples/` and `examples/studies/`, as paths
-/// relative to the repository.
+/// Every example model under `examples/` and `examples/studies/` (TOML
+/// files and URDF robot descriptions), as paths relative to the repository.
 fn example_files() -> Vec<String> {
     let mut files = Vec::new();
     for dir in ["examples", "examples/studies"] {
         for e in std::fs::read_dir(repo(dir)).unwrap() {
             let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "toml") {
+            if p.extension().is_some_and(|x| x == "toml" || x == "urdf") {
                 let rel = p.strip_prefix(repo("")).unwrap().to_str().unwrap();
                 files.push(rel.to_string());
             }

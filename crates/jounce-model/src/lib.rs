@@ -6,7 +6,9 @@
 //! dynamics.
 //!
 //! Entry points: [`load_file`] and [`from_str`], both returning
-//! `Result<Model, ModelError>`.
+//! `Result<Model, ModelError>`. A `.urdf` file, or a TOML file's
+//! `[model] urdf = "..."`, is a URDF robot description read as a spatial
+//! model ([`urdf`]).
 //!
 //! ```
 //! let text = r#"
@@ -52,6 +54,7 @@ mod spatial_parse;
 pub mod table;
 pub mod time_function;
 pub mod types;
+pub mod urdf;
 
 pub use beam::{beam_stiffness_problem, Beam, DEFAULT_BEAM_DAMPING};
 pub use error::{did_you_mean, Location, ModelError};

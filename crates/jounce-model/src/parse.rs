@@ -99,8 +99,15 @@ pub(crate) fn check_unique(
     Ok(())
 }
 
-/// Reads a model file.
+/// Reads a model file: TOML, or a URDF robot description when the name
+/// ends in `.urdf` (any case; see [`crate::urdf`]).
 pub fn load_file(path: &Path) -> Result<Model, ModelError> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("urdf"))
+    {
+        return crate::urdf::load_urdf_file(path);
+    }
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
         origin: origin.clone(),
@@ -151,13 +158,16 @@ pub fn from_str(text: &str, origin: &str) -> Result<Model, ModelError> {
         },
         None => Space::Planar,
     };
+    if let Some(e) = model_elem.as_ref().filter(|e| e.get("urdf").is_some()) {
+        return urdf_model(src, root, &top, e, space);
+    }
     if space == Space::Spatial {
         return spatial_model(src, root, &top, model_elem.as_ref(), default_name);
     }
     top.check_keys(TOP_KEYS)?;
     let (name, gravity) = match model_elem {
         Some(e) => {
-            e.check_keys(&["name", "gravity", "space"])?;
+            e.check_keys(&["name", "gravity", "space", "urdf"])?;
             (
                 e.opt_str("name")?
                     .map(str::to_string)
@@ -235,7 +245,7 @@ fn spatial_model(
     top.check_keys(crate::spatial_parse::SPATIAL_TOP_KEYS)?;
     let (name, gravity) = match model_elem {
         Some(e) => {
-            e.check_keys(&["name", "gravity", "space"])?;
+            e.check_keys(&["name", "gravity", "space", "urdf"])?;
             let gravity = match e.get("gravity") {
                 Some(v) => e.vecn("gravity", v, "[gx, gy, gz]")?,
                 None => [0.0, 0.0, -9.81],
@@ -262,6 +272,65 @@ fn spatial_model(
         settings,
         spatial: Some(spatial),
     })
+}
+
+/// A TOML file that includes a URDF robot description (`[model] urdf =
+/// "arm.urdf"`, relative to the TOML file): the robot's spatial model with
+/// this file's `[model] name`, `gravity` and `[settings]`.
+fn urdf_model(
+    src: Src<'_>,
+    root: &DeTable<'_>,
+    top: &Elem<'_, '_>,
+    e: &Elem<'_, '_>,
+    space: Space,
+) -> Result<Model, ModelError> {
+    top.check_keys(&["model", "settings"])?;
+    e.check_keys(&["name", "gravity", "space", "urdf"])?;
+    if space == Space::Planar && e.get("space").is_some() {
+        return Err(e.invalid(
+            "space",
+            &e.value_span("space"),
+            "must be \"spatial\" (or left out) with `urdf`: a URDF robot is spatial",
+        ));
+    }
+    let v = e.req("urdf")?;
+    let rel = e.string("urdf", v)?;
+    if rel.trim().is_empty() {
+        return Err(e.invalid("urdf", &v.span(), "must name a .urdf file"));
+    }
+    let path = Path::new(src.origin)
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(rel);
+    let text = std::fs::read_to_string(&path).map_err(|err| {
+        e.invalid(
+            "urdf",
+            &v.span(),
+            format!("cannot read URDF file '{}': {err}", path.display()),
+        )
+    })?;
+    let gravity = match e.get("gravity") {
+        Some(g) => e.vecn("gravity", g, "[gx, gy, gz]")?,
+        None => crate::urdf::URDF_GRAVITY,
+    };
+    let (robot_name, spatial) =
+        crate::urdf::spatial_from_urdf(&text, &path.display().to_string(), gravity)?;
+    let name = match e.opt_str("name")? {
+        Some(n) => n.to_string(),
+        None => robot_name.unwrap_or_else(|| {
+            Path::new(src.origin)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".into())
+        }),
+    };
+    let settings = crate::settings::parse(src, root.get("settings"))?;
+    Ok(crate::urdf::spatial_model(
+        name,
+        src.origin.to_string(),
+        spatial,
+        settings,
+    ))
 }
 
 /// `points = { name = [x, y], ... }` in file order.
