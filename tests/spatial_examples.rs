@@ -226,6 +226,38 @@ fn tumbling_body_keeps_its_invariants_and_flips_with_the_elliptic_period() {
     assert!(worst_e < 1e-10, "energy error {worst_e:e}");
     assert!(worst_h < 1e-10, "angular momentum error {worst_h:e}");
     assert!(drift <= 1e-12, "quaternion norm drift {drift:e}");
+    // the derived columns: Tait–Bryan angles that give back A(p), and A ω'
+    let col = |c: &str| ts.col(&format!("body.{c}"));
+    let (yaw, pitch, roll) = (col("yaw_zyx"), col("pitch_zyx"), col("roll_zyx"));
+    let world_w = [col("wx_world"), col("wy_world"), col("wz_world")];
+    let (mut worst_a, mut worst_w) = (0.0f64, 0.0f64);
+    for i in 0..n {
+        let (sy, cy) = yaw[i].sin_cos();
+        let (sp, cp) = pitch[i].sin_cos();
+        let (sr, cr) = roll[i].sin_cos();
+        // R_z(yaw) R_y(pitch) R_x(roll)
+        let a = [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ];
+        let p = quaternion(&ts, "body", i);
+        let want = jounce_model::rotation_matrix(p);
+        for r in 0..3 {
+            for c in 0..3 {
+                worst_a = worst_a.max((a[r][c] - want[r][c]).abs());
+            }
+        }
+        let w = rotate(p, omega(&ts, "body", i));
+        for k in 0..3 {
+            worst_w = worst_w.max((world_w[k][i] - w[k]).abs());
+        }
+    }
+    assert!(worst_a < 1e-12, "Tait–Bryan angles off A(p) by {worst_a:e}");
+    assert!(
+        worst_w < 1e-12,
+        "world angular velocity off A ω' by {worst_w:e}"
+    );
 }
 
 /// The planar double pendulum and its spatial copy on spherical joints,

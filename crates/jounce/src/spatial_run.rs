@@ -9,13 +9,19 @@
 //! Output columns: `t`, each body's `x, y, z` (centre of mass, world) and
 //! quaternion `qw, qx, qy, qz`, then its velocities `vx, vy, vz` (world)
 //! and angular velocity `wx, wy, wz` (**body frame**), energies,
-//! constraint violations and multipliers, as a planar run's.
+//! constraint violations and multipliers, as a planar run's; then, for
+//! each body, its orientation as Tait–Bryan angles `yaw_zyx, pitch_zyx,
+//! roll_zyx` (A = R_z(yaw) R_y(pitch) R_x(roll), URDF's roll-pitch-yaw;
+//! [`jounce_mechanics::spatial::quaternion::euler_zyx`]) and its angular
+//! velocity in the world frame `wx_world, wy_world, wz_world` (A ω').
 //!
 //! Owns: the spatial run path. Must not: change a planar run.
 
 use std::time::Instant;
 
 use jounce_io::RunSummary;
+use jounce_mechanics::spatial::body::{NQ_BODY, NV_BODY};
+use jounce_mechanics::spatial::quaternion::{euler_zyx, mat_vec, rotation};
 use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
 use jounce_model::Model;
 
@@ -23,6 +29,68 @@ use crate::error::RunError;
 use crate::observer::{timeseries_header_with_velocities, RunObserver};
 use crate::run::Output;
 use crate::setup::build_formulation;
+use crate::sink::RowSink;
+
+/// The columns each body adds after a run's own: orientation angles, then
+/// the world-frame angular velocity.
+const DERIVED: [&str; 6] = [
+    "yaw_zyx",
+    "pitch_zyx",
+    "roll_zyx",
+    "wx_world",
+    "wy_world",
+    "wz_world",
+];
+
+/// The time series of a spatial run with each body's Tait–Bryan angles and
+/// world angular velocity appended to every row (into one buffer: nothing
+/// is allocated per row after the first).
+struct SpatialColumns<'s> {
+    inner: &'s mut dyn RowSink,
+    /// Body names, in body order.
+    bodies: Vec<String>,
+    /// n_q: where the velocities start, after `t` and the positions.
+    nq: usize,
+    row: Vec<f64>,
+}
+
+impl RowSink for SpatialColumns<'_> {
+    fn begin(&mut self, columns: &[String]) -> Result<(), RunError> {
+        let mut all = columns.to_vec();
+        for name in &self.bodies {
+            all.extend(DERIVED.iter().map(|c| format!("{name}.{c}")));
+        }
+        self.inner.begin(&all)
+    }
+
+    fn row(&mut self, values: &[f64]) -> Result<(), RunError> {
+        self.row.clear();
+        self.row.extend_from_slice(values);
+        for b in 0..self.bodies.len() {
+            let q = 1 + NQ_BODY * b;
+            let w = 1 + self.nq + NV_BODY * b + 3;
+            let (Some(p), Some(omega)) = (values.get(q + 3..q + 7), values.get(w..w + 3)) else {
+                return Err(RunError::Setup(format!(
+                    "a spatial output row of {} values has no body {b}",
+                    values.len()
+                )));
+            };
+            let p = [p[0], p[1], p[2], p[3]];
+            self.row.extend(euler_zyx(&p));
+            self.row
+                .extend(mat_vec(&rotation(&p), &[omega[0], omega[1], omega[2]]));
+        }
+        self.inner.row(&self.row)
+    }
+
+    fn finish(&mut self) -> Result<(), RunError> {
+        self.inner.finish()
+    }
+
+    fn rows(&self) -> u64 {
+        self.inner.rows()
+    }
+}
 
 /// Integrate a spatial model, streaming to `output`; as
 /// [`crate::run::integrate_model`] for planar ones.
@@ -54,6 +122,18 @@ pub(crate) fn integrate_spatial_model(
         progress,
     } = output;
     let velocities: Vec<String> = (0..sys.nv()).map(|i| sys.velocity_label(i)).collect();
+    let mut timeseries = SpatialColumns {
+        inner: timeseries,
+        bodies: (0..sys.nq() / NQ_BODY)
+            .map(|b| {
+                let label = sys.coordinate_label(NQ_BODY * b);
+                label.strip_suffix(".x").unwrap_or(&label).to_string()
+            })
+            .collect(),
+        nq: sys.nq(),
+        row: Vec::new(),
+    };
+    let timeseries = &mut timeseries;
     timeseries.begin(&timeseries_header_with_velocities(&sys, &velocities))?;
     if model.settings.step_history {
         steps.begin(&crate::observer::STEPS_HEADER.map(String::from))?;

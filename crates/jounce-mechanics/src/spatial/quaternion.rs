@@ -156,10 +156,73 @@ pub fn quaternion_rate(p: &[f64; 4], omega: &[f64; 3]) -> [f64; 4] {
     q.map(|x| 0.5 * x)
 }
 
+/// Tait–Bryan angles (yaw, pitch, roll) of the z-y′-x″ sequence of p:
+/// A(p) = R_z(yaw) R_y(pitch) R_x(roll), the aerospace convention and
+/// URDF's fixed-axis roll-pitch-yaw (the 3-2-1 sequence of Diebel 2006,
+/// *Representing attitude: Euler angles, unit quaternions, and rotation
+/// vectors*, read off the rotation matrix). yaw, roll ∈ (−π, π], pitch ∈
+/// [−π/2, π/2]; at pitch = ±π/2 (gimbal lock) only yaw ∓ roll is defined
+/// and roll is reported as 0.
+pub fn euler_zyx(p: &[f64; 4]) -> [f64; 3] {
+    let a = rotation(p);
+    // A[2][0] = −sin(pitch); A[1][0], A[0][0] = cos(pitch) (sin, cos)(yaw);
+    // A[2][1], A[2][2] = cos(pitch) (sin, cos)(roll)
+    let sp = (-a[2][0]).clamp(-1.0, 1.0);
+    let pitch = sp.asin();
+    let cp = a[0][0].hypot(a[1][0]);
+    if cp > 1e-12 {
+        [a[1][0].atan2(a[0][0]), pitch, a[2][1].atan2(a[2][2])]
+    } else {
+        // gimbal lock: A = R_z(yaw) R_y(±π/2) with roll folded into yaw
+        [(-a[0][1]).atan2(a[1][1]), pitch, 0.0]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use num_dual::Dual64;
+
+    /// R_z(yaw) R_y(pitch) R_x(roll) as a quaternion (product of the three
+    /// axis quaternions).
+    fn from_zyx(yaw: f64, pitch: f64, roll: f64) -> [f64; 4] {
+        let qz = [(yaw / 2.0).cos(), 0.0, 0.0, (yaw / 2.0).sin()];
+        let qy = [(pitch / 2.0).cos(), 0.0, (pitch / 2.0).sin(), 0.0];
+        let qx = [(roll / 2.0).cos(), (roll / 2.0).sin(), 0.0, 0.0];
+        product(&product(&qz, &qy), &qx)
+    }
+
+    #[test]
+    fn euler_zyx_inverts_the_z_y_x_product_and_handles_gimbal_lock() {
+        for &(yaw, pitch, roll) in &[
+            (0.3, -0.2, 1.1),
+            (-2.9, 1.4, -3.0),
+            (3.0, -1.5, 0.0),
+            (0.0, 0.0, 0.0),
+            (1.0, 0.7, -0.4),
+        ] {
+            let p = from_zyx(yaw, pitch, roll);
+            let e = euler_zyx(&p);
+            for (got, want) in e.iter().zip([yaw, pitch, roll]) {
+                assert!((got - want).abs() < 1e-12, "{e:?} for {yaw} {pitch} {roll}");
+            }
+            // the negated quaternion is the same rotation
+            let e2 = euler_zyx(&p.map(|x| -x));
+            assert!(e.iter().zip(e2).all(|(a, b)| (a - b).abs() < 1e-12));
+        }
+        // gimbal lock: only yaw − roll is defined at pitch = +π/2
+        let p = from_zyx(0.9, std::f64::consts::FRAC_PI_2, 0.4);
+        let e = euler_zyx(&p);
+        assert!((e[1] - std::f64::consts::FRAC_PI_2).abs() < 1e-7, "{e:?}");
+        assert!(e[2] == 0.0 && (e[0] - 0.5).abs() < 1e-7, "{e:?}");
+        let back = rotation(&from_zyx(e[0], e[1], e[2]));
+        let a = rotation(&p);
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((back[i][j] - a[i][j]).abs() < 1e-7);
+            }
+        }
+    }
 
     fn unit(p: [f64; 4]) -> [f64; 4] {
         let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
