@@ -6,7 +6,7 @@
 mod support;
 
 use jounce::run::Overrides;
-use support::{run_example, Series};
+use support::{run_example, scratch, Series};
 
 /// Body quaternion (w, x, y, z) of output row `i`.
 fn quaternion(ts: &Series, body: &str, i: usize) -> [f64; 4] {
@@ -141,6 +141,24 @@ fn heavy_top(overrides: Overrides, violation: f64) {
     assert!(high_error < 1e-7, "upper nutation bound: {high} vs {u0}");
     assert!(rate_error < 1e-7, "precession rate error {rate_error:e}");
     assert!(drift <= 1e-12, "quaternion norm drift {drift:e}");
+    // the pivot's load on the top (its reaction columns) and the weight
+    // give the centre of mass its acceleration: F + m g = m a, a by
+    // central differences of the velocity columns (O(dt²) ≈ 1e-6 of g)
+    let t = ts.col("t");
+    let vel = ["vx", "vy", "vz"].map(|c| ts.col(&format!("top.{c}")));
+    let load = ["fx", "fy", "fz"].map(|c| ts.col(&format!("tip.{c}")));
+    let mut worst_newton = 0.0f64;
+    for i in 1..n - 1 {
+        for k in 0..3 {
+            let acc = (vel[k][i + 1] - vel[k][i - 1]) / (t[i + 1] - t[i - 1]);
+            let weight = if k == 2 { -m * g } else { 0.0 };
+            worst_newton = worst_newton.max((load[k][i] + weight - m * acc).abs() / (m * g));
+        }
+    }
+    assert!(
+        worst_newton < 1e-4,
+        "pivot load + weight − m a off by {worst_newton:e} m g"
+    );
     assert!(
         s.accuracy.max_position_violation < violation,
         "{}: position violation {:e}",
@@ -383,4 +401,74 @@ fn check_reports_the_spatial_examples_degrees_of_freedom() {
             r.text
         );
     }
+}
+
+/// Joint reaction columns at rest: a 2 kg beam welded to ground with its
+/// centre 0.5 m out along x carries its weight, F = (0, 0, m g), and the
+/// moment −c × W = (0, −0.5 m g, 0) about the weld's point (the world
+/// origin); a 3 kg bob hanging 0.4 m below a hinge carries F = (0, 0, m g)
+/// and no moment.
+#[test]
+fn joint_reactions_of_a_welded_beam_and_a_hanging_bob_balance_their_weights() {
+    let dir = scratch("spatial_reactions");
+    let file = dir.join("reactions.toml");
+    std::fs::write(
+        &file,
+        r#"[model]
+name = "reactions"
+space = "spatial"
+
+[[bodies]]
+name = "beam"
+mass = 2.0
+inertia = [0.1, 0.2, 0.3]
+position = [0.5, 0.0, 0.0]
+
+[[bodies]]
+name = "bob"
+mass = 3.0
+inertia = [0.05, 0.05, 0.02]
+position = [0.0, 1.0, -0.4]
+points = { pivot = [0.0, 0.0, 0.4] }
+
+[[joints]]
+name = "weld"
+type = "fixed"
+body1 = "ground"
+body2 = "beam"
+
+[[joints]]
+name = "hinge"
+type = "revolute"
+body1 = "ground"
+point1 = [0.0, 1.0, 0.0]
+body2 = "bob"
+point2 = "pivot"
+axis = [1.0, 0.0, 0.0]
+
+[settings]
+t_end = 0.1
+output_interval = 0.05
+
+[settings.integrator]
+method = "dop853"
+rtol = 1e-10
+atol = 1e-12
+"#,
+    )
+    .unwrap();
+    let (s, ts) = run_example(file.to_str().unwrap(), Overrides::default(), "reactions");
+    assert_eq!(s.status, "completed");
+    let g = 9.81;
+    for (joint, want) in [
+        ("weld", [0.0, 0.0, 2.0 * g, 0.0, -0.5 * 2.0 * g, 0.0]),
+        ("hinge", [0.0, 0.0, 3.0 * g, 0.0, 0.0, 0.0]),
+    ] {
+        for (c, w) in ["fx", "fy", "fz", "mx", "my", "mz"].iter().zip(want) {
+            for &got in ts.col(&format!("{joint}.{c}")) {
+                assert!((got - w).abs() < 1e-9, "{joint}.{c} = {got}, want {w}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,7 +13,10 @@
 //! each body, its orientation as Tait–Bryan angles `yaw_zyx, pitch_zyx,
 //! roll_zyx` (A = R_z(yaw) R_y(pitch) R_x(roll), URDF's roll-pitch-yaw;
 //! [`jounce_mechanics::spatial::quaternion::euler_zyx`]) and its angular
-//! velocity in the world frame `wx_world, wy_world, wz_world` (A ω').
+//! velocity in the world frame `wx_world, wy_world, wz_world` (A ω');
+//! then, for each joint, the load it applies to its second body at that
+//! body's joint point, world frame: `fx, fy, fz, mx, my, mz`
+//! ([`SpatialSystem::joint_reactions`]).
 //!
 //! Owns: the spatial run path. Must not: change a planar run.
 
@@ -42,11 +45,22 @@ const DERIVED: [&str; 6] = [
     "wz_world",
 ];
 
+/// The columns each joint adds after the bodies': its load on its second
+/// body (force, moment about the joint point; world frame).
+const REACTION: [&str; 6] = ["fx", "fy", "fz", "mx", "my", "mz"];
+
+/// Columns of a run's own before the multipliers, after t, q and v:
+/// energies and violations ([`timeseries_header_with_velocities`]).
+const BEFORE_MULTIPLIERS: usize = 5;
+
 /// The time series of a spatial run with each body's Tait–Bryan angles and
 /// world angular velocity appended to every row (into one buffer: nothing
 /// is allocated per row after the first).
 struct SpatialColumns<'s> {
     inner: &'s mut dyn RowSink,
+    sys: &'s SpatialSystem,
+    /// The joints' loads of the current row (6 per joint).
+    reactions: Vec<f64>,
     /// Body names, in body order.
     bodies: Vec<String>,
     /// n_q: where the velocities start, after `t` and the positions.
@@ -59,6 +73,10 @@ impl RowSink for SpatialColumns<'_> {
         let mut all = columns.to_vec();
         for name in &self.bodies {
             all.extend(DERIVED.iter().map(|c| format!("{name}.{c}")));
+        }
+        for j in 0..self.sys.joint_count() {
+            let name = self.sys.joint_name(j);
+            all.extend(REACTION.iter().map(|c| format!("{name}.{c}")));
         }
         self.inner.begin(&all)
     }
@@ -80,6 +98,20 @@ impl RowSink for SpatialColumns<'_> {
             self.row
                 .extend(mat_vec(&rotation(&p), &[omega[0], omega[1], omega[2]]));
         }
+        let nv = NV_BODY * self.bodies.len();
+        let lambda0 = 1 + self.nq + nv + BEFORE_MULTIPLIERS;
+        let (Some(q), Some(lambda)) = (
+            values.get(1..1 + self.nq),
+            values.get(lambda0..lambda0 + self.sys.nc()),
+        ) else {
+            return Err(RunError::Setup(format!(
+                "a spatial output row of {} values has no multipliers",
+                values.len()
+            )));
+        };
+        self.reactions.resize(6 * self.sys.joint_count(), 0.0);
+        self.sys.joint_reactions(q, lambda, &mut self.reactions);
+        self.row.extend_from_slice(&self.reactions);
         self.inner.row(&self.row)
     }
 
@@ -124,6 +156,8 @@ pub(crate) fn integrate_spatial_model(
     let velocities: Vec<String> = (0..sys.nv()).map(|i| sys.velocity_label(i)).collect();
     let mut timeseries = SpatialColumns {
         inner: timeseries,
+        sys: &sys,
+        reactions: Vec::new(),
         bodies: (0..sys.nq() / NQ_BODY)
             .map(|b| {
                 let label = sys.coordinate_label(NQ_BODY * b);

@@ -262,6 +262,66 @@ impl SpatialSystem {
         h
     }
 
+    /// Number of joints.
+    #[must_use]
+    pub fn joint_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// Name of joint `j`.
+    #[must_use]
+    pub fn joint_name(&self, j: usize) -> &str {
+        &self.joints[j].name
+    }
+
+    /// The load each joint applies, through its multipliers λ, to its second
+    /// body at that body's joint point, in the world frame: for joint j,
+    /// `out[6j..6j + 6]` = (F, M_P). The constraint forces are −Φ_qᵀλ
+    /// (M v̇ = Q − Φ_qᵀλ); on body b with velocities (ṙ, ω') they are a world
+    /// force F and a body-frame moment n' about the centre of mass, so that
+    /// M_P = A n' − (A s_b) × F about the point P = r + A s_b (Haug 1989,
+    /// §11.6, reaction forces from Lagrange multipliers). A joint whose
+    /// second end is ground reports minus the load on its first body, at
+    /// that body's point (Newton's third law).
+    ///
+    /// # Panics
+    /// If `lambda` is shorter than n_c or `out` than 6 per joint.
+    pub fn joint_reactions(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+        let zero = [Dual64::from(0.0); NV_BODY];
+        let mut phi = [Dual64::from(0.0); 6];
+        for (j, el) in self.joints.iter().enumerate() {
+            let (side, sign) = if el.bodies[1].is_some() {
+                (1, 1.0)
+            } else {
+                (0, -1.0)
+            };
+            let o = &mut out[6 * j..6 * j + 6];
+            o.fill(0.0);
+            let Some(b) = el.bodies[side] else {
+                continue;
+            };
+            let n = el.kind.equations();
+            let mut g = [0.0; NV_BODY];
+            for (k, gk) in g.iter_mut().enumerate() {
+                let mut inner = [zero; 2];
+                inner[side] = direction(k, Dual64::new(0.0, 1.0));
+                Self::joint_at(el, q, inner, [zero; 2], &mut phi[..n]);
+                *gk = -(0..n).map(|i| phi[i].eps * lambda[el.row + i]).sum::<f64>();
+            }
+            let (end_a, end_b) = el.kind.attachments();
+            let point = if side == 1 { end_b.point } else { end_a.point };
+            let pose = pose_at(q, Some(b));
+            let arm = mat_vec(&pose.a, &point);
+            let force = [g[0], g[1], g[2]];
+            let moment = mat_vec(&pose.a, &[g[3], g[4], g[5]]);
+            let shift = super::quaternion::cross(&arm, &force);
+            for k in 0..3 {
+                o[k] = sign * force[k];
+                o[3 + k] = sign * (moment[k] - shift[k]);
+            }
+        }
+    }
+
     /// Normalise every body's quaternion in q to unit length (the
     /// projection onto the configuration manifold |p| = 1).
     pub fn normalize(&self, q: &mut [f64]) {
