@@ -152,7 +152,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (unit quaternions) and a
 /// formulation that integrates q' = v (partitioning, state_space, joint,
-/// odae, augmented_lagrangian).
+/// odae).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -161,13 +161,13 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     use FormulationKind as K;
     let s = settings;
     // positions that are not velocities (unit quaternions): augmented,
-    // projection, penalty, index3 and ggl integrate q' = T(q) v (or update
-    // q by the exponential map) and keep q on its manifold; the others
-    // integrate q' = v
+    // projection, penalty, index3, ggl and augmented_lagrangian integrate
+    // q' = T(q) v (or update q by the exponential map) and keep q on its
+    // manifold; the others integrate q' = v
     if sys.nq() != sys.nv()
         && !(matches!(
             kind,
-            K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl
+            K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl | K::AugmentedLagrangian
         ) && sys.n_friction_rows() == 0)
     {
         return Err(FormulationError::PositionsNotVelocities {

@@ -244,8 +244,8 @@ fn wrong_initial_state_length_is_refused() {
 }
 
 /// A system whose positions outnumber its velocities (as unit quaternions
-/// do): `augmented`, `projection`, `penalty`, `index3` and `ggl`
-/// integrate q' = T(q) v; every other formulation integrates q' = v, so
+/// do): `augmented`, `projection`, `penalty`, `index3`, `ggl` and
+/// `augmented_lagrangian` integrate q' = T(q) v; every other formulation integrates q' = v, so
 /// the factory refuses it by name before anything is evaluated.
 #[test]
 fn positions_that_are_not_velocities_are_refused_by_name() {
@@ -278,7 +278,14 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
     );
     assert_eq!(data.mass_matrix.shape(), (9, 9));
     // these integrate q' = T(q) v; every other formulation refuses
-    let manifold = ["augmented", "projection", "penalty", "index3", "ggl"];
+    let manifold = [
+        "augmented",
+        "projection",
+        "penalty",
+        "index3",
+        "ggl",
+        "augmented_lagrangian",
+    ];
     for name in manifold {
         assert!(
             build(name, &FormulationSettings::default(), &sys).is_ok(),
