@@ -796,6 +796,72 @@ mod tests {
         );
     }
 
+    /// A spatial system (n_q = 7 > n_v = 6: the heavy top): in both forms
+    /// y has n_q + n_v + m (+ m) entries, the consistent y0' zeroes the
+    /// residual (its first rows q' − T(q) v), the iteration matrix (by
+    /// differences) has ∂F/∂y' = [I; M; 0] as its c-part, a quaternion
+    /// pushed off |p| = 1 is put back by `after_step` and reported unit
+    /// by `physical_state`.
+    #[test]
+    fn spatial_systems_integrate_the_kinematic_map_and_stay_unit() {
+        use jounce_mechanics::{assemble, SpatialSystem};
+        let model = jounce_model::from_str(
+            include_str!("../../../examples/heavy_top.toml"),
+            "heavy_top.toml",
+        )
+        .unwrap();
+        let sys = SpatialSystem::from_model(&model).unwrap();
+        let (q0, v0) = sys.initial_state();
+        let asm = assemble(&sys, 0.0, &q0, &v0, 1e-12).unwrap();
+        let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
+        assert_eq!((nq, n, m), (7, 6, 3));
+        for ggl in [false, true] {
+            let mut p = if ggl {
+                DaeFormulation::ggl(&sys)
+            } else {
+                DaeFormulation::index3(&sys)
+            };
+            let mut y = p.initial_state(0.0, &asm.q, &asm.v).unwrap();
+            let nd = nq + n + m * if ggl { 2 } else { 1 };
+            assert_eq!((y.len(), p.dim()), (nd, nd));
+            let dae = p.as_dae().unwrap();
+            assert!(!dae.has_exact_jacobian());
+            let mut yp = vec![0.0; nd];
+            dae.consistent_derivative(0.0, &y, &mut yp).unwrap();
+            let mut qdot = vec![0.0; nq];
+            sys.position_derivative(&asm.q, &asm.v, &mut qdot);
+            assert_eq!(&yp[..nq], &qdot[..]);
+            let mut r = vec![0.0; nd];
+            dae.residual(0.0, &y, &yp, &mut r).unwrap();
+            let worst = r.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            assert!(worst < 1e-12, "ggl {ggl}: |F(y0)| = {worst:e}");
+            let (mut g1, mut g0, mut d) = (
+                DMatrix::zeros(nd, nd),
+                DMatrix::zeros(nd, nd),
+                DMatrix::zeros(nd, nd),
+            );
+            dae.iteration_matrix(0.0, &y, &yp, 1.0, &mut g1).unwrap();
+            dae.iteration_matrix(0.0, &y, &yp, 0.0, &mut g0).unwrap();
+            dae.derivative_jacobian(0.0, &y, &yp, &mut d).unwrap();
+            let diff = (&g1 - &g0 - &d).abs().max();
+            assert!(diff < 1e-6, "ggl {ggl}: ∂F/∂y' differs by {diff:e}");
+            // off the manifold and back
+            y[3..7].iter_mut().for_each(|x| *x *= 1.001);
+            let (mut q, mut v, mut l) = (vec![0.0; nq], vec![0.0; n], vec![0.0; m]);
+            p.physical_state(0.0, &y, &mut q, &mut v, &mut l).unwrap();
+            let norm = q[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-15, "{norm}");
+            assert!(p.as_dae().unwrap().after_step(0.0, &mut y).unwrap());
+            let norm = y[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-15, "{norm}");
+            assert!(!p.as_dae().unwrap().after_step(0.0, &mut y).unwrap());
+        }
+        // the structural family sees n_q positions and n_v velocities
+        let mut p = DaeFormulation::index3(&sys);
+        let eq = p.as_constrained_second_order().unwrap();
+        assert_eq!((eq.n_positions(), eq.n_velocities()), (7, 6));
+    }
+
     /// On every example mechanism and in both forms: y0 has μ = 0 (GGL),
     /// F(t0, y0, y0') = 0 with the consistent y0', and the assembled
     /// iteration matrix (K, C, M, Φ_q, ∂(Φ_qᵀμ)/∂q, (Φ_q v)_q + Φ_qt from
