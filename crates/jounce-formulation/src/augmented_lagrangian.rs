@@ -25,6 +25,10 @@
 //! trapezoidal rule of the original method), hht, generalized_alpha,
 //! midpoint_rule, at a fixed step or adaptive.
 //!
+//! Spatial systems (n_q > n_v, unit quaternions): y = [q (n_q); v; λ], the
+//! rotations updated by the exponential map (the stepper's module
+//! documentation, Brüls & Cardona 2010), the reported q on |p| = 1.
+//!
 //! The penalty p is dimensionless: s = p · max_i M_ii, and α = s c_a with
 //! c_a = ∂q̈/∂q of the scheme (4/h² for the trapezoidal rule), so the
 //! iteration contracts by about 1/(1 + p) per pass at every h. Larger p
@@ -47,6 +51,8 @@ pub struct AugmentedLagrangian<'a, S: MechanicalSystem + ?Sized> {
     solver: LinearSolver,
     inner: DaeFormulation<'a, S>,
     penalty: f64,
+    /// n_q (≥ n_v = `n`).
+    nq: usize,
     n: usize,
     m: usize,
 }
@@ -68,7 +74,8 @@ impl<'a, S: MechanicalSystem + ?Sized> AugmentedLagrangian<'a, S> {
             solver: LinearSolver::Auto,
             inner: DaeFormulation::index3(sys),
             penalty,
-            n: sys.nq(),
+            nq: sys.nq(),
+            n: sys.nv(),
             m: sys.nc(),
         })
     }
@@ -88,8 +95,8 @@ impl<S: MechanicalSystem + ?Sized> AugmentedLagrangian<'_, S> {
     /// [M Φ_qᵀ; Φ_q 0][q̈; λ] = [Q; γ] by SVD, accepted where it solves
     /// the system (consistent dependent rows); allocates (rare).
     fn least_squares_rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        let (n, m) = (self.n, self.m);
-        let (q, v) = (&y[..n], &y[n..2 * n]);
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let (q, v) = (&y[..nq], &y[nq..nq + n]);
         let mut kkt = nalgebra::DMatrix::zeros(n + m, n + m);
         let mut mass = nalgebra::DMatrix::zeros(n, n);
         self.sys.mass_matrix(q, &mut mass);
@@ -113,9 +120,13 @@ impl<S: MechanicalSystem + ?Sized> AugmentedLagrangian<'_, S> {
                 t,
                 detail: "the constraints are inconsistent: no acceleration satisfies them".into(),
             })?;
-        dy[..n].copy_from_slice(v);
-        dy[n..2 * n].copy_from_slice(&x.as_slice()[..n]);
-        dy[2 * n..].fill(0.0);
+        if nq == n {
+            dy[..n].copy_from_slice(v);
+        } else {
+            self.sys.position_derivative(q, v, &mut dy[..nq]);
+        }
+        dy[nq..nq + n].copy_from_slice(&x.as_slice()[..n]);
+        dy[nq + n..].fill(0.0);
         Ok(())
     }
 }
@@ -170,8 +181,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<Vec<f64>, FormulationError> {
-        let n = self.n;
-        crate::formulation::check_dimensions("augmented_lagrangian", n, q0, v0)?;
+        let (nq, n) = (self.nq, self.n);
+        crate::formulation::check_state_dimensions("augmented_lagrangian", nq, n, q0, v0)?;
         // the largest diagonal entry of M from one evaluation of the
         // system (block-diagonal storage: no n × n matrix, issue 32)
         let mut data = self.sys.data();
@@ -187,10 +198,10 @@ impl<S: MechanicalSystem + ?Sized> Formulation for AugmentedLagrangian<'_, S> {
                 detail,
             });
         }
-        let mut y = Vec::with_capacity(2 * n + self.m);
+        let mut y = Vec::with_capacity(nq + n + self.m);
         y.extend_from_slice(q0);
         y.extend_from_slice(v0);
-        y.resize(2 * n + self.m, 0.0);
+        y.resize(nq + n + self.m, 0.0);
         Ok(y)
     }
 

@@ -35,6 +35,25 @@
 //! initial-step estimates; an ODE method run on it would hold λ constant
 //! and let Φ drift, which is why `jounce` refuses such pairings.
 //!
+//! **Positions that are not velocities** (n_q > n_v: the unit
+//! quaternions of spatial bodies). y = [q (n_q); v (n_v); λ; (μ)]. The
+//! DAE methods integrate q' − T(q) v = 0 (GGL: q' − T(q)(v − Φ_qᵀμ) = 0)
+//! with T the kinematic map ([`MechanicalSystem::position_derivative`])
+//! and Φ_q the velocity Jacobian, the iteration matrix by differences,
+//! and put q back on its manifold after each accepted step (radau5;
+//! [`jounce_integrate::dae::ConstrainedDae`]). The structural methods
+//! update the positions on the manifold, q_{n+1} = q_n ⊕ Δq with the
+//! exponential map of the rotation increment
+//! ([`MechanicalSystem::integrate_position`]), the Lie-group form of
+//! generalized-α (Brüls & Cardona 2010, J. Comput. Nonlinear Dynam.
+//! 5:031002, "On the use of Lie group time integrators in multibody
+//! dynamics"; Arnold, Brüls & Cardona 2015, Multibody Syst. Dyn.
+//! 33:1–28), with the tangent operator of the exponential map taken as
+//! the identity in the iteration matrix (K, Φ_q along velocity
+//! increments): Newton converges to the same solution, only the
+//! contraction rate is affected, by O(h |ω|). Whatever the method, the
+//! reported positions are q ⊕ 0 (unit quaternions).
+//!
 //! **Derivatives.** Every block comes from the system's exact derivatives
 //! ([`ConstrainedEquations`]): the tangent K = ∂(M a)/∂q − ∂Q/∂q +
 //! ∂(Φ_qᵀλ)/∂q, C = −∂Q/∂v, the constraint-force stiffness ∂(Φ_qᵀμ)/∂q
@@ -59,6 +78,8 @@ use crate::linear_solver::LinearSolver;
 /// buffers (module documentation).
 pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
+    /// n_q (≥ n_v = `n`).
+    nq: usize,
     n: usize,
     m: usize,
     /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q.
@@ -95,9 +116,10 @@ const SPARSE_ITERATION_MIN_DIM: usize = 40;
 impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
     /// The equations of `sys`; every buffer is allocated here.
     pub fn new(sys: &'a S) -> Self {
-        let (n, m) = (sys.nq(), sys.nc());
+        let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
         Self {
             sys,
+            nq,
             n,
             m,
             fq: DMatrix::zeros(n, n),
@@ -134,6 +156,8 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
 /// The `index3` and `ggl` formulations (module documentation).
 pub struct DaeFormulation<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
+    /// n_q (≥ n_v = `n`).
+    nq: usize,
     n: usize,
     m: usize,
     /// The DAE; its equations own the KKT system of the initial-step
@@ -141,18 +165,22 @@ pub struct DaeFormulation<'a, S: MechanicalSystem + ?Sized> {
     /// the consistent accelerations of the methods).
     dae: ConstrainedDae<ConstrainedEquations<'a, S>>,
     breakpoints: Vec<f64>,
+    /// The zero increment (len n_v when n_q ≠ n_v), for q ⊕ 0.
+    zero: Vec<f64>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
     fn with_form(sys: &'a S, form: DaeForm) -> Self {
-        let (n, m) = (sys.nq(), sys.nc());
+        let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
         Self {
             sys,
+            nq,
             n,
             m,
             dae: ConstrainedDae::new(ConstrainedEquations::new(sys), form)
-                .expect("planar systems have as many positions as velocities"),
+                .expect("mechanical systems have at least as many positions as velocities"),
             breakpoints: sys.breakpoints(),
+            zero: vec![0.0; if nq == n { 0 } else { n }],
         }
     }
 
@@ -188,11 +216,32 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
 
 impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for ConstrainedEquations<'_, S> {
     fn n_positions(&self) -> usize {
-        self.n
+        self.nq
     }
 
     fn n_velocities(&self) -> usize {
         self.n
+    }
+
+    /// q ⊕ Δ on the manifold ([`MechanicalSystem::integrate_position`]:
+    /// q + Δ in planar body coordinates).
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        if self.nq == self.n {
+            for i in 0..out.len() {
+                out[i] = q[i] + delta[i];
+            }
+        } else {
+            self.sys.integrate_position(q, delta, out);
+        }
+    }
+
+    /// q' = T(q) v ([`MechanicalSystem::position_derivative`]).
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        if self.nq == self.n {
+            qdot.copy_from_slice(v);
+        } else {
+            self.sys.position_derivative(q, v, qdot);
+        }
     }
 
     fn n_constraints(&self) -> usize {
@@ -450,14 +499,18 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for DaeFormulation<'_, S> {
     /// [v; q̈; 0] with q̈ from the KKT system (no Baumgarte terms): for
     /// initial-step estimates only (module documentation).
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
-        let n = self.n;
-        let (q, rest) = y.split_at(n);
+        let (nq, n) = (self.nq, self.n);
+        let (q, rest) = y.split_at(nq);
         let v = &rest[..n];
         let kkt = &mut self.dae.problem.kkt;
         kkt.accelerations(self.sys, t, q, v, 0.0, 0.0)?;
-        dy[..n].copy_from_slice(v);
-        dy[n..2 * n].copy_from_slice(&kkt.sol[..n]);
-        dy[2 * n..].fill(0.0);
+        if nq == n {
+            dy[..n].copy_from_slice(v);
+        } else {
+            self.sys.position_derivative(q, v, &mut dy[..nq]);
+        }
+        dy[nq..nq + n].copy_from_slice(&kkt.sol[..n]);
+        dy[nq + n..].fill(0.0);
         Ok(())
     }
 
@@ -508,6 +561,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for DaeFormulation<'_, S> {
             })?;
         let (n, dim) = (self.n, self.dae.dim());
         let kkt = &self.dae.problem.kkt;
+        debug_assert_eq!(kkt.sol.len(), n + self.m);
         let mut y = Vec::with_capacity(dim);
         y.extend_from_slice(q0);
         y.extend_from_slice(v0);
@@ -517,7 +571,9 @@ impl<S: MechanicalSystem + ?Sized> Formulation for DaeFormulation<'_, S> {
         Ok(y)
     }
 
-    /// q, v and λ are components of y (μ of GGL is not reported).
+    /// q, v and λ are components of y (μ of GGL is not reported); q ⊕ 0
+    /// when positions are not velocities (unit quaternions, also between
+    /// steps).
     fn physical_state(
         &mut self,
         _t: f64,
@@ -526,10 +582,14 @@ impl<S: MechanicalSystem + ?Sized> Formulation for DaeFormulation<'_, S> {
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        let n = self.n;
-        q.copy_from_slice(&y[..n]);
-        v.copy_from_slice(&y[n..2 * n]);
-        lambda.copy_from_slice(&y[2 * n..2 * n + self.m]);
+        let (nq, n) = (self.nq, self.n);
+        if nq == n {
+            q.copy_from_slice(&y[..n]);
+        } else {
+            self.sys.integrate_position(&y[..nq], &self.zero, q);
+        }
+        v.copy_from_slice(&y[nq..nq + n]);
+        lambda.copy_from_slice(&y[nq + n..nq + n + self.m]);
         Ok(())
     }
 }
@@ -734,6 +794,72 @@ mod tests {
             msg.contains("index3") && msg.contains("bead.theta"),
             "{msg}"
         );
+    }
+
+    /// A spatial system (n_q = 7 > n_v = 6: the heavy top): in both forms
+    /// y has n_q + n_v + m (+ m) entries, the consistent y0' zeroes the
+    /// residual (its first rows q' − T(q) v), the iteration matrix (by
+    /// differences) has ∂F/∂y' = [I; M; 0] as its c-part, a quaternion
+    /// pushed off |p| = 1 is put back by `after_step` and reported unit
+    /// by `physical_state`.
+    #[test]
+    fn spatial_systems_integrate_the_kinematic_map_and_stay_unit() {
+        use jounce_mechanics::{assemble, SpatialSystem};
+        let model = jounce_model::from_str(
+            include_str!("../../../examples/heavy_top.toml"),
+            "heavy_top.toml",
+        )
+        .unwrap();
+        let sys = SpatialSystem::from_model(&model).unwrap();
+        let (q0, v0) = sys.initial_state();
+        let asm = assemble(&sys, 0.0, &q0, &v0, 1e-12).unwrap();
+        let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
+        assert_eq!((nq, n, m), (7, 6, 3));
+        for ggl in [false, true] {
+            let mut p = if ggl {
+                DaeFormulation::ggl(&sys)
+            } else {
+                DaeFormulation::index3(&sys)
+            };
+            let mut y = p.initial_state(0.0, &asm.q, &asm.v).unwrap();
+            let nd = nq + n + m * if ggl { 2 } else { 1 };
+            assert_eq!((y.len(), p.dim()), (nd, nd));
+            let dae = p.as_dae().unwrap();
+            assert!(!dae.has_exact_jacobian());
+            let mut yp = vec![0.0; nd];
+            dae.consistent_derivative(0.0, &y, &mut yp).unwrap();
+            let mut qdot = vec![0.0; nq];
+            sys.position_derivative(&asm.q, &asm.v, &mut qdot);
+            assert_eq!(&yp[..nq], &qdot[..]);
+            let mut r = vec![0.0; nd];
+            dae.residual(0.0, &y, &yp, &mut r).unwrap();
+            let worst = r.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            assert!(worst < 1e-12, "ggl {ggl}: |F(y0)| = {worst:e}");
+            let (mut g1, mut g0, mut d) = (
+                DMatrix::zeros(nd, nd),
+                DMatrix::zeros(nd, nd),
+                DMatrix::zeros(nd, nd),
+            );
+            dae.iteration_matrix(0.0, &y, &yp, 1.0, &mut g1).unwrap();
+            dae.iteration_matrix(0.0, &y, &yp, 0.0, &mut g0).unwrap();
+            dae.derivative_jacobian(0.0, &y, &yp, &mut d).unwrap();
+            let diff = (&g1 - &g0 - &d).abs().max();
+            assert!(diff < 1e-6, "ggl {ggl}: ∂F/∂y' differs by {diff:e}");
+            // off the manifold and back
+            y[3..7].iter_mut().for_each(|x| *x *= 1.001);
+            let (mut q, mut v, mut l) = (vec![0.0; nq], vec![0.0; n], vec![0.0; m]);
+            p.physical_state(0.0, &y, &mut q, &mut v, &mut l).unwrap();
+            let norm = q[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-15, "{norm}");
+            assert!(p.as_dae().unwrap().after_step(0.0, &mut y).unwrap());
+            let norm = y[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-15, "{norm}");
+            assert!(!p.as_dae().unwrap().after_step(0.0, &mut y).unwrap());
+        }
+        // the structural family sees n_q positions and n_v velocities
+        let mut p = DaeFormulation::index3(&sys);
+        let eq = p.as_constrained_second_order().unwrap();
+        assert_eq!((eq.n_positions(), eq.n_velocities()), (7, 6));
     }
 
     /// On every example mechanism and in both forms: y0 has μ = 0 (GGL),

@@ -150,8 +150,9 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// # Errors
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
-/// positions and velocities differ in number (every formulation but
-/// `augmented` and `projection` integrates q' = v).
+/// positions and velocities differ in number (unit quaternions) and a
+/// formulation that integrates q' = v (partitioning, state_space, joint,
+/// odae).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -159,11 +160,15 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
 ) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
     use FormulationKind as K;
     let s = settings;
-    // positions that are not velocities (unit quaternions): augmented and
-    // projection integrate q' = T(q) v and keep q on its manifold; the
-    // others integrate q' = v
+    // positions that are not velocities (unit quaternions): augmented,
+    // projection, penalty, index3, ggl and augmented_lagrangian integrate
+    // q' = T(q) v (or update q by the exponential map) and keep q on its
+    // manifold; the others integrate q' = v
     if sys.nq() != sys.nv()
-        && !(matches!(kind, K::Augmented | K::Projection) && sys.n_friction_rows() == 0)
+        && !(matches!(
+            kind,
+            K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl | K::AugmentedLagrangian
+        ) && sys.n_friction_rows() == 0)
     {
         return Err(FormulationError::PositionsNotVelocities {
             formulation: kind.name().to_string(),

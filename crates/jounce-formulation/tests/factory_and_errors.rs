@@ -244,9 +244,9 @@ fn wrong_initial_state_length_is_refused() {
 }
 
 /// A system whose positions outnumber its velocities (as unit quaternions
-/// do): every formulation but `augmented` and `projection` integrates
-/// q' = v, so the
-/// factory refuses it by name before anything is evaluated.
+/// do): `augmented`, `projection`, `penalty`, `index3`, `ggl` and
+/// `augmented_lagrangian` integrate q' = T(q) v; every other formulation integrates q' = v, so
+/// the factory refuses it by name before anything is evaluated.
 #[test]
 fn positions_that_are_not_velocities_are_refused_by_name() {
     use jounce_mechanics::MechanicalSystem;
@@ -277,15 +277,22 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         "the workspace is sized by both"
     );
     assert_eq!(data.mass_matrix.shape(), (9, 9));
-    // augmented and projection integrate q' = T(q) v; every other
-    // formulation refuses
-    for name in ["augmented", "projection"] {
-        assert!(build(name, &FormulationSettings::default(), &sys).is_ok());
+    // these integrate q' = T(q) v; every other formulation refuses
+    let manifold = [
+        "augmented",
+        "projection",
+        "penalty",
+        "index3",
+        "ggl",
+        "augmented_lagrangian",
+    ];
+    for name in manifold {
+        assert!(
+            build(name, &FormulationSettings::default(), &sys).is_ok(),
+            "{name}"
+        );
     }
-    for name in NAMES
-        .iter()
-        .filter(|n| !["augmented", "projection"].contains(*n))
-    {
+    for name in NAMES.iter().filter(|n| !manifold.contains(*n)) {
         let e = build(name, &FormulationSettings::default(), &sys)
             .err()
             .unwrap_or_else(|| panic!("{name} accepted n_q ≠ n_v"));

@@ -47,6 +47,13 @@ pub trait ConstrainedSecondOrderProblem {
         }
     }
 
+    /// q' = T(q) v (len n_q): the kinematic map from velocities to the
+    /// rate of the positions, for the DAE forms (`q' − T(q) v = 0`).
+    /// Default: q' = v (n_q = n_v).
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
+
     /// Mass matrix M(t, q) (n_v × n_v), symmetric, positive definite on
     /// the null space of Φ_q (it may be singular: point masses).
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError>;

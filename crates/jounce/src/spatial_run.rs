@@ -6,6 +6,14 @@
 //! contacts, the solution checks scaled by planar bodies, the error
 //! estimate), which issue 33 will bring to spatial models.
 //!
+//! Formulations: `augmented`, `projection` and `penalty` (the ODE in
+//! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
+//! q' − T(q) v = 0 for radau5 and bdf; index3 also for the structural
+//! methods, which update rotations by the exponential map) and
+//! `augmented_lagrangian` (the same exponential-map update); the others
+//! refuse n_q ≠ n_v by name ([`jounce_formulation::FormulationError`]).
+//! The positions reported are always on |p| = 1.
+//!
 //! Output columns: `t`, each body's `x, y, z` (centre of mass, world) and
 //! quaternion `qw, qx, qy, qz`, then its velocities `vx, vy, vz` (world)
 //! and angular velocity `wx, wy, wz` (**body frame**), energies,

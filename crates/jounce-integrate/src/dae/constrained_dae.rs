@@ -49,8 +49,26 @@
 //! own O(nnz) evaluation ([`ConstrainedSecondOrderProblem::residual`])
 //! when it has one.
 //!
-//! Positions and velocities must have equal sizes here (q' = v); spatial
-//! bodies with quaternions will add a kinematic map q' = T(q) v.
+//! **Positions that are not velocities** (n_q > n_v: unit quaternions of
+//! spatial bodies). The first rows become the kinematic map
+//! ([`ConstrainedSecondOrderProblem::position_derivative`]),
+//!
+//! ```text
+//! index 3:  q' − T(q) v = 0                (n_q rows)
+//! GGL:      q' − T(q) (v − Φ_qᵀμ) = 0
+//! ```
+//!
+//! with Φ_q the velocity Jacobian (Φ' = Φ_q v + Φ_t, so that
+//! d/dt Φ = Φ_q (v − Φ_qᵀμ) + Φ_t and μ = 0 on the exact solution as
+//! before), and y = [q (n_q); v (n_v); λ; (μ)]. The iteration matrix
+//! is then formed by differences of the residual
+//! ([`crate::dae::fd_iteration_matrix`]: the exact blocks above are
+//! derivatives along velocity increments, not along the n_q entries of
+//! q) and no sparsity is declared. q' = T(q) v keeps a unit quaternion
+//! unit exactly, a method only to its error: after each accepted step
+//! ([`DaeProblem::after_step`], called by radau5) q is put back on its
+//! manifold, q ← q ⊕ 0 ([`ConstrainedSecondOrderProblem::integrate_positions`]
+//! with a zero increment: the quaternions normalised).
 
 use nalgebra::DMatrix;
 
@@ -75,6 +93,8 @@ pub struct ConstrainedDae<P: ConstrainedSecondOrderProblem> {
     /// The wrapped problem.
     pub problem: P,
     form: DaeForm,
+    /// n_q (≥ n_v = `n`).
+    nq: usize,
     n: usize,
     m: usize,
     index: Vec<u8>,
@@ -88,6 +108,12 @@ pub struct ConstrainedDae<P: ConstrainedSecondOrderProblem> {
     f: Vec<f64>,
     phi: Vec<f64>,
     nu: Vec<f64>,
+    /// n_q ≠ n_v: v − Φ_qᵀμ and the zero increment (len n_v), T(q)(·)
+    /// and q ⊕ 0 (len n_q).
+    w: Vec<f64>,
+    zero: Vec<f64>,
+    qdot: Vec<f64>,
+    projected: Vec<f64>,
     /// The problem's block sparsity, once [`DaeProblem::sparsity`] has
     /// declared a pattern.
     pattern: Option<IterationSparsity>,
@@ -153,36 +179,38 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
     /// The DAE of `problem` in `form`; every buffer is allocated here.
     ///
     /// # Errors
-    /// [`IntegrateError::Unsupported`] when positions and velocities differ
-    /// in size (no kinematic map yet).
+    /// [`IntegrateError::Unsupported`] when there are fewer positions
+    /// than velocities.
     pub fn new(problem: P, form: DaeForm) -> Result<Self, IntegrateError> {
         let (nq, n, m) = (
             problem.n_positions(),
             problem.n_velocities(),
             problem.n_constraints(),
         );
-        if nq != n {
+        if nq < n {
             return Err(IntegrateError::Unsupported {
                 method: "dae".into(),
                 detail: format!(
-                    "the DAE form needs as many positions as velocities (q' = v); \
+                    "the DAE form needs at least as many positions as velocities; \
                      this problem has {nq} positions and {n} velocities"
                 ),
             });
         }
         let (index, differential): (Vec<u8>, Vec<bool>) = match form {
             DaeForm::Index3 => (
-                [vec![1; n], vec![2; n], vec![3; m]].concat(),
-                [vec![true; 2 * n], vec![false; m]].concat(),
+                [vec![1; nq], vec![2; n], vec![3; m]].concat(),
+                [vec![true; nq + n], vec![false; m]].concat(),
             ),
             DaeForm::Ggl => (
-                [vec![1; 2 * n], vec![2; 2 * m]].concat(),
-                [vec![true; 2 * n], vec![false; 2 * m]].concat(),
+                [vec![1; nq + n], vec![2; 2 * m]].concat(),
+                [vec![true; nq + n], vec![false; 2 * m]].concat(),
             ),
         };
+        let other = if nq == n { 0 } else { n };
         Ok(Self {
             problem,
             form,
+            nq,
             n,
             m,
             index,
@@ -198,6 +226,10 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             f: vec![0.0; n],
             phi: vec![0.0; m],
             nu: vec![0.0; m],
+            w: vec![0.0; other],
+            zero: vec![0.0; other],
+            qdot: vec![0.0; if nq == n { 0 } else { nq }],
+            projected: vec![0.0; if nq == n { 0 } else { nq }],
             pattern: None,
             sparse: None,
         })
@@ -370,6 +402,35 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
         self.n
     }
 
+    /// Number of position coordinates n_q (≥ n).
+    pub fn n_positions(&self) -> usize {
+        self.nq
+    }
+
+    /// F of the positions that are not velocities (module documentation):
+    /// r[..n_q] = q' − T(q)(v − Φ_qᵀμ) with Φ_q in `jac` (GGL) and the
+    /// rest of r as for q' = v.
+    fn kinematic_rows(&mut self, y: &[f64], yp: &[f64], r: &mut [f64]) {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let v = &y[nq..nq + n];
+        self.w.copy_from_slice(v);
+        if self.form == DaeForm::Ggl && m > 0 {
+            let mu = &y[nq + n + m..];
+            for i in 0..n {
+                let mut s = 0.0;
+                for k in 0..m {
+                    s += self.jac[(k, i)] * mu[k];
+                }
+                self.w[i] -= s;
+            }
+        }
+        self.problem
+            .position_derivative(&y[..nq], &self.w, &mut self.qdot);
+        for i in 0..nq {
+            r[i] = yp[i] - self.qdot[i];
+        }
+    }
+
     /// Number of constraints m.
     pub fn n_constraints(&self) -> usize {
         self.m
@@ -379,12 +440,15 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
 impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
     fn dim(&self) -> usize {
         match self.form {
-            DaeForm::Index3 => 2 * self.n + self.m,
-            DaeForm::Ggl => 2 * self.n + 2 * self.m,
+            DaeForm::Index3 => self.nq + self.n + self.m,
+            DaeForm::Ggl => self.nq + self.n + 2 * self.m,
         }
     }
 
     fn residual(&mut self, t: f64, y: &[f64], yp: &[f64], r: &mut [f64]) -> Result<(), EvalError> {
+        if self.nq != self.n {
+            return self.manifold_residual(t, y, yp, r);
+        }
         let (n, m) = (self.n, self.m);
         let q = &y[..n];
         let v = &y[n..2 * n];
@@ -479,6 +543,9 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         c: f64,
         g: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        if self.nq != self.n {
+            return crate::dae::fd_iteration_matrix(self, t, y, yp, c, g);
+        }
         let (n, m) = (self.n, self.m);
         let q = &y[..n];
         let v = &y[n..2 * n];
@@ -529,26 +596,50 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         _yp: &[f64],
         out: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
-        let n = self.n;
+        let (nq, n) = (self.nq, self.n);
         self.dense_blocks();
-        self.problem.mass_matrix(t, &y[..n], &mut self.mass)?;
+        self.problem.mass_matrix(t, &y[..nq], &mut self.mass)?;
         out.fill(0.0);
-        for i in 0..n {
+        for i in 0..nq {
             out[(i, i)] = 1.0;
+        }
+        for i in 0..n {
             for j in 0..n {
-                out[(n + i, n + j)] = self.mass[(i, j)];
+                out[(nq + i, nq + j)] = self.mass[(i, j)];
             }
         }
         Ok(())
     }
 
+    /// Exact when the problem's tangent is and q' = v (n_q ≠ n_v: by
+    /// differences, module documentation).
     fn has_exact_jacobian(&self) -> bool {
-        self.problem.has_exact_tangent()
+        self.nq == self.n && self.problem.has_exact_tangent()
+    }
+
+    /// q ← q ⊕ 0 when positions are not velocities (module
+    /// documentation); nothing otherwise.
+    fn after_step(&mut self, _t: f64, y: &mut [f64]) -> Result<bool, EvalError> {
+        if self.nq == self.n {
+            return Ok(false);
+        }
+        let q = &mut y[..self.nq];
+        self.problem
+            .integrate_positions(q, &self.zero, &mut self.projected);
+        if self.projected[..] == q[..] {
+            return Ok(false);
+        }
+        q.copy_from_slice(&self.projected);
+        Ok(true)
     }
 
     /// The block pattern (module documentation) when the problem declares
     /// one.
     fn sparsity(&mut self) -> Option<Vec<(usize, usize)>> {
+        if self.nq != self.n {
+            // G by differences, dense (module documentation)
+            return None;
+        }
         self.pattern = self.problem.sparsity();
         let pattern = self.pattern.as_ref()?;
         // the index-3 blocks sparse (GGL's ∂(Φ_qᵀμ)/∂q and (Φ_q v)_q stay
@@ -636,14 +727,14 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         y: &[f64],
         yp: &mut [f64],
     ) -> Result<(), EvalError> {
-        let (n, m) = (self.n, self.m);
-        let (q, v) = (&y[..n], &y[n..2 * n]);
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let (q, v) = (&y[..nq], &y[nq..nq + n]);
         let p = &mut self.problem;
         // a into f, λ (unused: y' of λ is 0) into phi
         if p.consistent_acceleration(t, q, v, &mut self.f, &mut self.phi)? {
             yp.fill(0.0);
-            yp[..n].copy_from_slice(v);
-            yp[n..2 * n].copy_from_slice(&self.f);
+            p.position_derivative(q, v, &mut yp[..nq]);
+            yp[nq..nq + n].copy_from_slice(&self.f);
             return Ok(());
         }
         self.dense_blocks();
@@ -675,9 +766,64 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
             detail: String::new(),
         })?;
         yp.fill(0.0);
-        yp[..n].copy_from_slice(v);
+        self.problem.position_derivative(q, v, &mut yp[..nq]);
         for i in 0..n {
-            yp[n + i] = sol[i];
+            yp[nq + i] = sol[i];
+        }
+        Ok(())
+    }
+}
+
+impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
+    /// F when positions are not velocities (module documentation), y =
+    /// [q (n_q); v; λ; (μ)], from the dense blocks.
+    fn manifold_residual(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        r: &mut [f64],
+    ) -> Result<(), EvalError> {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        self.dense_blocks();
+        let q = &y[..nq];
+        let v = &y[nq..nq + n];
+        let lambda = &y[nq + n..nq + n + m];
+        let vp = &yp[nq..nq + n];
+        let p = &mut self.problem;
+        p.mass_matrix(t, q, &mut self.mass)?;
+        p.forces(t, q, v, &mut self.f)?;
+        if m > 0 {
+            p.constraint_jacobian(t, q, &mut self.jac)?;
+            p.constraints(t, q, &mut self.phi)?;
+        }
+        for i in 0..n {
+            let mut s = -self.f[i];
+            for j in 0..n {
+                s += self.mass[(i, j)] * vp[j];
+            }
+            for k in 0..m {
+                s += self.jac[(k, i)] * lambda[k];
+            }
+            r[nq + i] = s;
+        }
+        r[nq + n..nq + n + m].copy_from_slice(&self.phi);
+        if self.form == DaeForm::Ggl && m > 0 {
+            p.velocity_rhs(t, q, &mut self.nu)?;
+            for k in 0..m {
+                let mut s = -self.nu[k];
+                for j in 0..n {
+                    s += self.jac[(k, j)] * v[j];
+                }
+                r[nq + n + m + k] = s;
+            }
+        }
+        self.kinematic_rows(y, yp, r);
+        if r.iter().any(|x| !x.is_finite()) {
+            return Err(EvalError::NonFinite {
+                what: "DAE residual F(t, y, y')".into(),
+                t,
+            });
         }
         Ok(())
     }

@@ -24,6 +24,18 @@
 //! (1 − α_m) â_{n+1} + α_m â_n = (1 − α_f) a_{n+1} + α_f a_n
 //! ```
 //!
+//! **Positions that are not velocities** (n_q > n_v: unit quaternions of
+//! spatial bodies). y = [q (n_q); v (n_v); λ] and the position update is
+//! q_{n+1} = q_n ⊕ (h v_n + h² [(1/2 − β) â_n + β â_{n+1}])
+//! ([`ConstrainedSecondOrderProblem::integrate_positions`]: the exponential
+//! map of the rotation increment, normalised), the Lie-group form of the
+//! scheme (Brüls & Cardona 2010, J. Comput. Nonlinear Dynam. 5:031002;
+//! Arnold, Brüls & Cardona 2015, Multibody Syst. Dyn. 33:1–28) with the
+//! tangent operator of the exponential map taken as the identity in the
+//! Newton matrix (K, Φ_q along velocity increments); the dense output's
+//! position slope is q' = T(q) v
+//! ([`ConstrainedSecondOrderProblem::position_derivative`]).
+//!
 //! (α_m = α_f = 0: Newmark, the trapezoidal rule at β = 1/4, γ = 1/2;
 //! α_m = 0: HHT; Chung–Hulbert's α_m, α_f: generalized-α.) With
 //! c_a = ∂a/∂q = (1 − α_m)/((1 − α_f) β h²) and c_v = ∂v/∂q = γ/(βh),
@@ -268,6 +280,8 @@ pub struct AugmentedLagrangianStepper {
     penalty: f64,
     /// s = p · max M_ii (units of M).
     s: f64,
+    /// n_q (≥ n_v = `n`).
+    nq: usize,
     n: usize,
     m: usize,
     t: f64,
@@ -277,7 +291,8 @@ pub struct AugmentedLagrangianStepper {
     t_fixed0: f64,
     k_fixed: u64,
     loop_state: LoopState,
-    /// [q; v; λ] at t and t_prev; [v; a] at t and t_prev.
+    /// [q; v; λ] at t and t_prev; [q'; a] at t and t_prev (q' = v when
+    /// n_q = n_v).
     y: Vec<f64>,
     y_prev: Vec<f64>,
     dy: Vec<f64>,
@@ -297,6 +312,12 @@ pub struct AugmentedLagrangianStepper {
     dv_t: Vec<f64>,
     // scratch
     qbase: Vec<f64>,
+    /// n_q ≠ n_v: the known part h v_n + h²(1/2 − β) â_n of the position
+    /// increment (len n_v), the increment of the iterate, and q' = T(q) v
+    /// of the trial (len n_q).
+    dbase: Vec<f64>,
+    delta: Vec<f64>,
+    qd_t: Vec<f64>,
     vbase: Vec<f64>,
     phi: Vec<f64>,
     mu: Vec<f64>,
@@ -347,7 +368,7 @@ impl AugmentedLagrangianStepper {
         penalty: f64,
         p: &dyn ConstrainedSecondOrderProblem,
     ) -> Self {
-        let (n, m) = (p.n_velocities(), p.n_constraints());
+        let (nq, n, m) = (p.n_positions(), p.n_velocities(), p.n_constraints());
         let (rows, tangent_entries, matrix) = match p.sparsity() {
             Some(sp) => {
                 let mut rows = vec![Vec::new(); m];
@@ -424,6 +445,7 @@ impl AugmentedLagrangianStepper {
             scheme,
             penalty,
             s: penalty,
+            nq,
             n,
             m,
             t: 0.0,
@@ -433,20 +455,23 @@ impl AugmentedLagrangianStepper {
             t_fixed0: 0.0,
             k_fixed: 0,
             loop_state: LoopState::default(),
-            y: vec![0.0; 2 * n + m],
-            y_prev: vec![0.0; 2 * n + m],
-            dy: vec![0.0; 2 * n],
-            dy_prev: vec![0.0; 2 * n],
+            y: vec![0.0; nq + n + m],
+            y_prev: vec![0.0; nq + n + m],
+            dy: vec![0.0; nq + n],
+            dy_prev: vec![0.0; nq + n],
             ah: z(),
             t_trial: 0.0,
-            q_t: z(),
+            q_t: vec![0.0; nq],
             v_t: z(),
             a_t: z(),
             ah_t: z(),
             lam_t: vec![0.0; m],
             w_t: z(),
             dv_t: z(),
-            qbase: z(),
+            qbase: vec![0.0; nq],
+            dbase: vec![0.0; if nq == n { 0 } else { n }],
+            delta: vec![0.0; if nq == n { 0 } else { n }],
+            qd_t: vec![0.0; nq],
             vbase: z(),
             phi: vec![0.0; m],
             mu: vec![0.0; m],
@@ -478,6 +503,7 @@ impl AugmentedLagrangianStepper {
     /// sparsity (a reset of the same run reuses it).
     pub fn fits(&self, p: &dyn ConstrainedSecondOrderProblem, penalty: f64) -> bool {
         self.n == p.n_velocities()
+            && self.nq == p.n_positions()
             && self.m == p.n_constraints()
             && self.penalty == penalty
             && matches!(self.matrix, Matrix::Sparse { .. }) == p.sparsity().is_some()
@@ -674,12 +700,12 @@ impl AugmentedLagrangianStepper {
         y0: &[f64],
         ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let (n, m) = (self.n, self.m);
-        if y0.len() != 2 * n + m {
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        if y0.len() != nq + n + m {
             return Err(IntegrateError::BadMethod(format!(
                 "{}: the augmented Lagrangian integrates y = [q; v; λ] of length {}, got {}",
                 self.scheme.name,
-                2 * n + m,
+                nq + n + m,
                 y0.len()
             )));
         }
@@ -690,7 +716,7 @@ impl AugmentedLagrangianStepper {
         self.t_fixed0 = t0;
         self.k_fixed = 0;
         self.y.copy_from_slice(y0);
-        let (q, rest) = self.y.split_at(n);
+        let (q, rest) = self.y.split_at(nq);
         let v = &rest[..n];
         let q = q.to_vec();
         let v = v.to_vec();
@@ -705,7 +731,7 @@ impl AugmentedLagrangianStepper {
         self.eval_jacobian(p, t0, &q)?;
         p.forces(t0, &q, &v, &mut self.r)?;
         p.gamma(t0, &q, &v, &mut self.phi)?;
-        self.lam_t.copy_from_slice(&self.y[2 * n..]);
+        self.lam_t.copy_from_slice(&self.y[nq + n..]);
         if !self.factor(0.0, 0.0, 1.0, ctx.stats) {
             return Err(EvalError::Singular {
                 what: "augmented-Lagrangian matrix M + s Φ_qᵀΦ_q".into(),
@@ -752,10 +778,10 @@ impl AugmentedLagrangianStepper {
             }
             .into());
         }
-        self.dy[..n].copy_from_slice(&self.y[n..2 * n]);
-        self.dy[n..].copy_from_slice(&self.x);
+        p.position_derivative(&q, &v, &mut self.dy[..nq]);
+        self.dy[nq..].copy_from_slice(&self.x);
         self.ah.copy_from_slice(&self.x);
-        self.y[2 * n..].copy_from_slice(&self.lam_t);
+        self.y[nq + n..].copy_from_slice(&self.lam_t);
         self.y_prev.copy_from_slice(&self.y);
         self.dy_prev.copy_from_slice(&self.dy);
         match ctx.opts.fixed_step {
@@ -805,7 +831,7 @@ impl AugmentedLagrangianStepper {
         let mut st = NewtonState::new(self.s, scale, c.ca);
         for it in 0..MAX_ITER as u32 {
             ctx.stats.n_newton_iter += 1;
-            self.trial_from_acceleration(&c);
+            self.trial_from_acceleration(&*p, &c);
             p.constraints(c.t1, &self.q_t, &mut self.phi)?;
             let phi_max = self.phi.iter().fold(0.0f64, |s, x| s.max(x.abs()));
             // the multiplier update λ* ← λ* + αΦ only while Φ is above the
@@ -871,18 +897,23 @@ impl AugmentedLagrangianStepper {
     /// first iterate â_{n+1} from a_{n+1} = a_n, with λ* = λ_n. Returns the
     /// step's coefficients and tolerances.
     fn predict(&mut self, h: f64) -> StepCoeffs {
-        let n = self.n;
+        let (nq, n) = (self.nq, self.n);
         let sc = self.scheme;
         let (beta, gamma, am, af) = (sc.beta, sc.gamma, sc.alpha_m, sc.alpha_f);
         let t1 = self.t + h;
         self.t_trial = t1;
         let ca = (1.0 - am) / ((1.0 - af) * beta * h * h);
         let cv = gamma / (beta * h);
-        let (q, rest) = self.y.split_at(n);
+        let (q, rest) = self.y.split_at(nq);
         let (v, lam) = rest.split_at(n);
-        let a_n = &self.dy[n..];
+        let a_n = &self.dy[nq..];
         for i in 0..n {
-            self.qbase[i] = q[i] + h * v[i] + h * h * (0.5 - beta) * self.ah[i];
+            let d = h * v[i] + h * h * (0.5 - beta) * self.ah[i];
+            if nq == n {
+                self.qbase[i] = q[i] + d;
+            } else {
+                self.dbase[i] = d;
+            }
             self.vbase[i] = v[i] + h * (1.0 - gamma) * self.ah[i];
             // predictor: a_{n+1} = a_n
             self.ah_t[i] = (a_n[i] - am * self.ah[i]) / (1.0 - am);
@@ -906,15 +937,23 @@ impl AugmentedLagrangianStepper {
 
     /// The trial state of the current iterate â_{n+1}:
     /// q = q̃ + β h² â, v = ṽ + γ h â and
-    /// a = ((1 − α_m) â + α_m â_n − α_f a_n) / (1 − α_f).
-    fn trial_from_acceleration(&mut self, c: &StepCoeffs) {
-        let n = self.n;
+    /// a = ((1 − α_m) â + α_m â_n − α_f a_n) / (1 − α_f); q = q_n ⊕ (the
+    /// increment) when positions are not velocities.
+    fn trial_from_acceleration(&mut self, p: &dyn ConstrainedSecondOrderProblem, c: &StepCoeffs) {
+        let (nq, n) = (self.nq, self.n);
         let (beta, gamma, am, af, h) = (c.beta, c.gamma, c.am, c.af, c.h);
         for i in 0..n {
-            self.q_t[i] = self.qbase[i] + beta * h * h * self.ah_t[i];
+            if nq == n {
+                self.q_t[i] = self.qbase[i] + beta * h * h * self.ah_t[i];
+            } else {
+                self.delta[i] = self.dbase[i] + beta * h * h * self.ah_t[i];
+            }
             self.v_t[i] = self.vbase[i] + gamma * h * self.ah_t[i];
             self.a_t[i] =
-                ((1.0 - am) * self.ah_t[i] + am * self.ah[i] - af * self.dy[n + i]) / (1.0 - af);
+                ((1.0 - am) * self.ah_t[i] + am * self.ah[i] - af * self.dy[nq + i]) / (1.0 - af);
+        }
+        if nq != n {
+            p.integrate_positions(&self.y[..nq], &self.delta, &mut self.q_t);
         }
     }
 
@@ -1330,7 +1369,7 @@ impl AugmentedLagrangianStepper {
                 }
             }
         }
-        let a_n = &self.dy[n..];
+        let a_n = &self.dy[self.nq..];
         for i in 0..n {
             self.ah_t[i] = ((1.0 - af) * self.a_t[i] + af * a_n[i] - am * self.ah[i]) / (1.0 - am);
         }
@@ -1343,7 +1382,7 @@ impl AugmentedLagrangianStepper {
         let c = h * h * (self.scheme.beta - 1.0 / 6.0);
         let mut s = 0.0;
         for i in 0..n {
-            let e = c * (self.a_t[i] - self.dy[n + i]);
+            let e = c * (self.a_t[i] - self.dy[self.nq + i]);
             let w = atol + rtol * self.y[i].abs().max(self.q_t[i].abs());
             s += (e / w).powi(2);
         }
@@ -1389,7 +1428,7 @@ impl AugmentedLagrangianStepper {
             self.t,
             &self.y,
             &self.dy,
-            2 * self.n,
+            self.nq + self.n,
             t,
             out,
         );
@@ -1464,18 +1503,24 @@ impl StepAttempt for AugmentedLagrangianStepper {
 
     fn commit(
         &mut self,
-        _p: &mut dyn OdeProblem,
+        p: &mut dyn OdeProblem,
         h: f64,
         _ctx: &mut StepContext,
     ) -> Result<(), IntegrateError> {
-        let n = self.n;
+        let (nq, n) = (self.nq, self.n);
         self.y_prev.copy_from_slice(&self.y);
         self.dy_prev.copy_from_slice(&self.dy);
-        self.y[..n].copy_from_slice(&self.q_t);
-        self.y[n..2 * n].copy_from_slice(&self.v_t);
-        self.y[2 * n..].copy_from_slice(&self.lam_t);
-        self.dy[..n].copy_from_slice(&self.v_t);
-        self.dy[n..].copy_from_slice(&self.a_t);
+        self.y[..nq].copy_from_slice(&self.q_t);
+        self.y[nq..nq + n].copy_from_slice(&self.v_t);
+        self.y[nq + n..].copy_from_slice(&self.lam_t);
+        if nq == n {
+            self.dy[..n].copy_from_slice(&self.v_t);
+        } else {
+            let (q_t, v_t, qd_t) = (&self.q_t, &self.v_t, &mut self.qd_t);
+            with_al(p, |cp| cp.position_derivative(q_t, v_t, qd_t));
+            self.dy[..nq].copy_from_slice(&self.qd_t);
+        }
+        self.dy[nq..].copy_from_slice(&self.a_t);
         self.ah.copy_from_slice(&self.ah_t);
         self.t_prev = self.t;
         self.t = if self.fixed {

@@ -228,6 +228,9 @@ impl ConstrainedSecondOrderProblem for Counted<'_> {
     fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
         self.inner.integrate_positions(q, delta, out)
     }
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        self.inner.position_derivative(q, v, qdot)
+    }
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
         self.inner.mass_matrix(t, q, m)
     }
@@ -854,6 +857,10 @@ pub struct StructuralStepper {
     /// at the candidate end point (velocity error estimate)
     qddc: Vec<f64>,
     qddc1: Vec<f64>,
+    /// q' = T(q_{n+1}) v_{n+1} of the candidate end point (len n_q), the
+    /// position slope of the dense output when positions are not
+    /// velocities (unit quaternions)
+    dq1: Vec<f64>,
     /// end-point form: the velocity correction onto Φ_q v = ν at the
     /// candidate end point (applied by the projecting members)
     dv: Vec<f64>,
@@ -964,6 +971,7 @@ impl StructuralStepper {
             da_prev: Vec::new(),
             qddc: Vec::new(),
             qddc1: Vec::new(),
+            dq1: Vec::new(),
             dv: Vec::new(),
             mu_prev: Vec::new(),
             control: Control::Step,
@@ -1056,6 +1064,7 @@ impl StructuralStepper {
         self.da_prev = vec![0.0; n];
         self.qddc = vec![0.0; n];
         self.qddc1 = vec![0.0; n];
+        self.dq1 = vec![0.0; nq];
         self.dv = vec![0.0; n];
         self.mu_prev = vec![0.0; m];
         self.x = vec![0.0; n];
@@ -1703,6 +1712,10 @@ impl StructuralStepper {
             self.conserving_end_point(sp, h)?;
         }
         self.estimate(sp, h, adaptive)?;
+        if nq != n {
+            let (q1, v1) = self.y1.split_at(nq);
+            sp.position_derivative(q1, &v1[..n], &mut self.dq1);
+        }
         self.full_newton = self.full_newton.saturating_sub(1);
         if !adaptive {
             return Ok(Trial::Unchecked);
@@ -2144,7 +2157,12 @@ impl StructuralStepper {
             Form::Balance => self.qdd.copy_from_slice(&self.a1),
             Form::EndPoint | Form::Conserving => self.qdd.copy_from_slice(&self.x),
         }
-        self.dy[..nq.min(n)].copy_from_slice(&self.y[nq..nq + nq.min(n)]);
+        if nq == n {
+            self.dy[..n].copy_from_slice(&self.y[nq..nq + n]);
+        } else {
+            // q' = T(q) v: the Hermite slope of the positions
+            self.dy[..nq].copy_from_slice(&self.dq1);
+        }
         self.dy[nq..nq + n].copy_from_slice(&self.qdd);
         self.tangent_fresh = false;
     }
@@ -2305,7 +2323,7 @@ impl StructuralStepper {
                 self.a[i] = qdd[i] + shift * h_start * (ap[i] - am[i]) / (2.0 * eps);
             }
         }
-        self.dy[..nq.min(n)].copy_from_slice(&v0[..nq.min(n)]);
+        sp.position_derivative(&q0, &v0, &mut self.dy[..nq]);
         self.dy[nq..nq + n].copy_from_slice(&self.qdd);
         self.y_prev.copy_from_slice(&self.y);
         self.dy_prev.copy_from_slice(&self.dy);
@@ -2444,8 +2462,12 @@ impl Stepper for StructuralStepper {
             return self.reset(p, t, y, ctx);
         }
         self.y.copy_from_slice(y);
-        let k = self.nq.min(self.n);
-        self.dy[..k].copy_from_slice(&y[self.nq..self.nq + k]);
+        if self.nq == self.n {
+            let n = self.n;
+            self.dy[..n].copy_from_slice(&y[n..2 * n]);
+        }
+        // (n_q ≠ n_v: the slope T(q) v of the step is kept; a projection
+        // moves q by far less than the step did)
         Ok(())
     }
 
