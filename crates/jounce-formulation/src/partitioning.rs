@@ -70,6 +70,9 @@ use crate::sparse_partition::{DependentBlock, Rule, SparseElimination};
 /// the small Φ_q is as fast.
 pub const SPARSE_MIN_COORDINATES: usize = 120;
 
+/// Candidate blocks kept on the sparse path.
+const CAND_CACHE: usize = 4;
+
 /// The sparse path's storage.
 #[derive(Debug)]
 pub(crate) struct SparsePath {
@@ -79,9 +82,11 @@ pub(crate) struct SparsePath {
     /// by the dense LU of Φ_q, for tests against the dense path).
     pub sparse_choice: bool,
     pub elim: SparseElimination,
-    /// Φ_q,d of the current partition, and of the last candidate.
+    /// Φ_q,d of the current partition, and of the last few candidates
+    /// (the full-pivoting choice may alternate between near-ties from
+    /// step to step; each pattern is set up once).
     pub block: DependentBlock,
-    cand_block: Option<DependentBlock>,
+    cand_blocks: Vec<DependentBlock>,
 }
 
 /// Maximum Newton iterations for the dependent coordinates.
@@ -196,7 +201,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
                     block: DependentBlock::new(&jac, &dep),
                     jac,
                     sparse_choice,
-                    cand_block: None,
+                    cand_blocks: Vec::with_capacity(CAND_CACHE + 1),
                 })
             });
         // the dense m × n and n × p buffers: on the sparse path sized on
@@ -674,12 +679,27 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             return StepFix::Unchanged;
         }
         let k_best = match self.sp.as_mut() {
+            Some(sp) if sp.sparse_choice => {
+                // the LU the choice left behind: no new pattern per candidate
+                sp.elim.cond1(&sp.jac, &mut self.em, &mut self.wm)
+            }
             Some(sp) => {
-                if sp.cand_block.as_ref().is_none_or(|b| b.dep != self.cand) {
-                    // a new candidate partition (cold: allocates)
-                    sp.cand_block = Some(DependentBlock::new(&sp.jac, &self.cand));
-                }
-                let b = sp.cand_block.as_mut().expect("set");
+                let k = match sp.cand_blocks.iter().position(|b| b.dep == self.cand) {
+                    Some(k) => k,
+                    None => {
+                        // a new candidate partition (cold: allocates)
+                        if sp.cand_blocks.len() == CAND_CACHE {
+                            sp.cand_blocks.remove(0);
+                        }
+                        sp.cand_blocks
+                            .push(DependentBlock::new(&sp.jac, &self.cand));
+                        sp.cand_blocks.len() - 1
+                    }
+                };
+                // the candidate just used goes last (least recently used first)
+                let last = sp.cand_blocks.len() - 1;
+                sp.cand_blocks.swap(k, last);
+                let b = &mut sp.cand_blocks[last];
                 b.factor(&sp.jac, PIVOT_TOL);
                 b.cond1(&sp.jac, &mut self.em, &mut self.wm)
             }
@@ -692,9 +712,15 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             return StepFix::Unchanged;
         }
         if let Some(sp) = self.sp.as_mut() {
-            // the candidate's factored block becomes the current one
-            let b = sp.cand_block.take().expect("set");
-            sp.cand_block = Some(std::mem::replace(&mut sp.block, b));
+            // the candidate's block becomes the current one (a restart:
+            // a new pattern may allocate)
+            if sp.sparse_choice {
+                sp.block = DependentBlock::new(&sp.jac, &self.cand);
+                sp.block.factor(&sp.jac, PIVOT_TOL);
+            } else {
+                let last = sp.cand_blocks.len() - 1;
+                std::mem::swap(&mut sp.block, &mut sp.cand_blocks[last]);
+            }
         }
         self.dep.copy_from_slice(&self.cand);
         self.complement();

@@ -92,8 +92,13 @@ pub(crate) struct SparseElimination {
     heap_lin: BinaryHeap<(u64, Reverse<usize>)>,
     /// The pivot row's active entries.
     prow: Vec<(usize, f64)>,
-    /// Pivot columns in elimination order.
+    /// Pivot columns and rows in elimination order, and the step of each
+    /// pivot column (`usize::MAX` for the others).
     pivots: Vec<usize>,
+    piv_rows: Vec<usize>,
+    step_of: Vec<usize>,
+    /// Column sums of the pivot block (by step).
+    col_sum: Vec<f64>,
 }
 
 fn key(v: f64) -> u64 {
@@ -114,11 +119,11 @@ impl SparseElimination {
         }
         // room for fill: on a chain a few entries per row and column
         let rows = (0..m)
-            .map(|i| Vec::with_capacity(2 * jac.row_range(i).len() + 8))
+            .map(|i| Vec::with_capacity(4 * jac.row_range(i).len() + 8))
             .collect();
         let cols = colcount
             .iter()
-            .map(|&c| Vec::with_capacity(2 * c + 8))
+            .map(|&c| Vec::with_capacity(4 * c + 8))
             .collect();
         let nnz = jac.nnz();
         Self {
@@ -132,12 +137,15 @@ impl SparseElimination {
             col_pos: vec![0; n],
             row_at: vec![0; m],
             col_at: vec![0; n],
-            heap: BinaryHeap::with_capacity(8 * nnz + 64),
+            heap: BinaryHeap::with_capacity(16 * nnz + 64),
             col_max: vec![0.0; n],
             heap_all: BinaryHeap::with_capacity(4 * n + 64),
             heap_lin: BinaryHeap::with_capacity(4 * n + 64),
             prow: Vec::with_capacity(64),
             pivots: Vec::with_capacity(m.min(n)),
+            piv_rows: Vec::with_capacity(m.min(n)),
+            step_of: vec![usize::MAX; n],
+            col_sum: vec![0.0; m],
         }
     }
 
@@ -145,6 +153,105 @@ impl SparseElimination {
     /// elimination order (len = its rank).
     pub fn pivots(&self) -> &[usize] {
         &self.pivots
+    }
+
+    /// A_s x = b in place, A_s the block of the pivot rows and columns
+    /// in elimination order (b and x by step), from the L and U the
+    /// elimination left in the rows (after a factor of full rank).
+    fn lu_solve(&self, b: &mut [f64]) {
+        let m = self.piv_rows.len();
+        for k in 0..m {
+            let mut s = b[k];
+            for &(c, v) in &self.rows[self.piv_rows[k]] {
+                let t = self.step_of[c];
+                if t < k {
+                    s -= v * b[t];
+                }
+            }
+            b[k] = s;
+        }
+        for k in (0..m).rev() {
+            let (mut s, mut d) = (b[k], 0.0);
+            for &(c, v) in &self.rows[self.piv_rows[k]] {
+                let t = self.step_of[c];
+                if t == k {
+                    d = v;
+                } else if t != usize::MAX && t > k {
+                    s -= v * b[t];
+                }
+            }
+            b[k] = s / d;
+        }
+    }
+
+    /// A_sᵀ x = b in place (as [`SparseElimination::lu_solve`]): Uᵀ then
+    /// Lᵀ, by scattering along the rows.
+    fn lu_solve_t(&self, b: &mut [f64]) {
+        let m = self.piv_rows.len();
+        for k in 0..m {
+            let row = &self.rows[self.piv_rows[k]];
+            let d = row
+                .iter()
+                .find(|&&(c, _)| self.step_of[c] == k)
+                .map_or(0.0, |e| e.1);
+            let w = b[k] / d;
+            b[k] = w;
+            for &(c, v) in row {
+                let t = self.step_of[c];
+                if t != usize::MAX && t > k {
+                    b[t] -= v * w;
+                }
+            }
+        }
+        for k in (0..m).rev() {
+            let z = b[k];
+            for &(c, v) in &self.rows[self.piv_rows[k]] {
+                let t = self.step_of[c];
+                if t < k {
+                    b[t] -= v * z;
+                }
+            }
+        }
+    }
+
+    /// κ₁ of the block of Φ_q (`jac`, the matrix of the last factor) in
+    /// the pivot columns, from the elimination's own LU (no new pattern:
+    /// the candidate partition costs no set-up); exact up to
+    /// [`COND_EXACT_MAX`] rows, else Higham's estimate. ∞ unless the last
+    /// factor had full rank m. `e`, `w` have length m.
+    pub fn cond1(&mut self, jac: &SparseMatrix, e: &mut [f64], w: &mut [f64]) -> f64 {
+        let m = self.m;
+        if self.pivots.len() < m {
+            return f64::INFINITY;
+        }
+        self.col_sum.fill(0.0);
+        for i in 0..m {
+            let (cols, vals) = jac.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                let t = self.step_of[c];
+                if t != usize::MAX {
+                    self.col_sum[t] += v.abs();
+                }
+            }
+        }
+        let norm1 = self.col_sum.iter().fold(0.0f64, |a, &b| a.max(b));
+        let inv = if m <= COND_EXACT_MAX {
+            let mut inv: f64 = 0.0;
+            for j in 0..m {
+                e.fill(0.0);
+                e[j] = 1.0;
+                self.lu_solve(e);
+                inv = inv.max(e.iter().map(|x| x.abs()).sum());
+            }
+            inv
+        } else {
+            inverse_norm1_estimate(e, w, |b| self.lu_solve(b), |b| self.lu_solve_t(b))
+        };
+        if inv.is_finite() {
+            norm1 * inv
+        } else {
+            f64::INFINITY
+        }
     }
 
     fn value(&self, i: usize, j: usize) -> Option<f64> {
@@ -191,6 +298,8 @@ impl SparseElimination {
         self.heap_all.clear();
         self.heap_lin.clear();
         self.pivots.clear();
+        self.piv_rows.clear();
+        self.step_of.fill(usize::MAX);
     }
 
     /// Eliminate with `rule`, stopping when the largest remaining entry
@@ -270,7 +379,9 @@ impl SparseElimination {
                     }
                 }
             }
+            self.step_of[pj] = self.pivots.len();
             self.pivots.push(pj);
+            self.piv_rows.push(pi);
             self.eliminate(pi, pj, true);
         }
         kmax
@@ -294,10 +405,12 @@ impl SparseElimination {
             if !self.row_active[r] {
                 continue;
             }
-            let Some(a) = self.value(r, pj) else {
+            let Some(ka) = find(&self.rows[r], pj) else {
                 continue;
             };
-            let l = a / p;
+            let l = self.rows[r][ka].1 / p;
+            // the multiplier stays in place (L of the block's LU)
+            self.rows[r][ka].1 = l;
             if l == 0.0 {
                 continue;
             }
@@ -395,7 +508,9 @@ impl SparseElimination {
             }
             self.row_active[row] = false;
             self.col_active[col] = false;
+            self.step_of[col] = self.pivots.len();
             self.pivots.push(col);
+            self.piv_rows.push(row);
             self.eliminate(row, col, false);
             // the columns of the pivot row lost a row and changed values
             for t in 0..self.prow.len() {
@@ -532,50 +647,57 @@ impl DependentBlock {
         if !self.lut.factor() {
             return f64::INFINITY;
         }
-        self.norm1 * self.inverse_norm1_estimate(e, w)
+        let (lu, lut) = (&mut self.lu, &mut self.lut);
+        self.norm1
+            * inverse_norm1_estimate(e, w, |b| lu.solve_in_place(b), |b| lut.solve_in_place(b))
     }
+}
 
-    /// Higham 1988, Algorithm 4.1 (`dlacon`) for ‖A⁻¹‖₁, with the
-    /// alternative estimate from b_i = (−1)^i (1 + i/(m − 1)).
-    fn inverse_norm1_estimate(&mut self, x: &mut [f64], z: &mut [f64]) -> f64 {
-        let m = x.len();
-        x.iter_mut().for_each(|v| *v = 1.0 / m as f64);
-        let mut est = 0.0;
-        let mut last_j = usize::MAX;
-        for it in 0..5 {
-            self.lu.solve_in_place(x);
-            let new = x.iter().map(|v| v.abs()).sum::<f64>();
-            if it > 0 && new <= est {
-                est = est.max(new);
-                break;
-            }
-            est = new;
-            for (zi, &xi) in z.iter_mut().zip(x.iter()) {
-                *zi = if xi >= 0.0 { 1.0 } else { -1.0 };
-            }
-            self.lut.solve_in_place(z);
-            let (mut j, mut zmax) = (0, -1.0);
-            for (i, &zi) in z.iter().enumerate() {
-                if zi.abs() > zmax {
-                    zmax = zi.abs();
-                    j = i;
-                }
-            }
-            if it > 0 && (j == last_j || zmax <= z[last_j]) {
-                break;
-            }
-            last_j = j;
-            x.iter_mut().for_each(|v| *v = 0.0);
-            x[j] = 1.0;
+/// Higham 1988, Algorithm 4.1 (`dlacon`) for ‖A⁻¹‖₁ with solves by A
+/// (`solve`) and Aᵀ (`solve_t`), with the alternative estimate from
+/// b_i = (−1)^i (1 + i/(m − 1)); `x`, `z` of length m.
+fn inverse_norm1_estimate(
+    x: &mut [f64],
+    z: &mut [f64],
+    mut solve: impl FnMut(&mut [f64]),
+    mut solve_t: impl FnMut(&mut [f64]),
+) -> f64 {
+    let m = x.len();
+    x.iter_mut().for_each(|v| *v = 1.0 / m as f64);
+    let mut est = 0.0;
+    let mut last_j = usize::MAX;
+    for it in 0..5 {
+        solve(x);
+        let new = x.iter().map(|v| v.abs()).sum::<f64>();
+        if it > 0 && new <= est {
+            break;
         }
-        for (i, v) in x.iter_mut().enumerate() {
-            let s = if i % 2 == 0 { 1.0 } else { -1.0 };
-            *v = s * (1.0 + i as f64 / (m.max(2) - 1) as f64);
+        est = new;
+        for (zi, &xi) in z.iter_mut().zip(x.iter()) {
+            *zi = if xi >= 0.0 { 1.0 } else { -1.0 };
         }
-        self.lu.solve_in_place(x);
-        let alt = 2.0 * x.iter().map(|v| v.abs()).sum::<f64>() / (3.0 * m as f64);
-        est.max(alt)
+        solve_t(z);
+        let (mut j, mut zmax) = (0, -1.0);
+        for (i, &zi) in z.iter().enumerate() {
+            if zi.abs() > zmax {
+                zmax = zi.abs();
+                j = i;
+            }
+        }
+        if it > 0 && (j == last_j || zmax <= z[last_j]) {
+            break;
+        }
+        last_j = j;
+        x.iter_mut().for_each(|v| *v = 0.0);
+        x[j] = 1.0;
     }
+    for (i, v) in x.iter_mut().enumerate() {
+        let s = if i % 2 == 0 { 1.0 } else { -1.0 };
+        *v = s * (1.0 + i as f64 / (m.max(2) - 1) as f64);
+    }
+    solve(x);
+    let alt = 2.0 * x.iter().map(|v| v.abs()).sum::<f64>() / (3.0 * m as f64);
+    est.max(alt)
 }
 
 #[cfg(test)]
@@ -658,11 +780,26 @@ mod tests {
                 }
             }
             assert!(b.lut.factor());
-            b.inverse_norm1_estimate(&mut e, &mut w)
+            let (lu, lut) = (&mut b.lu, &mut b.lut);
+            inverse_norm1_estimate(
+                &mut e,
+                &mut w,
+                |x| lu.solve_in_place(x),
+                |x| lut.solve_in_place(x),
+            )
         };
         assert!(
             est <= exact * (1.0 + 1e-12) && est >= exact / 3.0,
             "{est} {exact}"
+        );
+        // the elimination's own LU gives the same κ₁ (the block of the
+        // same columns), exactly and by the estimator
+        let ke = sp.cond1(&a, &mut e, &mut w);
+        assert!((ke - exact).abs() <= 1e-9 * exact, "{ke} {exact}");
+        let est2 = inverse_norm1_estimate(&mut e, &mut w, |x| sp.lu_solve(x), |x| sp.lu_solve_t(x));
+        assert!(
+            est2 <= exact / norm * (1.0 + 1e-9) && est2 * norm >= exact / 3.0,
+            "{est2}"
         );
         // a solve against the dense one
         let mut x: Vec<f64> = (0..20).map(|i| (i as f64).sin()).collect();
