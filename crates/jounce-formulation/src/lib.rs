@@ -79,6 +79,7 @@ pub mod partitioning;
 pub mod penalty;
 pub mod projection;
 mod reduced_kkt;
+mod sparse_partition;
 pub mod state_space;
 pub mod switching;
 

@@ -52,7 +52,7 @@
 //! the variant made for implicit integrators.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
-use jounce_mechanics::{MechanicalSystem, SystemQueries};
+use jounce_mechanics::{MechanicalSystem, SparseMatrix, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::acceleration_jacobian::AccelerationJacobian;
@@ -61,6 +61,33 @@ use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::{worst_row, Kkt, PIVOT_TOL};
 use crate::lu::FullPivLu;
+use crate::sparse_partition::{DependentBlock, Rule, SparseElimination};
+
+/// From this many coordinates on (and for systems that declare the
+/// sparsity of Φ_q) the sparse path is taken: Φ_q stored sparse, the
+/// dependent block by sparse LU, the partition by sparse elimination
+/// (`sparse_partition.rs`, issue 32). Below, the dense full-pivoting LU of
+/// the small Φ_q is as fast.
+pub const SPARSE_MIN_COORDINATES: usize = 120;
+
+/// Candidate blocks kept on the sparse path.
+const CAND_CACHE: usize = 4;
+
+/// The sparse path's storage.
+#[derive(Debug)]
+pub(crate) struct SparsePath {
+    /// Φ_q at the last recovered q.
+    pub jac: SparseMatrix,
+    /// Whether the partition is chosen by the sparse elimination (else
+    /// by the dense LU of Φ_q, for tests against the dense path).
+    pub sparse_choice: bool,
+    pub elim: SparseElimination,
+    /// Φ_q,d of the current partition, and of the last few candidates
+    /// (the full-pivoting choice may alternate between near-ties from
+    /// step to step; each pattern is set up once).
+    pub block: DependentBlock,
+    cand_blocks: Vec<DependentBlock>,
+}
 
 /// Maximum Newton iterations for the dependent coordinates.
 const MAX_NEWTON: usize = 25;
@@ -123,6 +150,8 @@ pub struct Partitioning<'a, S: MechanicalSystem + ?Sized> {
     /// q at the start of each partition of `history`.
     switch_q: Vec<Vec<f64>>,
     breakpoints: Vec<f64>,
+    /// The sparse path, when taken.
+    pub(crate) sp: Option<Box<SparsePath>>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
@@ -132,6 +161,25 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
     /// # Errors
     /// [`FormulationError::BadParameter`] unless ratio ≥ 1 and cond_max > 1.
     pub fn new(sys: &'a S, ratio: f64, cond_max: f64) -> Result<Self, FormulationError> {
+        let sparse = sys.sparsity().is_some() && sys.nq() >= SPARSE_MIN_COORDINATES;
+        Self::with_paths(sys, ratio, cond_max, sparse, sparse)
+    }
+
+    /// [`Partitioning::new`] with the path chosen: `sparse` for the
+    /// sparse solves (ignored unless the system declares its sparsity),
+    /// `sparse_choice` for the sparse choice of the partition too. For
+    /// tests of the sparse path against the dense one.
+    ///
+    /// # Errors
+    /// As [`Partitioning::new`].
+    #[doc(hidden)]
+    pub fn with_paths(
+        sys: &'a S,
+        ratio: f64,
+        cond_max: f64,
+        sparse: bool,
+        sparse_choice: bool,
+    ) -> Result<Self, FormulationError> {
         if !(ratio.is_finite() && ratio >= 1.0 && cond_max > 1.0) {
             return Err(FormulationError::BadParameter {
                 formulation: "partitioning".into(),
@@ -142,7 +190,32 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             });
         }
         let (n, m) = (sys.nq(), sys.nc());
+        let sp = sys
+            .sparsity()
+            .filter(|_| sparse && m > 0 && m < n)
+            .map(|sp| {
+                let jac = SparseMatrix::from_pattern(m, n, &sp.jacobian_pattern());
+                let dep: Vec<usize> = (0..m).collect();
+                Box::new(SparsePath {
+                    elim: SparseElimination::new(&jac),
+                    block: DependentBlock::new(&jac, &dep),
+                    jac,
+                    sparse_choice,
+                    cand_blocks: Vec::with_capacity(CAND_CACHE + 1),
+                })
+            });
+        // the dense m × n and n × p buffers: on the sparse path sized on
+        // the first exact Jacobian (dense by the ODE interface), the dense
+        // Φ_q and its LU only for a dense choice of the partition
+        let (dm, dn, dp) = if sp.is_some() {
+            (0, 0, 0)
+        } else {
+            (m, n, n - m.min(n))
+        };
+        let dense_choice = sp.as_ref().is_none_or(|s| !s.sparse_choice);
+        let (qm, qn) = if dense_choice { (m, n) } else { (0, 0) };
         Ok(Self {
+            sp,
             sys,
             n,
             m,
@@ -158,18 +231,18 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             qtmp: vec![0.0; n],
             phi: vec![0.0; m],
             phi_t: vec![0.0; m],
-            jac: DMatrix::zeros(m, n),
-            lu_q: FullPivLu::new(m, n),
-            lu_d: FullPivLu::new(m, m),
+            jac: DMatrix::zeros(qm, qn),
+            lu_q: FullPivLu::new(qm, qn),
+            lu_d: FullPivLu::new(dm, dm),
             rm: vec![0.0; m],
             wm: vec![0.0; m],
             em: vec![0.0; m],
             kkt: Kkt::new(sys),
             dacc: AccelerationJacobian::new(n, m),
-            bmat: DMatrix::zeros(n, n - m.min(n)),
-            vmat: DMatrix::zeros(n, n - m.min(n)),
-            hv: DMatrix::zeros(m, n),
-            pqt: DMatrix::zeros(m, n),
+            bmat: DMatrix::zeros(dn, dp),
+            vmat: DMatrix::zeros(dn, dp),
+            hv: DMatrix::zeros(dm, dn),
+            pqt: DMatrix::zeros(dm, dn),
             mark: vec![false; n],
             history: Vec::new(),
             switch_q: Vec::new(),
@@ -200,6 +273,17 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
     /// Full-pivoting choice of dependent coordinates for the Φ_q in `jac`,
     /// sorted, into `cand`. Returns the numerical rank of Φ_q.
     fn best_partition(&mut self) -> usize {
+        if let Some(sp) = self.sp.as_mut() {
+            if sp.sparse_choice {
+                let r = sp.elim.factor(&sp.jac, Rule::Complete, PIVOT_TOL);
+                if r == self.m {
+                    self.cand.copy_from_slice(sp.elim.pivots());
+                    self.cand.sort_unstable();
+                }
+                return r;
+            }
+            sp.jac.to_dense_into(&mut self.jac);
+        }
         self.lu_q.load(&self.jac);
         let r = self.lu_q.factor(PIVOT_TOL);
         if r == self.m {
@@ -225,6 +309,81 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         }
         lu.factor(PIVOT_TOL);
         norm1
+    }
+
+    /// Evaluate Φ_q at (t, q) into `jac` (dense path) or the sparse Φ_q.
+    pub(crate) fn load_jacobian(&mut self, t: f64, q: &[f64]) {
+        match self.sp.as_mut() {
+            Some(sp) => {
+                let s = self
+                    .sys
+                    .sparsity()
+                    .expect("the sparse path needs a sparsity");
+                s.fill_constraint_jacobian(t, q, &mut sp.jac);
+            }
+            None => self.sys.constraint_jacobian(t, q, &mut self.jac),
+        }
+    }
+
+    /// Factor Φ_q,d of the partition `dep` from the Φ_q in the buffers;
+    /// whether it is regular.
+    fn factor_dependent(&mut self) -> bool {
+        match self.sp.as_mut() {
+            Some(sp) => {
+                if sp.block.dep != self.dep {
+                    // a partition of the history (physical_state) or a
+                    // new one: cold, allocates
+                    sp.block = DependentBlock::new(&sp.jac, &self.dep);
+                }
+                sp.block.factor(&sp.jac, PIVOT_TOL)
+            }
+            None => {
+                Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
+                self.lu_d.is_regular()
+            }
+        }
+    }
+
+    /// Φ_q,d x = `rm` in place with the factors of
+    /// [`Partitioning::factor_dependent`].
+    fn solve_dependent(&mut self) {
+        match self.sp.as_mut() {
+            Some(sp) => sp.block.solve(&mut self.rm),
+            None => self.lu_d.solve_in_place(&mut self.rm, &mut self.wm),
+        }
+    }
+
+    /// A hint on the conditioning of Φ_q,d for messages (cold).
+    fn block_hint(&mut self) -> String {
+        match self.sp.as_mut() {
+            Some(sp) => format!(
+                "κ₁ of Φ_q,d {:.1e}",
+                sp.block.cond1(&sp.jac, &mut self.em, &mut self.wm)
+            ),
+            None => format!("pivot ratio of Φ_q,d {:.1e}", self.lu_d.pivot_ratio()),
+        }
+    }
+
+    /// Size the dense buffers of the exact Jacobian on the sparse path
+    /// and load Φ_q and the factored Φ_q,d into them (cold on first use:
+    /// the Jacobian of the ODE in the independent coordinates is a dense
+    /// 2p × 2p matrix by the integrators' interface).
+    fn dense_for_jacobian(&mut self) {
+        let Some(sp) = self.sp.as_ref() else {
+            return;
+        };
+        let (n, m) = (self.n, self.m);
+        let p = n - m;
+        if self.hv.nrows() != m || self.hv.ncols() != n {
+            self.jac = DMatrix::zeros(m, n);
+            self.lu_d = FullPivLu::new(m, m);
+            self.bmat = DMatrix::zeros(n, p);
+            self.vmat = DMatrix::zeros(n, p);
+            self.hv = DMatrix::zeros(m, n);
+            self.pqt = DMatrix::zeros(m, n);
+        }
+        sp.jac.to_dense_into(&mut self.jac);
+        Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
     }
 
     /// Set `ind` to the complement of `dep`.
@@ -259,9 +418,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         let mut last = f64::INFINITY;
         for _ in 0..MAX_NEWTON {
             sys.constraints(t, &self.qtmp, &mut self.phi);
-            sys.constraint_jacobian(t, &self.qtmp, &mut self.jac);
-            Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
-            if !self.lu_d.is_regular() {
+            let q = std::mem::take(&mut self.qtmp);
+            self.load_jacobian(t, &q);
+            self.qtmp = q;
+            if !self.factor_dependent() {
                 return Err(EvalError::Singular {
                     what: "dependent block Φ_q,d of the constraint Jacobian".into(),
                     t,
@@ -275,7 +435,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
             for i in 0..self.m {
                 self.rm[i] = -self.phi[i];
             }
-            self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
+            self.solve_dependent();
             let mut dn: f64 = 0.0;
             let mut qn: f64 = 0.0;
             for (k, &d) in self.dep.iter().enumerate() {
@@ -287,9 +447,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
                 break;
             }
             if dn <= 1e-12 * (1.0 + qn) {
-                sys.constraint_jacobian(t, &self.qtmp, &mut self.jac);
-                Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
-                if self.lu_d.is_regular() {
+                let q = std::mem::take(&mut self.qtmp);
+                self.load_jacobian(t, &q);
+                self.qtmp = q;
+                if self.factor_dependent() {
                     return Ok(());
                 }
                 break;
@@ -302,15 +463,15 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         }
         sys.constraints(t, &self.qtmp, &mut self.phi);
         let (r, label) = worst_row(sys, &self.phi);
+        let hint = self.block_hint();
         Err(EvalError::NoConvergence {
             what: "dependent coordinates (Newton on Φ(q) = 0)".into(),
             t,
             detail: format!(
                 "|Φ| = {r:e} in {label}; dependent coordinates {} \
-                 (pivot ratio of Φ_q,d {:.1e}: if large, the partition degenerated; \
+                 ({hint}: if large, the partition degenerated; \
                  lower partition_ratio / partition_condition_max)",
                 self.dep_labels(),
-                self.lu_d.pivot_ratio()
             ),
         })
     }
@@ -355,17 +516,37 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         // velocities: Φ_q,d v_d = −Φ_t − Φ_q,i v_i
         let sys = self.sys;
         sys.constraint_time_derivative(t, &self.qtmp, &mut self.phi_t);
-        for i in 0..self.m {
-            let mut s = -self.phi_t[i];
-            for k in 0..p {
-                s -= self.jac[(i, self.ind[k])] * y[p + k];
-            }
-            self.rm[i] = s;
-        }
-        self.lu_d.solve_in_place(&mut self.rm, &mut self.wm);
         for k in 0..p {
             self.v[self.ind[k]] = y[p + k];
         }
+        if let Some(sp) = self.sp.as_ref() {
+            // the same sums in the same (ascending column) order
+            for &d in &self.dep {
+                self.mark[d] = true;
+            }
+            for i in 0..self.m {
+                let mut s = -self.phi_t[i];
+                let (cols, vals) = sp.jac.row(i);
+                for (&j, &a) in cols.iter().zip(vals) {
+                    if !self.mark[j] {
+                        s -= a * self.v[j];
+                    }
+                }
+                self.rm[i] = s;
+            }
+            for &d in &self.dep {
+                self.mark[d] = false;
+            }
+        } else {
+            for i in 0..self.m {
+                let mut s = -self.phi_t[i];
+                for k in 0..p {
+                    s -= self.jac[(i, self.ind[k])] * y[p + k];
+                }
+                self.rm[i] = s;
+            }
+        }
+        self.solve_dependent();
         for (k, &d) in self.dep.iter().enumerate() {
             self.v[d] = self.rm[k];
         }
@@ -420,6 +601,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         t: f64,
         jac: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        self.dense_for_jacobian();
         let p = self.ind.len();
         let (n, m) = (self.n, self.m);
         let sys = self.sys;
@@ -478,6 +660,11 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
     /// κ₁ of the current Φ_q,d at the last recovery (from `jac`); leaves
     /// `lu_d` factored at it.
     pub(crate) fn condition(&mut self) -> f64 {
+        if self.sp.is_some() {
+            self.factor_dependent();
+            let sp = self.sp.as_mut().expect("sparse");
+            return sp.block.cond1(&sp.jac, &mut self.em, &mut self.wm);
+        }
         let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.dep);
         self.lu_d.cond1(norm, &mut self.em, &mut self.wm)
     }
@@ -491,10 +678,49 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
         if self.cand == self.dep {
             return StepFix::Unchanged;
         }
-        let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.cand);
-        let k_best = self.lu_d.cond1(norm, &mut self.em, &mut self.wm);
+        let k_best = match self.sp.as_mut() {
+            Some(sp) if sp.sparse_choice => {
+                // the LU the choice left behind: no new pattern per candidate
+                sp.elim.cond1(&sp.jac, &mut self.em, &mut self.wm)
+            }
+            Some(sp) => {
+                let k = match sp.cand_blocks.iter().position(|b| b.dep == self.cand) {
+                    Some(k) => k,
+                    None => {
+                        // a new candidate partition (cold: allocates)
+                        if sp.cand_blocks.len() == CAND_CACHE {
+                            sp.cand_blocks.remove(0);
+                        }
+                        sp.cand_blocks
+                            .push(DependentBlock::new(&sp.jac, &self.cand));
+                        sp.cand_blocks.len() - 1
+                    }
+                };
+                // the candidate just used goes last (least recently used first)
+                let last = sp.cand_blocks.len() - 1;
+                sp.cand_blocks.swap(k, last);
+                let b = &mut sp.cand_blocks[last];
+                b.factor(&sp.jac, PIVOT_TOL);
+                b.cond1(&sp.jac, &mut self.em, &mut self.wm)
+            }
+            None => {
+                let norm = Self::factor_block(&mut self.lu_d, &self.jac, &self.cand);
+                self.lu_d.cond1(norm, &mut self.em, &mut self.wm)
+            }
+        };
         if !(k_best < k_cur && (k_cur > self.ratio * k_best || k_cur > self.cond_max)) {
             return StepFix::Unchanged;
+        }
+        if let Some(sp) = self.sp.as_mut() {
+            // the candidate's block becomes the current one (a restart:
+            // a new pattern may allocate)
+            if sp.sparse_choice {
+                sp.block = DependentBlock::new(&sp.jac, &self.cand);
+                sp.block.factor(&sp.jac, PIVOT_TOL);
+            } else {
+                let last = sp.cand_blocks.len() - 1;
+                std::mem::swap(&mut sp.block, &mut sp.cand_blocks[last]);
+            }
         }
         self.dep.copy_from_slice(&self.cand);
         self.complement();
@@ -529,7 +755,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Partitioning<'a, S> {
                 ),
             });
         }
-        self.sys.constraint_jacobian(t0, q0, &mut self.jac);
+        self.load_jacobian(t0, q0);
         Ok(())
     }
 

@@ -74,13 +74,26 @@
 //! partition never changes.
 
 use jounce_integrate::{EvalError, OdeProblem, StepFix};
-use jounce_mechanics::{MechanicalSystem, SystemQueries};
+use jounce_mechanics::{MechanicalSystem, SparseMatrix, SystemQueries};
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::PIVOT_TOL;
-use crate::partitioning::{Partitioning, Start};
+use crate::partitioning::{Partitioning, Start, SPARSE_MIN_COORDINATES};
+use crate::sparse_partition::{DependentBlock, Rule};
+
+/// The sparse path's warm start: Φ_q and the factored Φ_q,d at the last
+/// accepted step, so that (∂q_d/∂q_i)_n Δq_i = −Φ_q,d⁻¹ (Φ_q,i Δq_i) costs
+/// two sparse products and a solve instead of the dense n × p matrix.
+#[derive(Debug)]
+struct AcceptedBlock {
+    jac: SparseMatrix,
+    block: DependentBlock,
+    /// Δq (len n, zero on the dependent coordinates) and Φ_q,i Δq_i (len m).
+    dq: Vec<f64>,
+    rhs: Vec<f64>,
+}
 
 /// State-space formulation for implicit integrators (see the module
 /// documentation).
@@ -97,6 +110,8 @@ pub struct StateSpace<'a, S: MechanicalSystem + ?Sized> {
     row_used: Vec<bool>,
     col_used: Vec<bool>,
     col_max: Vec<f64>,
+    /// The sparse path's warm start (instead of `b_acc`).
+    acc: Option<AcceptedBlock>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
@@ -111,21 +126,57 @@ impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
     /// # Errors
     /// [`FormulationError::BadParameter`] unless ratio ≥ 1 and cond_max > 1.
     pub fn new(sys: &'a S, ratio: f64, cond_max: f64) -> Result<Self, FormulationError> {
-        let core = Partitioning::new(sys, ratio, cond_max).map_err(|e| match e {
-            FormulationError::BadParameter { detail, .. } => FormulationError::BadParameter {
-                formulation: "state_space".into(),
-                detail,
-            },
-            other => other,
-        })?;
+        let sparse = sys.sparsity().is_some() && sys.nq() >= SPARSE_MIN_COORDINATES;
+        Self::with_paths(sys, ratio, cond_max, sparse, sparse)
+    }
+
+    /// [`StateSpace::new`] with the path chosen (as
+    /// [`Partitioning::with_paths`]). For tests of the sparse path
+    /// against the dense one.
+    ///
+    /// # Errors
+    /// As [`StateSpace::new`].
+    #[doc(hidden)]
+    pub fn with_paths(
+        sys: &'a S,
+        ratio: f64,
+        cond_max: f64,
+        sparse: bool,
+        sparse_choice: bool,
+    ) -> Result<Self, FormulationError> {
+        let core =
+            Partitioning::with_paths(sys, ratio, cond_max, sparse, sparse_choice).map_err(|e| {
+                match e {
+                    FormulationError::BadParameter { detail, .. } => {
+                        FormulationError::BadParameter {
+                            formulation: "state_space".into(),
+                            detail,
+                        }
+                    }
+                    other => other,
+                }
+            })?;
         let (n, m) = (sys.nq(), sys.nc());
         let p = n - m.min(n);
+        let acc = core.sp.as_ref().map(|sp| AcceptedBlock {
+            jac: sp.jac.clone(),
+            block: DependentBlock::new(&sp.jac, &core.dep),
+            dq: vec![0.0; n],
+            rhs: vec![0.0; m],
+        });
+        // no dense n × p or m × n matrix on the sparse path (the dense
+        // Φ_q for a dense choice of the partition only)
+        let (bn, bp) = if acc.is_some() { (0, 0) } else { (n, p) };
+        let dense_choice = core.sp.as_ref().is_none_or(|sp| !sp.sparse_choice);
+        let (wm, wn) = if dense_choice { (m, n) } else { (0, 0) };
+        let (hm, hn) = if acc.is_some() { (0, 0) } else { (m, n) };
         Ok(Self {
+            acc,
             core,
-            b_acc: DMatrix::zeros(n, p),
+            b_acc: DMatrix::zeros(bn, bp),
             linear: vec![false; n],
-            work: DMatrix::zeros(m, n),
-            hess: DMatrix::zeros(m, n),
+            work: DMatrix::zeros(wm, wn),
+            hess: DMatrix::zeros(hm, hn),
             unit: vec![0.0; n],
             row_used: vec![false; m],
             col_used: vec![false; n],
@@ -156,6 +207,10 @@ impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
     /// Which coordinates the constraints are linear in, at (t, q):
     /// ∂Φ_q/∂q_j = 0 (relative to the largest second derivative).
     fn find_linear(&mut self, t: f64, q: &[f64]) {
+        if self.core.sp.is_some() {
+            self.find_linear_sparse(t, q);
+            return;
+        }
         let sys = self.core.sys;
         let n = self.core.n;
         for j in 0..n {
@@ -170,12 +225,98 @@ impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
         }
     }
 
+    /// [`StateSpace::find_linear`] on the sparse path (set-up; allocates):
+    /// ∂Φ_q/∂q_j by finite differences of the sparse Φ_q, O(nnz) per
+    /// group of coordinates that share no constraint row (a greedy
+    /// colouring: a handful of groups on a chain), instead of n dense
+    /// m × n Hessian products. The constraints of body coordinates are
+    /// linear in the translations, whose differences vanish exactly.
+    fn find_linear_sparse(&mut self, t: f64, q: &[f64]) {
+        let sys = self.core.sys;
+        let n = self.core.n;
+        let sp = self.core.sp.as_ref().expect("sparse");
+        let pattern = sp.jac.clone();
+        let m = pattern.nrows();
+        let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for i in 0..m {
+            for &j in pattern.row(i).0 {
+                rows_of[j].push(i);
+            }
+        }
+        // greedy colouring of the coordinates sharing a row
+        let mut colour = vec![usize::MAX; n];
+        let mut seen = Vec::new();
+        let mut ncol = 0;
+        for j in 0..n {
+            seen.clear();
+            for &i in &rows_of[j] {
+                for &k in pattern.row(i).0 {
+                    if colour[k] != usize::MAX {
+                        seen.push(colour[k]);
+                    }
+                }
+            }
+            let c = (0..).find(|c| !seen.contains(c)).expect("a free colour");
+            colour[j] = c;
+            ncol = ncol.max(c + 1);
+        }
+        let fill = sys.sparsity().expect("sparse");
+        let mut j0 = pattern.clone();
+        let mut j1 = pattern.clone();
+        fill.fill_constraint_jacobian(t, q, &mut j0);
+        let mut qp = q.to_vec();
+        let delta: Vec<f64> = q.iter().map(|x| 1e-7 * x.abs().max(1.0)).collect();
+        // the coordinate of the group in each row
+        let mut owner = vec![usize::MAX; m];
+        self.col_max.fill(0.0);
+        for c in 0..ncol {
+            qp.copy_from_slice(q);
+            owner.fill(usize::MAX);
+            for j in (0..n).filter(|&j| colour[j] == c) {
+                qp[j] += delta[j];
+                for &i in &rows_of[j] {
+                    owner[i] = j;
+                }
+            }
+            fill.fill_constraint_jacobian(t, &qp, &mut j1);
+            for i in 0..m {
+                let j = owner[i];
+                if j == usize::MAX {
+                    continue;
+                }
+                for e in pattern.row_range(i) {
+                    let d = ((j1.values[e] - j0.values[e]) / delta[j]).abs();
+                    self.col_max[j] = self.col_max[j].max(d);
+                }
+            }
+        }
+        let largest = self.col_max.iter().fold(0.0f64, |a, &b| a.max(b));
+        for j in 0..n {
+            self.linear[j] = self.col_max[j] <= 1e-12 * largest;
+        }
+    }
+
     /// The preferred dependent coordinates for the Φ_q in `core.jac`,
     /// sorted, into `core.cand` (threshold pivoting that prefers the
     /// coordinates the constraints are linear in). Returns the numerical
     /// rank of Φ_q.
     fn preferred_partition(&mut self) -> usize {
         let (n, m) = (self.core.n, self.core.m);
+        if let Some(sp) = self.core.sp.as_mut() {
+            if sp.sparse_choice {
+                let rule = Rule::Preferred {
+                    linear: &self.linear,
+                    threshold: Self::PIVOT_THRESHOLD,
+                };
+                let r = sp.elim.factor(&sp.jac, rule, PIVOT_TOL);
+                if r == m {
+                    self.core.cand.copy_from_slice(sp.elim.pivots());
+                    self.core.cand.sort_unstable();
+                }
+                return r;
+            }
+            sp.jac.to_dense_into(&mut self.core.jac);
+        }
         self.work.copy_from(&self.core.jac);
         self.row_used.fill(false);
         self.col_used.fill(false);
@@ -239,6 +380,15 @@ impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
     /// ∂q/∂q_i at the last recovery (whose Φ_q,d for the current partition
     /// must be factored in `core.lu_d`) into `b_acc`.
     fn keep_sensitivities(&mut self) {
+        if let (Some(acc), Some(sp)) = (self.acc.as_mut(), self.core.sp.as_ref()) {
+            acc.jac.values.copy_from_slice(&sp.jac.values);
+            if acc.block.dep != self.core.dep {
+                // a new partition (cold: allocates)
+                acc.block = DependentBlock::new(&acc.jac, &self.core.dep);
+            }
+            acc.block.factor(&acc.jac, PIVOT_TOL);
+            return;
+        }
         self.core.sensitivities();
         self.b_acc.copy_from(&self.core.bmat);
     }
@@ -248,6 +398,22 @@ impl<'a, S: MechanicalSystem + ?Sized> StateSpace<'a, S> {
     fn recover(&mut self, t: f64, y: &[f64]) -> Result<(), EvalError> {
         let c = &mut self.core;
         c.qtmp.copy_from_slice(&c.q_acc);
+        if let Some(acc) = self.acc.as_mut() {
+            // q_d ≈ q_d,n − Φ_q,d⁻¹ Φ_q,i (q_i − q_i,n), at the accepted step
+            acc.dq.fill(0.0);
+            for k in 0..c.ind.len() {
+                acc.dq[c.ind[k]] = y[k] - c.q_acc[c.ind[k]];
+            }
+            acc.rhs.fill(0.0);
+            acc.jac.mul_add(&acc.dq, &mut acc.rhs);
+            if acc.block.is_regular() {
+                acc.block.solve(&mut acc.rhs);
+                for (kk, &d) in c.dep.iter().enumerate() {
+                    c.qtmp[d] -= acc.rhs[kk];
+                }
+            }
+            return c.recover_from(t, y, &[Start::Prepared, Start::Accepted], false);
+        }
         for k in 0..c.ind.len() {
             let dq = y[k] - c.q_acc[c.ind[k]];
             for &d in &c.dep {
