@@ -196,14 +196,12 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Augmented<'_, S> {
         if self.nq == self.kkt.n {
             return Ok(StepFix::Unchanged);
         }
-        let q = &mut y[..self.nq];
-        self.sys
-            .integrate_position(q, &self.zero, &mut self.projected);
-        if self.projected[..] == q[..] {
-            return Ok(StepFix::Unchanged);
-        }
-        q.copy_from_slice(&self.projected);
-        Ok(StepFix::Corrected)
+        Ok(crate::formulation::retract_positions(
+            self.sys,
+            &mut y[..self.nq],
+            &self.zero,
+            &mut self.projected,
+        ))
     }
 
     /// I q'' = a(t, q, v), only when q' = v (n_q = n_v).

@@ -1,7 +1,8 @@
 //! The contract of a formulation: how an integrator state y relates to the
 //! physical state (q, v, λ) of a mechanical system.
 
-use jounce_integrate::{EvalError, EventAction, OdeProblem};
+use jounce_integrate::{EvalError, EventAction, OdeProblem, StepFix};
+use jounce_mechanics::MechanicalSystem;
 
 use crate::error::FormulationError;
 
@@ -165,4 +166,22 @@ pub(crate) fn split_motion(y: &[f64], q: &mut [f64], v: &mut [f64]) {
     let n = q.len();
     q.copy_from_slice(&y[..n]);
     v.copy_from_slice(&y[n..2 * n]);
+}
+
+/// q ← q ⊕ 0 (`zero` of length n_v): the positions put back on their
+/// manifold (unit quaternions normalised) after an accepted step of an ODE
+/// form whose positions are not its velocities; `projected` is scratch of
+/// length n_q. Shared by `augmented` and `penalty`.
+pub(crate) fn retract_positions<S: MechanicalSystem + ?Sized>(
+    sys: &S,
+    q: &mut [f64],
+    zero: &[f64],
+    projected: &mut [f64],
+) -> StepFix {
+    sys.integrate_position(q, zero, projected);
+    if projected[..] == q[..] {
+        return StepFix::Unchanged;
+    }
+    q.copy_from_slice(projected);
+    StepFix::Corrected
 }
