@@ -23,6 +23,22 @@
 //!   all columns and of the linear ones from two heaps (ties: lowest
 //!   index, as the dense fold).
 //!
+//!
+//!   Followed to the letter, this rule costs O(n³) time and O(n²) memory
+//!   on a chain of n links: eliminating the linear coordinates (x, y)
+//!   joint after joint fills each remaining row with the angles of all
+//!   links before it (x_k = Σ_j L_j cos θ_j), and the column maxima of
+//!   the angle columns are kept for the threshold test. From
+//!   [`LINEAR_FIRST_MIN_ROWS`] constraint rows the rule is therefore
+//!   taken in two phases: partial pivoting restricted to the linear
+//!   columns (the submatrix Φ_q restricted to them is eliminated on its
+//!   own, which on a chain is bidiagonal and fills nothing); if they span
+//!   all m rows their pivots are the partition, otherwise the exact rule
+//!   above runs from the start. The two differ only where a linear
+//!   column's pivot would fall below the threshold against an angle
+//!   column; the partition's κ₁(Φ_q,d) is checked after every step all
+//!   the same (`partitioning`'s re-partitioning test).
+//!
 //! An update a_ij ← a_ij − l·u_j is computed only where u_j (the pivot
 //! row) is stored; where it is not, the dense code subtracts l·0 and
 //! leaves a_ij unchanged, and a fill-in entry is 0 − l·u_j as in the dense
@@ -48,6 +64,10 @@ use std::collections::BinaryHeap;
 
 use jounce_integrate::sparse_lu::SparseLu;
 use jounce_mechanics::SparseMatrix;
+
+/// From this many constraint rows the rule [`Rule::Preferred`] first
+/// eliminates on the linear columns alone (module documentation).
+pub(crate) const LINEAR_FIRST_MIN_ROWS: usize = 400;
 
 /// Up to this many constraint rows κ₁(Φ_q,d) is computed exactly (m
 /// solves); above, estimated (a few solves).
@@ -310,8 +330,74 @@ impl SparseElimination {
         self.load(jac);
         match rule {
             Rule::Complete => self.complete(tol_rel),
-            Rule::Preferred { linear, threshold } => self.preferred(linear, threshold, tol_rel),
+            Rule::Preferred { linear, threshold } => {
+                if self.m >= LINEAR_FIRST_MIN_ROWS {
+                    let r = self.linear_first(linear, tol_rel);
+                    if r == self.m {
+                        return r;
+                    }
+                    // the linear columns do not span: the exact rule
+                    self.load(jac);
+                }
+                self.preferred(linear, threshold, tol_rel)
+            }
         }
+    }
+
+    /// Rule `Preferred` for large systems (module documentation): partial
+    /// pivoting on the linear columns alone, pivot column the active
+    /// linear column of largest column maximum (ties: lowest index), pivot
+    /// row its largest entry (ties: lowest row), row operations on the
+    /// linear columns only. Returns the rank found among the linear
+    /// columns (m when they span).
+    fn linear_first(&mut self, linear: &[bool], tol_rel: f64) -> usize {
+        for j in 0..self.n {
+            if linear[j] {
+                self.push_column(j, linear);
+            }
+        }
+        let mut first = 0.0;
+        for k in 0..self.m {
+            let Some(col) = Self::top(&mut self.heap_lin, &self.col_active, &self.col_max) else {
+                return k;
+            };
+            let c = self.col_max[col];
+            if k == 0 {
+                first = c;
+            }
+            if c == 0.0 || c <= tol_rel * first {
+                return k;
+            }
+            let row = self.pivot_row(col);
+            self.row_active[row] = false;
+            self.col_active[col] = false;
+            self.step_of[col] = self.pivots.len();
+            self.pivots.push(col);
+            self.piv_rows.push(row);
+            self.eliminate_on(row, col, false, Some(linear));
+            for t in 0..self.prow.len() {
+                let j = self.prow[t].0;
+                self.push_column(j, linear);
+            }
+        }
+        self.m
+    }
+
+    /// The active row of largest |entry| in column `col` (ties: lowest
+    /// row).
+    fn pivot_row(&self, col: usize) -> usize {
+        let (mut row, mut best) = (usize::MAX, -1.0);
+        for &i in &self.cols[col] {
+            if !self.row_active[i] {
+                continue;
+            }
+            let v = self.value(i, col).map_or(0.0, f64::abs);
+            if v > best || (v == best && i < row) {
+                best = v;
+                row = i;
+            }
+        }
+        row
     }
 
     fn complete(&mut self, tol_rel: f64) -> usize {
@@ -392,11 +478,17 @@ impl SparseElimination {
     /// l = a_r,pj / a_pi,pj, on the active columns of the pivot row.
     /// With `heap` the changed entries are pushed as records.
     fn eliminate(&mut self, pi: usize, pj: usize, heap: bool) {
+        self.eliminate_on(pi, pj, heap, None);
+    }
+
+    /// [`SparseElimination::eliminate`] on the columns marked in `only`
+    /// (all columns when `None`).
+    fn eliminate_on(&mut self, pi: usize, pj: usize, heap: bool, only: Option<&[bool]>) {
         let p = self.value(pi, pj).unwrap_or(0.0);
         self.prow.clear();
         for e in 0..self.rows[pi].len() {
             let (j, v) = self.rows[pi][e];
-            if self.col_active[j] {
+            if self.col_active[j] && only.is_none_or(|o| o[j]) {
                 self.prow.push((j, v));
             }
         }
@@ -493,19 +585,7 @@ impl SparseElimination {
             }) else {
                 return k;
             };
-            // the lowest-index row of largest |entry| in the column
-            let (mut row, mut best) = (usize::MAX, -1.0);
-            for e in 0..self.cols[col].len() {
-                let i = self.cols[col][e];
-                if !self.row_active[i] {
-                    continue;
-                }
-                let v = self.value(i, col).map_or(0.0, f64::abs);
-                if v > best || (v == best && i < row) {
-                    best = v;
-                    row = i;
-                }
-            }
+            let row = self.pivot_row(col);
             self.row_active[row] = false;
             self.col_active[col] = false;
             self.step_of[col] = self.pivots.len();
@@ -729,6 +809,97 @@ mod tests {
             };
         }
         a
+    }
+
+    /// Φ_q of a planar pendulum chain of `links` unit links pinned to
+    /// the ground, coordinates (x, y, θ) per link at angles θ_k = 0.3 k:
+    /// rows 2k, 2k + 1 the revolute joint k (x_k − x_{k−1} − ½(cos θ_k +
+    /// cos θ_{k−1}) = 0 and the y analogue), linear in x and y.
+    fn chain_jacobian(links: usize) -> (SparseMatrix, Vec<bool>) {
+        let (m, n) = (2 * links, 3 * links);
+        let mut entries = Vec::new();
+        for k in 0..links {
+            for r in [2 * k, 2 * k + 1] {
+                entries.push((r, 3 * k + r - 2 * k));
+                entries.push((r, 3 * k + 2));
+                if k > 0 {
+                    entries.push((r, 3 * (k - 1) + r - 2 * k));
+                    entries.push((r, 3 * (k - 1) + 2));
+                }
+            }
+        }
+        let mut a = SparseMatrix::from_pattern(m, n, &entries);
+        let set = |a: &mut SparseMatrix, i: usize, j: usize, v: f64| {
+            let k = a.index_of(i, j).expect("in the pattern");
+            a.values[k] = v;
+        };
+        for k in 0..links {
+            let th = 0.3 * k as f64;
+            let thp = 0.3 * (k as f64 - 1.0);
+            for r in [2 * k, 2 * k + 1] {
+                let xy = r - 2 * k;
+                let (sk, sp) = if xy == 0 {
+                    (0.5 * th.sin(), 0.5 * thp.sin())
+                } else {
+                    (-0.5 * th.cos(), -0.5 * thp.cos())
+                };
+                set(&mut a, r, 3 * k + xy, 1.0);
+                set(&mut a, r, 3 * k + 2, sk);
+                if k > 0 {
+                    set(&mut a, r, 3 * (k - 1) + xy, -1.0);
+                    set(&mut a, r, 3 * (k - 1) + 2, sp);
+                }
+            }
+        }
+        let linear = (0..n).map(|j| j % 3 != 2).collect();
+        (a, linear)
+    }
+
+    #[test]
+    fn linear_first_picks_the_exact_rules_columns_on_a_large_chain() {
+        let links = LINEAR_FIRST_MIN_ROWS / 2 + 10;
+        let (a, linear) = chain_jacobian(links);
+        let rule = Rule::Preferred {
+            linear: &linear,
+            threshold: 0.1,
+        };
+        let mut fast = SparseElimination::new(&a);
+        assert_eq!(fast.factor(&a, rule, 1e-13), 2 * links);
+        let mut exact = SparseElimination::new(&a);
+        exact.load(&a);
+        assert_eq!(exact.preferred(&linear, 0.1, 1e-13), 2 * links);
+        let mut f: Vec<usize> = fast.pivots().to_vec();
+        let mut e: Vec<usize> = exact.pivots().to_vec();
+        f.sort_unstable();
+        e.sort_unstable();
+        assert_eq!(f, e);
+        // the elimination's own LU of the block is right: κ₁ as the exact one
+        let (mut x, mut w) = (vec![0.0; 2 * links], vec![0.0; 2 * links]);
+        let (cf, ce) = (
+            fast.cond1(&a, &mut x, &mut w),
+            exact.cond1(&a, &mut x, &mut w),
+        );
+        assert!(cf.is_finite() && (cf / ce - 1.0).abs() < 1e-6, "{cf} {ce}");
+    }
+
+    #[test]
+    fn linear_first_falls_back_when_the_linear_columns_do_not_span() {
+        let links = LINEAR_FIRST_MIN_ROWS / 2 + 10;
+        let (a, mut linear) = chain_jacobian(links);
+        // only the x columns count as linear: rank m/2 among them
+        for (j, l) in linear.iter_mut().enumerate() {
+            *l = j % 3 == 0;
+        }
+        let rule = Rule::Preferred {
+            linear: &linear,
+            threshold: 0.1,
+        };
+        let mut sp = SparseElimination::new(&a);
+        assert_eq!(sp.factor(&a, rule, 1e-13), 2 * links);
+        let mut exact = SparseElimination::new(&a);
+        exact.load(&a);
+        assert_eq!(exact.preferred(&linear, 0.1, 1e-13), 2 * links);
+        assert_eq!(sp.pivots(), exact.pivots());
     }
 
     #[test]
