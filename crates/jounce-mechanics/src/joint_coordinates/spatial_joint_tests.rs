@@ -1,0 +1,519 @@
+//! Checks of [`super::SpatialJointSystem`]: the three recursions against
+//! each other (CRBA against RNEA columns, ABA against M⁻¹ f), the
+//! joint-coordinate dynamics against the body-coordinate KKT dynamics of
+//! the same [`SpatialSystem`], the round trip body state → joint state,
+//! and energy conservation, on random trees (deterministic seeds).
+
+use jounce_model::{
+    BodyRef, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind, SpatialFrame,
+    SpatialJoint, SpatialJointKind, SpatialModel,
+};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+
+use super::*;
+use crate::MechanicalSystem;
+
+/// xorshift64*: a small deterministic generator.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [lo, hi).
+    pub(crate) fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * ((self.next() >> 11) as f64 / (1u64 << 53) as f64)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn vec3(&mut self, s: f64) -> [f64; 3] {
+        [
+            self.uniform(-s, s),
+            self.uniform(-s, s),
+            self.uniform(-s, s),
+        ]
+    }
+    fn unit3(&mut self) -> [f64; 3] {
+        loop {
+            let v = self.vec3(1.0);
+            let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            if n > 0.2 && n < 1.0 {
+                return v.map(|x| x / n);
+            }
+        }
+    }
+    fn quat(&mut self) -> [f64; 4] {
+        loop {
+            let p = [
+                self.uniform(-1.0, 1.0),
+                self.uniform(-1.0, 1.0),
+                self.uniform(-1.0, 1.0),
+                self.uniform(-1.0, 1.0),
+            ];
+            let n = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n > 0.2 && n < 1.0 {
+                return p.map(|x| x / n);
+            }
+        }
+    }
+}
+
+/// Joint kinds of the random trees.
+#[derive(Clone, Copy)]
+pub(crate) enum Kinds {
+    /// Revolute and prismatic only (what URDF has).
+    RevolutePrismatic,
+    /// Every tree kind: revolute, prismatic, cylindrical, universal,
+    /// spherical, fixed.
+    All,
+}
+
+/// A random spatial tree of `n` bodies, each joined to ground or an
+/// earlier body, assembled at the start (poses from the tree at zero
+/// joint coordinates), with gravity; with `loads`, a point force, a body
+/// torque and a spring-damper to ground.
+pub(crate) fn random_tree(rng: &mut Rng, n: usize, kinds: Kinds, loads: bool) -> SpatialModel {
+    let mut bodies: Vec<SpatialBody> = Vec::new();
+    let mut joints = Vec::new();
+    let mut poses: Vec<(Matrix3<f64>, Vector3<f64>)> = Vec::new();
+    for i in 0..n {
+        let parent = if i == 0 || rng.uniform(0.0, 1.0) < 0.15 {
+            None
+        } else if rng.uniform(0.0, 1.0) < 0.7 {
+            Some(i - 1)
+        } else {
+            Some(rng.below(i))
+        };
+        let (ap, rp) = parent.map_or((Matrix3::identity(), Vector3::zeros()), |p| poses[p]);
+        let rel = rot_of(&rng.quat());
+        let ac = ap * rel;
+        let s_p = rng.vec3(0.5);
+        let s_c = rng.vec3(0.5);
+        let rc = rp + ap * v3(&s_p) - ac * v3(&s_c);
+        poses.push((ac, rc));
+        let p = quat_of(&ac);
+        let d: [f64; 3] = std::array::from_fn(|_| rng.uniform(0.5, 1.0));
+        let qi = rot_of(&rng.quat());
+        let j = qi * Matrix3::from_diagonal(&Vector3::new(d[0], d[1], d[2])) * qi.transpose();
+        bodies.push(SpatialBody {
+            name: format!("b{i}"),
+            mass: rng.uniform(0.5, 2.0),
+            inertia: std::array::from_fn(|r| std::array::from_fn(|c| j[(r, c)])),
+            position: arr(&rc),
+            orientation: p,
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            points: Vec::new(),
+        });
+        let body_ref = |b: Option<usize>| b.map_or(BodyRef::Ground, BodyRef::Body);
+        let a = SpatialAttachment {
+            body: body_ref(parent),
+            point: s_p,
+        };
+        let b = SpatialAttachment {
+            body: BodyRef::Body(i),
+            point: s_c,
+        };
+        let axis_a = rng.unit3();
+        let axis_b = arr(&(rel.transpose() * v3(&axis_a)));
+        let pick = match kinds {
+            Kinds::RevolutePrismatic => rng.below(2),
+            Kinds::All => rng.below(6),
+        };
+        let kind = match pick {
+            0 => SpatialJointKind::Revolute {
+                a,
+                b,
+                axis_a,
+                axis_b,
+            },
+            1 => SpatialJointKind::Prismatic {
+                a,
+                b,
+                axis_a,
+                axis_b,
+            },
+            2 => SpatialJointKind::Cylindrical {
+                a,
+                b,
+                axis_a,
+                axis_b,
+            },
+            3 => {
+                // axis_b ⊥ axis_a at the start
+                let (f, _) = crate::spatial::revolute::perpendiculars(&axis_a);
+                SpatialJointKind::Universal {
+                    a,
+                    b,
+                    axis_a,
+                    axis_b: arr(&(rel.transpose() * v3(&f))),
+                }
+            }
+            4 => SpatialJointKind::Spherical { a, b },
+            _ => {
+                let frame_a: [[f64; 3]; 3] =
+                    std::array::from_fn(|k| arr(&(ap.transpose() * Vector3::ith(k, 1.0))));
+                let frame_b: [[f64; 3]; 3] =
+                    std::array::from_fn(|k| arr(&(ac.transpose() * Vector3::ith(k, 1.0))));
+                SpatialJointKind::Fixed {
+                    a,
+                    b,
+                    frame_a,
+                    frame_b,
+                }
+            }
+        };
+        joints.push(SpatialJoint {
+            name: format!("j{i}"),
+            kind,
+        });
+    }
+    let mut forces = Vec::new();
+    if loads {
+        let k = rng.below(n);
+        forces.push(SpatialForce {
+            name: "push".into(),
+            kind: SpatialForceKind::PointForce {
+                at: SpatialAttachment {
+                    body: BodyRef::Body(k),
+                    point: rng.vec3(0.3),
+                },
+                force: rng.vec3(2.0),
+                frame: SpatialFrame::Body,
+            },
+        });
+        forces.push(SpatialForce {
+            name: "twist".into(),
+            kind: SpatialForceKind::Torque {
+                body: rng.below(n),
+                torque: rng.vec3(1.0),
+                frame: SpatialFrame::World,
+            },
+        });
+        forces.push(SpatialForce {
+            name: "spring".into(),
+            kind: SpatialForceKind::SpringDamper {
+                a: SpatialAttachment {
+                    body: BodyRef::Ground,
+                    point: rng.vec3(1.0),
+                },
+                b: SpatialAttachment {
+                    body: BodyRef::Body(rng.below(n)),
+                    point: rng.vec3(0.3),
+                },
+                stiffness: 20.0,
+                damping: 0.5,
+                free_length: 0.3,
+            },
+        });
+    }
+    SpatialModel {
+        gravity: [0.0, 0.5, -9.81],
+        bodies,
+        joints,
+        forces,
+    }
+}
+
+fn random_state(rng: &mut Rng, n: usize) -> (Vec<f64>, Vec<f64>) {
+    (
+        (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect(),
+        (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect(),
+    )
+}
+
+fn max_abs(x: impl IntoIterator<Item = f64>) -> f64 {
+    x.into_iter().fold(0.0, |m: f64, v| m.max(v.abs()))
+}
+
+fn system(model: &SpatialModel) -> (SpatialSystem, SpatialJointSystem) {
+    let sys = SpatialSystem::from_spatial(model).unwrap();
+    let js = SpatialJointSystem::new(&sys);
+    assert!(js.unsupported.is_none(), "{:?}", js.unsupported);
+    (sys, js)
+}
+
+/// (a) CRBA against RNEA: M e_i = τ(a = e_i) − τ(a = 0), column by
+/// column, to 1e-12 relative to max |M|.
+#[test]
+fn crba_mass_matrix_equals_rnea_columns() {
+    let mut rng = Rng::new(1);
+    let mut worst: f64 = 0.0;
+    for n in [1, 2, 3, 5, 8, 13, 21, 34, 50] {
+        let model = random_tree(&mut rng, n, Kinds::All, true);
+        let (_, js) = system(&model);
+        let nd = js.nq();
+        let mut data = js.data();
+        let (q, v) = random_state(&mut rng, nd);
+        let mut m = DMatrix::zeros(nd, nd);
+        js.mass_matrix(&mut data, &q, &mut m);
+        let (mut t0, mut t1) = (vec![0.0; nd], vec![0.0; nd]);
+        js.inverse_dynamics(&mut data, 0.3, &q, &v, &vec![0.0; nd], &mut t0);
+        let scale = max_abs(m.iter().copied()).max(1.0);
+        for i in 0..nd {
+            let mut e = vec![0.0; nd];
+            e[i] = 1.0;
+            js.inverse_dynamics(&mut data, 0.3, &q, &v, &e, &mut t1);
+            for k in 0..nd {
+                let err = (m[(k, i)] - (t1[k] - t0[k])).abs() / scale;
+                worst = worst.max(err);
+            }
+        }
+        assert!(worst < 1e-12, "n = {n}: {worst:e}");
+        // symmetric and positive definite
+        assert!(m.clone().cholesky().is_some(), "n = {n}: M not SPD");
+    }
+    eprintln!("CRBA vs RNEA columns: worst relative difference {worst:e}");
+}
+
+/// (b) ABA against M⁻¹ f (CRBA and RNEA) on random trees of 1..50 bodies
+/// with every joint kind, random inertias and states, to 1e-10.
+#[test]
+fn aba_equals_crba_rnea_solve() {
+    let mut rng = Rng::new(2);
+    let mut worst: f64 = 0.0;
+    for n in 1..=50 {
+        let model = random_tree(&mut rng, n, Kinds::All, n % 2 == 0);
+        let (_, js) = system(&model);
+        let nd = js.nq();
+        let mut data = js.data();
+        let (q, v) = random_state(&mut rng, nd);
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.1, &q, &v, &mut a).unwrap();
+        let mut m = DMatrix::zeros(nd, nd);
+        js.mass_matrix(&mut data, &q, &mut m);
+        let mut f = vec![0.0; nd];
+        js.bias_forces(&mut data, 0.1, &q, &v, &mut f);
+        let x = m.lu().solve(&DVector::from_vec(f)).unwrap();
+        let scale = max_abs(x.iter().copied()).max(1.0);
+        let err = max_abs((0..nd).map(|i| a[i] - x[i])) / scale;
+        worst = worst.max(err);
+        assert!(err < 1e-10, "n = {n}: {err:e}");
+    }
+    eprintln!("ABA vs CRBA/RNEA solve: worst relative difference {worst:e}");
+}
+
+/// (c) The joint-coordinate forward dynamics mapped to body accelerations
+/// equal the body-coordinate KKT forward dynamics of the same
+/// [`SpatialSystem`] at the body state of forward kinematics:
+/// [M Φ_xᵀ; Φ_x 0][ẍ; λ] = [Q; γ], to 1e-10.
+#[test]
+fn joint_dynamics_equals_body_kkt_dynamics() {
+    let mut rng = Rng::new(3);
+    let mut worst: f64 = 0.0;
+    for n in [1, 2, 3, 4, 6, 9, 12, 16, 20] {
+        let model = random_tree(&mut rng, n, Kinds::All, true);
+        let (sys, js) = system(&model);
+        let nd = js.nq();
+        let mut data = js.data();
+        let (q, v) = random_state(&mut rng, nd);
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.2, &q, &v, &mut a).unwrap();
+        let (nq, nv, nc) = (sys.nq(), sys.nv(), sys.nc());
+        let (mut x, mut xd, mut xdd) = (vec![0.0; nq], vec![0.0; nv], vec![0.0; nv]);
+        js.body_state(&mut data, &q, &v, &mut x, &mut xd);
+        js.body_acceleration(&mut data, &q, &v, &a, &mut xdd);
+        // the body state satisfies the joints
+        let mut phi = vec![0.0; nc];
+        sys.constraints(0.2, &x, &mut phi);
+        assert!(max_abs(phi.iter().copied()) < 1e-12, "n = {n}: Φ = {phi:?}");
+        let mut m = DMatrix::zeros(nv, nv);
+        sys.mass_matrix(&x, &mut m);
+        let mut qf = vec![0.0; nv];
+        sys.generalized_forces(0.2, &x, &xd, &mut qf);
+        let mut jac = DMatrix::zeros(nc, nv);
+        sys.constraint_jacobian(0.2, &x, &mut jac);
+        let mut gamma = vec![0.0; nc];
+        sys.gamma(0.2, &x, &xd, &mut gamma);
+        // the joint velocities satisfy the body velocity constraints
+        let jv = &jac * DVector::from_column_slice(&xd);
+        assert!(max_abs(jv.iter().copied()) < 1e-12, "n = {n}: Φ_q v = {jv}");
+        let mut k = DMatrix::zeros(nv + nc, nv + nc);
+        k.view_mut((0, 0), (nv, nv)).copy_from(&m);
+        k.view_mut((nv, 0), (nc, nv)).copy_from(&jac);
+        k.view_mut((0, nv), (nv, nc)).copy_from(&jac.transpose());
+        let rhs = DVector::from_iterator(nv + nc, qf.iter().chain(&gamma).copied());
+        let sol = k.full_piv_lu().solve(&rhs).unwrap();
+        let scale = max_abs(sol.rows(0, nv).iter().copied()).max(1.0);
+        let err = max_abs((0..nv).map(|i| sol[i] - xdd[i])) / scale;
+        worst = worst.max(err);
+        assert!(err < 1e-10, "n = {n}: {err:e}");
+    }
+    eprintln!("joint vs body KKT accelerations: worst relative difference {worst:e}");
+}
+
+/// joint_state inverts body_state (positions and rates), and a body state
+/// off a joint is refused naming the joint.
+#[test]
+fn joint_state_round_trip_and_inconsistency() {
+    let mut rng = Rng::new(4);
+    for n in [1, 3, 7, 15] {
+        let model = random_tree(&mut rng, n, Kinds::All, false);
+        let (sys, js) = system(&model);
+        let nd = js.nq();
+        let mut data = js.data();
+        let (q, v) = random_state(&mut rng, nd);
+        let (mut x, mut xd) = (vec![0.0; sys.nq()], vec![0.0; sys.nv()]);
+        js.body_state(&mut data, &q, &v, &mut x, &mut xd);
+        let (mut q2, mut v2) = (vec![0.0; nd], vec![0.0; nd]);
+        js.joint_state(&mut data, &x, &xd, 1e-10, &mut q2, &mut v2)
+            .unwrap();
+        for i in 0..nd {
+            assert!((q[i] - q2[i]).abs() < 1e-10, "{}", js.coordinate_label(i));
+            assert!((v[i] - v2[i]).abs() < 1e-9, "{}", js.coordinate_label(i));
+        }
+        x[NQ_BODY * (n - 1)] += 0.01;
+        let err = js
+            .joint_state(&mut data, &x, &xd, 1e-8, &mut q2, &mut v2)
+            .unwrap_err();
+        assert!(
+            matches!(&err, JointSpaceError::Inconsistent { joint, .. } if joint.contains("j")),
+            "{err}"
+        );
+    }
+}
+
+/// A loop (a second joint between two bodies of the tree) and a free body
+/// are refused by name, without panics.
+#[test]
+fn closed_loops_and_free_bodies_are_refused_by_name() {
+    let mut rng = Rng::new(5);
+    let mut model = random_tree(&mut rng, 3, Kinds::RevolutePrismatic, false);
+    model.joints.push(SpatialJoint {
+        name: "loop_ball".into(),
+        kind: SpatialJointKind::Spherical {
+            a: SpatialAttachment {
+                body: BodyRef::Body(0),
+                point: [0.0; 3],
+            },
+            b: SpatialAttachment {
+                body: BodyRef::Body(2),
+                point: [0.0; 3],
+            },
+        },
+    });
+    let sys = SpatialSystem::from_spatial(&model).unwrap();
+    let js = SpatialJointSystem::new(&sys);
+    let mut data = js.data();
+    let (x, xd) = sys.initial_state();
+    let err = js
+        .joint_state(&mut data, &x, &xd, 1e-6, &mut [], &mut [])
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("loop_ball") && msg.contains("closed loops"),
+        "{msg}"
+    );
+
+    let mut model = random_tree(&mut rng, 2, Kinds::RevolutePrismatic, false);
+    model.joints.remove(1);
+    let sys = SpatialSystem::from_spatial(&model).unwrap();
+    let js = SpatialJointSystem::new(&sys);
+    let mut data = js.data();
+    let (x, xd) = sys.initial_state();
+    let msg = js
+        .joint_state(&mut data, &x, &xd, 1e-6, &mut [], &mut [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("body 'b1'"), "{msg}");
+}
+
+/// (d) A conservative tree (gravity only) keeps its total energy over a
+/// short classical Runge–Kutta run (h = 1e-3, 0.5 s) to 1e-8 relative.
+#[test]
+fn conservative_tree_keeps_its_energy() {
+    let mut rng = Rng::new(6);
+    let model = random_tree(&mut rng, 6, Kinds::All, false);
+    let (sys, js) = system(&model);
+    let nd = js.nq();
+    let mut data = js.data();
+    let (mut q, mut v) = random_state(&mut rng, nd);
+    let (mut x, mut xd) = (vec![0.0; sys.nq()], vec![0.0; sys.nv()]);
+    let mut energy = |q: &[f64], v: &[f64], data: &mut JointData| {
+        js.body_state(data, q, v, &mut x, &mut xd);
+        sys.kinetic_energy(&x, &xd) + sys.potential_energy(0.0, &x)
+    };
+    let e0 = energy(&q, &v, &mut data);
+    let h = 1e-3;
+    let f = |q: &[f64], v: &[f64], data: &mut JointData| {
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(data, 0.0, q, v, &mut a).unwrap();
+        (v.to_vec(), a)
+    };
+    let axpy = |x: &[f64], s: f64, d: &[f64]| -> Vec<f64> {
+        x.iter().zip(d).map(|(x, d)| x + s * d).collect()
+    };
+    for _ in 0..500 {
+        let (k1q, k1v) = f(&q, &v, &mut data);
+        let (k2q, k2v) = f(
+            &axpy(&q, h / 2.0, &k1q),
+            &axpy(&v, h / 2.0, &k1v),
+            &mut data,
+        );
+        let (k3q, k3v) = f(
+            &axpy(&q, h / 2.0, &k2q),
+            &axpy(&v, h / 2.0, &k2v),
+            &mut data,
+        );
+        let (k4q, k4v) = f(&axpy(&q, h, &k3q), &axpy(&v, h, &k3v), &mut data);
+        for i in 0..nd {
+            q[i] += h / 6.0 * (k1q[i] + 2.0 * k2q[i] + 2.0 * k3q[i] + k4q[i]);
+            v[i] += h / 6.0 * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i] + k4v[i]);
+        }
+    }
+    let e1 = energy(&q, &v, &mut data);
+    let rel = (e1 - e0).abs() / e0.abs().max(1.0);
+    eprintln!("energy drift over 0.5 s (RK4, h = 1e-3): {rel:e}");
+    assert!(rel < 1e-8, "E0 = {e0}, E1 = {e1}, {rel:e}");
+}
+
+/// The finite-difference Jacobians agree with a coarser difference of the
+/// same dynamics (a smoke test of the stopgap: indices and signs).
+#[test]
+fn finite_difference_jacobians_are_consistent() {
+    let mut rng = Rng::new(7);
+    let model = random_tree(&mut rng, 4, Kinds::All, true);
+    let (_, js) = system(&model);
+    let nd = js.nq();
+    let mut data = js.data();
+    let (q, v) = random_state(&mut rng, nd);
+    let (mut dq, mut dv) = (DMatrix::zeros(nd, nd), DMatrix::zeros(nd, nd));
+    js.forward_dynamics_jacobians(&mut data, 0.0, &q, &v, &mut dq, &mut dv)
+        .unwrap();
+    let (mut a0, mut a1) = (vec![0.0; nd], vec![0.0; nd]);
+    let h = 1e-5;
+    for j in 0..nd {
+        let mut q1 = q.clone();
+        q1[j] += h;
+        let mut q0 = q.clone();
+        q0[j] -= h;
+        js.forward_dynamics(&mut data, 0.0, &q1, &v, &mut a1)
+            .unwrap();
+        js.forward_dynamics(&mut data, 0.0, &q0, &v, &mut a0)
+            .unwrap();
+        for i in 0..nd {
+            let fd = (a1[i] - a0[i]) / (2.0 * h);
+            assert!((fd - dq[(i, j)]).abs() < 1e-5 * (1.0 + fd.abs()), "{i},{j}");
+        }
+    }
+    let mut k = DMatrix::zeros(nd, nd);
+    let mut c = DMatrix::zeros(nd, nd);
+    let a = vec![0.3; nd];
+    js.inverse_dynamics_jacobians(&mut data, 0.0, &q, &v, &a, &mut k, &mut c);
+    // C = ∂τ/∂v = −∂f/∂v; with a = M⁻¹(τ + f): ∂a/∂v = −M⁻¹ C at τ fixed
+    let mut m = DMatrix::zeros(nd, nd);
+    js.mass_matrix(&mut data, &q, &mut m);
+    let mc = m.lu().solve(&c).unwrap();
+    for i in 0..nd {
+        for j in 0..nd {
+            assert!((mc[(i, j)] + dv[(i, j)]).abs() < 1e-6 * (1.0 + dv[(i, j)].abs()));
+        }
+    }
+}
