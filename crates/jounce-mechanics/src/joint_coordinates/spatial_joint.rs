@@ -165,8 +165,11 @@ pub struct SpatialJointSystem {
     ndof: usize,
     /// Force elements other than weight and gyroscopic moment exist.
     has_forces: bool,
-    /// Why the system has no joint coordinates (closed loop, free body).
+    /// Why the system has no joint coordinates (a free body).
     unsupported: Option<JointSpaceError>,
+    /// Body-system constraint rows of the cut joints, in order: the
+    /// closure constraints.
+    cut_rows: Vec<usize>,
 }
 
 fn v3(a: &[f64; 3]) -> Vector3<f64> {
@@ -320,6 +323,7 @@ impl SpatialJointSystem {
             ndof: 0,
             has_forces: !sys.forces.is_empty(),
             unsupported: None,
+            cut_rows: Vec::new(),
         };
         if let Err(e) = out.build() {
             out.nodes.clear();
@@ -327,6 +331,7 @@ impl SpatialJointSystem {
             out.mass.clear();
             out.inertia.clear();
             out.ndof = 0;
+            out.cut_rows.clear();
             out.unsupported = Some(e);
         }
         out
@@ -352,12 +357,54 @@ impl SpatialJointSystem {
             joint: format!("joint '{joint}'"),
             problem,
         };
+        // the spanning tree that keeps the most constraint equations in
+        // the tree (Kruskal over the joints by equations, descending; in
+        // model order among equals), so that the fewest closure rows are
+        // cut; a distance joint is always cut
+        let ground = nb;
+        let mut comp: Vec<usize> = (0..=nb).collect();
+        fn find(c: &mut [usize], mut x: usize) -> usize {
+            while c[x] != x {
+                c[x] = c[c[x]];
+                x = c[x];
+            }
+            x
+        }
+        let end = |b: Option<usize>| b.unwrap_or(ground);
+        let mut order: Vec<usize> = (0..sys.joints.len()).collect();
+        order.sort_by_key(|&j| std::cmp::Reverse(sys.joints[j].kind.equations()));
+        let mut in_tree = vec![false; sys.joints.len()];
+        let mut cut = Vec::new();
+        for j in order {
+            let el = &sys.joints[j];
+            let (a, b) = (end(el.bodies[0]), end(el.bodies[1]));
+            if a == b {
+                return Err(unsupported(
+                    &el.name,
+                    "joins a body (or ground) to itself; nothing to move".into(),
+                ));
+            }
+            let (ra, rb) = (find(&mut comp, a), find(&mut comp, b));
+            if ra == rb || matches!(el.kind, SpatialJointKind::Distance { .. }) {
+                cut.push(j);
+            } else {
+                comp[ra] = rb;
+                in_tree[j] = true;
+            }
+        }
+        // first body-system row of each joint
+        let mut first_row = Vec::with_capacity(sys.joints.len());
+        let mut rows = 0;
+        for el in &sys.joints {
+            first_row.push(rows);
+            rows += el.kind.equations();
+        }
+        // the tree's nodes, breadth first from ground
         let mut visited = vec![false; nb];
-        let mut used = vec![false; sys.joints.len()];
         let mut queue: std::collections::VecDeque<Option<usize>> = [None].into();
         while let Some(x) = queue.pop_front() {
             for (j, el) in sys.joints.iter().enumerate() {
-                if used[j] {
+                if !in_tree[j] {
                     continue;
                 }
                 let (a, b) = (el.bodies[0], el.bodies[1]);
@@ -368,33 +415,30 @@ impl SpatialJointSystem {
                 } else {
                     continue;
                 };
-                used[j] = true;
-                let Some(child) = child else {
-                    return Err(unsupported(
-                        &el.name,
-                        "joins ground to ground; nothing to move".into(),
-                    ));
-                };
+                let Some(child) = child else { continue };
                 if visited[child] {
-                    return Err(unsupported(
-                        &el.name,
-                        "closes a kinematic loop; closed loops in spatial joint coordinates are \
-                         not supported yet (use a body-coordinate formulation)"
-                            .into(),
-                    ));
+                    continue;
                 }
                 visited[child] = true;
                 self.add_joint(j, parent_side, x, child, &pose0)?;
                 queue.push_back(Some(child));
             }
         }
-        if let Some(j) = used.iter().position(|u| !u) {
-            return Err(unsupported(
-                &sys.joints[j].name,
-                "is not connected to ground; closed loops and floating subsystems in spatial \
-                 joint coordinates are not supported yet"
-                    .into(),
-            ));
+        cut.sort_unstable();
+        for j in cut {
+            let ends = sys.joints[j].bodies;
+            if let Some(b) = ends.iter().flatten().find(|&&b| !visited[b]) {
+                return Err(JointSpaceError::Unsupported {
+                    joint: format!("body '{}'", sys.body_name(*b)),
+                    problem: format!(
+                        "is joined to the rest only through the closure joint '{}'; not \
+                         supported in spatial joint coordinates yet",
+                        sys.joints[j].name
+                    ),
+                });
+            }
+            self.cut_rows
+                .extend(first_row[j]..first_row[j] + sys.joints[j].kind.equations());
         }
         if let Some(b) = visited.iter().position(|v| !v) {
             return Err(JointSpaceError::Unsupported {
@@ -850,6 +894,170 @@ impl SpatialJointSystem {
         }
     }
 
+    /// q'' of (t, q, v): the articulated-body algorithm for a tree; with
+    /// cut joints the KKT system (jalon-bayo ch. 3–4 in relative
+    /// coordinates)
+    ///
+    /// ```text
+    /// [ M(q)  Φ_qᵀ ] [ q'' ]   [ f(t, q, v)              ]
+    /// [ Φ_q   0    ] [ λ   ] = [ γ − 2αΦ_q v − β²Φ       ]
+    /// ```
+    ///
+    /// with M by CRBA, f by RNEA and the closure terms of
+    /// [`Self::closure_jacobian`], [`Self::closure_gamma`], solved densely
+    /// (LU with full pivoting).
+    fn dynamics(
+        &self,
+        w: &mut SpatialJointWork,
+        baumgarte: [f64; 2],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &mut [f64],
+    ) -> Result<(), JointSpaceError> {
+        if self.cut_rows.is_empty() {
+            return self.aba(w, t, q, v, a);
+        }
+        let (n, m) = (self.ndof, self.cut_rows.len());
+        let mut mass = std::mem::replace(&mut w.mass, DMatrix::zeros(0, 0));
+        self.crba(w, q, &mut mass);
+        let mut f = std::mem::take(&mut w.a2);
+        let zero = std::mem::take(&mut w.a1);
+        let mut z = zero;
+        z.iter_mut().for_each(|x| *x = 0.0);
+        self.rnea(w, t, q, v, &z, &mut f);
+        w.a1 = z;
+        self.closure_jacobian(w, t, q);
+        self.closure_gamma(w, t, q, v);
+        let [alpha, beta] = baumgarte;
+        if alpha != 0.0 || beta != 0.0 {
+            self.closure_phi(w, t, q);
+        }
+        w.kkt.fill(0.0);
+        w.kkt.view_mut((0, 0), (n, n)).copy_from(&mass);
+        for r in 0..m {
+            let mut dphi = 0.0;
+            for j in 0..n {
+                let x = w.phi_q[(r, j)];
+                w.kkt[(n + r, j)] = x;
+                w.kkt[(j, n + r)] = x;
+                dphi += x * v[j];
+            }
+            let mut g = w.gamma[r];
+            if alpha != 0.0 || beta != 0.0 {
+                g -= 2.0 * alpha * dphi + beta * beta * w.phi[r];
+            }
+            w.rhs[n + r] = g;
+        }
+        for i in 0..n {
+            w.rhs[i] = -f[i];
+        }
+        w.mass = mass;
+        w.a2 = f;
+        let lu = w.kkt.clone().full_piv_lu();
+        let scale = w.kkt.amax().max(f64::MIN_POSITIVE);
+        let pivots = lu.u().diagonal();
+        let singular = pivots.iter().any(|p| !(p.abs() > 1e-13 * scale));
+        let sol = if singular { None } else { lu.solve(&w.rhs) };
+        let Some(sol) = sol else {
+            let rows: Vec<String> = (0..m).map(|r| self.constraint_label(r)).collect();
+            return Err(JointSpaceError::SingularClosure(rows.join(", ")));
+        };
+        a.copy_from_slice(&sol.as_slice()[..n]);
+        Ok(())
+    }
+
+    /// Body state x(q), ẋ(q, v) of forward kinematics into `w.body_q`,
+    /// `w.body_v`.
+    fn bodies_of(&self, w: &mut SpatialJointWork, q: &[f64], v: &[f64]) {
+        self.kinematics(w, q, v);
+        let (mut bq, mut bv) = (std::mem::take(&mut w.body_q), std::mem::take(&mut w.body_v));
+        self.write_bodies(w, &mut bq, &mut bv);
+        w.body_q = bq;
+        w.body_v = bv;
+    }
+
+    /// Φ(t, q) = Φ_body(t, x(q)) of the cut joints into `w.phi`: the body
+    /// system's own constraint functions at the forward-kinematics poses.
+    fn closure_phi(&self, w: &mut SpatialJointWork, t: f64, q: &[f64]) {
+        let zero = std::mem::take(&mut w.unit);
+        let mut z = zero;
+        z.iter_mut().for_each(|x| *x = 0.0);
+        self.bodies_of(w, q, &z);
+        w.unit = z;
+        self.sys.constraints(t, &w.body_q, &mut w.body_phi);
+        for (r, &row) in self.cut_rows.iter().enumerate() {
+            w.phi[r] = w.body_phi[row];
+        }
+    }
+
+    /// Φ_q = Φ_x(x(q)) J(q) into `w.phi_q`, Φ_x the body system's velocity
+    /// Jacobian and J(q) the body velocities per joint rate (column j:
+    /// forward kinematics with v = e_j), and `w.body_jac` = Φ_x.
+    fn closure_jacobian(&self, w: &mut SpatialJointWork, t: f64, q: &[f64]) {
+        let n = self.ndof;
+        let mut unit = std::mem::take(&mut w.unit);
+        for j in 0..n {
+            unit.iter_mut().for_each(|x| *x = 0.0);
+            unit[j] = 1.0;
+            self.bodies_of(w, q, &unit);
+            for (i, x) in w.body_v.iter().enumerate() {
+                w.jac_q[(i, j)] = *x;
+            }
+        }
+        w.unit = unit;
+        self.sys.constraint_jacobian(t, &w.body_q, &mut w.body_jac);
+        for (r, &row) in self.cut_rows.iter().enumerate() {
+            for j in 0..n {
+                let mut s = 0.0;
+                for k in 0..w.jac_q.nrows() {
+                    s += w.body_jac[(row, k)] * w.jac_q[(k, j)];
+                }
+                w.phi_q[(r, j)] = s;
+            }
+        }
+    }
+
+    /// γ with Φ_q q'' = γ into `w.gamma`: the body system's
+    /// Φ_x ẍ = γ_body with ẍ = J q'' + J̇ v gives γ = γ_body − Φ_x J̇ v
+    /// (J̇ v the body accelerations at q'' = 0). Needs
+    /// [`Self::closure_jacobian`] at the same q (for `w.body_jac`).
+    fn closure_gamma(&self, w: &mut SpatialJointWork, t: f64, q: &[f64], v: &[f64]) {
+        self.bodies_of(w, q, v);
+        self.sys.gamma(t, &w.body_q, &w.body_v, &mut w.body_gamma);
+        let mut zero = std::mem::take(&mut w.unit);
+        zero.iter_mut().for_each(|x| *x = 0.0);
+        self.accelerations(w, &zero);
+        w.unit = zero;
+        let mut ba = std::mem::take(&mut w.body_a);
+        self.write_accelerations(w, &mut ba);
+        for (r, &row) in self.cut_rows.iter().enumerate() {
+            let mut s = w.body_gamma[row];
+            for (k, x) in ba.iter().enumerate() {
+                s -= w.body_jac[(row, k)] * x;
+            }
+            w.gamma[r] = s;
+        }
+        w.body_a = ba;
+    }
+
+    /// ẍ (6 per body) of the spatial accelerations after
+    /// [`Self::accelerations`]: r̈ = a_O + ω̇ × r + ω × ṙ (the centre of
+    /// mass of the spatial acceleration, RBDA sec. 2.11), ω̇' = Aᵀ ω̇.
+    fn write_accelerations(&self, w: &SpatialJointWork, body_a: &mut [f64]) {
+        for (b, &i) in self.body_node.iter().enumerate() {
+            let (r, rot, vel, acc) = (w.pos[i], w.rot[i], w.vel[i], w.acc[i]);
+            let omega = Vector3::new(vel[0], vel[1], vel[2]);
+            let rdot = Vector3::new(vel[3], vel[4], vel[5]) + omega.cross(&r);
+            let wdot = Vector3::new(acc[0], acc[1], acc[2]);
+            let rdd = Vector3::new(acc[3], acc[4], acc[5]) + wdot.cross(&r) + omega.cross(&rdot);
+            let wdb = rot.transpose() * wdot;
+            let out = &mut body_a[NV_BODY * b..NV_BODY * (b + 1)];
+            out[..3].copy_from_slice(rdd.as_slice());
+            out[3..].copy_from_slice(wdb.as_slice());
+        }
+    }
+
     /// The finite-difference step of coordinate x.
     fn fd_step(x: f64) -> f64 {
         1e-6 * (1.0 + x.abs())
@@ -885,7 +1093,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
     }
 
     fn nc(&self) -> usize {
-        0
+        self.cut_rows.len()
     }
 
     fn body_nq(&self) -> usize {
@@ -903,6 +1111,8 @@ impl JointCoordinateSystem for SpatialJointSystem {
                 self.nodes.len(),
                 self.sys.body_count(),
                 self.ndof,
+                self.cut_rows.len(),
+                self.sys.nc(),
             ))),
             baumgarte: [0.0, 0.0],
         }
@@ -916,7 +1126,10 @@ impl JointCoordinateSystem for SpatialJointSystem {
     }
 
     fn constraint_label(&self, r: usize) -> String {
-        format!("closure constraint {r} (out of range)")
+        match self.cut_rows.get(r) {
+            Some(&row) => self.sys.constraint_label(row),
+            None => format!("closure constraint {r} (out of range)"),
+        }
     }
 
     fn breakpoints(&self) -> Vec<f64> {
@@ -1041,17 +1254,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
         let w = Self::work(data);
         self.kinematics(w, q, v);
         self.accelerations(w, a);
-        for (b, &i) in self.body_node.iter().enumerate() {
-            let (r, rot, vel, acc) = (w.pos[i], w.rot[i], w.vel[i], w.acc[i]);
-            let omega = Vector3::new(vel[0], vel[1], vel[2]);
-            let rdot = Vector3::new(vel[3], vel[4], vel[5]) + omega.cross(&r);
-            let wdot = Vector3::new(acc[0], acc[1], acc[2]);
-            let rdd = Vector3::new(acc[3], acc[4], acc[5]) + wdot.cross(&r) + omega.cross(&rdot);
-            let wdb = rot.transpose() * wdot;
-            let out = &mut body_a[NV_BODY * b..NV_BODY * (b + 1)];
-            out[..3].copy_from_slice(rdd.as_slice());
-            out[3..].copy_from_slice(wdb.as_slice());
-        }
+        self.write_accelerations(w, body_a);
     }
 
     fn forward_dynamics(
@@ -1062,7 +1265,8 @@ impl JointCoordinateSystem for SpatialJointSystem {
         v: &[f64],
         a: &mut [f64],
     ) -> Result<(), JointSpaceError> {
-        self.aba(Self::work(data), t, q, v, a)
+        let baumgarte = data.baumgarte;
+        self.dynamics(Self::work(data), baumgarte, t, q, v, a)
     }
 
     /// Central finite differences of the articulated-body algorithm (a
@@ -1076,6 +1280,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
         da_dq: &mut DMatrix<f64>,
         da_dv: &mut DMatrix<f64>,
     ) -> Result<(), JointSpaceError> {
+        let baumgarte = data.baumgarte;
         let w = Self::work(data);
         let n = self.ndof;
         let (mut x, mut y, mut a1, mut a2) = (
@@ -1093,13 +1298,13 @@ impl JointCoordinateSystem for SpatialJointSystem {
                 let h = Self::fd_step(target[j]);
                 let x0 = target[j];
                 target[j] = x0 + h;
-                if let Err(e) = self.aba(w, t, &x, &y, &mut a1) {
+                if let Err(e) = self.dynamics(w, baumgarte, t, &x, &y, &mut a1) {
                     result = Err(e);
                     break 'outer;
                 }
                 let target = if seed_q { &mut x } else { &mut y };
                 target[j] = x0 - h;
-                if let Err(e) = self.aba(w, t, &x, &y, &mut a2) {
+                if let Err(e) = self.dynamics(w, baumgarte, t, &x, &y, &mut a2) {
                     result = Err(e);
                     break 'outer;
                 }
@@ -1178,18 +1383,33 @@ impl JointCoordinateSystem for SpatialJointSystem {
         (w.q1, w.q2, w.a1, w.a2) = (x, y, t1, t2);
     }
 
-    fn constraints(&self, _data: &mut JointData, _t: f64, _q: &[f64], _phi: &mut [f64]) {}
-
-    fn constraint_jacobian(
-        &self,
-        _data: &mut JointData,
-        _t: f64,
-        _q: &[f64],
-        _jac: &mut DMatrix<f64>,
-    ) {
+    fn constraints(&self, data: &mut JointData, t: f64, q: &[f64], phi: &mut [f64]) {
+        if self.cut_rows.is_empty() {
+            return;
+        }
+        let w = Self::work(data);
+        self.closure_phi(w, t, q);
+        phi.copy_from_slice(&w.phi);
     }
 
-    fn gamma(&self, _data: &mut JointData, _t: f64, _q: &[f64], _v: &[f64], _gamma: &mut [f64]) {}
+    fn constraint_jacobian(&self, data: &mut JointData, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+        if self.cut_rows.is_empty() {
+            return;
+        }
+        let w = Self::work(data);
+        self.closure_jacobian(w, t, q);
+        jac.copy_from(&w.phi_q);
+    }
+
+    fn gamma(&self, data: &mut JointData, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+        if self.cut_rows.is_empty() {
+            return;
+        }
+        let w = Self::work(data);
+        self.closure_jacobian(w, t, q);
+        self.closure_gamma(w, t, q, v);
+        gamma.copy_from_slice(&w.gamma);
+    }
 }
 
 #[cfg(test)]

@@ -380,38 +380,11 @@ fn joint_state_round_trip_and_inconsistency() {
     }
 }
 
-/// A loop (a second joint between two bodies of the tree) and a free body
-/// are refused by name, without panics.
+/// A free body (no joint path to ground) is refused by name, without
+/// panics.
 #[test]
-fn closed_loops_and_free_bodies_are_refused_by_name() {
+fn free_bodies_are_refused_by_name() {
     let mut rng = Rng::new(5);
-    let mut model = random_tree(&mut rng, 3, Kinds::RevolutePrismatic, false);
-    model.joints.push(SpatialJoint {
-        name: "loop_ball".into(),
-        kind: SpatialJointKind::Spherical {
-            a: SpatialAttachment {
-                body: BodyRef::Body(0),
-                point: [0.0; 3],
-            },
-            b: SpatialAttachment {
-                body: BodyRef::Body(2),
-                point: [0.0; 3],
-            },
-        },
-    });
-    let sys = SpatialSystem::from_spatial(&model).unwrap();
-    let js = SpatialJointSystem::new(&sys);
-    let mut data = js.data();
-    let (x, xd) = sys.initial_state();
-    let err = js
-        .joint_state(&mut data, &x, &xd, 1e-6, &mut [], &mut [])
-        .unwrap_err();
-    let msg = err.to_string();
-    assert!(
-        msg.contains("loop_ball") && msg.contains("closed loops"),
-        "{msg}"
-    );
-
     let mut model = random_tree(&mut rng, 2, Kinds::RevolutePrismatic, false);
     model.joints.remove(1);
     let sys = SpatialSystem::from_spatial(&model).unwrap();
@@ -423,6 +396,139 @@ fn closed_loops_and_free_bodies_are_refused_by_name() {
         .unwrap_err()
         .to_string();
     assert!(msg.contains("body 'b1'"), "{msg}");
+}
+
+/// A random tree closed by a spherical joint from its last body to ground
+/// and a distance joint between its first and last bodies, both
+/// satisfied at the start (the zero joint coordinates).
+fn looped(rng: &mut Rng, n: usize) -> SpatialModel {
+    let mut model = random_tree(rng, n, Kinds::All, true);
+    let world = |m: &SpatialModel, b: usize, s: [f64; 3]| {
+        let body = &m.bodies[b];
+        let a = rot_of(&body.orientation);
+        v3(&body.position) + a * v3(&s)
+    };
+    let s = rng.vec3(0.3);
+    let p = world(&model, n - 1, s);
+    model.joints.push(SpatialJoint {
+        name: "loop_ball".into(),
+        kind: SpatialJointKind::Spherical {
+            a: SpatialAttachment {
+                body: BodyRef::Ground,
+                point: arr(&p),
+            },
+            b: SpatialAttachment {
+                body: BodyRef::Body(n - 1),
+                point: s,
+            },
+        },
+    });
+    let (s0, s1) = (rng.vec3(0.3), rng.vec3(0.3));
+    let length = (world(&model, 0, s0) - world(&model, n / 2, s1)).norm();
+    model.joints.push(SpatialJoint {
+        name: "loop_rod".into(),
+        kind: SpatialJointKind::Distance {
+            a: SpatialAttachment {
+                body: BodyRef::Body(0),
+                point: s0,
+            },
+            b: SpatialAttachment {
+                body: BodyRef::Body(n / 2),
+                point: s1,
+            },
+            length,
+        },
+    });
+    model
+}
+
+/// Closed loops: the cut joints' closure constraints hold at the start,
+/// Φ_q and γ agree with central differences of Φ along the motion, and
+/// the KKT forward dynamics in joint coordinates, mapped to body
+/// accelerations, equal the body-coordinate KKT dynamics (to 1e-10).
+#[test]
+fn closed_loops_by_cut_joints_match_the_body_kkt_dynamics() {
+    let mut rng = Rng::new(8);
+    let mut worst: f64 = 0.0;
+    for n in [3, 5, 8, 12] {
+        // a random tree whose closure rows are independent at the start
+        // (a short path to ground may leave the ball fewer than 3 degrees
+        // of freedom: redundant rows, a singular KKT matrix)
+        let (sys, js) = (0..50)
+            .find_map(|_| {
+                let (sys, js) = system(&looped(&mut rng, n));
+                let mut data = js.data();
+                let mut jac = DMatrix::zeros(js.nc(), js.nq());
+                js.constraint_jacobian(&mut data, 0.0, &vec![0.0; js.nq()], &mut jac);
+                let sv = jac.singular_values();
+                (js.nc() <= js.nq() && sv.min() > 1e-3 * sv.max()).then_some((sys, js))
+            })
+            .expect("a regular loop among 50 random trees");
+        let (nd, m) = (js.nq(), js.nc());
+        // the breadth-first tree from ground may take the ball into the
+        // tree and cut the last body's own joint instead; the rod is cut
+        assert!(m >= 4, "{m}");
+        assert!(js.constraint_label(m - 1).contains("loop_rod"));
+        let mut data = js.data();
+        let q = vec![0.0; nd];
+        let mut phi = vec![0.0; m];
+        js.constraints(&mut data, 0.0, &q, &mut phi);
+        assert!(max_abs(phi.iter().copied()) < 1e-12, "Φ(0) = {phi:?}");
+        let mut jac = DMatrix::zeros(m, nd);
+        js.constraint_jacobian(&mut data, 0.0, &q, &mut jac);
+        // v in the null space of Φ_q
+        let vr = DVector::from_iterator(nd, (0..nd).map(|_| rng.uniform(-1.0, 1.0)));
+        let jt = jac.transpose();
+        let y = (&jac * &jt).lu().solve(&(&jac * &vr)).unwrap();
+        let v: Vec<f64> = (vr - jt * y).iter().copied().collect();
+        // Φ_q and γ against differences of Φ along q + s v
+        let h = 1e-4;
+        let (mut pp, mut pm) = (vec![0.0; m], vec![0.0; m]);
+        let qs = |s: f64| -> Vec<f64> { (0..nd).map(|i| q[i] + s * v[i]).collect() };
+        js.constraints(&mut data, 0.0, &qs(h), &mut pp);
+        js.constraints(&mut data, 0.0, &qs(-h), &mut pm);
+        let mut gamma = vec![0.0; m];
+        js.gamma(&mut data, 0.0, &q, &v, &mut gamma);
+        for r in 0..m {
+            let d1 = (pp[r] - pm[r]) / (2.0 * h);
+            let d2 = (pp[r] - 2.0 * phi[r] + pm[r]) / (h * h);
+            let jv: f64 = (0..nd).map(|j| jac[(r, j)] * v[j]).sum();
+            assert!((d1 - jv).abs() < 1e-7, "row {r}: {d1} vs {jv}");
+            assert!(
+                (d2 + gamma[r]).abs() < 1e-5,
+                "row {r}: {d2} vs {}",
+                -gamma[r]
+            );
+        }
+        // the dynamics against the body KKT system
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.2, &q, &v, &mut a).unwrap();
+        let (nv, nc) = (sys.nv(), sys.nc());
+        let (mut x, mut xd, mut xdd) = (vec![0.0; sys.nq()], vec![0.0; nv], vec![0.0; nv]);
+        js.body_state(&mut data, &q, &v, &mut x, &mut xd);
+        js.body_acceleration(&mut data, &q, &v, &a, &mut xdd);
+        let mut mm = DMatrix::zeros(nv, nv);
+        sys.mass_matrix(&x, &mut mm);
+        let mut qf = vec![0.0; nv];
+        sys.generalized_forces(0.2, &x, &xd, &mut qf);
+        let mut bj = DMatrix::zeros(nc, nv);
+        sys.constraint_jacobian(0.2, &x, &mut bj);
+        let mut bg = vec![0.0; nc];
+        sys.gamma(0.2, &x, &xd, &mut bg);
+        // the body KKT system with the redundant tree rows removed: the
+        // least-squares (minimum-norm) solution of the consistent system
+        let mut k = DMatrix::zeros(nv + nc, nv + nc);
+        k.view_mut((0, 0), (nv, nv)).copy_from(&mm);
+        k.view_mut((nv, 0), (nc, nv)).copy_from(&bj);
+        k.view_mut((0, nv), (nv, nc)).copy_from(&bj.transpose());
+        let rhs = DVector::from_iterator(nv + nc, qf.iter().chain(&bg).copied());
+        let sol = k.svd(true, true).solve(&rhs, 1e-11).unwrap();
+        let scale = max_abs(sol.rows(0, nv).iter().copied()).max(1.0);
+        let err = max_abs((0..nv).map(|i| sol[i] - xdd[i])) / scale;
+        worst = worst.max(err);
+        assert!(err < 1e-10, "n = {n}: {err:e}");
+    }
+    eprintln!("closed loops, joint KKT vs body KKT accelerations: worst {worst:e}");
 }
 
 /// (d) A conservative tree (gravity only) keeps its total energy over a

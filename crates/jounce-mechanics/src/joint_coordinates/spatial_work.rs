@@ -3,7 +3,7 @@
 //! the value evaluations (forward dynamics, mass matrix, inverse dynamics)
 //! allocate nothing.
 
-use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
 
 /// Per-node buffers of forward kinematics and of the articulated-body,
 /// composite-rigid-body and Newton–Euler recursions, all in 6-D spatial
@@ -56,12 +56,43 @@ pub(crate) struct SpatialJointWork {
     pub a1: Vec<f64>,
     /// Scratch.
     pub a2: Vec<f64>,
+    /// Closure constraints (cut joints): Φ of every body-system row.
+    pub body_phi: Vec<f64>,
+    /// Body-system γ of every row.
+    pub body_gamma: Vec<f64>,
+    /// Body-system Φ_x (every row × body velocities).
+    pub body_jac: DMatrix<f64>,
+    /// J(q): body velocities per joint rate (body n_v × n).
+    pub jac_q: DMatrix<f64>,
+    /// Body accelerations (J̇ v, then scratch).
+    pub body_a: Vec<f64>,
+    /// Unit joint vector (columns of J).
+    pub unit: Vec<f64>,
+    /// M (n × n).
+    pub mass: DMatrix<f64>,
+    /// Φ_q (m × n).
+    pub phi_q: DMatrix<f64>,
+    /// Φ (m).
+    pub phi: Vec<f64>,
+    /// γ (m).
+    pub gamma: Vec<f64>,
+    /// The KKT matrix ((n + m)²).
+    pub kkt: DMatrix<f64>,
+    /// [f; γ], then [q''; λ].
+    pub rhs: nalgebra::DVector<f64>,
 }
 
 impl SpatialJointWork {
-    /// Buffers for `n` nodes, `nb` bodies and `nd` joint coordinates.
-    pub fn new(n: usize, nb: usize, nd: usize) -> Self {
+    /// Buffers for `n` nodes, `nb` bodies, `nd` joint coordinates, `nc`
+    /// closure rows and `nc_body` body-system constraint rows (the closure
+    /// buffers empty when `nc` = 0).
+    pub fn new(n: usize, nb: usize, nd: usize, nc: usize, nc_body: usize) -> Self {
         let z6 = Vector6::zeros();
+        let (k, kb, kv) = if nc == 0 {
+            (0, 0, 0)
+        } else {
+            (nd, nc_body, 6 * nb)
+        };
         Self {
             quat: vec![[1.0, 0.0, 0.0, 0.0]; n],
             rot: vec![Matrix3::identity(); n],
@@ -85,6 +116,18 @@ impl SpatialJointWork {
             q2: vec![0.0; nd],
             a1: vec![0.0; nd],
             a2: vec![0.0; nd],
+            body_phi: vec![0.0; kb],
+            body_gamma: vec![0.0; kb],
+            body_jac: DMatrix::zeros(kb, kv),
+            jac_q: DMatrix::zeros(kv, k),
+            body_a: vec![0.0; kv],
+            unit: vec![0.0; k],
+            mass: DMatrix::zeros(k, k),
+            phi_q: DMatrix::zeros(nc, k),
+            phi: vec![0.0; nc],
+            gamma: vec![0.0; nc],
+            kkt: DMatrix::zeros(k + nc, k + nc),
+            rhs: nalgebra::DVector::zeros(k + nc),
         }
     }
 }
