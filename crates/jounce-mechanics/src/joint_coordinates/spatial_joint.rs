@@ -30,7 +30,8 @@
 //! along the child's centre of mass from the joint point, the singularity
 //! then a child pointing along the parent's e₁), joined by massless
 //! frames, so that n_q = n_v. Each S is fixed in the parent frame of its
-//! node, so c = Ṡ q' = (v_parent × S) q' (RBDA eq. 4.? with Ṡ = v × S).
+//! node, so c = Ṡ q' = (v_parent × S) q' (RBDA ch. 4; a motion vector
+//! fixed in a body moving with v changes at the rate v × m, ch. 2).
 //!
 //! The zero of every joint coordinate is the model's initial
 //! configuration (for a URDF, the URDF's zero configuration).
@@ -51,17 +52,28 @@
 //! body as a wrench at O — which is Q_joint = J(q)ᵀ Q_body, correct for
 //! any force element.
 //!
-//! **Closed loops** (joints that do not fit a tree, a body reached twice,
-//! a free body, a distance joint in the tree) are not supported yet: the
-//! system is built without coordinates and [`JointCoordinateSystem::joint_state`]
-//! returns [`JointSpaceError::Unsupported`] naming the joint, so that the
-//! `joint` formulation refuses the model by name.
+//! **The tree and closed loops.** The tree is the spanning tree from
+//! ground that keeps the most joint equations (Kruskal over the joints by
+//! their number of equations, so that the fewest rows are cut); the other
+//! joints, and every distance joint, are cut joints whose equations are
+//! closure constraints Φ(q) = Φ_body(x(q)): the body system's own joint
+//! functions ([`MechanicalSystem::constraints`]) at the poses of forward
+//! kinematics, Φ_q = Φ_x J(q) (J the body velocities per joint rate) and
+//! γ = γ_body − Φ_x J̇ v. With cut joints q'' solves the dense KKT system
+//! [M Φ_qᵀ; Φ_q 0][q''; λ] = [f; γ] (M by CRBA, f by RNEA), with optional
+//! Baumgarte terms. A body not joined to ground through the tree (a free
+//! body, or one held only by a distance joint) gives a system whose
+//! [`JointCoordinateSystem::joint_state`] returns
+//! [`JointSpaceError::Unsupported`] naming the body, so that the `joint`
+//! formulation refuses the model by name.
 //!
 //! **Jacobians** ([`JointCoordinateSystem::forward_dynamics_jacobians`],
 //! [`JointCoordinateSystem::inverse_dynamics_jacobians`]) are by central
-//! finite differences of the O(N) recursions — a documented stopgap
-//! (relative error about 1e-9) until the recursions are made generic over
-//! the scalar as the planar ones are.
+//! finite differences of the O(N) recursions (and of the KKT solve with
+//! cut joints) — a documented stopgap (relative error about 1e-9, 2n
+//! evaluations) until the recursions are made generic over the scalar as
+//! the planar ones are. Φ_q and γ are exact (the body system's exact
+//! derivatives composed with forward kinematics).
 
 use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
 
@@ -165,7 +177,8 @@ pub struct SpatialJointSystem {
     ndof: usize,
     /// Force elements other than weight and gyroscopic moment exist.
     has_forces: bool,
-    /// Why the system has no joint coordinates (a free body).
+    /// Why the system has no joint coordinates (a body the tree does not
+    /// reach).
     unsupported: Option<JointSpaceError>,
     /// Body-system constraint rows of the cut joints, in order: the
     /// closure constraints.
@@ -306,10 +319,10 @@ fn angle_about(w: &Matrix3<f64>, h: &Vector3<f64>) -> f64 {
 }
 
 impl SpatialJointSystem {
-    /// The joint-coordinate form of `sys`: its kinematic tree grown from
-    /// ground, breadth first. A model that is not such a tree gives a
-    /// system whose [`JointCoordinateSystem::joint_state`] fails naming the
-    /// joint or body (see the module documentation).
+    /// The joint-coordinate form of `sys`: its kinematic tree (nodes
+    /// breadth first from ground) and cut joints. A body the tree does not
+    /// reach gives a system whose [`JointCoordinateSystem::joint_state`]
+    /// fails naming it (see the module documentation).
     pub fn new(sys: &SpatialSystem) -> SpatialJointSystem {
         let nb = sys.body_count();
         let mut out = SpatialJointSystem {
@@ -617,7 +630,7 @@ impl SpatialJointSystem {
             .expect("JointData of a SpatialJointSystem (made by its data())")
     }
 
-    /// Forward kinematics (RBDA sec. 4.? / Table 5.1 pass 1 in the fixed
+    /// Forward kinematics (RBDA Table 5.1, pass 1, in the fixed
     /// frame): pose, spatial velocity, S and c of every node.
     fn kinematics(&self, w: &mut SpatialJointWork, q: &[f64], v: &[f64]) {
         for (i, n) in self.nodes.iter().enumerate() {
@@ -1240,9 +1253,8 @@ impl JointCoordinateSystem for SpatialJointSystem {
         self.write_bodies(w, body_q, body_v);
     }
 
-    /// ẍ from the spatial accelerations a (RBDA eq. 2.? : the
-    /// centre-of-mass acceleration r̈ = a_O + ω̇ × r + ω × ṙ) and
-    /// ω̇' = Aᵀ ω̇.
+    /// ẍ from the spatial accelerations a (RBDA ch. 2: the centre of
+    /// mass accelerates by r̈ = a_O + ω̇ × r + ω × ṙ) and ω̇' = Aᵀ ω̇.
     fn body_acceleration(
         &self,
         data: &mut JointData,
