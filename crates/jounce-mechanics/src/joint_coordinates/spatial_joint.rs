@@ -865,8 +865,9 @@ impl SpatialJointSystem {
     /// I^c_i = I_i + Σ_children I^c_j, F = I^c_i S_i, M_ii = S_iᵀ F,
     /// M_ij = M_ji = S_jᵀ F for every ancestor j of i. O(N·depth).
     fn crba(&self, w: &mut SpatialJointWork, q: &[f64], m: &mut DMatrix<f64>) {
-        let zero = vec![0.0; self.ndof];
+        let zero = std::mem::take(&mut w.zero);
         self.kinematics(w, q, &zero);
+        w.zero = zero;
         self.inertias(w);
         let n = self.nodes.len();
         for i in 0..n {
@@ -934,12 +935,10 @@ impl SpatialJointSystem {
         let (n, m) = (self.ndof, self.cut_rows.len());
         let mut mass = std::mem::replace(&mut w.mass, DMatrix::zeros(0, 0));
         self.crba(w, q, &mut mass);
-        let mut f = std::mem::take(&mut w.a2);
-        let zero = std::mem::take(&mut w.a1);
-        let mut z = zero;
-        z.iter_mut().for_each(|x| *x = 0.0);
+        let mut f = std::mem::take(&mut w.bias);
+        let z = std::mem::take(&mut w.zero);
         self.rnea(w, t, q, v, &z, &mut f);
-        w.a1 = z;
+        w.zero = z;
         self.closure_jacobian(w, t, q);
         self.closure_gamma(w, t, q, v);
         let [alpha, beta] = baumgarte;
@@ -966,7 +965,7 @@ impl SpatialJointSystem {
             w.rhs[i] = -f[i];
         }
         w.mass = mass;
-        w.a2 = f;
+        w.bias = f;
         let lu = w.kkt.clone().full_piv_lu();
         let scale = w.kkt.amax().max(f64::MIN_POSITIVE);
         let pivots = lu.u().diagonal();
@@ -1335,12 +1334,10 @@ impl JointCoordinateSystem for SpatialJointSystem {
 
     fn bias_forces(&self, data: &mut JointData, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
         let w = Self::work(data);
-        let zero = std::mem::take(&mut w.a1);
-        let mut z = zero;
-        z.iter_mut().for_each(|x| *x = 0.0);
+        let z = std::mem::take(&mut w.zero);
         self.rnea(w, t, q, v, &z, f);
         f.iter_mut().for_each(|x| *x = -*x);
-        w.a1 = z;
+        w.zero = z;
     }
 
     fn inverse_dynamics(

@@ -527,6 +527,24 @@ fn closed_loops_by_cut_joints_match_the_body_kkt_dynamics() {
         let err = max_abs((0..nv).map(|i| sol[i] - xdd[i])) / scale;
         worst = worst.max(err);
         assert!(err < 1e-10, "n = {n}: {err:e}");
+        // the finite-difference Jacobians of the KKT dynamics (smoke)
+        let (mut dq, mut dv) = (DMatrix::zeros(nd, nd), DMatrix::zeros(nd, nd));
+        js.forward_dynamics_jacobians(&mut data, 0.2, &q, &v, &mut dq, &mut dv)
+            .unwrap();
+        let j = nd - 1;
+        let mut v1 = v.clone();
+        v1[j] += 1e-5;
+        let mut a1 = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.2, &q, &v1, &mut a1)
+            .unwrap();
+        for i in 0..nd {
+            let fd = (a1[i] - a[i]) / 1e-5;
+            assert!(
+                (fd - dv[(i, j)]).abs() < 1e-3 * (1.0 + fd.abs()),
+                "{i}: {fd} vs {}",
+                dv[(i, j)]
+            );
+        }
     }
     eprintln!("closed loops, joint KKT vs body KKT accelerations: worst {worst:e}");
 }

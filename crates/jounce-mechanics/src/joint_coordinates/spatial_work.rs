@@ -56,6 +56,10 @@ pub(crate) struct SpatialJointWork {
     pub a1: Vec<f64>,
     /// Scratch.
     pub a2: Vec<f64>,
+    /// Zeros (n): never written.
+    pub zero: Vec<f64>,
+    /// τ(q, v, 0) = −f of the KKT dynamics (n).
+    pub bias: Vec<f64>,
     /// Closure constraints (cut joints): Φ of every body-system row.
     pub body_phi: Vec<f64>,
     /// Body-system γ of every row.
@@ -116,6 +120,8 @@ impl SpatialJointWork {
             q2: vec![0.0; nd],
             a1: vec![0.0; nd],
             a2: vec![0.0; nd],
+            zero: vec![0.0; nd],
+            bias: vec![0.0; nd],
             body_phi: vec![0.0; kb],
             body_gamma: vec![0.0; kb],
             body_jac: DMatrix::zeros(kb, kv),
