@@ -170,6 +170,13 @@ pub(crate) fn random_tree(rng: &mut Rng, n: usize, kinds: Kinds, loads: bool) ->
                 }
             }
         };
+        // a third of the joints name the child first (body1 = child): the
+        // tree must turn them round
+        let kind = if rng.uniform(0.0, 1.0) < 0.3 {
+            reversed(kind)
+        } else {
+            kind
+        };
         joints.push(SpatialJoint {
             name: format!("j{i}"),
             kind,
@@ -219,6 +226,70 @@ pub(crate) fn random_tree(rng: &mut Rng, n: usize, kinds: Kinds, loads: bool) ->
         bodies,
         joints,
         forces,
+    }
+}
+
+/// The same joint with its two ends (and their axes or frames) swapped.
+fn reversed(kind: SpatialJointKind) -> SpatialJointKind {
+    use SpatialJointKind as K;
+    match kind {
+        K::Revolute {
+            a,
+            b,
+            axis_a,
+            axis_b,
+        } => K::Revolute {
+            a: b,
+            b: a,
+            axis_a: axis_b,
+            axis_b: axis_a,
+        },
+        K::Prismatic {
+            a,
+            b,
+            axis_a,
+            axis_b,
+        } => K::Prismatic {
+            a: b,
+            b: a,
+            axis_a: axis_b,
+            axis_b: axis_a,
+        },
+        K::Cylindrical {
+            a,
+            b,
+            axis_a,
+            axis_b,
+        } => K::Cylindrical {
+            a: b,
+            b: a,
+            axis_a: axis_b,
+            axis_b: axis_a,
+        },
+        K::Universal {
+            a,
+            b,
+            axis_a,
+            axis_b,
+        } => K::Universal {
+            a: b,
+            b: a,
+            axis_a: axis_b,
+            axis_b: axis_a,
+        },
+        K::Spherical { a, b } => K::Spherical { a: b, b: a },
+        K::Fixed {
+            a,
+            b,
+            frame_a,
+            frame_b,
+        } => K::Fixed {
+            a: b,
+            b: a,
+            frame_a: frame_b,
+            frame_b: frame_a,
+        },
+        other => other,
     }
 }
 
