@@ -124,6 +124,8 @@ struct Node {
     dof: Option<usize>,
     /// e.g. `joint 'elbow' (angle)`.
     label: String,
+    /// One of a spherical joint's Cardan angles.
+    cardan: bool,
 }
 
 /// The kinds of tree joints.
@@ -586,6 +588,7 @@ impl SpatialJointSystem {
                 s_c: if last { s_c } else { [0.0; 3] },
                 p0: if last { p0 } else { identity },
                 dof,
+                cardan: kind == TreeKind::Spherical,
                 label: if cname.is_empty() {
                     format!("joint '{name}'")
                 } else {
@@ -786,10 +789,15 @@ impl SpatialJointSystem {
                 let d = s.dot(&u);
                 let scale = ia.trace().abs();
                 if !(d > 1e-12 * scale) {
-                    return Err(JointSpaceError::ZeroArticulatedInertia {
-                        joint: node.label.clone(),
-                        value: d,
-                    });
+                    let joint = if node.cardan {
+                        format!(
+                            "{} (or its Cardan angles at their singularity, the second at ±90°)",
+                            node.label
+                        )
+                    } else {
+                        node.label.clone()
+                    };
+                    return Err(JointSpaceError::ZeroArticulatedInertia { joint, value: d });
                 }
                 let d_inv = 1.0 / d;
                 let tau = -s.dot(&pa);

@@ -712,3 +712,29 @@ fn finite_difference_jacobians_are_consistent() {
         }
     }
 }
+
+/// A spherical joint at its Cardan singularity (second angle 90°) is
+/// reported naming the joint and the singularity, not as a panic or a
+/// NaN.
+#[test]
+fn cardan_singularity_of_a_spherical_joint_is_reported() {
+    let mut rng = Rng::new(9);
+    let mut model = random_tree(&mut rng, 1, Kinds::RevolutePrismatic, false);
+    let (a, b) = model.joints[0].kind.attachments();
+    model.joints[0].kind = SpatialJointKind::Spherical { a, b };
+    let (_, js) = system(&model);
+    assert_eq!(js.nq(), 3);
+    let mut data = js.data();
+    let mut a = vec![0.0; 3];
+    let err = js
+        .forward_dynamics(
+            &mut data,
+            0.0,
+            &[0.3, std::f64::consts::FRAC_PI_2, -0.2],
+            &[0.1, 0.2, 0.3],
+            &mut a,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("j0") && err.contains("Cardan"), "{err}");
+}
