@@ -164,13 +164,16 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     // projection, penalty, index3, ggl and augmented_lagrangian integrate
     // q' = T(q) v (or update q by the exponential map) and keep q on its
     // manifold; joint integrates its own joint coordinates, which need
-    // n_q = n_v only there (a spatial tree of single-axis joints); the
+    // n_q = n_v only there (a spatial tree: one coordinate per joint
+    // freedom; built only for this check when the body n_q ≠ n_v); the
     // others integrate q' = v
-    let joint_space_ok = kind == K::Joint
-        && sys.n_friction_rows() == 0
-        && sys.joint_coordinates().is_some_and(|js| js.nq() == js.nv());
+    let joint_space_ok = || {
+        kind == K::Joint
+            && sys.n_friction_rows() == 0
+            && sys.joint_coordinates().is_some_and(|js| js.nq() == js.nv())
+    };
     if sys.nq() != sys.nv()
-        && !joint_space_ok
+        && !joint_space_ok()
         && !(matches!(
             kind,
             K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl | K::AugmentedLagrangian
