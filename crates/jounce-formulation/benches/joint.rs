@@ -5,6 +5,11 @@
 //! N = 10, 100, 1000 (target: cost growing with exponent ≤ 1.1, N = 1000
 //! ≤ 0.2 ms); plus one exact Jacobian of the chain at N = 10, 100.
 //!
+//! Spatial chains (issue 33, point 2): forward dynamics of a chain of N
+//! spatial bodies on revolute joints (axes alternating x, y) in joint
+//! coordinates ([`jounce_mechanics::SpatialJointSystem`], the 6-D
+//! articulated-body algorithm), N = 10, 100, 500, 1000.
+//!
 //! `cargo bench -p jounce-formulation --bench joint`
 
 mod common;
@@ -69,5 +74,83 @@ fn bench_chain(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_s1, bench_chain);
+/// A hanging chain of `n` rods (length 0.2 m, 1 kg) on revolute joints
+/// whose axes alternate between x and y, built as a spatial model.
+fn spatial_chain(n: usize) -> jounce_mechanics::SpatialSystem {
+    use jounce_model::{
+        BodyRef, SpatialAttachment, SpatialBody, SpatialJoint, SpatialJointKind, SpatialModel,
+    };
+    let l = 0.2;
+    let bodies = (0..n)
+        .map(|i| SpatialBody {
+            name: format!("rod{i}"),
+            mass: 1.0,
+            inertia: [[0.004, 0.0, 0.0], [0.0, 0.004, 0.0], [0.0, 0.0, 0.0005]],
+            position: [0.0, 0.0, -(i as f64 + 0.5) * l],
+            orientation: [1.0, 0.0, 0.0, 0.0],
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            points: Vec::new(),
+        })
+        .collect();
+    let joints = (0..n)
+        .map(|i| {
+            let axis = if i % 2 == 0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
+            let a = match i {
+                0 => SpatialAttachment {
+                    body: BodyRef::Ground,
+                    point: [0.0; 3],
+                },
+                _ => SpatialAttachment {
+                    body: BodyRef::Body(i - 1),
+                    point: [0.0, 0.0, -0.5 * l],
+                },
+            };
+            SpatialJoint {
+                name: format!("hinge{i}"),
+                kind: SpatialJointKind::Revolute {
+                    a,
+                    b: SpatialAttachment {
+                        body: BodyRef::Body(i),
+                        point: [0.0, 0.0, 0.5 * l],
+                    },
+                    axis_a: axis,
+                    axis_b: axis,
+                },
+            }
+        })
+        .collect();
+    jounce_mechanics::SpatialSystem::from_spatial(&SpatialModel {
+        gravity: [0.0, 0.0, -9.81],
+        bodies,
+        joints,
+        forces: Vec::new(),
+    })
+    .expect("a valid chain")
+}
+
+fn bench_spatial_chain(c: &mut Criterion) {
+    use jounce_mechanics::{JointCoordinateSystem, SpatialJointSystem};
+    let mut g = c.benchmark_group("spatial joint forward dynamics chain");
+    for n in [10, 100, 500, 1000] {
+        let js = SpatialJointSystem::new(&spatial_chain(n));
+        let mut data = js.data();
+        let q: Vec<f64> = (0..n).map(|i| 0.3 * (i as f64).sin()).collect();
+        let v: Vec<f64> = (0..n).map(|i| 0.5 * (i as f64).cos()).collect();
+        let mut a = vec![0.0; n];
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| {
+                js.forward_dynamics(&mut data, 0.0, black_box(&q), black_box(&v), &mut a)
+                    .unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_s1, bench_chain, bench_spatial_chain);
 criterion_main!(benches);

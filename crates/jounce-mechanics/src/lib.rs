@@ -135,7 +135,9 @@ pub use data::{Quantities, SystemData};
 pub use error::MechanicsError;
 pub use gram::GramFactor;
 pub use independent_rows::IndependentRows;
-pub use joint_coordinates::{JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem};
+pub use joint_coordinates::{
+    JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem, SpatialJointSystem,
+};
 pub use jounce_model::{Friction, FrictionLaw};
 pub use minimum_norm_reactions::MinimumNormReactions;
 pub use planar::PlanarSystem;

@@ -10,8 +10,10 @@
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
 //! q' − T(q) v = 0 for radau5 and bdf; index3 also for the structural
 //! methods, which update rotations by the exponential map) and
-//! `augmented_lagrangian` (the same exponential-map update); the others
-//! refuse n_q ≠ n_v by name ([`jounce_formulation::FormulationError`]).
+//! `augmented_lagrangian` (the same exponential-map update), `joint`
+//! (joint coordinates of the kinematic tree, n_q = n_v there,
+//! [`jounce_mechanics::SpatialJointSystem`]); the others refuse
+//! n_q ≠ n_v by name ([`jounce_formulation::FormulationError`]).
 //! The positions reported are always on |p| = 1.
 //!
 //! Output columns: `t`, each body's `x, y, z` (centre of mass, world) and

@@ -25,7 +25,10 @@
 //! * `closure_dynamics` — the KKT system in joint coordinates for closed
 //!   loops and drivers;
 //! * [`planar_joint`] — [`PlanarJointSystem`], the planar implementation;
-//! * `work` — the per-scalar buffers of the recursions.
+//! * `work` — the per-scalar buffers of the recursions;
+//! * [`spatial_joint`] — [`SpatialJointSystem`], spatial models in joint
+//!   coordinates: the same recursions in 6-D spatial vectors;
+//! * `spatial_work` — its buffers.
 //!
 //! Drivers are closure constraints (not rheonomic coordinates): a driven
 //! tree joint keeps its coordinate and gains the driver's equation, so that
@@ -39,9 +42,12 @@ pub mod kinematics;
 pub mod planar_joint;
 mod small_tree;
 pub mod spatial;
+pub mod spatial_joint;
+mod spatial_work;
 pub mod system;
 pub mod tree;
 mod work;
 
 pub use planar_joint::PlanarJointSystem;
+pub use spatial_joint::SpatialJointSystem;
 pub use system::{JointCoordinateSystem, JointData, JointSpaceError};

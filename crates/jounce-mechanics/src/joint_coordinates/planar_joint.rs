@@ -189,6 +189,7 @@ impl JointCoordinateSystem for PlanarJointSystem {
     fn data(&self) -> JointData {
         JointData {
             planar: PlanarJointWork::new(self.tree.nodes.len(), self.nc),
+            spatial: None,
             baumgarte: [0.0, 0.0],
         }
     }

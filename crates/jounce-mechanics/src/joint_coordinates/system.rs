@@ -21,6 +21,7 @@
 use nalgebra::DMatrix;
 use thiserror::Error;
 
+use super::spatial_work::SpatialJointWork;
 use super::work::PlanarJointWork;
 
 /// Workspace of one user of a [`JointCoordinateSystem`], created by
@@ -28,6 +29,8 @@ use super::work::PlanarJointWork;
 #[derive(Clone, Debug)]
 pub struct JointData {
     pub(crate) planar: PlanarJointWork,
+    /// The 6-D buffers of a spatial system (`None` for a planar one).
+    pub(crate) spatial: Option<Box<SpatialJointWork>>,
     /// Baumgarte parameters (α, β) of the closure constraints.
     pub(crate) baumgarte: [f64; 2],
 }
@@ -75,6 +78,15 @@ pub enum JointSpaceError {
          constraints, or a joint without inertia) among: {0}"
     )]
     SingularClosure(String),
+    /// The model has no joint-coordinate form here (a closed loop, a free
+    /// body, a joint kind the tree cannot carry).
+    #[error("{joint} {problem}")]
+    Unsupported {
+        /// The joint or body, e.g. `joint 'loop_pin'`.
+        joint: String,
+        /// Why.
+        problem: String,
+    },
 }
 
 /// A mechanical system in joint coordinates.

@@ -43,11 +43,11 @@ use crate::system::{MechanicalSystem, Structure};
 
 /// A joint with its body indices and first constraint row.
 #[derive(Clone, Debug)]
-struct JointElement {
-    name: String,
-    kind: SpatialJointKind,
+pub(crate) struct JointElement {
+    pub(crate) name: String,
+    pub(crate) kind: SpatialJointKind,
     /// Body indices of the two ends (`None`: ground).
-    bodies: [Option<usize>; 2],
+    pub(crate) bodies: [Option<usize>; 2],
     /// For a revolute, cylindrical or prismatic joint: two body-a vectors
     /// ⊥ the axis.
     perpendiculars: [[f64; 3]; 2],
@@ -61,11 +61,11 @@ struct JointElement {
 #[derive(Clone, Debug)]
 pub struct SpatialSystem {
     names: Vec<String>,
-    mass: Vec<f64>,
-    inertia: Vec<[[f64; 3]; 3]>,
-    gravity: [f64; 3],
-    joints: Vec<JointElement>,
-    forces: Vec<jounce_model::SpatialForce>,
+    pub(crate) mass: Vec<f64>,
+    pub(crate) inertia: Vec<[[f64; 3]; 3]>,
+    pub(crate) gravity: [f64; 3],
+    pub(crate) joints: Vec<JointElement>,
+    pub(crate) forces: Vec<jounce_model::SpatialForce>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
     q0: Vec<f64>,
@@ -802,7 +802,11 @@ impl MechanicalSystem for SpatialSystem {
         Some(self)
     }
 
-    crate::absent_capabilities!(sparsity, switching, friction, joint_coordinates);
+    crate::absent_capabilities!(sparsity, switching, friction);
+
+    fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
+        Some(Box::new(crate::SpatialJointSystem::new(self)))
+    }
 }
 
 impl AppliedLoads for SpatialSystem {
