@@ -8,6 +8,9 @@ impl Model {
     /// Every time function of the model (drivers, then forces).
     pub fn time_functions(&self) -> Vec<&TimeFunction> {
         let mut out: Vec<&TimeFunction> = self.drivers.iter().map(|d| &d.function).collect();
+        if let Some(sm) = &self.spatial {
+            out.extend(sm.drivers.iter().map(|d| &d.function));
+        }
         for f in &self.forces {
             match &f.kind {
                 ForceKind::PointForce { fx, fy, .. } => {

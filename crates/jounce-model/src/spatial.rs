@@ -35,6 +35,28 @@ pub struct SpatialModel {
     pub joints: Vec<SpatialJoint>,
     /// Force elements.
     pub forces: Vec<SpatialForce>,
+    /// Drivers (rheonomic constraints on joints), after the joints' rows.
+    pub drivers: Vec<SpatialDriver>,
+}
+
+/// A driver prescribing the coordinate of a revolute or prismatic joint as
+/// a time function, one equation, measured from the initial
+/// configuration:
+///
+/// * revolute: the angle θ of body b about the joint axis relative to body
+///   a, right-handed about the axis as fixed in body a, zero at the start;
+///   Φ = sin(θ − f(t)) = (A_b f_b⁰)·(A_a (cos f(t) g_a − sin f(t) f_a)),
+///   f_a ⊥ h_a, g_a = h_a × f_a, f_b⁰ = A_b0ᵀ A_a0 f_a;
+/// * prismatic: the slide of b's point along a's axis relative to its
+///   start, Φ = (r_b + A_b s_b − r_a − A_a s_a)·(A_a h_a) − d₀ − f(t).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialDriver {
+    /// Unique name (among joints and drivers).
+    pub name: String,
+    /// The driven joint (index into [`SpatialModel::joints`]).
+    pub joint: usize,
+    /// f(t) [rad or m].
+    pub function: crate::TimeFunction,
 }
 
 /// A rigid body in 3-D; coordinates are its centre of mass and orientation.

@@ -69,6 +69,15 @@ pub(crate) fn spatial_check_report(
             body_name(sm, b.body)
         ));
     }
+    if !sm.drivers.is_empty() {
+        s.push_str(&format!("  drivers ({}):\n", sm.drivers.len()));
+        for d in &sm.drivers {
+            s.push_str(&format!(
+                "    {:<16} joint '{}'\n",
+                d.name, sm.joints[d.joint].name
+            ));
+        }
+    }
     if !sm.forces.is_empty() {
         s.push_str(&format!("  force elements ({}):\n", sm.forces.len()));
         for f in &sm.forces {

@@ -27,12 +27,13 @@
 //! the exact derivatives. Must not: know formulations.
 
 use jounce_model::{
-    BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel,
+    BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel, TimeFunction,
 };
 use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2_64, Dual64};
 
 use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
+use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
 use crate::capabilities::{AppliedLoads, SecondDerivatives};
@@ -55,6 +56,28 @@ struct JointElement {
     /// start.
     locked: [f64; 3],
     row: usize,
+    /// For a driver (one row, after every joint's): what it drives, f(t),
+    /// and the driven joint's index.
+    drive: Option<(Drive, TimeFunction, usize)>,
+}
+
+impl JointElement {
+    /// Number of rows: the joint's equations, or 1 for a driver.
+    fn equations(&self) -> usize {
+        if self.drive.is_some() {
+            1
+        } else {
+            self.kind.equations()
+        }
+    }
+
+    /// (f, f', f'') of a driver at t; zeros for a joint.
+    fn time_value(&self, t: f64) -> (f64, f64, f64) {
+        match &self.drive {
+            Some((_, f, _)) => f.eval(t),
+            None => (0.0, 0.0, 0.0),
+        }
+    }
 }
 
 /// A spatial multibody system built from a spatial [`Model`].
@@ -64,7 +87,9 @@ pub struct SpatialSystem {
     mass: Vec<f64>,
     inertia: Vec<[[f64; 3]; 3]>,
     gravity: [f64; 3],
+    /// The joints, then the drivers (`joint_count` joints first).
     joints: Vec<JointElement>,
+    joint_count: usize,
     forces: Vec<jounce_model::SpatialForce>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
@@ -199,8 +224,60 @@ impl SpatialSystem {
                 perpendiculars,
                 locked,
                 row: row_owner.len(),
+                drive: None,
             });
             row_owner.extend((0..kind.equations()).map(|r| (e, r)));
+        }
+        let joint_count = joints.len();
+        for d in &sm.drivers {
+            let Some(j) = joints.get(d.joint).cloned() else {
+                return Err(MechanicsError::InvalidParameter {
+                    element: format!("driver '{}'", d.name),
+                    problem: format!("drives joint #{} of {joint_count}", d.joint + 1),
+                });
+            };
+            let start = |b: Option<usize>| match b {
+                Some(i) => Pose::new(sm.bodies[i].position, &sm.bodies[i].orientation),
+                None => Pose::ground(),
+            };
+            let (pa, pb) = (start(j.bodies[0]), start(j.bodies[1]));
+            let drive = match &j.kind {
+                SpatialJointKind::Revolute { .. } => {
+                    let [f_a, g_a] = j.perpendiculars;
+                    let f_b = super::quaternion::mat_t_vec(&pb.a, &pa.vector(&f_a));
+                    Drive::Angle { f_a, g_a, f_b }
+                }
+                SpatialJointKind::Prismatic { a, b, axis_a, .. } => {
+                    let mut drive = Drive::Slide {
+                        s_a: a.point,
+                        s_b: b.point,
+                        h_a: *axis_a,
+                        d0: 0.0,
+                    };
+                    let d0 = super::driver::residual(&drive, &pa, &pb, 0.0);
+                    if let Drive::Slide { d0: slot, .. } = &mut drive {
+                        *slot = d0;
+                    }
+                    drive
+                }
+                _ => {
+                    return Err(MechanicsError::InvalidParameter {
+                        element: format!("driver '{}'", d.name),
+                        problem: format!(
+                            "joint '{}' is neither revolute nor prismatic and cannot be driven",
+                            j.name
+                        ),
+                    })
+                }
+            };
+            let e = joints.len();
+            joints.push(JointElement {
+                name: d.name.clone(),
+                row: row_owner.len(),
+                drive: Some((drive, d.function.clone(), d.joint)),
+                ..j
+            });
+            row_owner.push((e, 0));
         }
         Ok(SpatialSystem {
             names: sm.bodies.iter().map(|b| b.name.clone()).collect(),
@@ -208,6 +285,7 @@ impl SpatialSystem {
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
             gravity: sm.gravity,
             joints,
+            joint_count,
             forces: sm.forces.clone(),
             row_owner,
             q0,
@@ -265,7 +343,25 @@ impl SpatialSystem {
     /// Number of joints.
     #[must_use]
     pub fn joint_count(&self) -> usize {
-        self.joints.len()
+        self.joint_count
+    }
+
+    /// Number of drivers (their rows follow the joints').
+    #[must_use]
+    pub fn driver_count(&self) -> usize {
+        self.joints.len() - self.joint_count
+    }
+
+    /// The driven coordinate of driver `d` at q: a revolute driver's angle
+    /// θ ∈ (−π, π] \[rad\], a prismatic driver's slide from the start \[m\].
+    #[must_use]
+    pub fn driven_coordinate(&self, d: usize, q: &[f64]) -> f64 {
+        let el = &self.joints[self.joint_count + d];
+        let (pa, pb) = (pose_at(q, el.bodies[0]), pose_at(q, el.bodies[1]));
+        match &el.drive {
+            Some((drive, _, _)) => super::driver::angle(drive, &pa, &pb),
+            None => 0.0,
+        }
     }
 
     /// Name of joint `j`.
@@ -282,14 +378,15 @@ impl SpatialSystem {
     /// M_P = A n' − (A s_b) × F about the point P = r + A s_b (Haug 1989,
     /// §11.6, reaction forces from Lagrange multipliers). A joint whose
     /// second end is ground reports minus the load on its first body, at
-    /// that body's point (Newton's third law).
+    /// that body's point (Newton's third law). A driven joint's load
+    /// includes its drivers' (the driving torque or force).
     ///
     /// # Panics
     /// If `lambda` is shorter than n_c or `out` than 6 per joint.
-    pub fn joint_reactions(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+    pub fn joint_reactions(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         let zero = [Dual64::from(0.0); NV_BODY];
         let mut phi = [Dual64::from(0.0); 6];
-        for (j, el) in self.joints.iter().enumerate() {
+        for (j, el) in self.joints[..self.joint_count].iter().enumerate() {
             let (side, sign) = if el.bodies[1].is_some() {
                 (1, 1.0)
             } else {
@@ -300,13 +397,22 @@ impl SpatialSystem {
             let Some(b) = el.bodies[side] else {
                 continue;
             };
-            let n = el.kind.equations();
+            // the joint's rows and those of the drivers of this joint
+            let drivers = self.joints[self.joint_count..]
+                .iter()
+                .filter(|d| matches!(d.drive, Some((_, _, dj)) if dj == j));
             let mut g = [0.0; NV_BODY];
-            for (k, gk) in g.iter_mut().enumerate() {
-                let mut inner = [zero; 2];
-                inner[side] = direction(k, Dual64::new(0.0, 1.0));
-                Self::joint_at(el, q, inner, [zero; 2], &mut phi[..n]);
-                *gk = -(0..n).map(|i| phi[i].eps * lambda[el.row + i]).sum::<f64>();
+            for part in std::iter::once(el).chain(drivers) {
+                let n = part.equations();
+                let f = Dual64::from(part.time_value(t).0);
+                for (k, gk) in g.iter_mut().enumerate() {
+                    let mut inner = [zero; 2];
+                    inner[side] = direction(k, Dual64::new(0.0, 1.0));
+                    Self::joint_at(part, q, inner, [zero; 2], f, &mut phi[..n]);
+                    *gk -= (0..n)
+                        .map(|i| phi[i].eps * lambda[part.row + i])
+                        .sum::<f64>();
+                }
             }
             let (end_a, end_b) = el.kind.attachments();
             let point = if side == 1 { end_b.point } else { end_a.point };
@@ -335,7 +441,17 @@ impl SpatialSystem {
     }
 
     /// Φ of joint `el` at the given poses into `out` (its rows).
-    fn joint_residual<D: Scalar>(el: &JointElement, pa: &Pose<D>, pb: &Pose<D>, out: &mut [D]) {
+    fn joint_residual<D: Scalar>(
+        el: &JointElement,
+        pa: &Pose<D>,
+        pb: &Pose<D>,
+        f: D,
+        out: &mut [D],
+    ) {
+        if let Some((drive, _, _)) = &el.drive {
+            out[0] = super::driver::residual(drive, pa, pb, f);
+            return;
+        }
         match &el.kind {
             SpatialJointKind::Spherical { a, b } => {
                 super::spherical::residual(pa, pb, &a.point, &b.point, out);
@@ -389,17 +505,19 @@ impl SpatialSystem {
         }
     }
 
-    /// Φ of joint `el` at (q ⊕ inner) ⊕ outer, the increments per end.
+    /// Φ of joint `el` at (q ⊕ inner) ⊕ outer, the increments per end,
+    /// with a driver's f(t) given as `f` (seeded in time by the caller).
     fn joint_at<D: Scalar>(
         el: &JointElement,
         q: &[f64],
         inner: [[D; NV_BODY]; 2],
         outer: [[D; NV_BODY]; 2],
+        f: D,
         out: &mut [D],
     ) {
         let pa = pose(q, el.bodies[0], &inner[0], &outer[0]);
         let pb = pose(q, el.bodies[1], &inner[1], &outer[1]);
-        Self::joint_residual(el, &pa, &pb, out);
+        Self::joint_residual(el, &pa, &pb, f, out);
     }
 
     /// The columns of end `side` of joint `el`: the 6 velocities of its
@@ -643,22 +761,24 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
-    fn constraints(&self, _t: f64, q: &[f64], phi: &mut [f64]) {
+    fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
         for el in &self.joints {
             let pa = pose_at(q, el.bodies[0]);
             let pb = pose_at(q, el.bodies[1]);
-            let n = el.kind.equations();
-            Self::joint_residual(el, &pa, &pb, &mut phi[el.row..el.row + n]);
+            let n = el.equations();
+            let f = el.time_value(t).0;
+            Self::joint_residual(el, &pa, &pb, f, &mut phi[el.row..el.row + n]);
         }
     }
 
     /// Φ_q (n_c × n_v), the velocity Jacobian: column j = d/dε Φ(q ⊕ ε e_j).
-    fn constraint_jacobian(&self, _t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+    fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
         jac.fill(0.0);
         let mut out = [Dual64::from(0.0); 6];
         let zero = [Dual64::from(0.0); NV_BODY];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = Dual64::from(el.time_value(t).0);
             for side in 0..2 {
                 let Some(c0) = Self::end_columns(el, side) else {
                     continue;
@@ -666,7 +786,7 @@ impl MechanicalSystem for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, Dual64::new(0.0, 1.0));
-                    Self::joint_at(el, q, inner, [zero; 2], &mut out[..n]);
+                    Self::joint_at(el, q, inner, [zero; 2], f, &mut out[..n]);
                     for i in 0..n {
                         jac[(el.row + i, c0 + k)] = out[i].eps;
                     }
@@ -675,20 +795,29 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
-    /// Φ_t = 0: no drivers in spatial models yet.
-    fn constraint_time_derivative(&self, _t: f64, _q: &[f64], phi_t: &mut [f64]) {
+    /// Φ_t = d/dε Φ(t + ε, q): zero for joints, the drivers' from f'(t).
+    fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
         phi_t.fill(0.0);
+        let zero = [Dual64::from(0.0); NV_BODY];
+        let mut out = [Dual64::from(0.0); 1];
+        for el in &self.joints[self.joint_count..] {
+            let (f, f1, _) = el.time_value(t);
+            Self::joint_at(el, q, [zero; 2], [zero; 2], Dual64::new(f, f1), &mut out);
+            phi_t[el.row] = out[0].eps;
+        }
     }
 
     /// γ = −d²/dε² Φ(q ⊕ ε v) at ε = 0 (v constant along that curve, so
     /// Φ_q v̇ = γ on every motion that keeps Φ = 0).
-    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
         let mut out = [Dual2_64::from(0.0); 6];
         let zero = [Dual2_64::from(0.0); NV_BODY];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let (f, f1, f2) = el.time_value(t);
             let outer = Self::end_velocities(el, v, |_, x| Dual2_64::new(0.0, x, 0.0));
-            Self::joint_at(el, q, [zero; 2], outer, &mut out[..n]);
+            let f = Dual2_64::new(f, f1, f2);
+            Self::joint_at(el, q, [zero; 2], outer, f, &mut out[..n]);
             for i in 0..n {
                 gamma[el.row + i] = -out[i].v2;
             }
@@ -697,13 +826,7 @@ impl MechanicalSystem for SpatialSystem {
 
     /// ∂(Φ_qᵀλ)/∂q along q ⊕ δ: entry (j, k) = ∂²(λᵀΦ)/∂δ_k∂ε_j of
     /// λᵀΦ((q ⊕ δ) ⊕ ε), by nested duals.
-    fn constraint_force_jacobian(
-        &self,
-        _t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        out: &mut DMatrix<f64>,
-    ) {
+    fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>) {
         type D = Dual<Dual64>;
         out.fill(0.0);
         let zero = [D::from(0.0); NV_BODY];
@@ -711,7 +834,8 @@ impl MechanicalSystem for SpatialSystem {
         let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
         let mut res = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = D::from(el.time_value(t).0);
             for side_k in 0..2 {
                 let Some(ck) = Self::end_columns(el, side_k) else {
                     continue;
@@ -726,7 +850,7 @@ impl MechanicalSystem for SpatialSystem {
                             inner[side_k] = direction(k, inner_unit);
                             let mut outer = [zero; 2];
                             outer[side_j] = direction(j, outer_unit);
-                            Self::joint_at(el, q, inner, outer, &mut res[..n]);
+                            Self::joint_at(el, q, inner, outer, f, &mut res[..n]);
                             let s: f64 = (0..n).map(|i| lambda[el.row + i] * res[i].eps.eps).sum();
                             out[(cj + j, ck + k)] += s;
                         }
@@ -775,6 +899,9 @@ impl MechanicalSystem for SpatialSystem {
     fn constraint_label(&self, row: usize) -> String {
         let (e, r) = self.row_owner[row];
         let el = &self.joints[e];
+        if el.drive.is_some() {
+            return format!("driver '{}'", el.name);
+        }
         format!("joint '{}' ({})", el.name, row_names(&el.kind)[r])
     }
 
@@ -790,8 +917,18 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
+    /// The breakpoints of the drivers' time functions, sorted.
     fn breakpoints(&self) -> Vec<f64> {
-        Vec::new()
+        let mut out = Vec::new();
+        for el in &self.joints[self.joint_count..] {
+            if let Some((_, f, _)) = &el.drive {
+                f.breakpoints(&mut out);
+            }
+        }
+        out.retain(|t| t.is_finite());
+        out.sort_by(f64::total_cmp);
+        out.dedup();
+        out
     }
 
     fn second_derivatives(&self) -> Option<&dyn SecondDerivatives> {
@@ -818,7 +955,7 @@ impl SecondDerivatives for SpatialSystem {
     /// second-order duals over first-order duals.
     fn exact_gamma_jacobians(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: &mut DMatrix<f64>,
@@ -831,7 +968,9 @@ impl SecondDerivatives for SpatialSystem {
         let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
         let mut out = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let (f, f1, f2) = el.time_value(t);
+            let f = D::new(Dual64::from(f), Dual64::from(f1), Dual64::from(f2));
             let along = Self::end_velocities(el, v, |_, x| {
                 D::new(Dual64::from(0.0), Dual64::from(x), Dual64::from(0.0))
             });
@@ -842,7 +981,7 @@ impl SecondDerivatives for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, inner_unit);
-                    Self::joint_at(el, q, inner, along, &mut out[..n]);
+                    Self::joint_at(el, q, inner, along, f, &mut out[..n]);
                     for i in 0..n {
                         dq[(el.row + i, c0 + k)] = -out[i].v2.eps;
                     }
@@ -852,7 +991,7 @@ impl SecondDerivatives for SpatialSystem {
                         Dual64::new(v[c0 + k], 1.0),
                         Dual64::from(0.0),
                     );
-                    Self::joint_at(el, q, [zero; 2], bumped, &mut out[..n]);
+                    Self::joint_at(el, q, [zero; 2], bumped, f, &mut out[..n]);
                     for i in 0..n {
                         dv[(el.row + i, c0 + k)] = -out[i].v2.eps;
                     }
@@ -864,7 +1003,7 @@ impl SecondDerivatives for SpatialSystem {
     /// ∂(Φ_q a)/∂q along q ⊕ δ: d/dδ d/dε Φ((q ⊕ δ) ⊕ ε a).
     fn exact_constraint_hessian_product(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         a: &[f64],
         out: &mut DMatrix<f64>,
@@ -875,7 +1014,8 @@ impl SecondDerivatives for SpatialSystem {
         let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
         let mut res = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = D::from(el.time_value(t).0);
             let along =
                 Self::end_velocities(el, a, |_, x| D::new(Dual64::from(0.0), Dual64::from(x)));
             for side in 0..2 {
@@ -885,7 +1025,7 @@ impl SecondDerivatives for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, inner_unit);
-                    Self::joint_at(el, q, inner, along, &mut res[..n]);
+                    Self::joint_at(el, q, inner, along, f, &mut res[..n]);
                     for i in 0..n {
                         out[(el.row + i, c0 + k)] = res[i].eps.eps;
                     }
@@ -894,9 +1034,29 @@ impl SecondDerivatives for SpatialSystem {
         }
     }
 
-    /// Φ_qt = 0 (no drivers yet).
-    fn exact_constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
+    /// Φ_qt = d/dδ d/dε Φ(t + δ, q ⊕ ε e_j): zero for joints, the
+    /// drivers' rows by nested duals (time inner, direction outer).
+    fn exact_constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
+        type D = Dual<Dual64>;
         out.fill(0.0);
+        let zero = [D::from(0.0); NV_BODY];
+        let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
+        let mut res = [D::from(0.0); 1];
+        for el in &self.joints[self.joint_count..] {
+            let (f, f1, _) = el.time_value(t);
+            let f = D::from_re(Dual64::new(f, f1));
+            for side in 0..2 {
+                let Some(c0) = Self::end_columns(el, side) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    let mut outer = [zero; 2];
+                    outer[side] = direction(k, outer_unit);
+                    Self::joint_at(el, q, [zero; 2], outer, f, &mut res);
+                    out[(el.row, c0 + k)] = res[0].eps.eps;
+                }
+            }
+        }
     }
 
     /// ∂(M a)/∂q = 0: M is constant in body-frame angular velocities.
