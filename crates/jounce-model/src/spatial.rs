@@ -268,6 +268,41 @@ pub enum SpatialForceKind {
         /// Free length ℓ0 \[m\].
         free_length: f64,
     },
+    /// Rotational spring-damper about a revolute joint's axis: the torque
+    /// τ = −k (θ − θ0) − c θ' about the axis on body b (−τ on body a), θ
+    /// the joint angle as a revolute driver measures it (right-handed
+    /// about the axis on body a, zero at the start).
+    RotationalSpring {
+        /// The revolute joint (index into [`SpatialModel::joints`]).
+        joint: usize,
+        /// Stiffness k [N·m/rad].
+        stiffness: f64,
+        /// Damping c [N·m·s/rad].
+        damping: f64,
+        /// Zero angle θ0 \[rad\].
+        zero_angle: f64,
+    },
+    /// Six-component bushing between body a's point (the marker, with body
+    /// a's axes) and body b's point: in body a's axes, the force
+    /// f = −K d − C ḋ on body b at its point and the torque
+    /// τ = −K_r θ − C_r ω on body b (minus both on body a), with d the
+    /// offset of b's point from a's relative to the start, θ the
+    /// small-angle rotation vector of b relative to a from the start and
+    /// ω the relative angular velocity (see `jounce_mechanics::spatial::forces`).
+    Bushing {
+        /// The marker (point and axes of body a).
+        a: SpatialAttachment,
+        /// The point on body b.
+        b: SpatialAttachment,
+        /// Diagonal translational stiffness K \[N/m\].
+        stiffness: [f64; 3],
+        /// Diagonal translational damping C \[N·s/m\].
+        damping: [f64; 3],
+        /// Diagonal rotational stiffness K_r [N·m/rad].
+        rotational_stiffness: [f64; 3],
+        /// Diagonal rotational damping C_r [N·m·s/rad].
+        rotational_damping: [f64; 3],
+    },
 }
 
 /// The rotation matrix A(p) of a unit quaternion p = (w, x, y, z), body to

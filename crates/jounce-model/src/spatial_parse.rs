@@ -41,7 +41,13 @@ const JOINT_TYPES: &[&str] = &[
     "cylindrical",
     "prismatic",
 ];
-const FORCE_TYPES: &[&str] = &["point_force", "torque", "spring_damper"];
+const FORCE_TYPES: &[&str] = &[
+    "point_force",
+    "torque",
+    "spring_damper",
+    "rotational_spring",
+    "bushing",
+];
 const FRAMES: &[&str] = &["world", "body"];
 
 /// Tolerance on |p| − 1 of a given orientation and on the unit length and
@@ -97,7 +103,7 @@ pub(crate) fn parse<'a, 'i>(
     check_unique(src, "force", &force_elems.iter().collect::<Vec<_>>())?;
     let forces = force_elems
         .iter()
-        .map(|n| ctx.force(n))
+        .map(|n| ctx.force(n, &joints))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SpatialModel {
         gravity,
@@ -559,7 +565,11 @@ impl SpatialCtx {
         }
     }
 
-    fn force(&self, n: &Named<'_, '_>) -> Result<SpatialForce, ModelError> {
+    fn force(
+        &self,
+        n: &Named<'_, '_>,
+        joints: &[SpatialJoint],
+    ) -> Result<SpatialForce, ModelError> {
         let e = &n.elem;
         let t = e.req_choice("type", "spatial force type", FORCE_TYPES)?;
         let kind = match FORCE_TYPES[t] {
@@ -583,6 +593,76 @@ impl SpatialCtx {
                     body,
                     torque: e.vecn("torque", v, "[Tx, Ty, Tz]")?,
                     frame: self.frame(e)?,
+                }
+            }
+            "rotational_spring" => {
+                e.check_keys(&[
+                    "name",
+                    "type",
+                    "joint",
+                    "stiffness",
+                    "damping",
+                    "zero_angle",
+                ])?;
+                let v = e.req("joint")?;
+                let jname = e.string("joint", v)?;
+                let Some(j) = joints.iter().position(|j| j.name == jname) else {
+                    return Err(ModelError::UnknownReference {
+                        at: e.at(&v.span()),
+                        kind: "joint".into(),
+                        name: jname.to_string(),
+                        scope: String::new(),
+                        available: joints.iter().map(|j| j.name.clone()).collect(),
+                    });
+                };
+                if !matches!(joints[j].kind, SpatialJointKind::Revolute { .. }) {
+                    return Err(ModelError::Invalid {
+                        at: e.at(&v.span()),
+                        message: format!(
+                            "a rotational spring needs a revolute joint, but joint '{jname}' is {}",
+                            JOINT_TYPES[joint_type_index(&joints[j].kind)]
+                        ),
+                    });
+                }
+                let stiffness = e.req_num("stiffness")?;
+                let damping = e.num_or("damping", 0.0)?;
+                SpatialForceKind::RotationalSpring {
+                    joint: j,
+                    stiffness: e.non_negative("stiffness", stiffness)?,
+                    damping: e.non_negative("damping", damping)?,
+                    zero_angle: e.num_or("zero_angle", 0.0)?,
+                }
+            }
+            "bushing" => {
+                e.check_keys(&[
+                    "name",
+                    "type",
+                    "body1",
+                    "point1",
+                    "body2",
+                    "point2",
+                    "stiffness",
+                    "damping",
+                    "rotational_stiffness",
+                    "rotational_damping",
+                ])?;
+                let a = self.attachment(e, "body1", "point1", true)?;
+                let b = self.attachment(e, "body2", "point2", true)?;
+                self.distinct(e, a.body, b.body)?;
+                let diagonal = |key: &str| -> Result<[f64; 3], ModelError> {
+                    let d = e.vec3_or(key, [0.0; 3])?;
+                    for x in d {
+                        e.non_negative(key, x)?;
+                    }
+                    Ok(d)
+                };
+                SpatialForceKind::Bushing {
+                    a,
+                    b,
+                    stiffness: diagonal("stiffness")?,
+                    damping: diagonal("damping")?,
+                    rotational_stiffness: diagonal("rotational_stiffness")?,
+                    rotational_damping: diagonal("rotational_damping")?,
                 }
             }
             _ => {
@@ -755,6 +835,35 @@ point2 = "tip"
         let bad = ok.replace("name = \"d\"", "name = \"pivot\"");
         let err = from_str(&bad, "top.toml").unwrap_err().to_string();
         assert!(err.contains("pivot"), "{err}");
+    }
+
+    #[test]
+    fn rotational_springs_need_a_revolute_joint_and_bushings_non_negative_rates() {
+        let spring = format!(
+            "{TOP}\n[[forces]]\nname = \"coil\"\ntype = \"rotational_spring\"\njoint = \"pivot\"\nstiffness = 1.0\n"
+        );
+        let err = from_str(&spring, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("force 'coil'")
+                && err.contains("needs a revolute joint, but joint 'pivot' is spherical"),
+            "{err}"
+        );
+        let hinge = spring.replace("\"spherical\"", "\"revolute\"\naxis = [0.0, 0.0, 1.0]");
+        let m = from_str(&hinge, "top.toml").unwrap();
+        assert!(matches!(
+            m.spatial.unwrap().forces[0].kind,
+            crate::SpatialForceKind::RotationalSpring { joint: 0, stiffness, .. } if stiffness == 1.0
+        ));
+        let bushing = format!(
+            "{TOP}\n[[forces]]\nname = \"mount\"\ntype = \"bushing\"\nbody1 = \"ground\"\nbody2 = \"top\"\nstiffness = [1.0, -2.0, 3.0]\n"
+        );
+        let err = from_str(&bushing, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("top.toml:")
+                && err.contains("force 'mount'")
+                && err.contains("stiffness must not be negative"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -182,13 +182,16 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
 /// actuators, applied forces, torques or friction.
 pub fn is_conservative(model: &Model) -> bool {
     if let Some(sm) = &model.spatial {
-        // gravity and undamped springs are; loads, dampers and drivers
-        // are not
+        // gravity and undamped springs are; loads, dampers, drivers and
+        // bushings (whose rotational law is not exactly the gradient of
+        // their potential) are not
         return sm.drivers.is_empty()
             && sm.forces.iter().all(|f| {
                 matches!(
                     f.kind,
-                    jounce_model::SpatialForceKind::SpringDamper { damping, .. } if damping == 0.0
+                    jounce_model::SpatialForceKind::SpringDamper { damping, .. }
+                    | jounce_model::SpatialForceKind::RotationalSpring { damping, .. }
+                        if damping == 0.0
                 )
             });
     }

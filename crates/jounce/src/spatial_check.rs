@@ -85,6 +85,8 @@ pub(crate) fn spatial_check_report(
                 SpatialForceKind::PointForce { .. } => "point_force",
                 SpatialForceKind::Torque { .. } => "torque",
                 SpatialForceKind::SpringDamper { .. } => "spring_damper",
+                SpatialForceKind::RotationalSpring { .. } => "rotational_spring",
+                SpatialForceKind::Bushing { .. } => "bushing",
             };
             s.push_str(&format!("    {:<16} {kind}\n", f.name));
         }

@@ -28,4 +28,6 @@ pub use system::SpatialSystem;
 #[cfg(test)]
 mod drive_tests;
 #[cfg(test)]
+mod force_tests;
+#[cfg(test)]
 mod tests;

@@ -80,6 +80,37 @@ impl JointElement {
     }
 }
 
+/// Start-configuration data of a force element.
+#[derive(Clone, Debug)]
+enum ForceData {
+    /// Nothing beyond the model's element.
+    None,
+    /// A rotational spring: the joint's bodies and (f_a, g_a, h_a, f_b⁰).
+    Angle {
+        bodies: [Option<usize>; 2],
+        frame: [[f64; 3]; 4],
+    },
+    /// A bushing's parameters with its start offset and rotation.
+    Bushing(forces::Bushing),
+}
+
+/// The start pose of body `b` of `sm` (ground: the world frame).
+fn start_pose(sm: &SpatialModel, b: Option<usize>) -> Pose<f64> {
+    match b {
+        Some(i) => Pose::new(sm.bodies[i].position, &sm.bodies[i].orientation),
+        None => Pose::ground(),
+    }
+}
+
+/// The angle frame (f_a, g_a, f_b⁰) of a revolute joint element: f_b⁰ is
+/// f_a's image on body b at the start.
+fn angle_frame(sm: &SpatialModel, j: &JointElement) -> [[f64; 3]; 3] {
+    let (pa, pb) = (start_pose(sm, j.bodies[0]), start_pose(sm, j.bodies[1]));
+    let [f_a, g_a] = j.perpendiculars;
+    let f_b = super::quaternion::mat_t_vec(&pb.a, &pa.vector(&f_a));
+    [f_a, g_a, f_b]
+}
+
 /// A spatial multibody system built from a spatial [`Model`].
 #[derive(Clone, Debug)]
 pub struct SpatialSystem {
@@ -91,6 +122,8 @@ pub struct SpatialSystem {
     joints: Vec<JointElement>,
     joint_count: usize,
     forces: Vec<jounce_model::SpatialForce>,
+    /// Per force element, what it needs from the start configuration.
+    force_data: Vec<ForceData>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
     q0: Vec<f64>,
@@ -236,15 +269,10 @@ impl SpatialSystem {
                     problem: format!("drives joint #{} of {joint_count}", d.joint + 1),
                 });
             };
-            let start = |b: Option<usize>| match b {
-                Some(i) => Pose::new(sm.bodies[i].position, &sm.bodies[i].orientation),
-                None => Pose::ground(),
-            };
-            let (pa, pb) = (start(j.bodies[0]), start(j.bodies[1]));
+            let (pa, pb) = (start_pose(sm, j.bodies[0]), start_pose(sm, j.bodies[1]));
             let drive = match &j.kind {
                 SpatialJointKind::Revolute { .. } => {
-                    let [f_a, g_a] = j.perpendiculars;
-                    let f_b = super::quaternion::mat_t_vec(&pb.a, &pa.vector(&f_a));
+                    let [f_a, g_a, f_b] = angle_frame(sm, &j);
                     Drive::Angle { f_a, g_a, f_b }
                 }
                 SpatialJointKind::Prismatic { a, b, axis_a, .. } => {
@@ -284,6 +312,7 @@ impl SpatialSystem {
             mass: sm.bodies.iter().map(|b| b.mass).collect(),
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
             gravity: sm.gravity,
+            force_data: Self::force_data(sm, &joints)?,
             joints,
             joint_count,
             forces: sm.forces.clone(),
@@ -291,6 +320,60 @@ impl SpatialSystem {
             q0,
             v0,
         })
+    }
+
+    /// The start data of each force element.
+    fn force_data(
+        sm: &SpatialModel,
+        joints: &[JointElement],
+    ) -> Result<Vec<ForceData>, MechanicsError> {
+        sm.forces
+            .iter()
+            .map(|f| match &f.kind {
+                SpatialForceKind::RotationalSpring { joint, .. } => {
+                    let j = joints
+                        .get(*joint)
+                        .filter(|j| matches!(j.kind, SpatialJointKind::Revolute { .. }))
+                        .ok_or_else(|| MechanicsError::InvalidParameter {
+                            element: format!("force '{}'", f.name),
+                            problem: "needs a revolute joint".into(),
+                        })?;
+                    let [f_a, g_a, f_b] = angle_frame(sm, j);
+                    let SpatialJointKind::Revolute { axis_a, .. } = j.kind else {
+                        unreachable!("filtered above")
+                    };
+                    Ok(ForceData::Angle {
+                        bodies: j.bodies,
+                        frame: [f_a, g_a, axis_a, f_b],
+                    })
+                }
+                SpatialForceKind::Bushing {
+                    a,
+                    b,
+                    stiffness,
+                    damping,
+                    rotational_stiffness,
+                    rotational_damping,
+                } => {
+                    let (pa, pb) = (start_pose(sm, index(a.body)), start_pose(sm, index(b.body)));
+                    let d = super::quaternion::sub(&pb.point(&b.point), &pa.point(&a.point));
+                    let d0 = super::quaternion::mat_t_vec(&pa.a, &d);
+                    // R0 = A_aᵀ A_b
+                    let r0 = std::array::from_fn(|i| {
+                        std::array::from_fn(|j| (0..3).map(|k| pa.a[k][i] * pb.a[k][j]).sum())
+                    });
+                    Ok(ForceData::Bushing(forces::Bushing {
+                        stiffness: *stiffness,
+                        damping: *damping,
+                        rotational_stiffness: *rotational_stiffness,
+                        rotational_damping: *rotational_damping,
+                        d0,
+                        r0,
+                    }))
+                }
+                _ => Ok(ForceData::None),
+            })
+            .collect()
     }
 
     /// The model's initial positions q0 (len n_q) and velocities v0
@@ -576,7 +659,7 @@ impl SpatialSystem {
                 );
             }
         }
-        for f in &self.forces {
+        for (f, data) in self.forces.iter().zip(&self.force_data) {
             match &f.kind {
                 SpatialForceKind::PointForce { at, force, frame } => {
                     if let Some(b) = index(at.body) {
@@ -643,7 +726,81 @@ impl SpatialSystem {
                         );
                     }
                 }
-                SpatialForceKind::SpringDamper { .. } => {}
+                SpatialForceKind::RotationalSpring {
+                    stiffness,
+                    damping,
+                    zero_angle,
+                    ..
+                } if !applied_only => {
+                    let ForceData::Angle { bodies, frame } = data else {
+                        continue;
+                    };
+                    let (ia, ib) = (bodies[0], bodies[1]);
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let ea = End {
+                        pose: &pa,
+                        velocity: vel_of(ia),
+                        point: [0.0; 3],
+                    };
+                    let eb = End {
+                        pose: &pb,
+                        velocity: vel_of(ib),
+                        point: [0.0; 3],
+                    };
+                    let [f_a, g_a, h_a, f_b] = frame;
+                    let tau = forces::rotational_spring_torque(
+                        &ea,
+                        &eb,
+                        [f_a, g_a, h_a, f_b],
+                        *stiffness,
+                        *damping,
+                        *zero_angle,
+                    );
+                    if let Some(i) = ib {
+                        forces::add_torque(&pb, &tau, &mut out[NV_BODY * i..NV_BODY * (i + 1)]);
+                    }
+                    if let Some(i) = ia {
+                        let minus = tau.map(|x| -x);
+                        forces::add_torque(&pa, &minus, &mut out[NV_BODY * i..NV_BODY * (i + 1)]);
+                    }
+                }
+                SpatialForceKind::Bushing { a, b, .. } if !applied_only => {
+                    let ForceData::Bushing(params) = data else {
+                        continue;
+                    };
+                    let (ia, ib) = (index(a.body), index(b.body));
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let ea = End {
+                        pose: &pa,
+                        velocity: vel_of(ia),
+                        point: a.point,
+                    };
+                    let eb = End {
+                        pose: &pb,
+                        velocity: vel_of(ib),
+                        point: b.point,
+                    };
+                    let (force, torque) = forces::bushing_load(&ea, &eb, params);
+                    if let Some(i) = ib {
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_point_load(&pb, &super::quaternion::lift(&b.point), &force, o);
+                        forces::add_torque(&pb, &torque, o);
+                    }
+                    if let Some(i) = ia {
+                        // −F at b's point (in a's frame: A_aᵀ (P_b − r_a)), −T
+                        let pw = pb.point(&super::quaternion::lift(&b.point));
+                        let s = super::quaternion::mat_t_vec(
+                            &pa.a,
+                            &super::quaternion::sub(&pw, &pa.r),
+                        );
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_point_load(&pa, &s, &force.map(|x| -x), o);
+                        forces::add_torque(&pa, &torque.map(|x| -x), o);
+                    }
+                }
+                SpatialForceKind::SpringDamper { .. }
+                | SpatialForceKind::RotationalSpring { .. }
+                | SpatialForceKind::Bushing { .. } => {}
             }
         }
     }
@@ -872,25 +1029,58 @@ impl MechanicalSystem for SpatialSystem {
             .sum()
     }
 
-    /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)².
+    /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)² + Σ ½ k (θ − θ0)² + Σ (½ dᵀK d +
+    /// ½ θᵀK_r θ) (the bushing's rotational term is the potential of its
+    /// law only to O(θ³): see [`forces::small_rotation`]).
     fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
         let mut e = 0.0;
         for b in 0..self.names.len() {
             let r = [q[NQ_BODY * b], q[NQ_BODY * b + 1], q[NQ_BODY * b + 2]];
             e -= self.mass[b] * dot(&self.gravity, &r);
         }
-        for f in &self.forces {
-            if let SpatialForceKind::SpringDamper {
-                a,
-                b,
-                stiffness,
-                free_length,
-                ..
-            } = &f.kind
-            {
-                let pa = pose_at(q, index(a.body)).point(&a.point);
-                let pb = pose_at(q, index(b.body)).point(&b.point);
-                e += forces::spring_energy(&pa, &pb, *stiffness, *free_length);
+        for (f, data) in self.forces.iter().zip(&self.force_data) {
+            match (&f.kind, data) {
+                (
+                    SpatialForceKind::SpringDamper {
+                        a,
+                        b,
+                        stiffness,
+                        free_length,
+                        ..
+                    },
+                    _,
+                ) => {
+                    let pa = pose_at(q, index(a.body)).point(&a.point);
+                    let pb = pose_at(q, index(b.body)).point(&b.point);
+                    e += forces::spring_energy(&pa, &pb, *stiffness, *free_length);
+                }
+                (
+                    SpatialForceKind::RotationalSpring {
+                        stiffness,
+                        zero_angle,
+                        ..
+                    },
+                    ForceData::Angle { bodies, frame },
+                ) => {
+                    let (pa, pb) = (pose_at(q, bodies[0]), pose_at(q, bodies[1]));
+                    let theta = forces::joint_angle(&pa, &pb, &frame[0], &frame[1], &frame[3]);
+                    e += 0.5 * stiffness * (theta - zero_angle).powi(2);
+                }
+                (SpatialForceKind::Bushing { a, b, .. }, ForceData::Bushing(params)) => {
+                    let (pa, pb) = (pose_at(q, index(a.body)), pose_at(q, index(b.body)));
+                    let end = |pose, point| End {
+                        pose,
+                        velocity: [0.0; 6],
+                        point,
+                    };
+                    let (d, theta) =
+                        forces::bushing_deflection(&end(&pa, a.point), &end(&pb, b.point), params);
+                    for k in 0..3 {
+                        e += 0.5 * params.stiffness[k] * d[k] * d[k]
+                            + 0.5 * params.rotational_stiffness[k] * theta[k] * theta[k];
+                    }
+                }
+                _ => {}
             }
         }
         e

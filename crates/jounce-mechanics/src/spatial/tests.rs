@@ -139,6 +139,26 @@ damping = 1.5
 free_length = 0.3
 
 [[forces]]
+name = "coil"
+type = "rotational_spring"
+joint = "hinge"
+stiffness = 3.0
+damping = 0.4
+zero_angle = 0.2
+
+[[forces]]
+name = "mount"
+type = "bushing"
+body1 = "a"
+point1 = [0.05, -0.02, 0.1]
+body2 = "e"
+point2 = [0.0, 0.03, -0.04]
+stiffness = [100.0, 200.0, 300.0]
+damping = [1.0, 2.0, 3.0]
+rotational_stiffness = [5.0, 6.0, 7.0]
+rotational_damping = [0.1, 0.2, 0.3]
+
+[[forces]]
 name = "push"
 type = "point_force"
 body = "a"
