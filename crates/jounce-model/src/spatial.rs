@@ -175,6 +175,17 @@ pub enum SpatialJointKind {
         /// World axes (rows) at the start in body b's frame.
         frame_b: [[f64; 3]; 3],
     },
+    /// Point on a line (2): body b's point stays on the line through body
+    /// a's point along a's axis, (A_a f_a)·d = (A_a g_a)·d = 0,
+    /// d = P_b − P_a, f_a, g_a ⊥ h_a; b slides along and turns freely.
+    PointOnLine {
+        /// Point on the line, body a.
+        a: SpatialAttachment,
+        /// The point of body b.
+        b: SpatialAttachment,
+        /// Unit line direction in body a's frame.
+        axis_a: [f64; 3],
+    },
     /// Constant distance (1): |P_b − P_a|² − L² = 0.
     Distance {
         /// First point.
@@ -197,6 +208,7 @@ impl SpatialJointKind {
             Self::Prismatic { .. } => 5,
             Self::Fixed { .. } => 6,
             Self::Distance { .. } => 1,
+            Self::PointOnLine { .. } => 2,
         }
     }
 
@@ -210,7 +222,8 @@ impl SpatialJointKind {
             | Self::Cylindrical { a, b, .. }
             | Self::Prismatic { a, b, .. }
             | Self::Fixed { a, b, .. }
-            | Self::Distance { a, b, .. } => (*a, *b),
+            | Self::Distance { a, b, .. }
+            | Self::PointOnLine { a, b, .. } => (*a, *b),
         }
     }
 }

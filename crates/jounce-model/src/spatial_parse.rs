@@ -40,6 +40,7 @@ const JOINT_TYPES: &[&str] = &[
     "distance",
     "cylindrical",
     "prismatic",
+    "point_on_line",
 ];
 const FORCE_TYPES: &[&str] = &[
     "point_force",
@@ -167,6 +168,7 @@ fn joint_type_index(k: &SpatialJointKind) -> usize {
         SpatialJointKind::Distance { .. } => 4,
         SpatialJointKind::Cylindrical { .. } => 5,
         SpatialJointKind::Prismatic { .. } => 6,
+        SpatialJointKind::PointOnLine { .. } => 7,
     }
 }
 
@@ -462,6 +464,18 @@ impl SpatialCtx {
                         axis_a,
                         axis_b,
                     }
+                }
+            }
+            "point_on_line" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h = self.axis(e, "axis")?;
+                SpatialJointKind::PointOnLine {
+                    a,
+                    b,
+                    axis_a: mat_t_vec(&self.pose(a.body).1, h),
                 }
             }
             "universal" => {

@@ -59,6 +59,7 @@ pub(crate) fn spatial_check_report(
             SpatialJointKind::Prismatic { .. } => "prismatic",
             SpatialJointKind::Fixed { .. } => "fixed",
             SpatialJointKind::Distance { .. } => "distance",
+            SpatialJointKind::PointOnLine { .. } => "point_on_line",
         };
         let (a, b) = j.kind.attachments();
         s.push_str(&format!(

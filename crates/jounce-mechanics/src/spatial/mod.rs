@@ -16,6 +16,7 @@ pub mod distance;
 pub mod driver;
 pub mod fixed;
 pub mod forces;
+pub mod point_on_line;
 pub mod prismatic;
 pub mod quaternion;
 pub mod revolute;

@@ -151,6 +151,7 @@ fn row_names(kind: &SpatialJointKind) -> &'static [&'static str] {
             &["x", "y", "z", "rotation 1", "rotation 2", "rotation 3"]
         }
         SpatialJointKind::Distance { .. } => &["length"],
+        SpatialJointKind::PointOnLine { .. } => &["offset 1", "offset 2"],
     }
 }
 
@@ -237,7 +238,8 @@ impl SpatialSystem {
             let perpendiculars = match kind {
                 SpatialJointKind::Revolute { axis_a, .. }
                 | SpatialJointKind::Cylindrical { axis_a, .. }
-                | SpatialJointKind::Prismatic { axis_a, .. } => {
+                | SpatialJointKind::Prismatic { axis_a, .. }
+                | SpatialJointKind::PointOnLine { axis_a, .. } => {
                     let (f, g) = super::revolute::perpendiculars(axis_a);
                     [f, g]
                 }
@@ -582,6 +584,15 @@ impl SpatialSystem {
                 frame_a,
                 frame_b,
             } => super::fixed::residual(pa, pb, &a.point, &b.point, frame_a, frame_b, out),
+            SpatialJointKind::PointOnLine { a, b, .. } => super::point_on_line::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                out,
+            ),
             SpatialJointKind::Distance { a, b, length } => {
                 super::distance::residual(pa, pb, &a.point, &b.point, *length, out);
             }
