@@ -10,6 +10,17 @@ impl Model {
         let mut out: Vec<&TimeFunction> = self.drivers.iter().map(|d| &d.function).collect();
         if let Some(sm) = &self.spatial {
             out.extend(sm.drivers.iter().map(|d| &d.function));
+            for f in &sm.forces {
+                if let crate::SpatialForceKind::SpringDamper {
+                    actuator: Some(a), ..
+                }
+                | crate::SpatialForceKind::RotationalSpring {
+                    actuator: Some(a), ..
+                } = &f.kind
+                {
+                    out.push(a);
+                }
+            }
         }
         for f in &self.forces {
             match &f.kind {

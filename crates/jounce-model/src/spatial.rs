@@ -268,7 +268,7 @@ pub enum SpatialForceKind {
         frame: SpatialFrame,
     },
     /// Translational spring-damper between two points along their line:
-    /// tension F = k (ℓ − ℓ0) + c ℓ'.
+    /// tension F = k (ℓ − ℓ0) + c ℓ' + f_act(t).
     SpringDamper {
         /// First point.
         a: SpatialAttachment,
@@ -280,6 +280,9 @@ pub enum SpatialForceKind {
         damping: f64,
         /// Free length ℓ0 \[m\].
         free_length: f64,
+        /// Actuator tension f_act(t) \[N\] added to F (a constant is a
+        /// preload).
+        actuator: Option<crate::TimeFunction>,
     },
     /// Rotational spring-damper about a revolute joint's axis: the torque
     /// τ = −k (θ − θ0) − c θ' about the axis on body b (−τ on body a), θ
@@ -294,6 +297,8 @@ pub enum SpatialForceKind {
         damping: f64,
         /// Zero angle θ0 \[rad\].
         zero_angle: f64,
+        /// Actuator torque τ_act(t) [N·m] added to τ.
+        actuator: Option<crate::TimeFunction>,
     },
     /// Six-component bushing between body a's point (the marker, with body
     /// a's axes) and body b's point: in body a's axes, the force

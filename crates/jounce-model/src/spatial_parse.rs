@@ -104,7 +104,7 @@ pub(crate) fn parse<'a, 'i>(
     check_unique(src, "force", &force_elems.iter().collect::<Vec<_>>())?;
     let forces = force_elems
         .iter()
-        .map(|n| ctx.force(n, &joints))
+        .map(|n| ctx.force(n, &joints, &mut functions))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SpatialModel {
         gravity,
@@ -579,11 +579,18 @@ impl SpatialCtx {
         }
     }
 
-    fn force(
+    fn force<'a, 'i>(
         &self,
-        n: &Named<'_, '_>,
+        n: &Named<'a, 'i>,
         joints: &[SpatialJoint],
+        functions: &mut Functions<'a, 'i>,
     ) -> Result<SpatialForce, ModelError> {
+        let mut actuator = |e: &Elem<'a, 'i>| -> Result<Option<crate::TimeFunction>, ModelError> {
+            match e.get("actuator") {
+                Some(v) => functions.parse(&e.label, &e.path("actuator"), v).map(Some),
+                None => Ok(None),
+            }
+        };
         let e = &n.elem;
         let t = e.req_choice("type", "spatial force type", FORCE_TYPES)?;
         let kind = match FORCE_TYPES[t] {
@@ -617,6 +624,7 @@ impl SpatialCtx {
                     "stiffness",
                     "damping",
                     "zero_angle",
+                    "actuator",
                 ])?;
                 let v = e.req("joint")?;
                 let jname = e.string("joint", v)?;
@@ -645,6 +653,7 @@ impl SpatialCtx {
                     stiffness: e.non_negative("stiffness", stiffness)?,
                     damping: e.non_negative("damping", damping)?,
                     zero_angle: e.num_or("zero_angle", 0.0)?,
+                    actuator: actuator(e)?,
                 }
             }
             "bushing" => {
@@ -690,6 +699,7 @@ impl SpatialCtx {
                     "stiffness",
                     "damping",
                     "free_length",
+                    "actuator",
                 ])?;
                 let a = self.attachment(e, "body1", "point1", false)?;
                 let b = self.attachment(e, "body2", "point2", false)?;
@@ -710,6 +720,7 @@ impl SpatialCtx {
                     stiffness: e.non_negative("stiffness", stiffness)?,
                     damping: e.non_negative("damping", damping)?,
                     free_length,
+                    actuator: actuator(e)?,
                 }
             }
         };

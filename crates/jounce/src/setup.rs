@@ -188,10 +188,16 @@ pub fn is_conservative(model: &Model) -> bool {
         return sm.drivers.is_empty()
             && sm.forces.iter().all(|f| {
                 matches!(
-                    f.kind,
-                    jounce_model::SpatialForceKind::SpringDamper { damping, .. }
-                    | jounce_model::SpatialForceKind::RotationalSpring { damping, .. }
-                        if damping == 0.0
+                    &f.kind,
+                    jounce_model::SpatialForceKind::SpringDamper {
+                        damping,
+                        actuator: None,
+                        ..
+                    } | jounce_model::SpatialForceKind::RotationalSpring {
+                        damping,
+                        actuator: None,
+                        ..
+                    } if *damping == 0.0
                 )
             });
     }

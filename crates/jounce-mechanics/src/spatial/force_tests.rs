@@ -184,3 +184,47 @@ fn rotational_spring_torque_is_minus_k_times_the_turn_from_its_zero_angle() {
         assert!((e - 1.5 * (phi - 0.1f64).powi(2)).abs() < 1e-13, "{e}");
     }
 }
+
+#[test]
+fn actuators_add_their_time_function_and_are_the_applied_loads() {
+    use crate::capabilities::AppliedLoads;
+    let text = MODEL.replace(
+        "zero_angle = 0.1",
+        "zero_angle = 0.1\nactuator = { type = \"ramp\", t0 = 0.0, t1 = 0.5, from = 0.0, to = 2.0 }",
+    ) + r#"
+[[forces]]
+name = "strut"
+type = "spring_damper"
+body1 = "ground"
+point1 = [0.3, -0.1, 1.6]
+body2 = "b"
+point2 = [0.0, 0.0, 0.0]
+stiffness = 0.0
+free_length = 0.5
+actuator = 5.0
+"#;
+    let model = jounce_model::from_str(&text, "act.toml").unwrap();
+    let sys = SpatialSystem::from_model(&model).unwrap();
+    assert_eq!(sys.breakpoints(), vec![0.0, 0.5]);
+    assert_eq!(model.breakpoints(), vec![0.0, 0.5]);
+    let (q, v) = sys.initial_state();
+    let t = 0.25; // the ramp at 1.0 N·m
+    let mut all = vec![0.0; sys.nv()];
+    sys.generalized_forces(t, &q, &v, &mut all);
+    let mut applied = vec![0.0; sys.nv()];
+    sys.applied_load_forces(t, &q, &v, &mut applied);
+    let h = [0.0, 0.6, 0.8];
+    let a_a = rotation(&quat(&q, 0));
+    let total = mat_vec(&a_a, &[all[3], all[4], all[5]]);
+    let act = mat_vec(&a_a, &[applied[3], applied[4], applied[5]]);
+    for k in 0..3 {
+        // spring 0.3 (θ0 = 0.1 at θ = 0) plus the actuator's 1.0
+        assert!((total[k] - 1.3 * h[k]).abs() < 1e-14, "{total:?}");
+        assert!((act[k] - 1.0 * h[k]).abs() < 1e-14, "{act:?}");
+    }
+    // the strut pulls b up towards (0.3, −0.1, 1.6) with 5 N: +z
+    for (k, want) in [0.0, 0.0, 5.0].iter().enumerate() {
+        assert!((all[NV_BODY + k] - want).abs() < 1e-14, "{all:?}");
+        assert!((applied[NV_BODY + k] - want).abs() < 1e-14, "{applied:?}");
+    }
+}

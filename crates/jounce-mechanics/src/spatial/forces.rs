@@ -154,7 +154,7 @@ pub fn joint_angle<D: Scalar>(
 }
 
 /// Rotational spring-damper on a revolute joint: the world torque on body
-/// b, τ h with τ = −k (θ − θ0) − c θ', h = A_a h_a and
+/// b, τ h with τ = −k (θ − θ0) − c θ' + τ_act(t), h = A_a h_a and
 /// θ' = h·(ω_b − ω_a) (world angular velocities); body a gets −τ h.
 /// Conservative with V = ½ k (θ − θ0)² when c = 0 while the joint holds
 /// (then A_b f_b⁰ ⊥ h and ∂θ/∂ψ = h: the torque is −∂V/∂ψ).
@@ -166,12 +166,13 @@ pub fn rotational_spring_torque<D: Scalar>(
     stiffness: f64,
     damping: f64,
     zero_angle: f64,
+    actuator: f64,
 ) -> Vec3<D> {
     let [f_a, g_a, h_a, f_b] = frame;
     let theta = joint_angle(a.pose, b.pose, f_a, g_a, f_b);
     let h = a.pose.vector(&lift(h_a));
     let rate = dot(&h, &sub(&omega_world(b), &omega_world(a)));
-    let tau = (theta - zero_angle) * (-stiffness) - rate * damping;
+    let tau = (theta - zero_angle) * (-stiffness) - rate * damping + actuator;
     scale(tau, &h)
 }
 

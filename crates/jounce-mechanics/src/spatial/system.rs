@@ -633,9 +633,12 @@ impl SpatialSystem {
     }
 
     /// Q (len n_v) at (q ⊕ dq, v + dv), dq and dv per body; only the
-    /// applied loads (point forces and torques) when `applied_only`.
+    /// applied loads (point forces and torques, actuators) when
+    /// `applied_only`.
+    #[allow(clippy::too_many_arguments)]
     fn forces_at<D: Scalar>(
         &self,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: impl Fn(usize) -> [D; NV_BODY],
@@ -703,7 +706,18 @@ impl SpatialSystem {
                     stiffness,
                     damping,
                     free_length,
-                } if !applied_only => {
+                    actuator,
+                } => {
+                    // only the actuator's tension among the applied loads
+                    let (k, c) = if applied_only {
+                        (0.0, 0.0)
+                    } else {
+                        (*stiffness, *damping)
+                    };
+                    let act = actuator.as_ref().map_or(0.0, |f| f.eval(t).0);
+                    if applied_only && act == 0.0 {
+                        continue;
+                    }
                     let (ia, ib) = (index(a.body), index(b.body));
                     let (pa, pb) = (pose_of(ia), pose_of(ib));
                     let ea = End {
@@ -716,8 +730,8 @@ impl SpatialSystem {
                         velocity: vel_of(ib),
                         point: b.point,
                     };
-                    let (tension, u) =
-                        forces::spring_damper_tension(&ea, &eb, *stiffness, *damping, *free_length);
+                    let (tension, u) = forces::spring_damper_tension(&ea, &eb, k, c, *free_length);
+                    let tension = tension + act;
                     let f_on_a: Vec3<D> = u.map(|x| x * tension);
                     let f_on_b: Vec3<D> = u.map(|x| -(x * tension));
                     if let Some(i) = ia {
@@ -741,11 +755,21 @@ impl SpatialSystem {
                     stiffness,
                     damping,
                     zero_angle,
+                    actuator,
                     ..
-                } if !applied_only => {
+                } => {
                     let ForceData::Angle { bodies, frame } = data else {
                         continue;
                     };
+                    let (k, c) = if applied_only {
+                        (0.0, 0.0)
+                    } else {
+                        (*stiffness, *damping)
+                    };
+                    let act = actuator.as_ref().map_or(0.0, |f| f.eval(t).0);
+                    if applied_only && act == 0.0 {
+                        continue;
+                    }
                     let (ia, ib) = (bodies[0], bodies[1]);
                     let (pa, pb) = (pose_of(ia), pose_of(ib));
                     let ea = End {
@@ -763,9 +787,10 @@ impl SpatialSystem {
                         &ea,
                         &eb,
                         [f_a, g_a, h_a, f_b],
-                        *stiffness,
-                        *damping,
+                        k,
+                        c,
                         *zero_angle,
+                        act,
                     );
                     if let Some(i) = ib {
                         forces::add_torque(&pb, &tau, &mut out[NV_BODY * i..NV_BODY * (i + 1)]);
@@ -809,9 +834,7 @@ impl SpatialSystem {
                         forces::add_torque(&pa, &torque.map(|x| -x), o);
                     }
                 }
-                SpatialForceKind::SpringDamper { .. }
-                | SpatialForceKind::RotationalSpring { .. }
-                | SpatialForceKind::Bushing { .. } => {}
+                SpatialForceKind::Bushing { .. } => {}
             }
         }
     }
@@ -891,15 +914,15 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
-    fn generalized_forces(&self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(q, v, zero, zero, false, f);
+        self.forces_at::<f64>(t, q, v, zero, zero, false, f);
     }
 
     /// ∂Q/∂q along q ⊕ δ and ∂Q/∂v (n_v × n_v each), by dual numbers.
     fn force_jacobians(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: &mut DMatrix<f64>,
@@ -918,11 +941,11 @@ impl MechanicalSystem for SpatialSystem {
                 }
             };
             let none = |_| [Dual64::from(0.0); NV_BODY];
-            self.forces_at(q, v, bump, none, false, &mut out);
+            self.forces_at(t, q, v, bump, none, false, &mut out);
             for i in 0..n {
                 dq[(i, col)] = out[i].eps;
             }
-            self.forces_at(q, v, none, bump, false, &mut out);
+            self.forces_at(t, q, v, none, bump, false, &mut out);
             for i in 0..n {
                 dv[(i, col)] = out[i].eps;
             }
@@ -1126,6 +1149,17 @@ impl MechanicalSystem for SpatialSystem {
                 f.breakpoints(&mut out);
             }
         }
+        for f in &self.forces {
+            if let SpatialForceKind::SpringDamper {
+                actuator: Some(a), ..
+            }
+            | SpatialForceKind::RotationalSpring {
+                actuator: Some(a), ..
+            } = &f.kind
+            {
+                a.breakpoints(&mut out);
+            }
+        }
         out.retain(|t| t.is_finite());
         out.sort_by(f64::total_cmp);
         out.dedup();
@@ -1145,9 +1179,9 @@ impl MechanicalSystem for SpatialSystem {
 
 impl AppliedLoads for SpatialSystem {
     /// The point forces and torques (len n_v).
-    fn applied_load_forces(&self, _t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
+    fn applied_load_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(q, v, zero, zero, true, qa);
+        self.forces_at::<f64>(t, q, v, zero, zero, true, qa);
     }
 }
 
