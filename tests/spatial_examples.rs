@@ -391,6 +391,7 @@ fn check_reports_the_spatial_examples_degrees_of_freedom() {
         ("examples/heavy_top.toml", 3, 7),
         ("examples/tumbling_body.toml", 6, 7),
         ("examples/spatial_double_pendulum.toml", 6, 14),
+        ("examples/spatial_slider_crank.toml", 0, 21),
     ] {
         let model = jounce_model::load_file(&support::repo(rel)).unwrap();
         let r = jounce::check::check_report(&model).unwrap();
@@ -401,6 +402,15 @@ fn check_reports_the_spatial_examples_degrees_of_freedom() {
             r.text
         );
     }
+    // the driver is listed with its joint
+    let model =
+        jounce_model::load_file(&support::repo("examples/spatial_slider_crank.toml")).unwrap();
+    let r = jounce::check::check_report(&model).unwrap();
+    assert!(
+        r.text.contains("drivers (1):") && r.text.contains("crank_drive      joint 'hinge'"),
+        "{}",
+        r.text
+    );
 }
 
 /// Joint reaction columns at rest: a 2 kg beam welded to ground with its

@@ -17,7 +17,9 @@
 //! ```
 //!
 //! regular (∂Φ/∂θ = cos(θ − f) = 1) on Φ = 0 near θ = f, with no atan2
-//! branch cut: the angle may turn without bound. Its multiplier λ is then
+//! branch cut: the angle may turn without bound. Φ also vanishes at
+//! θ = f + π (where ∂Φ/∂θ = −1): a motion started on θ = f stays there,
+//! but assembly with f(0) more than π/2 from the start may find that root. Its multiplier λ is then
 //! the torque about the axis that the driver applies to body a, −λ on
 //! body b (M v̇ = Q − Φ_qᵀλ). Haug 1989, §9.5 (absolute and relative
 //! drivers, "rotational driver" with the angle from two dot products).
