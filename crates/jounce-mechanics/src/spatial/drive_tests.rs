@@ -271,3 +271,23 @@ fn assembly_at_a_time_puts_the_driven_coordinates_at_f_of_t() {
     assert!((got.0 - angle).abs() < 1e-12, "θ = {} vs {angle}", got.0);
     assert!((got.1 - slide).abs() < 1e-12, "d = {} vs {slide}", got.1);
 }
+
+#[test]
+fn a_driver_of_a_missing_or_undrivable_joint_is_refused_by_name() {
+    let model = jounce_model::from_str(MODEL, "drive.toml").unwrap();
+    let mut sm = model.spatial.clone().unwrap();
+    sm.drivers[0].joint = 7;
+    let err = SpatialSystem::from_spatial(&sm).unwrap_err().to_string();
+    assert!(err.contains("driver 'spin'"), "{err}");
+    // a built model cannot name a spherical joint, a hand-made one can
+    let mut sm = model.spatial.clone().unwrap();
+    sm.joints[0].kind = jounce_model::SpatialJointKind::Spherical {
+        a: sm.joints[0].kind.attachments().0,
+        b: sm.joints[0].kind.attachments().1,
+    };
+    let err = SpatialSystem::from_spatial(&sm).unwrap_err().to_string();
+    assert!(
+        err.contains("driver 'spin'") && err.contains("cannot be driven"),
+        "{err}"
+    );
+}

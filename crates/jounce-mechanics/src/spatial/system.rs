@@ -265,7 +265,7 @@ impl SpatialSystem {
         }
         let joint_count = joints.len();
         for d in &sm.drivers {
-            let Some(j) = joints.get(d.joint).cloned() else {
+            let Some(j) = joints[..joint_count].get(d.joint).cloned() else {
                 return Err(MechanicsError::InvalidParameter {
                     element: format!("driver '{}'", d.name),
                     problem: format!("drives joint #{} of {joint_count}", d.joint + 1),
