@@ -8,6 +8,20 @@ impl Model {
     /// Every time function of the model (drivers, then forces).
     pub fn time_functions(&self) -> Vec<&TimeFunction> {
         let mut out: Vec<&TimeFunction> = self.drivers.iter().map(|d| &d.function).collect();
+        if let Some(sm) = &self.spatial {
+            out.extend(sm.drivers.iter().map(|d| &d.function));
+            for f in &sm.forces {
+                if let crate::SpatialForceKind::SpringDamper {
+                    actuator: Some(a), ..
+                }
+                | crate::SpatialForceKind::RotationalSpring {
+                    actuator: Some(a), ..
+                } = &f.kind
+                {
+                    out.push(a);
+                }
+            }
+        }
         for f in &self.forces {
             match &f.kind {
                 ForceKind::PointForce { fx, fy, .. } => {

@@ -234,7 +234,7 @@ fn spatial_model(
     model_elem: Option<&Elem<'_, '_>>,
     default_name: String,
 ) -> Result<Model, ModelError> {
-    for key in ["functions", "contacts", "drivers"] {
+    for key in ["contacts"] {
         if let Some(v) = root.get(key) {
             return Err(ModelError::Invalid {
                 at: src.loc(&v.span(), &format!("[[{key}]]")),

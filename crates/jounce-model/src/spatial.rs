@@ -35,6 +35,28 @@ pub struct SpatialModel {
     pub joints: Vec<SpatialJoint>,
     /// Force elements.
     pub forces: Vec<SpatialForce>,
+    /// Drivers (rheonomic constraints on joints), after the joints' rows.
+    pub drivers: Vec<SpatialDriver>,
+}
+
+/// A driver prescribing the coordinate of a revolute or prismatic joint as
+/// a time function, one equation, measured from the initial
+/// configuration:
+///
+/// * revolute: the angle θ of body b about the joint axis relative to body
+///   a, right-handed about the axis as fixed in body a, zero at the start;
+///   Φ = sin(θ − f(t)) = (A_b f_b⁰)·(A_a (cos f(t) g_a − sin f(t) f_a)),
+///   f_a ⊥ h_a, g_a = h_a × f_a, f_b⁰ = A_b0ᵀ A_a0 f_a;
+/// * prismatic: the slide of b's point along a's axis relative to its
+///   start, Φ = (r_b + A_b s_b − r_a − A_a s_a)·(A_a h_a) − d₀ − f(t).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialDriver {
+    /// Unique name (among joints and drivers).
+    pub name: String,
+    /// The driven joint (index into [`SpatialModel::joints`]).
+    pub joint: usize,
+    /// f(t) [rad or m].
+    pub function: crate::TimeFunction,
 }
 
 /// A rigid body in 3-D; coordinates are its centre of mass and orientation.
@@ -153,6 +175,17 @@ pub enum SpatialJointKind {
         /// World axes (rows) at the start in body b's frame.
         frame_b: [[f64; 3]; 3],
     },
+    /// Point on a line (2): body b's point stays on the line through body
+    /// a's point along a's axis, (A_a f_a)·d = (A_a g_a)·d = 0,
+    /// d = P_b − P_a, f_a, g_a ⊥ h_a; b slides along and turns freely.
+    PointOnLine {
+        /// Point on the line, body a.
+        a: SpatialAttachment,
+        /// The point of body b.
+        b: SpatialAttachment,
+        /// Unit line direction in body a's frame.
+        axis_a: [f64; 3],
+    },
     /// Constant distance (1): |P_b − P_a|² − L² = 0.
     Distance {
         /// First point.
@@ -175,6 +208,7 @@ impl SpatialJointKind {
             Self::Prismatic { .. } => 5,
             Self::Fixed { .. } => 6,
             Self::Distance { .. } => 1,
+            Self::PointOnLine { .. } => 2,
         }
     }
 
@@ -188,7 +222,8 @@ impl SpatialJointKind {
             | Self::Cylindrical { a, b, .. }
             | Self::Prismatic { a, b, .. }
             | Self::Fixed { a, b, .. }
-            | Self::Distance { a, b, .. } => (*a, *b),
+            | Self::Distance { a, b, .. }
+            | Self::PointOnLine { a, b, .. } => (*a, *b),
         }
     }
 }
@@ -233,7 +268,7 @@ pub enum SpatialForceKind {
         frame: SpatialFrame,
     },
     /// Translational spring-damper between two points along their line:
-    /// tension F = k (ℓ − ℓ0) + c ℓ'.
+    /// tension F = k (ℓ − ℓ0) + c ℓ' + f_act(t).
     SpringDamper {
         /// First point.
         a: SpatialAttachment,
@@ -245,6 +280,46 @@ pub enum SpatialForceKind {
         damping: f64,
         /// Free length ℓ0 \[m\].
         free_length: f64,
+        /// Actuator tension f_act(t) \[N\] added to F (a constant is a
+        /// preload).
+        actuator: Option<crate::TimeFunction>,
+    },
+    /// Rotational spring-damper about a revolute joint's axis: the torque
+    /// τ = −k (θ − θ0) − c θ' about the axis on body b (−τ on body a), θ
+    /// the joint angle as a revolute driver measures it (right-handed
+    /// about the axis on body a, zero at the start).
+    RotationalSpring {
+        /// The revolute joint (index into [`SpatialModel::joints`]).
+        joint: usize,
+        /// Stiffness k [N·m/rad].
+        stiffness: f64,
+        /// Damping c [N·m·s/rad].
+        damping: f64,
+        /// Zero angle θ0 \[rad\].
+        zero_angle: f64,
+        /// Actuator torque τ_act(t) [N·m] added to τ.
+        actuator: Option<crate::TimeFunction>,
+    },
+    /// Six-component bushing between body a's point (the marker, with body
+    /// a's axes) and body b's point: in body a's axes, the force
+    /// f = −K d − C ḋ on body b at its point and the torque
+    /// τ = −K_r θ − C_r ω on body b (minus both on body a), with d the
+    /// offset of b's point from a's relative to the start, θ the
+    /// small-angle rotation vector of b relative to a from the start and
+    /// ω the relative angular velocity (see `jounce_mechanics::spatial::forces`).
+    Bushing {
+        /// The marker (point and axes of body a).
+        a: SpatialAttachment,
+        /// The point on body b.
+        b: SpatialAttachment,
+        /// Diagonal translational stiffness K \[N/m\].
+        stiffness: [f64; 3],
+        /// Diagonal translational damping C \[N·s/m\].
+        damping: [f64; 3],
+        /// Diagonal rotational stiffness K_r [N·m/rad].
+        rotational_stiffness: [f64; 3],
+        /// Diagonal rotational damping C_r [N·m·s/rad].
+        rotational_damping: [f64; 3],
     },
 }
 

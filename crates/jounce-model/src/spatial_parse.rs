@@ -11,17 +11,26 @@
 use toml::de::{DeTable, DeValue};
 
 use crate::error::ModelError;
+use crate::functions::Functions;
 use crate::parse::{body_ref_among, check_unique, named_elements, named_point, Named, GROUND};
 use crate::reader::{num_str, Elem, Src};
 use crate::spatial::{
-    rotation_matrix, SpatialAttachment, SpatialBody, SpatialForce, SpatialForceKind, SpatialFrame,
-    SpatialJoint, SpatialJointKind, SpatialModel,
+    rotation_matrix, SpatialAttachment, SpatialBody, SpatialDriver, SpatialForce, SpatialForceKind,
+    SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
 };
 use crate::types::BodyRef;
 
 /// Top-level tables a spatial file may have.
-pub(crate) const SPATIAL_TOP_KEYS: &[&str] =
-    &["model", "ground", "bodies", "joints", "forces", "settings"];
+pub(crate) const SPATIAL_TOP_KEYS: &[&str] = &[
+    "model",
+    "ground",
+    "functions",
+    "bodies",
+    "joints",
+    "drivers",
+    "forces",
+    "settings",
+];
 
 const JOINT_TYPES: &[&str] = &[
     "spherical",
@@ -31,8 +40,15 @@ const JOINT_TYPES: &[&str] = &[
     "distance",
     "cylindrical",
     "prismatic",
+    "point_on_line",
 ];
-const FORCE_TYPES: &[&str] = &["point_force", "torque", "spring_damper"];
+const FORCE_TYPES: &[&str] = &[
+    "point_force",
+    "torque",
+    "spring_damper",
+    "rotational_spring",
+    "bushing",
+];
 const FRAMES: &[&str] = &["world", "body"];
 
 /// Tolerance on |p| − 1 of a given orientation and on the unit length and
@@ -46,11 +62,14 @@ struct SpatialCtx {
 
 /// Parses the spatial elements of `root` (the `[model]` table already read,
 /// with gravity `gravity`).
-pub(crate) fn parse(
-    src: Src<'_>,
-    root: &DeTable<'_>,
+pub(crate) fn parse<'a, 'i>(
+    src: Src<'a>,
+    root: &'a DeTable<'i>,
     gravity: [f64; 3],
 ) -> Result<SpatialModel, ModelError> {
+    // [functions]: the planar parser and evaluator, shared
+    let mut functions = Functions::new(src, root.get("functions"))?;
+    functions.compile_all()?;
     let ground_points = match root.get(GROUND) {
         Some(v) => {
             let e = Elem::new(src, "ground", v, GROUND)?;
@@ -70,23 +89,87 @@ pub(crate) fn parse(
         bodies,
     };
     let joint_elems = named_elements(src, root, "joints", "joint")?;
-    check_unique(src, "joint", &joint_elems.iter().collect::<Vec<_>>())?;
+    let driver_elems = named_elements(src, root, "drivers", "driver")?;
+    let all: Vec<&Named> = joint_elems.iter().chain(driver_elems.iter()).collect();
+    check_unique(src, "joint/driver", &all)?;
     let joints = joint_elems
         .iter()
         .map(|n| ctx.joint(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let drivers = driver_elems
+        .iter()
+        .map(|n| driver(n, &joints, &mut functions))
         .collect::<Result<Vec<_>, _>>()?;
     let force_elems = named_elements(src, root, "forces", "force")?;
     check_unique(src, "force", &force_elems.iter().collect::<Vec<_>>())?;
     let forces = force_elems
         .iter()
-        .map(|n| ctx.force(n))
+        .map(|n| ctx.force(n, &joints, &mut functions))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SpatialModel {
         gravity,
         bodies: ctx.bodies,
         joints,
         forces,
+        drivers,
     })
+}
+
+/// A `[[drivers]]` entry: `type = "joint"`, the driven revolute or
+/// prismatic `joint`, and `function`, a time function (number, name in
+/// `[functions]` or inline table).
+fn driver<'a, 'i>(
+    n: &Named<'a, 'i>,
+    joints: &[SpatialJoint],
+    functions: &mut Functions<'a, 'i>,
+) -> Result<SpatialDriver, ModelError> {
+    let e = &n.elem;
+    e.req_choice("type", "spatial driver type", &["joint"])?;
+    e.check_keys(&["name", "type", "joint", "function"])?;
+    let v = e.req("joint")?;
+    let jname = e.string("joint", v)?;
+    let Some(j) = joints.iter().position(|j| j.name == jname) else {
+        return Err(ModelError::UnknownReference {
+            at: e.at(&v.span()),
+            kind: "joint".into(),
+            name: jname.to_string(),
+            scope: String::new(),
+            available: joints.iter().map(|j| j.name.clone()).collect(),
+        });
+    };
+    if !matches!(
+        joints[j].kind,
+        SpatialJointKind::Revolute { .. } | SpatialJointKind::Prismatic { .. }
+    ) {
+        return Err(ModelError::Invalid {
+            at: e.at(&v.span()),
+            message: format!(
+                "joint '{jname}' is a {} joint and cannot be driven (only revolute and prismatic joints can)",
+                JOINT_TYPES[joint_type_index(&joints[j].kind)]
+            ),
+        });
+    }
+    let fv = e.req("function")?;
+    let function = functions.parse(&e.label, &e.path("function"), fv)?;
+    Ok(SpatialDriver {
+        name: n.name.clone(),
+        joint: j,
+        function,
+    })
+}
+
+/// The index in [`JOINT_TYPES`] of a joint kind's file name.
+fn joint_type_index(k: &SpatialJointKind) -> usize {
+    match k {
+        SpatialJointKind::Spherical { .. } => 0,
+        SpatialJointKind::Revolute { .. } => 1,
+        SpatialJointKind::Universal { .. } => 2,
+        SpatialJointKind::Fixed { .. } => 3,
+        SpatialJointKind::Distance { .. } => 4,
+        SpatialJointKind::Cylindrical { .. } => 5,
+        SpatialJointKind::Prismatic { .. } => 6,
+        SpatialJointKind::PointOnLine { .. } => 7,
+    }
 }
 
 /// `points = { name = [x, y, z], ... }` in file order.
@@ -383,6 +466,18 @@ impl SpatialCtx {
                     }
                 }
             }
+            "point_on_line" => {
+                e.check_keys(&["name", "type", "body1", "point1", "body2", "point2", "axis"])?;
+                let a = self.attachment(e, "body1", "point1", false)?;
+                let b = self.attachment(e, "body2", "point2", false)?;
+                self.distinct(e, a.body, b.body)?;
+                let h = self.axis(e, "axis")?;
+                SpatialJointKind::PointOnLine {
+                    a,
+                    b,
+                    axis_a: mat_t_vec(&self.pose(a.body).1, h),
+                }
+            }
             "universal" => {
                 e.check_keys(&[
                     "name", "type", "body1", "point1", "body2", "point2", "axis1", "axis2",
@@ -484,7 +579,18 @@ impl SpatialCtx {
         }
     }
 
-    fn force(&self, n: &Named<'_, '_>) -> Result<SpatialForce, ModelError> {
+    fn force<'a, 'i>(
+        &self,
+        n: &Named<'a, 'i>,
+        joints: &[SpatialJoint],
+        functions: &mut Functions<'a, 'i>,
+    ) -> Result<SpatialForce, ModelError> {
+        let mut actuator = |e: &Elem<'a, 'i>| -> Result<Option<crate::TimeFunction>, ModelError> {
+            match e.get("actuator") {
+                Some(v) => functions.parse(&e.label, &e.path("actuator"), v).map(Some),
+                None => Ok(None),
+            }
+        };
         let e = &n.elem;
         let t = e.req_choice("type", "spatial force type", FORCE_TYPES)?;
         let kind = match FORCE_TYPES[t] {
@@ -510,6 +616,78 @@ impl SpatialCtx {
                     frame: self.frame(e)?,
                 }
             }
+            "rotational_spring" => {
+                e.check_keys(&[
+                    "name",
+                    "type",
+                    "joint",
+                    "stiffness",
+                    "damping",
+                    "zero_angle",
+                    "actuator",
+                ])?;
+                let v = e.req("joint")?;
+                let jname = e.string("joint", v)?;
+                let Some(j) = joints.iter().position(|j| j.name == jname) else {
+                    return Err(ModelError::UnknownReference {
+                        at: e.at(&v.span()),
+                        kind: "joint".into(),
+                        name: jname.to_string(),
+                        scope: String::new(),
+                        available: joints.iter().map(|j| j.name.clone()).collect(),
+                    });
+                };
+                if !matches!(joints[j].kind, SpatialJointKind::Revolute { .. }) {
+                    return Err(ModelError::Invalid {
+                        at: e.at(&v.span()),
+                        message: format!(
+                            "a rotational spring needs a revolute joint, but joint '{jname}' is {}",
+                            JOINT_TYPES[joint_type_index(&joints[j].kind)]
+                        ),
+                    });
+                }
+                let stiffness = e.req_num("stiffness")?;
+                let damping = e.num_or("damping", 0.0)?;
+                SpatialForceKind::RotationalSpring {
+                    joint: j,
+                    stiffness: e.non_negative("stiffness", stiffness)?,
+                    damping: e.non_negative("damping", damping)?,
+                    zero_angle: e.num_or("zero_angle", 0.0)?,
+                    actuator: actuator(e)?,
+                }
+            }
+            "bushing" => {
+                e.check_keys(&[
+                    "name",
+                    "type",
+                    "body1",
+                    "point1",
+                    "body2",
+                    "point2",
+                    "stiffness",
+                    "damping",
+                    "rotational_stiffness",
+                    "rotational_damping",
+                ])?;
+                let a = self.attachment(e, "body1", "point1", true)?;
+                let b = self.attachment(e, "body2", "point2", true)?;
+                self.distinct(e, a.body, b.body)?;
+                let diagonal = |key: &str| -> Result<[f64; 3], ModelError> {
+                    let d = e.vec3_or(key, [0.0; 3])?;
+                    for x in d {
+                        e.non_negative(key, x)?;
+                    }
+                    Ok(d)
+                };
+                SpatialForceKind::Bushing {
+                    a,
+                    b,
+                    stiffness: diagonal("stiffness")?,
+                    damping: diagonal("damping")?,
+                    rotational_stiffness: diagonal("rotational_stiffness")?,
+                    rotational_damping: diagonal("rotational_damping")?,
+                }
+            }
             _ => {
                 e.check_keys(&[
                     "name",
@@ -521,6 +699,7 @@ impl SpatialCtx {
                     "stiffness",
                     "damping",
                     "free_length",
+                    "actuator",
                 ])?;
                 let a = self.attachment(e, "body1", "point1", false)?;
                 let b = self.attachment(e, "body2", "point2", false)?;
@@ -541,6 +720,7 @@ impl SpatialCtx {
                     stiffness: e.non_negative("stiffness", stiffness)?,
                     damping: e.non_negative("damping", damping)?,
                     free_length,
+                    actuator: actuator(e)?,
                 }
             }
         };
@@ -643,9 +823,72 @@ point2 = "tip"
         let bad = TOP.replace("point2 = \"tip\"", "point2 = \"toe\"");
         let err = from_str(&bad, "top.toml").unwrap_err().to_string();
         assert!(err.contains("unknown point 'toe' on body 'top'"), "{err}");
-        let bad = format!("{TOP}\n[[drivers]]\nname = \"d\"\n");
+        let bad = format!("{TOP}\n[[contacts]]\nname = \"d\"\n");
         let err = from_str(&bad, "top.toml").unwrap_err().to_string();
         assert!(err.contains("not supported in spatial models yet"), "{err}");
+    }
+
+    #[test]
+    fn drivers_name_their_joint_and_share_the_planar_functions() {
+        let hinge = TOP.replace("\"spherical\"", "\"revolute\"\naxis = [0.0, 0.0, 1.0]");
+        let ok = format!(
+            "[functions]\nspin = {{ type = \"polynomial\", coefficients = [0.0, 2.0] }}\n{hinge}\n\
+             [[drivers]]\nname = \"d\"\ntype = \"joint\"\njoint = \"pivot\"\nfunction = \"spin\"\n"
+        );
+        let m = from_str(&ok, "top.toml").unwrap();
+        let d = &m.spatial.as_ref().unwrap().drivers[0];
+        assert_eq!((d.name.as_str(), d.joint), ("d", 0));
+        assert_eq!(d.function.eval(0.5).0, 1.0);
+        // a spherical joint cannot be driven
+        let bad = format!(
+            "{TOP}\n[[drivers]]\nname = \"d\"\ntype = \"joint\"\njoint = \"pivot\"\nfunction = 1.0\n"
+        );
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("top.toml:")
+                && err.contains("driver 'd'")
+                && err.contains("joint 'pivot' is a spherical joint and cannot be driven"),
+            "{err}"
+        );
+        // unknown joint, unknown function, a name shared with a joint
+        let bad = ok.replace("joint = \"pivot\"\nfunction", "joint = \"pivto\"\nfunction");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("driver 'd'") && err.contains("pivto"), "{err}");
+        let bad = ok.replace("function = \"spin\"", "function = \"spun\"");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("driver 'd'") && err.contains("spun"), "{err}");
+        let bad = ok.replace("name = \"d\"", "name = \"pivot\"");
+        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(err.contains("pivot"), "{err}");
+    }
+
+    #[test]
+    fn rotational_springs_need_a_revolute_joint_and_bushings_non_negative_rates() {
+        let spring = format!(
+            "{TOP}\n[[forces]]\nname = \"coil\"\ntype = \"rotational_spring\"\njoint = \"pivot\"\nstiffness = 1.0\n"
+        );
+        let err = from_str(&spring, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("force 'coil'")
+                && err.contains("needs a revolute joint, but joint 'pivot' is spherical"),
+            "{err}"
+        );
+        let hinge = spring.replace("\"spherical\"", "\"revolute\"\naxis = [0.0, 0.0, 1.0]");
+        let m = from_str(&hinge, "top.toml").unwrap();
+        assert!(matches!(
+            m.spatial.unwrap().forces[0].kind,
+            crate::SpatialForceKind::RotationalSpring { joint: 0, stiffness, .. } if stiffness == 1.0
+        ));
+        let bushing = format!(
+            "{TOP}\n[[forces]]\nname = \"mount\"\ntype = \"bushing\"\nbody1 = \"ground\"\nbody2 = \"top\"\nstiffness = [1.0, -2.0, 3.0]\n"
+        );
+        let err = from_str(&bushing, "top.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("top.toml:")
+                && err.contains("force 'mount'")
+                && err.contains("stiffness must not be negative"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -591,6 +591,7 @@ impl Cx<'_> {
             bodies,
             joints,
             forces: Vec::new(),
+            drivers: Vec::new(),
         })
     }
 

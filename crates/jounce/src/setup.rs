@@ -182,13 +182,24 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
 /// actuators, applied forces, torques or friction.
 pub fn is_conservative(model: &Model) -> bool {
     if let Some(sm) = &model.spatial {
-        // gravity and undamped springs are; loads and dampers are not
-        return sm.forces.iter().all(|f| {
-            matches!(
-                f.kind,
-                jounce_model::SpatialForceKind::SpringDamper { damping, .. } if damping == 0.0
-            )
-        });
+        // gravity and undamped springs are; loads, dampers, drivers and
+        // bushings (whose rotational law is not exactly the gradient of
+        // their potential) are not
+        return sm.drivers.is_empty()
+            && sm.forces.iter().all(|f| {
+                matches!(
+                    &f.kind,
+                    jounce_model::SpatialForceKind::SpringDamper {
+                        damping,
+                        actuator: None,
+                        ..
+                    } | jounce_model::SpatialForceKind::RotationalSpring {
+                        damping,
+                        actuator: None,
+                        ..
+                    } if *damping == 0.0
+                )
+            });
     }
     model.drivers.is_empty()
         && model

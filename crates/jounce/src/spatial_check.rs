@@ -59,6 +59,7 @@ pub(crate) fn spatial_check_report(
             SpatialJointKind::Prismatic { .. } => "prismatic",
             SpatialJointKind::Fixed { .. } => "fixed",
             SpatialJointKind::Distance { .. } => "distance",
+            SpatialJointKind::PointOnLine { .. } => "point_on_line",
         };
         let (a, b) = j.kind.attachments();
         s.push_str(&format!(
@@ -69,6 +70,15 @@ pub(crate) fn spatial_check_report(
             body_name(sm, b.body)
         ));
     }
+    if !sm.drivers.is_empty() {
+        s.push_str(&format!("  drivers ({}):\n", sm.drivers.len()));
+        for d in &sm.drivers {
+            s.push_str(&format!(
+                "    {:<16} joint '{}'\n",
+                d.name, sm.joints[d.joint].name
+            ));
+        }
+    }
     if !sm.forces.is_empty() {
         s.push_str(&format!("  force elements ({}):\n", sm.forces.len()));
         for f in &sm.forces {
@@ -76,6 +86,8 @@ pub(crate) fn spatial_check_report(
                 SpatialForceKind::PointForce { .. } => "point_force",
                 SpatialForceKind::Torque { .. } => "torque",
                 SpatialForceKind::SpringDamper { .. } => "spring_damper",
+                SpatialForceKind::RotationalSpring { .. } => "rotational_spring",
+                SpatialForceKind::Bushing { .. } => "bushing",
             };
             s.push_str(&format!("    {:<16} {kind}\n", f.name));
         }

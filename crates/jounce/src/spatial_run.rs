@@ -25,8 +25,8 @@
 //! [`jounce_mechanics::spatial::quaternion::euler_zyx`]) and its angular
 //! velocity in the world frame `wx_world, wy_world, wz_world` (A ω');
 //! then, for each joint, the load it applies to its second body at that
-//! body's joint point, world frame: `fx, fy, fz, mx, my, mz`
-//! ([`SpatialSystem::joint_reactions`]).
+//! body's joint point, world frame: `fx, fy, fz, mx, my, mz`, a driven
+//! joint's including its drivers' ([`SpatialSystem::joint_reactions`]).
 //!
 //! Owns: the spatial run path. Must not: change a planar run.
 
@@ -120,7 +120,8 @@ impl RowSink for SpatialColumns<'_> {
             )));
         };
         self.reactions.resize(6 * self.sys.joint_count(), 0.0);
-        self.sys.joint_reactions(q, lambda, &mut self.reactions);
+        self.sys
+            .joint_reactions(values[0], q, lambda, &mut self.reactions);
         self.row.extend_from_slice(&self.reactions);
         self.inner.row(&self.row)
     }

@@ -386,10 +386,11 @@ impl SpatialJointSystem {
             x
         }
         let end = |b: Option<usize>| b.unwrap_or(ground);
-        let mut order: Vec<usize> = (0..sys.joints.len()).collect();
+        // joints only: the drivers (after them) are always cut, one row each
+        let mut order: Vec<usize> = (0..sys.joint_count).collect();
         order.sort_by_key(|&j| std::cmp::Reverse(sys.joints[j].kind.equations()));
         let mut in_tree = vec![false; sys.joints.len()];
-        let mut cut = Vec::new();
+        let mut cut: Vec<usize> = (sys.joint_count..sys.joints.len()).collect();
         for j in order {
             let el = &sys.joints[j];
             let (a, b) = (end(el.bodies[0]), end(el.bodies[1]));
@@ -400,7 +401,12 @@ impl SpatialJointSystem {
                 ));
             }
             let (ra, rb) = (find(&mut comp, a), find(&mut comp, b));
-            if ra == rb || matches!(el.kind, SpatialJointKind::Distance { .. }) {
+            if ra == rb
+                || matches!(
+                    el.kind,
+                    SpatialJointKind::Distance { .. } | SpatialJointKind::PointOnLine { .. }
+                )
+            {
                 cut.push(j);
             } else {
                 comp[ra] = rb;
@@ -412,7 +418,7 @@ impl SpatialJointSystem {
         let mut rows = 0;
         for el in &sys.joints {
             first_row.push(rows);
-            rows += el.kind.equations();
+            rows += el.equations();
         }
         // the tree's nodes, breadth first from ground
         let mut visited = vec![false; nb];
@@ -453,7 +459,7 @@ impl SpatialJointSystem {
                 });
             }
             self.cut_rows
-                .extend(first_row[j]..first_row[j] + sys.joints[j].kind.equations());
+                .extend(first_row[j]..first_row[j] + sys.joints[j].equations());
         }
         if let Some(b) = visited.iter().position(|v| !v) {
             return Err(JointSpaceError::Unsupported {
@@ -511,10 +517,10 @@ impl SpatialJointSystem {
             }
             SpatialJointKind::Spherical { .. } => (TreeKind::Spherical, [0.0; 3], [0.0; 3]),
             SpatialJointKind::Fixed { .. } => (TreeKind::Fixed, [0.0; 3], [0.0; 3]),
-            SpatialJointKind::Distance { .. } => {
+            SpatialJointKind::Distance { .. } | SpatialJointKind::PointOnLine { .. } => {
                 return Err(JointSpaceError::Unsupported {
                     joint: format!("joint '{name}'"),
-                    problem: "a distance joint in the kinematic tree needs more coordinates \
+                    problem: "a distance or point-on-line joint in the kinematic tree needs more coordinates \
                               than it has; not supported in spatial joint coordinates yet"
                         .into(),
                 })

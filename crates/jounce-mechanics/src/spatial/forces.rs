@@ -114,3 +114,144 @@ pub fn spring_energy(pa: &[f64; 3], pb: &[f64; 3], stiffness: f64, free_length: 
     let stretch = dot(&d, &d).sqrt() - free_length;
     0.5 * stiffness * stretch * stretch
 }
+
+/// Adds the world torque τ to a body's 6 entries: (0, Aᵀτ).
+pub fn add_torque<D: Scalar>(pose: &Pose<D>, tau_world: &Vec3<D>, out: &mut [D]) {
+    let t = mat_t_vec(&pose.a, tau_world);
+    for k in 0..3 {
+        out[3 + k] += t[k];
+    }
+}
+
+/// World angular velocity A ω' of an end.
+fn omega_world<D: Scalar>(e: &End<'_, D>) -> Vec3<D> {
+    mat_vec(&e.pose.a, &[e.velocity[3], e.velocity[4], e.velocity[5]])
+}
+
+/// World velocity of an end's point.
+fn velocity_of_point<D: Scalar>(e: &End<'_, D>, s: &Vec3<D>) -> Vec3<D> {
+    point_velocity(
+        e.pose,
+        &[e.velocity[0], e.velocity[1], e.velocity[2]],
+        &[e.velocity[3], e.velocity[4], e.velocity[5]],
+        s,
+    )
+}
+
+/// The joint angle θ ∈ (−π, π] of a revolute joint from its body-a frame
+/// (f_a, g_a = h_a × f_a) and f_a's image f_b⁰ on body b at the start:
+/// θ = atan2((A_a g_a)·(A_b f_b⁰), (A_a f_a)·(A_b f_b⁰)), right-handed
+/// about A_a h_a (as the revolute driver, [`super::driver`]).
+pub fn joint_angle<D: Scalar>(
+    pa: &Pose<D>,
+    pb: &Pose<D>,
+    f_a: &[f64; 3],
+    g_a: &[f64; 3],
+    f_b: &[f64; 3],
+) -> D {
+    let fb = pb.vector(&lift(f_b));
+    dot(&pa.vector(&lift(g_a)), &fb).atan2(dot(&pa.vector(&lift(f_a)), &fb))
+}
+
+/// Rotational spring-damper on a revolute joint: the world torque on body
+/// b, τ h with τ = −k (θ − θ0) − c θ' + τ_act(t), h = A_a h_a and
+/// θ' = h·(ω_b − ω_a) (world angular velocities); body a gets −τ h.
+/// Conservative with V = ½ k (θ − θ0)² when c = 0 while the joint holds
+/// (then A_b f_b⁰ ⊥ h and ∂θ/∂ψ = h: the torque is −∂V/∂ψ).
+#[allow(clippy::too_many_arguments)]
+pub fn rotational_spring_torque<D: Scalar>(
+    a: &End<'_, D>,
+    b: &End<'_, D>,
+    frame: [&[f64; 3]; 4],
+    stiffness: f64,
+    damping: f64,
+    zero_angle: f64,
+    actuator: f64,
+) -> Vec3<D> {
+    let [f_a, g_a, h_a, f_b] = frame;
+    let theta = joint_angle(a.pose, b.pose, f_a, g_a, f_b);
+    let h = a.pose.vector(&lift(h_a));
+    let rate = dot(&h, &sub(&omega_world(b), &omega_world(a)));
+    let tau = (theta - zero_angle) * (-stiffness) - rate * damping + actuator;
+    scale(tau, &h)
+}
+
+/// The small-angle rotation vector of the relative rotation
+/// R = A_aᵀ A_b R0ᵀ (R0 = A_a0ᵀ A_b0, the start's; R = I there), in body
+/// a's axes: θ = ½ (R₃₂ − R₂₃, R₁₃ − R₃₁, R₂₁ − R₁₂) = sin φ · n for a turn
+/// φ about the unit axis n, so θ = φ n + O(φ³) (the skew part of R;
+/// ADAMS/Solver BUSHING takes small rotations about the marker axes the
+/// same way, its documentation warning that the rotational law is only
+/// valid for small angles).
+pub fn small_rotation<D: Scalar>(pa: &Pose<D>, pb: &Pose<D>, r0: &[[f64; 3]; 3]) -> Vec3<D> {
+    // R = A_aᵀ A_b R0ᵀ
+    let r: [[D; 3]; 3] = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let mut x = D::zero();
+            for k in 0..3 {
+                for l in 0..3 {
+                    x += pa.a[k][i] * pb.a[k][l] * r0[j][l];
+                }
+            }
+            x
+        })
+    });
+    [
+        (r[2][1] - r[1][2]) * 0.5,
+        (r[0][2] - r[2][0]) * 0.5,
+        (r[1][0] - r[0][1]) * 0.5,
+    ]
+}
+
+/// Parameters of a bushing (diagonals in body a's axes).
+#[derive(Clone, Copy, Debug)]
+pub struct Bushing {
+    /// Translational stiffness K \[N/m\].
+    pub stiffness: [f64; 3],
+    /// Translational damping C \[N·s/m\].
+    pub damping: [f64; 3],
+    /// Rotational stiffness K_r [N·m/rad].
+    pub rotational_stiffness: [f64; 3],
+    /// Rotational damping C_r [N·m·s/rad].
+    pub rotational_damping: [f64; 3],
+    /// The offset d at the start, body a's axes \[m\].
+    pub d0: [f64; 3],
+    /// The relative rotation A_aᵀ A_b at the start.
+    pub r0: [[f64; 3]; 3],
+}
+
+/// The bushing's offset d = A_aᵀ (P_b − P_a) − d₀ and rotation θ (body
+/// a's axes).
+pub fn bushing_deflection<D: Scalar>(
+    a: &End<'_, D>,
+    b: &End<'_, D>,
+    p: &Bushing,
+) -> (Vec3<D>, Vec3<D>) {
+    let d = sub(
+        &b.pose.point(&lift(&b.point)),
+        &a.pose.point(&lift(&a.point)),
+    );
+    let d = sub(&mat_t_vec(&a.pose.a, &d), &lift(&p.d0));
+    (d, small_rotation(a.pose, b.pose, &p.r0))
+}
+
+/// The bushing's world force F on body b at its point and world torque T
+/// on body b (body a: −F at the same world point, −T):
+/// F = A_a (−K d − C ḋ), T = A_a (−K_r θ − C_r ω), ḋ = A_aᵀ (v_Pb − v_Pa)
+/// and ω = A_aᵀ (ω_b − ω_a) the relative velocities in body a's axes
+/// (ADAMS/Solver BUSHING: a linear 6-component force between two markers,
+/// diagonal stiffness and damping, in the first marker's axes).
+pub fn bushing_load<D: Scalar>(a: &End<'_, D>, b: &End<'_, D>, p: &Bushing) -> (Vec3<D>, Vec3<D>) {
+    let (d, theta) = bushing_deflection(a, b, p);
+    let (sa, sb) = (lift(&a.point), lift(&b.point));
+    let ddot = mat_t_vec(
+        &a.pose.a,
+        &sub(&velocity_of_point(b, &sb), &velocity_of_point(a, &sa)),
+    );
+    let w = mat_t_vec(&a.pose.a, &sub(&omega_world(b), &omega_world(a)));
+    let f: Vec3<D> = std::array::from_fn(|k| -(d[k] * p.stiffness[k] + ddot[k] * p.damping[k]));
+    let t: Vec3<D> = std::array::from_fn(|k| {
+        -(theta[k] * p.rotational_stiffness[k] + w[k] * p.rotational_damping[k])
+    });
+    (mat_vec(&a.pose.a, &f), mat_vec(&a.pose.a, &t))
+}

@@ -6,14 +6,17 @@
 //! One concept per file: [`quaternion`] (Euler-parameter algebra and the
 //! exponential map), [`body`] (coordinates, pose, retraction), one file per
 //! joint ([`spherical`], [`revolute`], [`universal`], [`cylindrical`],
-//! [`prismatic`], [`fixed`], [`distance`]), [`forces`] (weight, gyroscopic moment, loads,
+//! [`prismatic`], [`fixed`], [`distance`]), [`driver`] (revolute and
+//! prismatic drivers), [`forces`] (weight, gyroscopic moment, loads,
 //! spring-dampers) and [`system`] (the contract and exact derivatives).
 
 pub mod body;
 pub mod cylindrical;
 pub mod distance;
+pub mod driver;
 pub mod fixed;
 pub mod forces;
+pub mod point_on_line;
 pub mod prismatic;
 pub mod quaternion;
 pub mod revolute;
@@ -23,5 +26,9 @@ pub mod universal;
 
 pub use system::SpatialSystem;
 
+#[cfg(test)]
+mod drive_tests;
+#[cfg(test)]
+mod force_tests;
 #[cfg(test)]
 mod tests;

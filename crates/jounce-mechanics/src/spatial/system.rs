@@ -27,12 +27,13 @@
 //! the exact derivatives. Must not: know formulations.
 
 use jounce_model::{
-    BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel,
+    BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel, TimeFunction,
 };
 use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2_64, Dual64};
 
 use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
+use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
 use crate::capabilities::{AppliedLoads, SecondDerivatives};
@@ -55,6 +56,59 @@ pub(crate) struct JointElement {
     /// start.
     locked: [f64; 3],
     row: usize,
+    /// For a driver (one row, after every joint's): what it drives, f(t),
+    /// and the driven joint's index.
+    drive: Option<(Drive, TimeFunction, usize)>,
+}
+
+impl JointElement {
+    /// Number of rows: the joint's equations, or 1 for a driver.
+    pub(crate) fn equations(&self) -> usize {
+        if self.drive.is_some() {
+            1
+        } else {
+            self.kind.equations()
+        }
+    }
+
+    /// (f, f', f'') of a driver at t; zeros for a joint.
+    fn time_value(&self, t: f64) -> (f64, f64, f64) {
+        match &self.drive {
+            Some((_, f, _)) => f.eval(t),
+            None => (0.0, 0.0, 0.0),
+        }
+    }
+}
+
+/// Start-configuration data of a force element.
+#[derive(Clone, Debug)]
+enum ForceData {
+    /// Nothing beyond the model's element.
+    None,
+    /// A rotational spring: the joint's bodies and (f_a, g_a, h_a, f_b⁰).
+    Angle {
+        bodies: [Option<usize>; 2],
+        frame: [[f64; 3]; 4],
+    },
+    /// A bushing's parameters with its start offset and rotation.
+    Bushing(forces::Bushing),
+}
+
+/// The start pose of body `b` of `sm` (ground: the world frame).
+fn start_pose(sm: &SpatialModel, b: Option<usize>) -> Pose<f64> {
+    match b {
+        Some(i) => Pose::new(sm.bodies[i].position, &sm.bodies[i].orientation),
+        None => Pose::ground(),
+    }
+}
+
+/// The angle frame (f_a, g_a, f_b⁰) of a revolute joint element: f_b⁰ is
+/// f_a's image on body b at the start.
+fn angle_frame(sm: &SpatialModel, j: &JointElement) -> [[f64; 3]; 3] {
+    let (pa, pb) = (start_pose(sm, j.bodies[0]), start_pose(sm, j.bodies[1]));
+    let [f_a, g_a] = j.perpendiculars;
+    let f_b = super::quaternion::mat_t_vec(&pb.a, &pa.vector(&f_a));
+    [f_a, g_a, f_b]
 }
 
 /// A spatial multibody system built from a spatial [`Model`].
@@ -64,8 +118,12 @@ pub struct SpatialSystem {
     pub(crate) mass: Vec<f64>,
     pub(crate) inertia: Vec<[[f64; 3]; 3]>,
     pub(crate) gravity: [f64; 3],
+    /// The joints, then the drivers (`joint_count` joints first).
     pub(crate) joints: Vec<JointElement>,
+    pub(crate) joint_count: usize,
     pub(crate) forces: Vec<jounce_model::SpatialForce>,
+    /// Per force element, what it needs from the start configuration.
+    force_data: Vec<ForceData>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
     q0: Vec<f64>,
@@ -93,6 +151,7 @@ fn row_names(kind: &SpatialJointKind) -> &'static [&'static str] {
             &["x", "y", "z", "rotation 1", "rotation 2", "rotation 3"]
         }
         SpatialJointKind::Distance { .. } => &["length"],
+        SpatialJointKind::PointOnLine { .. } => &["offset 1", "offset 2"],
     }
 }
 
@@ -179,7 +238,8 @@ impl SpatialSystem {
             let perpendiculars = match kind {
                 SpatialJointKind::Revolute { axis_a, .. }
                 | SpatialJointKind::Cylindrical { axis_a, .. }
-                | SpatialJointKind::Prismatic { axis_a, .. } => {
+                | SpatialJointKind::Prismatic { axis_a, .. }
+                | SpatialJointKind::PointOnLine { axis_a, .. } => {
                     let (f, g) = super::revolute::perpendiculars(axis_a);
                     [f, g]
                 }
@@ -199,20 +259,123 @@ impl SpatialSystem {
                 perpendiculars,
                 locked,
                 row: row_owner.len(),
+                drive: None,
             });
             row_owner.extend((0..kind.equations()).map(|r| (e, r)));
+        }
+        let joint_count = joints.len();
+        for d in &sm.drivers {
+            let Some(j) = joints[..joint_count].get(d.joint).cloned() else {
+                return Err(MechanicsError::InvalidParameter {
+                    element: format!("driver '{}'", d.name),
+                    problem: format!("drives joint #{} of {joint_count}", d.joint + 1),
+                });
+            };
+            let (pa, pb) = (start_pose(sm, j.bodies[0]), start_pose(sm, j.bodies[1]));
+            let drive = match &j.kind {
+                SpatialJointKind::Revolute { .. } => {
+                    let [f_a, g_a, f_b] = angle_frame(sm, &j);
+                    Drive::Angle { f_a, g_a, f_b }
+                }
+                SpatialJointKind::Prismatic { a, b, axis_a, .. } => {
+                    let mut drive = Drive::Slide {
+                        s_a: a.point,
+                        s_b: b.point,
+                        h_a: *axis_a,
+                        d0: 0.0,
+                    };
+                    let d0 = super::driver::residual(&drive, &pa, &pb, 0.0);
+                    if let Drive::Slide { d0: slot, .. } = &mut drive {
+                        *slot = d0;
+                    }
+                    drive
+                }
+                _ => {
+                    return Err(MechanicsError::InvalidParameter {
+                        element: format!("driver '{}'", d.name),
+                        problem: format!(
+                            "joint '{}' is neither revolute nor prismatic and cannot be driven",
+                            j.name
+                        ),
+                    })
+                }
+            };
+            let e = joints.len();
+            joints.push(JointElement {
+                name: d.name.clone(),
+                row: row_owner.len(),
+                drive: Some((drive, d.function.clone(), d.joint)),
+                ..j
+            });
+            row_owner.push((e, 0));
         }
         Ok(SpatialSystem {
             names: sm.bodies.iter().map(|b| b.name.clone()).collect(),
             mass: sm.bodies.iter().map(|b| b.mass).collect(),
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
             gravity: sm.gravity,
+            force_data: Self::force_data(sm, &joints)?,
             joints,
+            joint_count,
             forces: sm.forces.clone(),
             row_owner,
             q0,
             v0,
         })
+    }
+
+    /// The start data of each force element.
+    fn force_data(
+        sm: &SpatialModel,
+        joints: &[JointElement],
+    ) -> Result<Vec<ForceData>, MechanicsError> {
+        sm.forces
+            .iter()
+            .map(|f| match &f.kind {
+                SpatialForceKind::RotationalSpring { joint, .. } => {
+                    let j = joints
+                        .get(*joint)
+                        .filter(|j| matches!(j.kind, SpatialJointKind::Revolute { .. }))
+                        .ok_or_else(|| MechanicsError::InvalidParameter {
+                            element: format!("force '{}'", f.name),
+                            problem: "needs a revolute joint".into(),
+                        })?;
+                    let [f_a, g_a, f_b] = angle_frame(sm, j);
+                    let SpatialJointKind::Revolute { axis_a, .. } = j.kind else {
+                        unreachable!("filtered above")
+                    };
+                    Ok(ForceData::Angle {
+                        bodies: j.bodies,
+                        frame: [f_a, g_a, axis_a, f_b],
+                    })
+                }
+                SpatialForceKind::Bushing {
+                    a,
+                    b,
+                    stiffness,
+                    damping,
+                    rotational_stiffness,
+                    rotational_damping,
+                } => {
+                    let (pa, pb) = (start_pose(sm, index(a.body)), start_pose(sm, index(b.body)));
+                    let d = super::quaternion::sub(&pb.point(&b.point), &pa.point(&a.point));
+                    let d0 = super::quaternion::mat_t_vec(&pa.a, &d);
+                    // R0 = A_aᵀ A_b
+                    let r0 = std::array::from_fn(|i| {
+                        std::array::from_fn(|j| (0..3).map(|k| pa.a[k][i] * pb.a[k][j]).sum())
+                    });
+                    Ok(ForceData::Bushing(forces::Bushing {
+                        stiffness: *stiffness,
+                        damping: *damping,
+                        rotational_stiffness: *rotational_stiffness,
+                        rotational_damping: *rotational_damping,
+                        d0,
+                        r0,
+                    }))
+                }
+                _ => Ok(ForceData::None),
+            })
+            .collect()
     }
 
     /// The model's initial positions q0 (len n_q) and velocities v0
@@ -265,7 +428,25 @@ impl SpatialSystem {
     /// Number of joints.
     #[must_use]
     pub fn joint_count(&self) -> usize {
-        self.joints.len()
+        self.joint_count
+    }
+
+    /// Number of drivers (their rows follow the joints').
+    #[must_use]
+    pub fn driver_count(&self) -> usize {
+        self.joints.len() - self.joint_count
+    }
+
+    /// The driven coordinate of driver `d` at q: a revolute driver's angle
+    /// θ ∈ (−π, π] \[rad\], a prismatic driver's slide from the start \[m\].
+    #[must_use]
+    pub fn driven_coordinate(&self, d: usize, q: &[f64]) -> f64 {
+        let el = &self.joints[self.joint_count + d];
+        let (pa, pb) = (pose_at(q, el.bodies[0]), pose_at(q, el.bodies[1]));
+        match &el.drive {
+            Some((drive, _, _)) => super::driver::angle(drive, &pa, &pb),
+            None => 0.0,
+        }
     }
 
     /// Name of joint `j`.
@@ -282,14 +463,15 @@ impl SpatialSystem {
     /// M_P = A n' − (A s_b) × F about the point P = r + A s_b (Haug 1989,
     /// §11.6, reaction forces from Lagrange multipliers). A joint whose
     /// second end is ground reports minus the load on its first body, at
-    /// that body's point (Newton's third law).
+    /// that body's point (Newton's third law). A driven joint's load
+    /// includes its drivers' (the driving torque or force).
     ///
     /// # Panics
     /// If `lambda` is shorter than n_c or `out` than 6 per joint.
-    pub fn joint_reactions(&self, q: &[f64], lambda: &[f64], out: &mut [f64]) {
+    pub fn joint_reactions(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut [f64]) {
         let zero = [Dual64::from(0.0); NV_BODY];
         let mut phi = [Dual64::from(0.0); 6];
-        for (j, el) in self.joints.iter().enumerate() {
+        for (j, el) in self.joints[..self.joint_count].iter().enumerate() {
             let (side, sign) = if el.bodies[1].is_some() {
                 (1, 1.0)
             } else {
@@ -300,13 +482,22 @@ impl SpatialSystem {
             let Some(b) = el.bodies[side] else {
                 continue;
             };
-            let n = el.kind.equations();
+            // the joint's rows and those of the drivers of this joint
+            let drivers = self.joints[self.joint_count..]
+                .iter()
+                .filter(|d| matches!(d.drive, Some((_, _, dj)) if dj == j));
             let mut g = [0.0; NV_BODY];
-            for (k, gk) in g.iter_mut().enumerate() {
-                let mut inner = [zero; 2];
-                inner[side] = direction(k, Dual64::new(0.0, 1.0));
-                Self::joint_at(el, q, inner, [zero; 2], &mut phi[..n]);
-                *gk = -(0..n).map(|i| phi[i].eps * lambda[el.row + i]).sum::<f64>();
+            for part in std::iter::once(el).chain(drivers) {
+                let n = part.equations();
+                let f = Dual64::from(part.time_value(t).0);
+                for (k, gk) in g.iter_mut().enumerate() {
+                    let mut inner = [zero; 2];
+                    inner[side] = direction(k, Dual64::new(0.0, 1.0));
+                    Self::joint_at(part, q, inner, [zero; 2], f, &mut phi[..n]);
+                    *gk -= (0..n)
+                        .map(|i| phi[i].eps * lambda[part.row + i])
+                        .sum::<f64>();
+                }
             }
             let (end_a, end_b) = el.kind.attachments();
             let point = if side == 1 { end_b.point } else { end_a.point };
@@ -335,7 +526,17 @@ impl SpatialSystem {
     }
 
     /// Φ of joint `el` at the given poses into `out` (its rows).
-    fn joint_residual<D: Scalar>(el: &JointElement, pa: &Pose<D>, pb: &Pose<D>, out: &mut [D]) {
+    fn joint_residual<D: Scalar>(
+        el: &JointElement,
+        pa: &Pose<D>,
+        pb: &Pose<D>,
+        f: D,
+        out: &mut [D],
+    ) {
+        if let Some((drive, _, _)) = &el.drive {
+            out[0] = super::driver::residual(drive, pa, pb, f);
+            return;
+        }
         match &el.kind {
             SpatialJointKind::Spherical { a, b } => {
                 super::spherical::residual(pa, pb, &a.point, &b.point, out);
@@ -383,23 +584,34 @@ impl SpatialSystem {
                 frame_a,
                 frame_b,
             } => super::fixed::residual(pa, pb, &a.point, &b.point, frame_a, frame_b, out),
+            SpatialJointKind::PointOnLine { a, b, .. } => super::point_on_line::residual(
+                pa,
+                pb,
+                &a.point,
+                &b.point,
+                &el.perpendiculars[0],
+                &el.perpendiculars[1],
+                out,
+            ),
             SpatialJointKind::Distance { a, b, length } => {
                 super::distance::residual(pa, pb, &a.point, &b.point, *length, out);
             }
         }
     }
 
-    /// Φ of joint `el` at (q ⊕ inner) ⊕ outer, the increments per end.
+    /// Φ of joint `el` at (q ⊕ inner) ⊕ outer, the increments per end,
+    /// with a driver's f(t) given as `f` (seeded in time by the caller).
     fn joint_at<D: Scalar>(
         el: &JointElement,
         q: &[f64],
         inner: [[D; NV_BODY]; 2],
         outer: [[D; NV_BODY]; 2],
+        f: D,
         out: &mut [D],
     ) {
         let pa = pose(q, el.bodies[0], &inner[0], &outer[0]);
         let pb = pose(q, el.bodies[1], &inner[1], &outer[1]);
-        Self::joint_residual(el, &pa, &pb, out);
+        Self::joint_residual(el, &pa, &pb, f, out);
     }
 
     /// The columns of end `side` of joint `el`: the 6 velocities of its
@@ -421,9 +633,12 @@ impl SpatialSystem {
     }
 
     /// Q (len n_v) at (q ⊕ dq, v + dv), dq and dv per body; only the
-    /// applied loads (point forces and torques) when `applied_only`.
+    /// applied loads (point forces and torques, actuators) when
+    /// `applied_only`.
+    #[allow(clippy::too_many_arguments)]
     fn forces_at<D: Scalar>(
         &self,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: impl Fn(usize) -> [D; NV_BODY],
@@ -458,7 +673,7 @@ impl SpatialSystem {
                 );
             }
         }
-        for f in &self.forces {
+        for (f, data) in self.forces.iter().zip(&self.force_data) {
             match &f.kind {
                 SpatialForceKind::PointForce { at, force, frame } => {
                     if let Some(b) = index(at.body) {
@@ -491,7 +706,18 @@ impl SpatialSystem {
                     stiffness,
                     damping,
                     free_length,
-                } if !applied_only => {
+                    actuator,
+                } => {
+                    // only the actuator's tension among the applied loads
+                    let (k, c) = if applied_only {
+                        (0.0, 0.0)
+                    } else {
+                        (*stiffness, *damping)
+                    };
+                    let act = actuator.as_ref().map_or(0.0, |f| f.eval(t).0);
+                    if applied_only && act == 0.0 {
+                        continue;
+                    }
                     let (ia, ib) = (index(a.body), index(b.body));
                     let (pa, pb) = (pose_of(ia), pose_of(ib));
                     let ea = End {
@@ -504,8 +730,8 @@ impl SpatialSystem {
                         velocity: vel_of(ib),
                         point: b.point,
                     };
-                    let (tension, u) =
-                        forces::spring_damper_tension(&ea, &eb, *stiffness, *damping, *free_length);
+                    let (tension, u) = forces::spring_damper_tension(&ea, &eb, k, c, *free_length);
+                    let tension = tension + act;
                     let f_on_a: Vec3<D> = u.map(|x| x * tension);
                     let f_on_b: Vec3<D> = u.map(|x| -(x * tension));
                     if let Some(i) = ia {
@@ -525,7 +751,90 @@ impl SpatialSystem {
                         );
                     }
                 }
-                SpatialForceKind::SpringDamper { .. } => {}
+                SpatialForceKind::RotationalSpring {
+                    stiffness,
+                    damping,
+                    zero_angle,
+                    actuator,
+                    ..
+                } => {
+                    let ForceData::Angle { bodies, frame } = data else {
+                        continue;
+                    };
+                    let (k, c) = if applied_only {
+                        (0.0, 0.0)
+                    } else {
+                        (*stiffness, *damping)
+                    };
+                    let act = actuator.as_ref().map_or(0.0, |f| f.eval(t).0);
+                    if applied_only && act == 0.0 {
+                        continue;
+                    }
+                    let (ia, ib) = (bodies[0], bodies[1]);
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let ea = End {
+                        pose: &pa,
+                        velocity: vel_of(ia),
+                        point: [0.0; 3],
+                    };
+                    let eb = End {
+                        pose: &pb,
+                        velocity: vel_of(ib),
+                        point: [0.0; 3],
+                    };
+                    let [f_a, g_a, h_a, f_b] = frame;
+                    let tau = forces::rotational_spring_torque(
+                        &ea,
+                        &eb,
+                        [f_a, g_a, h_a, f_b],
+                        k,
+                        c,
+                        *zero_angle,
+                        act,
+                    );
+                    if let Some(i) = ib {
+                        forces::add_torque(&pb, &tau, &mut out[NV_BODY * i..NV_BODY * (i + 1)]);
+                    }
+                    if let Some(i) = ia {
+                        let minus = tau.map(|x| -x);
+                        forces::add_torque(&pa, &minus, &mut out[NV_BODY * i..NV_BODY * (i + 1)]);
+                    }
+                }
+                SpatialForceKind::Bushing { a, b, .. } if !applied_only => {
+                    let ForceData::Bushing(params) = data else {
+                        continue;
+                    };
+                    let (ia, ib) = (index(a.body), index(b.body));
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let ea = End {
+                        pose: &pa,
+                        velocity: vel_of(ia),
+                        point: a.point,
+                    };
+                    let eb = End {
+                        pose: &pb,
+                        velocity: vel_of(ib),
+                        point: b.point,
+                    };
+                    let (force, torque) = forces::bushing_load(&ea, &eb, params);
+                    if let Some(i) = ib {
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_point_load(&pb, &super::quaternion::lift(&b.point), &force, o);
+                        forces::add_torque(&pb, &torque, o);
+                    }
+                    if let Some(i) = ia {
+                        // −F at b's point (in a's frame: A_aᵀ (P_b − r_a)), −T
+                        let pw = pb.point(&super::quaternion::lift(&b.point));
+                        let s = super::quaternion::mat_t_vec(
+                            &pa.a,
+                            &super::quaternion::sub(&pw, &pa.r),
+                        );
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_point_load(&pa, &s, &force.map(|x| -x), o);
+                        forces::add_torque(&pa, &torque.map(|x| -x), o);
+                    }
+                }
+                SpatialForceKind::Bushing { .. } => {}
             }
         }
     }
@@ -605,15 +914,15 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
-    fn generalized_forces(&self, _t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
+    fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(q, v, zero, zero, false, f);
+        self.forces_at::<f64>(t, q, v, zero, zero, false, f);
     }
 
     /// ∂Q/∂q along q ⊕ δ and ∂Q/∂v (n_v × n_v each), by dual numbers.
     fn force_jacobians(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: &mut DMatrix<f64>,
@@ -632,33 +941,35 @@ impl MechanicalSystem for SpatialSystem {
                 }
             };
             let none = |_| [Dual64::from(0.0); NV_BODY];
-            self.forces_at(q, v, bump, none, false, &mut out);
+            self.forces_at(t, q, v, bump, none, false, &mut out);
             for i in 0..n {
                 dq[(i, col)] = out[i].eps;
             }
-            self.forces_at(q, v, none, bump, false, &mut out);
+            self.forces_at(t, q, v, none, bump, false, &mut out);
             for i in 0..n {
                 dv[(i, col)] = out[i].eps;
             }
         }
     }
 
-    fn constraints(&self, _t: f64, q: &[f64], phi: &mut [f64]) {
+    fn constraints(&self, t: f64, q: &[f64], phi: &mut [f64]) {
         for el in &self.joints {
             let pa = pose_at(q, el.bodies[0]);
             let pb = pose_at(q, el.bodies[1]);
-            let n = el.kind.equations();
-            Self::joint_residual(el, &pa, &pb, &mut phi[el.row..el.row + n]);
+            let n = el.equations();
+            let f = el.time_value(t).0;
+            Self::joint_residual(el, &pa, &pb, f, &mut phi[el.row..el.row + n]);
         }
     }
 
     /// Φ_q (n_c × n_v), the velocity Jacobian: column j = d/dε Φ(q ⊕ ε e_j).
-    fn constraint_jacobian(&self, _t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+    fn constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
         jac.fill(0.0);
         let mut out = [Dual64::from(0.0); 6];
         let zero = [Dual64::from(0.0); NV_BODY];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = Dual64::from(el.time_value(t).0);
             for side in 0..2 {
                 let Some(c0) = Self::end_columns(el, side) else {
                     continue;
@@ -666,7 +977,7 @@ impl MechanicalSystem for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, Dual64::new(0.0, 1.0));
-                    Self::joint_at(el, q, inner, [zero; 2], &mut out[..n]);
+                    Self::joint_at(el, q, inner, [zero; 2], f, &mut out[..n]);
                     for i in 0..n {
                         jac[(el.row + i, c0 + k)] = out[i].eps;
                     }
@@ -675,20 +986,29 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
-    /// Φ_t = 0: no drivers in spatial models yet.
-    fn constraint_time_derivative(&self, _t: f64, _q: &[f64], phi_t: &mut [f64]) {
+    /// Φ_t = d/dε Φ(t + ε, q): zero for joints, the drivers' from f'(t).
+    fn constraint_time_derivative(&self, t: f64, q: &[f64], phi_t: &mut [f64]) {
         phi_t.fill(0.0);
+        let zero = [Dual64::from(0.0); NV_BODY];
+        let mut out = [Dual64::from(0.0); 1];
+        for el in &self.joints[self.joint_count..] {
+            let (f, f1, _) = el.time_value(t);
+            Self::joint_at(el, q, [zero; 2], [zero; 2], Dual64::new(f, f1), &mut out);
+            phi_t[el.row] = out[0].eps;
+        }
     }
 
     /// γ = −d²/dε² Φ(q ⊕ ε v) at ε = 0 (v constant along that curve, so
     /// Φ_q v̇ = γ on every motion that keeps Φ = 0).
-    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], gamma: &mut [f64]) {
         let mut out = [Dual2_64::from(0.0); 6];
         let zero = [Dual2_64::from(0.0); NV_BODY];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let (f, f1, f2) = el.time_value(t);
             let outer = Self::end_velocities(el, v, |_, x| Dual2_64::new(0.0, x, 0.0));
-            Self::joint_at(el, q, [zero; 2], outer, &mut out[..n]);
+            let f = Dual2_64::new(f, f1, f2);
+            Self::joint_at(el, q, [zero; 2], outer, f, &mut out[..n]);
             for i in 0..n {
                 gamma[el.row + i] = -out[i].v2;
             }
@@ -697,13 +1017,7 @@ impl MechanicalSystem for SpatialSystem {
 
     /// ∂(Φ_qᵀλ)/∂q along q ⊕ δ: entry (j, k) = ∂²(λᵀΦ)/∂δ_k∂ε_j of
     /// λᵀΦ((q ⊕ δ) ⊕ ε), by nested duals.
-    fn constraint_force_jacobian(
-        &self,
-        _t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        out: &mut DMatrix<f64>,
-    ) {
+    fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>) {
         type D = Dual<Dual64>;
         out.fill(0.0);
         let zero = [D::from(0.0); NV_BODY];
@@ -711,7 +1025,8 @@ impl MechanicalSystem for SpatialSystem {
         let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
         let mut res = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = D::from(el.time_value(t).0);
             for side_k in 0..2 {
                 let Some(ck) = Self::end_columns(el, side_k) else {
                     continue;
@@ -726,7 +1041,7 @@ impl MechanicalSystem for SpatialSystem {
                             inner[side_k] = direction(k, inner_unit);
                             let mut outer = [zero; 2];
                             outer[side_j] = direction(j, outer_unit);
-                            Self::joint_at(el, q, inner, outer, &mut res[..n]);
+                            Self::joint_at(el, q, inner, outer, f, &mut res[..n]);
                             let s: f64 = (0..n).map(|i| lambda[el.row + i] * res[i].eps.eps).sum();
                             out[(cj + j, ck + k)] += s;
                         }
@@ -748,25 +1063,58 @@ impl MechanicalSystem for SpatialSystem {
             .sum()
     }
 
-    /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)².
+    /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)² + Σ ½ k (θ − θ0)² + Σ (½ dᵀK d +
+    /// ½ θᵀK_r θ) (the bushing's rotational term is the potential of its
+    /// law only to O(θ³): see [`forces::small_rotation`]).
     fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
         let mut e = 0.0;
         for b in 0..self.names.len() {
             let r = [q[NQ_BODY * b], q[NQ_BODY * b + 1], q[NQ_BODY * b + 2]];
             e -= self.mass[b] * dot(&self.gravity, &r);
         }
-        for f in &self.forces {
-            if let SpatialForceKind::SpringDamper {
-                a,
-                b,
-                stiffness,
-                free_length,
-                ..
-            } = &f.kind
-            {
-                let pa = pose_at(q, index(a.body)).point(&a.point);
-                let pb = pose_at(q, index(b.body)).point(&b.point);
-                e += forces::spring_energy(&pa, &pb, *stiffness, *free_length);
+        for (f, data) in self.forces.iter().zip(&self.force_data) {
+            match (&f.kind, data) {
+                (
+                    SpatialForceKind::SpringDamper {
+                        a,
+                        b,
+                        stiffness,
+                        free_length,
+                        ..
+                    },
+                    _,
+                ) => {
+                    let pa = pose_at(q, index(a.body)).point(&a.point);
+                    let pb = pose_at(q, index(b.body)).point(&b.point);
+                    e += forces::spring_energy(&pa, &pb, *stiffness, *free_length);
+                }
+                (
+                    SpatialForceKind::RotationalSpring {
+                        stiffness,
+                        zero_angle,
+                        ..
+                    },
+                    ForceData::Angle { bodies, frame },
+                ) => {
+                    let (pa, pb) = (pose_at(q, bodies[0]), pose_at(q, bodies[1]));
+                    let theta = forces::joint_angle(&pa, &pb, &frame[0], &frame[1], &frame[3]);
+                    e += 0.5 * stiffness * (theta - zero_angle).powi(2);
+                }
+                (SpatialForceKind::Bushing { a, b, .. }, ForceData::Bushing(params)) => {
+                    let (pa, pb) = (pose_at(q, index(a.body)), pose_at(q, index(b.body)));
+                    let end = |pose, point| End {
+                        pose,
+                        velocity: [0.0; 6],
+                        point,
+                    };
+                    let (d, theta) =
+                        forces::bushing_deflection(&end(&pa, a.point), &end(&pb, b.point), params);
+                    for k in 0..3 {
+                        e += 0.5 * params.stiffness[k] * d[k] * d[k]
+                            + 0.5 * params.rotational_stiffness[k] * theta[k] * theta[k];
+                    }
+                }
+                _ => {}
             }
         }
         e
@@ -775,6 +1123,9 @@ impl MechanicalSystem for SpatialSystem {
     fn constraint_label(&self, row: usize) -> String {
         let (e, r) = self.row_owner[row];
         let el = &self.joints[e];
+        if el.drive.is_some() {
+            return format!("driver '{}'", el.name);
+        }
         format!("joint '{}' ({})", el.name, row_names(&el.kind)[r])
     }
 
@@ -790,8 +1141,29 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
+    /// The breakpoints of the drivers' time functions, sorted.
     fn breakpoints(&self) -> Vec<f64> {
-        Vec::new()
+        let mut out = Vec::new();
+        for el in &self.joints[self.joint_count..] {
+            if let Some((_, f, _)) = &el.drive {
+                f.breakpoints(&mut out);
+            }
+        }
+        for f in &self.forces {
+            if let SpatialForceKind::SpringDamper {
+                actuator: Some(a), ..
+            }
+            | SpatialForceKind::RotationalSpring {
+                actuator: Some(a), ..
+            } = &f.kind
+            {
+                a.breakpoints(&mut out);
+            }
+        }
+        out.retain(|t| t.is_finite());
+        out.sort_by(f64::total_cmp);
+        out.dedup();
+        out
     }
 
     fn second_derivatives(&self) -> Option<&dyn SecondDerivatives> {
@@ -811,9 +1183,9 @@ impl MechanicalSystem for SpatialSystem {
 
 impl AppliedLoads for SpatialSystem {
     /// The point forces and torques (len n_v).
-    fn applied_load_forces(&self, _t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
+    fn applied_load_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(q, v, zero, zero, true, qa);
+        self.forces_at::<f64>(t, q, v, zero, zero, true, qa);
     }
 }
 
@@ -822,7 +1194,7 @@ impl SecondDerivatives for SpatialSystem {
     /// second-order duals over first-order duals.
     fn exact_gamma_jacobians(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         dq: &mut DMatrix<f64>,
@@ -835,7 +1207,9 @@ impl SecondDerivatives for SpatialSystem {
         let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
         let mut out = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let (f, f1, f2) = el.time_value(t);
+            let f = D::new(Dual64::from(f), Dual64::from(f1), Dual64::from(f2));
             let along = Self::end_velocities(el, v, |_, x| {
                 D::new(Dual64::from(0.0), Dual64::from(x), Dual64::from(0.0))
             });
@@ -846,7 +1220,7 @@ impl SecondDerivatives for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, inner_unit);
-                    Self::joint_at(el, q, inner, along, &mut out[..n]);
+                    Self::joint_at(el, q, inner, along, f, &mut out[..n]);
                     for i in 0..n {
                         dq[(el.row + i, c0 + k)] = -out[i].v2.eps;
                     }
@@ -856,7 +1230,7 @@ impl SecondDerivatives for SpatialSystem {
                         Dual64::new(v[c0 + k], 1.0),
                         Dual64::from(0.0),
                     );
-                    Self::joint_at(el, q, [zero; 2], bumped, &mut out[..n]);
+                    Self::joint_at(el, q, [zero; 2], bumped, f, &mut out[..n]);
                     for i in 0..n {
                         dv[(el.row + i, c0 + k)] = -out[i].v2.eps;
                     }
@@ -868,7 +1242,7 @@ impl SecondDerivatives for SpatialSystem {
     /// ∂(Φ_q a)/∂q along q ⊕ δ: d/dδ d/dε Φ((q ⊕ δ) ⊕ ε a).
     fn exact_constraint_hessian_product(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         a: &[f64],
         out: &mut DMatrix<f64>,
@@ -879,7 +1253,8 @@ impl SecondDerivatives for SpatialSystem {
         let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
         let mut res = [D::from(0.0); 6];
         for el in &self.joints {
-            let n = el.kind.equations();
+            let n = el.equations();
+            let f = D::from(el.time_value(t).0);
             let along =
                 Self::end_velocities(el, a, |_, x| D::new(Dual64::from(0.0), Dual64::from(x)));
             for side in 0..2 {
@@ -889,7 +1264,7 @@ impl SecondDerivatives for SpatialSystem {
                 for k in 0..NV_BODY {
                     let mut inner = [zero; 2];
                     inner[side] = direction(k, inner_unit);
-                    Self::joint_at(el, q, inner, along, &mut res[..n]);
+                    Self::joint_at(el, q, inner, along, f, &mut res[..n]);
                     for i in 0..n {
                         out[(el.row + i, c0 + k)] = res[i].eps.eps;
                     }
@@ -898,9 +1273,29 @@ impl SecondDerivatives for SpatialSystem {
         }
     }
 
-    /// Φ_qt = 0 (no drivers yet).
-    fn exact_constraint_time_jacobian(&self, _t: f64, _q: &[f64], out: &mut DMatrix<f64>) {
+    /// Φ_qt = d/dδ d/dε Φ(t + δ, q ⊕ ε e_j): zero for joints, the
+    /// drivers' rows by nested duals (time inner, direction outer).
+    fn exact_constraint_time_jacobian(&self, t: f64, q: &[f64], out: &mut DMatrix<f64>) {
+        type D = Dual<Dual64>;
         out.fill(0.0);
+        let zero = [D::from(0.0); NV_BODY];
+        let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
+        let mut res = [D::from(0.0); 1];
+        for el in &self.joints[self.joint_count..] {
+            let (f, f1, _) = el.time_value(t);
+            let f = D::from_re(Dual64::new(f, f1));
+            for side in 0..2 {
+                let Some(c0) = Self::end_columns(el, side) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    let mut outer = [zero; 2];
+                    outer[side] = direction(k, outer_unit);
+                    Self::joint_at(el, q, [zero; 2], outer, f, &mut res);
+                    out[(el.row, c0 + k)] = res[0].eps.eps;
+                }
+            }
+        }
     }
 
     /// ∂(M a)/∂q = 0: M is constant in body-frame angular velocities.

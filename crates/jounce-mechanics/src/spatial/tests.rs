@@ -127,6 +127,15 @@ body2 = "e"
 point2 = [0.0, 0.1, 0.0]
 axis = [0.0, 0.6, -0.8]
 
+[[joints]]
+name = "rail"
+type = "point_on_line"
+body1 = "a"
+point1 = [0.02, -0.05, 0.1]
+body2 = "e"
+point2 = [0.03, 0.0, -0.1]
+axis = [0.48, 0.6, 0.64]
+
 [[forces]]
 name = "spring"
 type = "spring_damper"
@@ -137,6 +146,26 @@ point2 = [0.05, 0.0, 0.0]
 stiffness = 40.0
 damping = 1.5
 free_length = 0.3
+
+[[forces]]
+name = "coil"
+type = "rotational_spring"
+joint = "hinge"
+stiffness = 3.0
+damping = 0.4
+zero_angle = 0.2
+
+[[forces]]
+name = "mount"
+type = "bushing"
+body1 = "a"
+point1 = [0.05, -0.02, 0.1]
+body2 = "e"
+point2 = [0.0, 0.03, -0.04]
+stiffness = [100.0, 200.0, 300.0]
+damping = [1.0, 2.0, 3.0]
+rotational_stiffness = [5.0, 6.0, 7.0]
+rotational_damping = [0.1, 0.2, 0.3]
 
 [[forces]]
 name = "push"
@@ -198,7 +227,7 @@ fn max_diff(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 fn constraint_jacobian_is_the_derivative_along_the_retraction() {
     let (sys, q, _) = system();
     let (m, n) = (sys.nc(), sys.nv());
-    assert_eq!((sys.nq(), n, m), (35, 30, 28));
+    assert_eq!((sys.nq(), n, m), (35, 30, 30));
     let mut jac = DMatrix::zeros(m, n);
     sys.constraint_jacobian(0.0, &q, &mut jac);
     let h = 1e-6;
@@ -597,6 +626,38 @@ axis = [0.6, 0.0, -0.8]
     let (_, a, dof) = start_accelerations(&guide("cylindrical"));
     assert_eq!(dof, 2);
     for k in 0..3 {
+        assert!((a[k] - expected[k]).abs() < 1e-12, "a = {a:?}");
+    }
+}
+
+#[test]
+fn a_bead_on_a_point_on_line_rail_slides_down_it_and_turns_freely() {
+    // the centre of mass on a line along h = (0.6, 0, −0.8) of ground:
+    // a = (g·h) h, no torque, so ω̇ = J⁻¹(−ω × Jω) = 0 at rest; 4 DOF
+    let text = r#"
+[model]
+space = "spatial"
+[[bodies]]
+name = "bead"
+mass = 2.0
+inertia = [[0.3, 0.02, 0.0], [0.02, 0.2, 0.01], [0.0, 0.01, 0.25]]
+position = [0.6, 0.0, -0.8]
+orientation = [0.8, 0.36, 0.0, 0.48]
+[[joints]]
+name = "rail"
+type = "point_on_line"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "bead"
+point2 = [0.0, 0.0, 0.0]
+axis = [0.6, 0.0, -0.8]
+"#;
+    let (sys, a, dof) = start_accelerations(text);
+    assert_eq!(dof, 4);
+    assert_eq!(sys.constraint_label(1), "joint 'rail' (offset 2)");
+    let along = 9.81 * 0.8;
+    let expected = [0.6 * along, 0.0, -0.8 * along, 0.0, 0.0, 0.0];
+    for k in 0..6 {
         assert!((a[k] - expected[k]).abs() < 1e-12, "a = {a:?}");
     }
 }
