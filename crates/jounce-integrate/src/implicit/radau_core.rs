@@ -198,25 +198,14 @@ pub(crate) const THET: f64 = 0.001;
 /// radau5.f's THET for systems whose Jacobian costs more than a few Newton
 /// iterations: radau5.f's comments on WORK(3) advise raising it to about
 /// 0.1 when Jacobian evaluations are costly and keeping 0.001 for small
-/// systems. Used from [`LARGE_SYSTEM`] unknowns, where an exact Jacobian
-/// costs about n right-hand sides (n dual-number evaluations, each with
-/// the formulation's solve) against three for a Newton iteration:
-/// * index-3 form of a 1000-link chain (8000 unknowns, rtol 1e-6, atol
-///   1e-8, t = 0 .. 0.2 s): 17 Jacobians and 38 factorisations for 76
-///   steps instead of 66 and 70 for 72, 9.2 ms per step instead of 14.3
-///   (10 instead of 14.5 at rtol 1e-4);
-/// * S1's double pendulum in body coordinates (`augmented`, 12 unknowns,
-///   rtol 1e-4 .. 1e-7, atol 1e-3 rtol): 8-12x fewer Jacobians, 1.3-1.5x
-///   less CPU at equal rtol (k = 1e6: 97/131/188/264 ms against
-///   140/192/255/332; k = 0: 10/14/33/28 against 17/22/31/64 ms, the
-///   error 2.5x larger there), measured side by side on a shared machine;
-/// * in joint coordinates (4 unknowns) it gains nothing measurable and
-///   costs accuracy at equal rtol (k = 0, rtol 1e-7: 1.5e-5 against
-///   9.5e-7), so small systems keep [`THET`]; on the linear P-B the
-///   Jacobian is constant and THET changes nothing.
+/// systems. Used from [`LARGE_SYSTEM`] unknowns: on the index-3 form of a
+/// 1000-link chain (8000 unknowns, rtol 1e-6, atol 1e-8, t = 0 .. 0.2 s)
+/// it takes 17 Jacobians and 38 factorisations for 76 steps instead of 66
+/// and 70 for 72, 9.2 ms per step instead of 14.3 (10 instead of 14.5 at
+/// rtol 1e-4).
 pub(crate) const THET_LARGE: f64 = 0.1;
 /// Unknowns from which a system counts as large for [`THET_LARGE`].
-pub(crate) const LARGE_SYSTEM: usize = 10;
+pub(crate) const LARGE_SYSTEM: usize = 1000;
 pub(crate) const FACL: f64 = 5.0;
 pub(crate) const FACR: f64 = 0.125;
 pub(crate) const QUOT1: f64 = 1.0;
