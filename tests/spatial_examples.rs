@@ -708,5 +708,18 @@ atol = 1e-12
     }
     assert!(err < 1e-8, "slide vs f(t): {err:e}");
     eprintln!("slide driver: max |position − closed form| {err:e}");
+    // augmented drifts off the driver after the ramp starts: the run's
+    // constraint-violation check (1 % of the model's size) stops it with
+    // the remedy instead of reporting a wrong answer as completed
+    let out = scratch("slide_driver_augmented");
+    let mut model = model;
+    model.settings.formulation.kind = jounce::setup::formulation_kind("augmented").unwrap();
+    let e = jounce::run::run_model(&model, &out, None).expect_err("the drift is caught");
+    let text = e.to_string();
+    assert!(
+        text.contains("constraint violation") && text.contains("projection"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&dir);
 }

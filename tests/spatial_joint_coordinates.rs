@@ -116,3 +116,14 @@ point2 = [0.0, 0.0, 0.0]
     check(&path, &["link1", "link2"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The spatial slider-crank: a driven crank (the driver a cut row with
+/// its time derivatives), a loop closed by cutting (spherical, universal
+/// and prismatic joints), 0 degrees of freedom.
+#[test]
+fn driven_slider_crank_in_joint_coordinates_matches_body_coordinates() {
+    check(
+        "examples/spatial_slider_crank.toml",
+        &["crank", "rod", "slider"],
+    );
+}

@@ -3,8 +3,9 @@
 //! assembled, the formulation built, the integration streamed through the
 //! run's observer, the summary — without the planar-only watches
 //! (redundant-row reactions, singular configurations, beam strains,
-//! contacts, the solution checks scaled by planar bodies, the error
-//! estimate), which issue 33 will bring to spatial models.
+//! contacts, the error estimate), which issue 33 will bring to spatial
+//! models. The solution checks and the breakpoint crossings are those of
+//! a planar run, the model's size from the spatial bodies.
 //!
 //! Formulations: `augmented`, `projection` and `penalty` (the ODE in
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
@@ -195,6 +196,12 @@ pub(crate) fn integrate_spatial_model(
         .cost_from
         .map(crate::observer::SubintervalCost::new);
     obs.energy_per_step = !crate::setup::is_conservative(model);
+    // the solution checks (non-finite values, energy growth beyond the
+    // work put in, constraint violation beyond 1 % of the model's size)
+    // and the breakpoints stepped across, as in a planar run
+    obs.checks = Some(crate::trust::SolutionChecks::new(model, sys.nc()));
+    obs.crossings = crate::trust::BreakpointCrossings::new(model);
+    obs.warn_on_switch = model.settings.checks.on_failure == jounce_model::OnCheckFailure::Warn;
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),

@@ -39,6 +39,9 @@ use jounce_model::{ForceKind, JointKind, Model, OnCheckFailure};
 /// body positions, body points and the ground points of its joints, at
 /// least 1 mm.
 pub fn model_size(model: &Model) -> f64 {
+    if let Some(sm) = &model.spatial {
+        return spatial_model_size(sm);
+    }
     let mut pts: Vec<[f64; 2]> = Vec::new();
     for b in &model.bodies {
         pts.push(b.position);
@@ -78,6 +81,43 @@ pub fn model_size(model: &Model) -> f64 {
     }
 }
 
+/// [`model_size`] of a spatial model: the diagonal of the box around the
+/// bodies' centres of mass, each widened by the distance to its farthest
+/// point (any orientation), and the joints' ground points; at least 1 mm.
+fn spatial_model_size(sm: &jounce_model::SpatialModel) -> f64 {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    let mut add = |p: [f64; 3], r: f64| {
+        if p.iter().all(|x| x.is_finite()) && r.is_finite() {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k] - r);
+                hi[k] = hi[k].max(p[k] + r);
+            }
+        }
+    };
+    for b in &sm.bodies {
+        let r = b
+            .points
+            .iter()
+            .map(|(_, p)| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt())
+            .fold(0.0, f64::max);
+        add(b.position, r);
+    }
+    for j in &sm.joints {
+        let (a, b) = j.kind.attachments();
+        for e in [a, b] {
+            if e.body == jounce_model::BodyRef::Ground {
+                add(e.point, 0.0);
+            }
+        }
+    }
+    let d = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+    if d.is_finite() {
+        d.max(1e-3)
+    } else {
+        1e-3
+    }
+}
+
 /// The checks of one run (module documentation).
 pub struct SolutionChecks {
     on_failure: OnCheckFailure,
@@ -91,7 +131,7 @@ pub struct SolutionChecks {
     e0: Option<f64>,
     e_ref: f64,
     work: f64,
-    /// The previous row: t, driver power, q and Q_a.
+    /// The previous row: t, driver power, q (v where n_q ≠ n_v) and Q_a.
     prev: Option<(f64, f64, Vec<f64>, Vec<f64>)>,
     qa: Vec<f64>,
     phi_t: Vec<f64>,
@@ -108,8 +148,16 @@ impl SolutionChecks {
     pub fn new(model: &Model, nc: usize) -> Self {
         let c = &model.settings.checks;
         let size = model_size(model);
-        let mass: f64 = model.bodies.iter().map(|b| b.mass).sum();
-        let g = (model.gravity[0].powi(2) + model.gravity[1].powi(2)).sqrt();
+        let (mass, g): (f64, f64) = match &model.spatial {
+            Some(sm) => (
+                sm.bodies.iter().map(|b| b.mass).sum(),
+                sm.gravity.iter().map(|x| x * x).sum::<f64>().sqrt(),
+            ),
+            None => (
+                model.bodies.iter().map(|b| b.mass).sum(),
+                (model.gravity[0].powi(2) + model.gravity[1].powi(2)).sqrt(),
+            ),
+        };
         Self {
             on_failure: c.on_failure,
             energy_growth: c.energy_growth,
@@ -176,7 +224,12 @@ impl SolutionChecks {
         // form, ½ (Q_a(k) + Q_a(k+1))ᵀ (q(k+1) − q(k)) per output interval
         // (exact for a constant force however coarse the output), and the
         // drivers' power λᵀΦ_t by the trapezoidal rule
-        let n = q.len();
+        // Q_a has n_v entries; where n_q ≠ n_v (rotations by quaternions)
+        // the work is ∫ Q_aᵀ v dt by the trapezoidal rule on the rows
+        // instead, and `prev` keeps v in place of q
+        let n = v.len();
+        let by_displacement = q.len() == n;
+        let x = if by_displacement { q } else { v };
         if self.qa.len() != n {
             self.qa = vec![0.0; n];
             self.prev = None;
@@ -196,8 +249,14 @@ impl SolutionChecks {
             if let Some((tp, pdp, qp, qap)) = &self.prev {
                 if t > *tp {
                     let mut dw = 0.0;
-                    for i in 0..n {
-                        dw += 0.5 * (qap[i] + self.qa[i]) * (q[i] - qp[i]);
+                    if by_displacement {
+                        for i in 0..n {
+                            dw += 0.5 * (qap[i] + self.qa[i]) * (q[i] - qp[i]);
+                        }
+                    } else {
+                        for i in 0..n {
+                            dw += 0.5 * (qap[i] * qp[i] + self.qa[i] * v[i]) * (t - *tp);
+                        }
                     }
                     self.work += dw.abs() + 0.5 * (pdp.abs() + pd.abs()) * (t - tp);
                 }
@@ -206,10 +265,10 @@ impl SolutionChecks {
                 Some((tp, pdp, qp, qap)) => {
                     *tp = t;
                     *pdp = pd;
-                    qp.copy_from_slice(q);
+                    qp.copy_from_slice(x);
                     qap.copy_from_slice(&self.qa);
                 }
-                None => self.prev = Some((t, pd, q.to_vec(), self.qa.clone())),
+                None => self.prev = Some((t, pd, x.to_vec(), self.qa.clone())),
             }
             match self.e0 {
                 None => {
@@ -324,6 +383,23 @@ fn time_function_uses(model: &Model) -> Vec<(String, &jounce_model::TimeFunction
                 }
             }
             ForceKind::Contact { .. } | ForceKind::Beam(_) => {}
+        }
+    }
+    if let Some(sm) = &model.spatial {
+        for d in &sm.drivers {
+            out.push((format!("driver '{}'", d.name), &d.function));
+        }
+        for f in &sm.forces {
+            use jounce_model::SpatialForceKind as K;
+            if let K::SpringDamper {
+                actuator: Some(a), ..
+            }
+            | K::RotationalSpring {
+                actuator: Some(a), ..
+            } = &f.kind
+            {
+                out.push((format!("force '{}' (actuator)", f.name), a));
+            }
         }
     }
     out
