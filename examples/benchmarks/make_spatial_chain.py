@@ -9,8 +9,9 @@ The 1000-body spatial chain of issue 33, run in joint coordinates
 
 Neither gravity (vertical) nor the ground joint (axis z) has a moment
 about the vertical axis through the pivot, so the chain keeps its angular
-momentum about it (zero) and its energy: tests/spatial_examples.rs checks
-both.
+momentum about it (zero) and its energy (10 rods: energy to 1.8e-11 at
+rtol 1e-9 in joint coordinates). Not shipped as a checked example yet: a
+1000-rod run in a debug build is too slow for the test suite.
 
     python3 examples/benchmarks/make_spatial_chain.py 1000 > examples/benchmarks/spatial_chain_1000.toml
 """

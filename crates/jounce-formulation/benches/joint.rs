@@ -129,6 +129,7 @@ fn spatial_chain(n: usize) -> jounce_mechanics::SpatialSystem {
         bodies,
         joints,
         forces: Vec::new(),
+        drivers: Vec::new(),
     })
     .expect("a valid chain")
 }

@@ -218,6 +218,7 @@ pub(crate) fn random_tree(rng: &mut Rng, n: usize, kinds: Kinds, loads: bool) ->
                 stiffness: 20.0,
                 damping: 0.5,
                 free_length: 0.3,
+                actuator: None,
             },
         });
     }
@@ -226,6 +227,7 @@ pub(crate) fn random_tree(rng: &mut Rng, n: usize, kinds: Kinds, loads: bool) ->
         bodies,
         joints,
         forces,
+        drivers: Vec::new(),
     }
 }
 
