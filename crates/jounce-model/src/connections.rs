@@ -108,17 +108,8 @@ fn driver<'a, 'i>(
     let kind = match DRIVER_TYPES[t] {
         "joint" => {
             e.check_keys(&["name", "type", "joint", "function"])?;
-            let v = e.req("joint")?;
-            let jname = e.string("joint", v)?;
-            let Some(j) = joints.iter().position(|j| j.name == jname) else {
-                return Err(ModelError::UnknownReference {
-                    at: e.at(&v.span()),
-                    kind: "joint".into(),
-                    name: jname.to_string(),
-                    scope: String::new(),
-                    available: joints.iter().map(|j| j.name.clone()).collect(),
-                });
-            };
+            let (j, v, jname) =
+                e.reference("joint", "joint", joints.iter().map(|j| j.name.as_str()))?;
             match joints[j].kind {
                 JointKind::Revolute { .. } | JointKind::Translational { .. } => {}
                 ref other => {

@@ -128,17 +128,8 @@ fn force<'a, 'i>(
                 "actuator",
                 "one_sided",
             ])?;
-            let v = e.req("joint")?;
-            let jname = e.string("joint", v)?;
-            let Some(j) = joints.iter().position(|j| j.name == jname) else {
-                return Err(ModelError::UnknownReference {
-                    at: e.at(&v.span()),
-                    kind: "joint".into(),
-                    name: jname.to_string(),
-                    scope: String::new(),
-                    available: joints.iter().map(|j| j.name.clone()).collect(),
-                });
-            };
+            let (j, v, jname) =
+                e.reference("joint", "joint", joints.iter().map(|j| j.name.as_str()))?;
             if !matches!(joints[j].kind, JointKind::Revolute { .. }) {
                 return Err(ModelError::Invalid {
                     at: e.at(&v.span()),

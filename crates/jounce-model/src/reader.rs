@@ -295,6 +295,30 @@ impl<'a, 'i> Elem<'a, 'i> {
         }
     }
 
+    /// The required string at `key` as a reference to one of `names`
+    /// (e.g. the joints, `kind` = "joint"): its index, its value (for the
+    /// span of later messages) and the name; an unknown name is an error
+    /// that lists the available ones.
+    pub fn reference<'n>(
+        &self,
+        key: &str,
+        kind: &str,
+        names: impl Iterator<Item = &'n str> + Clone,
+    ) -> Result<(usize, &'a Val<'i>, &'a str), ModelError> {
+        let v = self.req(key)?;
+        let name = self.string(key, v)?;
+        match names.clone().position(|n| n == name) {
+            Some(i) => Ok((i, v, name)),
+            None => Err(ModelError::UnknownReference {
+                at: self.at(&v.span()),
+                kind: kind.into(),
+                name: name.to_string(),
+                scope: String::new(),
+                available: names.map(String::from).collect(),
+            }),
+        }
+    }
+
     /// Required string.
     pub fn req_str(&self, key: &str) -> Result<&'a str, ModelError> {
         let v = self.req(key)?;

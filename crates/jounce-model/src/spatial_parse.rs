@@ -126,17 +126,7 @@ fn driver<'a, 'i>(
     let e = &n.elem;
     e.req_choice("type", "spatial driver type", &["joint"])?;
     e.check_keys(&["name", "type", "joint", "function"])?;
-    let v = e.req("joint")?;
-    let jname = e.string("joint", v)?;
-    let Some(j) = joints.iter().position(|j| j.name == jname) else {
-        return Err(ModelError::UnknownReference {
-            at: e.at(&v.span()),
-            kind: "joint".into(),
-            name: jname.to_string(),
-            scope: String::new(),
-            available: joints.iter().map(|j| j.name.clone()).collect(),
-        });
-    };
+    let (j, v, jname) = e.reference("joint", "joint", joints.iter().map(|j| j.name.as_str()))?;
     if !matches!(
         joints[j].kind,
         SpatialJointKind::Revolute { .. } | SpatialJointKind::Prismatic { .. }
@@ -626,17 +616,8 @@ impl SpatialCtx {
                     "zero_angle",
                     "actuator",
                 ])?;
-                let v = e.req("joint")?;
-                let jname = e.string("joint", v)?;
-                let Some(j) = joints.iter().position(|j| j.name == jname) else {
-                    return Err(ModelError::UnknownReference {
-                        at: e.at(&v.span()),
-                        kind: "joint".into(),
-                        name: jname.to_string(),
-                        scope: String::new(),
-                        available: joints.iter().map(|j| j.name.clone()).collect(),
-                    });
-                };
+                let (j, v, jname) =
+                    e.reference("joint", "joint", joints.iter().map(|j| j.name.as_str()))?;
                 if !matches!(joints[j].kind, SpatialJointKind::Revolute { .. }) {
                     return Err(ModelError::Invalid {
                         at: e.at(&v.span()),
