@@ -3,7 +3,7 @@
 (the articulated-body algorithm of SpatialJointSystem) against
 Pinocchio's `aba` on the same URDF trees.
 
-Input: a JSON file (argv[1]) written by tests/pinocchio_aba.rs: a list of
+Input: a JSON file (argv[1]) written by tests/suite/pinocchio_aba.rs: a list of
 cases {"urdf": path, "labels": [...], "q": [...], "v": [...], "qdd": [...]}
 with jounce's joint coordinates named by its labels ("joint 'j3' (angle)").
 Each URDF is loaded with pinocchio.buildModelFromUrdf (root link fixed,

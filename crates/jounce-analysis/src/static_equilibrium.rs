@@ -1101,7 +1101,7 @@ t_end = 1.0
         assert_eq!(eq.stability(), "stable");
     }
 
-    /// The N-link chain of `tests/scale.rs`: links of 1 kg and 1 m in a
+    /// The N-link chain of `tests/suite/scale.rs`: links of 1 kg and 1 m in a
     /// horizontal line, pinned to each other and the first to the ground.
     pub(crate) fn chain(n: usize) -> String {
         let mut s = String::from(

@@ -123,7 +123,7 @@ pub const PROPORTIONAL_SCALE: f64 = 0.1;
 /// Shampine, "Error estimation and control for ODEs", J. Sci. Comput. 25,
 /// 2005). c is the one free constant; 0.1 is what brings the structural
 /// methods, bdf and radau5 on the index-3 double pendulum within 10 rtol
-/// in positions and velocities (`tests/dae_convergence.rs`).
+/// in positions and velocities (`tests/suite/dae_convergence.rs`).
 pub fn proportional_scale(rtol: f64, p: u32) -> f64 {
     PROPORTIONAL_SCALE * rtol.max(f64::EPSILON).powf(1.0 / f64::from(p.max(1)))
 }

@@ -16,7 +16,7 @@ use crate::problem::{OdeProblem, SecondOrderProblem};
 /// instead, which is larger where a component vanishes: better for nearly
 /// linear components (Van der Pol at y = (2, 0): 1.7e-6 against 4.7e-4
 /// relative), worse for strongly curved ones (Robertson at (1, 0, 0),
-/// ∂²f₂/∂y₂² = −6e7: 3.5e-2 against 1.1e-4); see tests/autodiff.rs.
+/// ∂²f₂/∂y₂² = −6e7: 3.5e-2 against 1.1e-4); see tests/suite/autodiff.rs.
 /// Exact Jacobians ([`crate::autodiff`]) avoid the choice.
 pub fn fd_increment(yj: f64) -> f64 {
     f64::EPSILON.sqrt() * yj.abs().max(1e-5)

@@ -1027,7 +1027,7 @@ pub const ENERGY_WARNING: f64 = 1e-2;
 /// each coordinate changes E by many rtol relative to E(0) when E(0) is a
 /// small difference of larger kinetic and potential energies (the double
 /// pendulum within 3 tol at rtol 1e-4 changes it by 1.5 to 2.9 %:
-/// `tests/error_estimate.rs`).
+/// `tests/suite/error_estimate.rs`).
 pub const ENERGY_WARNING_PER_RTOL: f64 = 500.0;
 
 /// Accumulated local error, in units of the tolerance, above which a run
@@ -1037,7 +1037,7 @@ pub const ACCUMULATED_ERROR_NOTE: f64 = 25.0;
 
 /// Accumulated local error, in units of the tolerance, above which a run
 /// without an error estimate warns. The sum is a poor predictor of the
-/// global error: on the calibration matrix (`tests/error_estimate.rs`,
+/// global error: on the calibration matrix (`tests/suite/error_estimate.rs`,
 /// 5 models x 10 methods x 3 tolerances) runs within the tolerance reach
 /// sums of 387 (rodas4 at 1e-8: its local estimates are pessimistic)
 /// while runs 50 times beyond it have sums of 8 (rkf45 on the four-bar:

@@ -34,7 +34,7 @@
 //! reduce): rate ρ = (‖δ_m‖/‖δ_0‖)^{1/m}, converged when ρ/(1−ρ)‖δ‖ ≤ 0.03
 //! or ‖δ‖ ≤ 100 ε ‖y‖, failed when ρ > 0.9 or after 4 iterations. Two
 //! departures from DASSL, both measured on the Cartesian pendulum
-//! (`tests/dae_bdf.rs`): the constant is 0.03 instead of 0.33 (the bound
+//! (`tests/suite/dae_bdf.rs`): the constant is 0.03 instead of 0.33 (the bound
 //! of radau5.f's FNEWT and of the ODE `bdf` here), and the rate carried
 //! over from earlier steps is not trusted below ρ = 1/6. With DASSL's
 //! constant and an unbounded carried rate (ρ ~ 1e-6 after one
@@ -92,7 +92,7 @@
 //! weight × h) still carried 1e-14/h of iteration error and the
 //! multipliers 1e-14/h², above their rounding, and what each step left
 //! added up over long runs. On the free slider-crank of
-//! `tests/dae_convergence.rs` (index3, k = 2, to t = 2) the position
+//! `tests/suite/dae_convergence.rs` (index3, k = 2, to t = 2) the position
 //! error at h = 3.125e-5 was 1.2e-5 instead of the 2.6e-6 of the formula;
 //! on the double pendulum (index3, k = 5, to t = 1) 4.4e-10 instead of
 //! 1.1e-10 at h = 6.25e-4, and the multipliers 3.1e-6 instead of 1.6e-6

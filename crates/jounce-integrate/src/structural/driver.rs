@@ -92,7 +92,7 @@
 //! index-3 variable).
 //!
 //! On the index-3 equations (end-point form) three things differ, all
-//! measured on the double pendulum of `tests/dae_convergence.rs`:
+//! measured on the double pendulum of `tests/suite/dae_convergence.rs`:
 //! - *tangential parts*: e_q and e_v are replaced by P e_q and P e_v,
 //!   P = I − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ_q at the end point (the part
 //!   tangent to the constraints along the constraint forces' directions).
@@ -127,7 +127,7 @@
 //!   steps were rejected (1232 of 2473 at 1e-6; none with the
 //!   correction, and 0.0 tol instead of 7.5 in v). Fixed steps keep
 //!   HHT-I3 as published, without it (second order in λ,
-//!   `tests/dae_convergence.rs`).
+//!   `tests/suite/dae_convergence.rs`).
 //!
 //! **Control law.** With error per step (EPS) the tolerance bounds each
 //! step's local error, so a method of order p over N steps reaches a
@@ -2101,7 +2101,7 @@ impl StructuralStepper {
     /// rounding of the state's largest components. (A floor of
     /// ε ‖q‖∞/h for v, the velocity that a position rounding ε|q| implies,
     /// is too coarse: it left hht's velocities 18 tolerances off at rtol
-    /// 1e-8 in `tests/dae_convergence.rs`.) Without it a component near
+    /// 1e-8 in `tests/suite/dae_convergence.rs`.) Without it a component near
     /// zero under a tight atol asks for less than the arithmetic resolves:
     /// at rtol 1e-9, atol 1e-12 the proportional law's local tolerance of
     /// an angle at 0 is 3e-18, and every structural method on the double

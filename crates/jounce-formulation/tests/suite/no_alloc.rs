@@ -1,0 +1,446 @@
+//! The right-hand sides, exact Jacobians and tangents of all formulations
+//! (for index3 the parts of its DAE and its tangent, for odae its
+//! invariants) do not allocate, on a hand-written system and on the planar
+//! systems of the shipped examples, and neither does
+//! `MechanicalSystem::evaluate` into a workspace; and the steps of every
+//! method family, after the first, allocate nothing on those systems with
+//! several formulations (counted by a global allocator, per thread, so
+//! that tests running in parallel do not disturb each other's counts).
+
+use crate::chain;
+use crate::counting_alloc;
+
+use chain::chain_model;
+use counting_alloc::allocations;
+
+use jounce_formulation::examples::models;
+use jounce_formulation::{build, Augmented, Formulation, FormulationSettings, NAMES};
+use jounce_integrate::{method, solve, Discard, OdeProblem, SolverOptions};
+use jounce_mechanics::{assemble, MechanicalSystem, PlanarSystem, Quantities};
+use nalgebra::DMatrix;
+
+#[test]
+fn rhs_and_after_step_do_not_allocate() {
+    let (sys, q0, v0) = models::slider_crank(0.3, 1.0, 0.5, 1.5, 2.0, 0.9, 4.0);
+    every_formulation(&sys, &q0, &v0, "toy slider-crank", 1);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for file in ["slider_crank.toml", "four_bar.toml", "double_pendulum.toml"] {
+        let model = jounce_model::load_file(&root.join(file)).unwrap();
+        let sys = PlanarSystem::from_model(&model).unwrap();
+        let a = assemble(&sys, 0.0, &sys.initial_q(), &sys.initial_v(), 1e-12).unwrap();
+        let mut data = sys.data();
+        let before = allocations();
+        sys.evaluate(&mut data, 0.1, &a.q, &a.v, Quantities::ALL);
+        let after = allocations();
+        assert_eq!(after, before, "{file}: evaluate allocated");
+        every_formulation(&sys, &a.q, &a.v, file, a.dof);
+        joint_does_not_allocate(&sys, &a.q, &a.v, file);
+    }
+    // S1 and a chain of 50 links: trees, the articulated-body path
+    let s1 = root.join("studies/s1_k1_1e2_k2_1e2.toml");
+    let sys = PlanarSystem::from_model(&jounce_model::load_file(&s1).unwrap()).unwrap();
+    joint_does_not_allocate(&sys, &sys.initial_q(), &sys.initial_v(), "S1");
+    let chain = chain_model(50);
+    let sys = PlanarSystem::from_model(&chain).unwrap();
+    joint_does_not_allocate(&sys, &sys.initial_q(), &sys.initial_v(), "chain of 50");
+
+    // a 30-link chain: augmented and the formulations built on it take
+    // the sparse KKT path (Schur complement) and allocate nothing either
+    let sys = PlanarSystem::from_model(&chain_model(30)).unwrap();
+    let (q, v) = (sys.initial_q(), sys.initial_v());
+    let mut aug = Augmented::new(&sys);
+    let mut y = aug.initial_state(0.0, &q, &v).unwrap();
+    y[5] += 1e-3;
+    let mut dy = vec![0.0; y.len()];
+    let before = allocations();
+    for k in 0..5 {
+        aug.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+    }
+    let after = allocations();
+    assert!(aug.uses_sparse_solver(), "the chain takes the sparse path");
+    assert_eq!(after, before, "sparse augmented rhs allocated");
+    every_formulation(&sys, &q, &v, "chain of 30", 30);
+}
+
+/// The joint formulation: right-hand side, exact Jacobian, second-order
+/// parts and tangent, and the map back to body coordinates.
+fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &str) {
+    let mut f = build("joint", &FormulationSettings::default(), sys).unwrap();
+    let mut y = f.initial_state(0.0, q0, v0).unwrap();
+    y[0] += 1e-6;
+    let n = y.len() / 2;
+    let mut dy = vec![0.0; y.len()];
+    let mut jac = DMatrix::zeros(y.len(), y.len());
+    let (mut kt, mut ct, mut mass) = (
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+    );
+    let (acc, mut fv) = (vec![0.1; n], vec![0.0; n]);
+    let (mut q, mut v, mut lambda) = (
+        vec![0.0; sys.nq()],
+        vec![0.0; sys.nq()],
+        vec![0.0; sys.nc()],
+    );
+    assert!(f.has_exact_jacobian(), "{model}: joint");
+    let before = allocations();
+    for k in 0..5 {
+        f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+    }
+    f.jacobian(0.05, &y, &mut jac).unwrap();
+    f.physical_state(0.05, &y, &mut q, &mut v, &mut lambda)
+        .unwrap();
+    let so = f.as_second_order().unwrap();
+    assert!(so.has_exact_tangent(), "{model}: joint");
+    so.mass_matrix(0.05, &y[..n], &mut mass).unwrap();
+    so.forces(0.05, &y[..n], &y[n..], &mut fv).unwrap();
+    so.tangent(0.05, &y[..n], &y[n..], &acc, &mut kt, &mut ct)
+        .unwrap();
+    let after = allocations();
+    assert_eq!(
+        after,
+        before,
+        "{model}, joint allocated {} times",
+        after - before
+    );
+}
+
+/// Every formulation on `sys`; those integrating independent coordinates
+/// only where there are some (`dof` > 0; the driven slider-crank has none).
+fn every_formulation<S: MechanicalSystem>(
+    sys: &S,
+    q0: &[f64],
+    v0: &[f64],
+    model: &str,
+    dof: usize,
+) {
+    for name in NAMES {
+        if dof == 0 && matches!(name, "partitioning" | "state_space") {
+            continue;
+        }
+        if name == "joint" {
+            continue; // joint coordinates: `joint_does_not_allocate`
+        }
+        let name = format!("{model}, {name}");
+        let name = name.as_str();
+        let kind = name.rsplit(", ").next().unwrap();
+        let mut f = build(kind, &FormulationSettings::default(), sys).unwrap();
+        let mut y = f.initial_state(0.0, q0, v0).unwrap();
+        let mut dy = vec![0.0; y.len()];
+        let mut jac = DMatrix::zeros(y.len(), y.len());
+        let nq = q0.len();
+        let (mut kt, mut ct) = (DMatrix::zeros(nq, nq), DMatrix::zeros(nq, nq));
+        let acc = vec![0.1; nq];
+        // perturb so that projection and Newton have work to do
+        y[0] += 1e-6;
+        let np = f.as_overdetermined().map_or(0, |o| o.n_invariants());
+        let (mut g, mut gy) = (vec![0.0; np], DMatrix::zeros(np, y.len()));
+        if f.as_dae().is_none() && f.has_exact_jacobian() {
+            // the exact Jacobian's n × n buffers are sized on its first
+            // call, so that explicit methods never pay for them (issue 31);
+            // every later call allocates nothing
+            f.jacobian(0.05, &y, &mut jac).unwrap();
+        }
+        let before = allocations();
+        for k in 0..5 {
+            f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+        }
+        f.after_step(0.05, &mut y).unwrap();
+        f.rhs(0.05, &y, &mut dy).unwrap();
+        let after_rhs = allocations();
+        assert_eq!(after_rhs, before, "{name}: rhs or after_step allocated");
+        if let Some(od) = f.as_overdetermined() {
+            // odae: the BDF evaluates the invariants and their Jacobian at
+            // every step
+            assert_eq!(np, 2 * sys.nc(), "{name}");
+            let before = allocations();
+            od.invariants(0.05, &y, &mut g).unwrap();
+            od.invariant_jacobian(0.05, &y, &mut gy).unwrap();
+            let after = allocations();
+            assert_eq!(
+                after,
+                before,
+                "{name}: the invariants allocated {} times",
+                after - before
+            );
+        }
+        if let Some(dae) = f.as_dae() {
+            // index3, ggl: the DAE methods evaluate the residual and the
+            // iteration matrix, both from the formulation's own buffers
+            let nd = dae.dim();
+            let (yd, ypd) = (vec![0.3; nd], vec![0.1; nd]);
+            let (mut r, mut g) = (vec![0.0; nd], DMatrix::zeros(nd, nd));
+            assert!(dae.has_exact_jacobian(), "{name}");
+            // the dense blocks are sized on their first use (the sparse
+            // path never forms them, issue 32): that call may allocate
+            dae.iteration_matrix(0.05, &yd, &ypd, 20.0, &mut g).unwrap();
+            let before = allocations();
+            dae.residual(0.05, &yd, &ypd, &mut r).unwrap();
+            dae.iteration_matrix(0.05, &yd, &ypd, 20.0, &mut g).unwrap();
+            let after = allocations();
+            assert_eq!(
+                after,
+                before,
+                "{name}: the DAE allocated {} times",
+                after - before
+            );
+        }
+        if let Some(cp) = f.as_constrained_second_order() {
+            // index3: the integrator evaluates the DAE's parts, never its
+            // Jacobian (rhs serves only for initial-step estimates)
+            let m = cp.n_constraints();
+            let (q, v) = (&y[..nq], &y[nq..2 * nq]);
+            let (mut mass, mut pq) = (DMatrix::zeros(nq, nq), DMatrix::zeros(m, nq));
+            let (mut fv, mut cv) = (vec![0.0; nq], vec![0.0; m]);
+            let lambda = vec![0.5; m];
+            assert!(cp.has_exact_tangent(), "{name}");
+            let before = allocations();
+            cp.mass_matrix(0.05, q, &mut mass).unwrap();
+            cp.forces(0.05, q, v, &mut fv).unwrap();
+            cp.constraints(0.05, q, &mut cv).unwrap();
+            cp.constraint_jacobian(0.05, q, &mut pq).unwrap();
+            cp.velocity_rhs(0.05, q, &mut cv).unwrap();
+            cp.gamma(0.05, q, v, &mut cv).unwrap();
+            cp.tangent(0.05, q, v, &acc, &lambda, &mut kt, &mut ct)
+                .unwrap();
+            let after = allocations();
+            assert_eq!(after, before, "{name} allocated {} times", after - before);
+            continue;
+        }
+        if f.as_dae().is_some() {
+            continue;
+        }
+        assert!(f.has_exact_jacobian(), "{name}");
+        f.jacobian(0.05, &y, &mut jac).unwrap();
+        if let Some(so) = f.as_second_order() {
+            assert!(so.has_exact_tangent(), "{name}");
+            so.tangent(0.05, &y[..nq], &y[nq..], &acc, &mut kt, &mut ct)
+                .unwrap();
+        }
+        let after = allocations();
+        assert_eq!(after, before, "{name} allocated {} times", after - before);
+    }
+}
+
+/// Allocations made by one run of `method` on `formulation` from t = 0 to
+/// `t_end` (the stepper and the formulation are built before counting),
+/// the work done: accepted steps plus right-hand sides (fixed-step
+/// explicit methods count only the latter), and the restarts (a
+/// re-partitioning of the coordinates restarts the method).
+fn run_counted(
+    sys: &PlanarSystem,
+    q0: &[f64],
+    v0: &[f64],
+    formulation: &str,
+    method_name: &str,
+    opts: &SolverOptions,
+    t_end: f64,
+) -> (u64, u64, u64) {
+    let mut f = build(formulation, &FormulationSettings::default(), sys).unwrap();
+    let y0 = f.initial_state(0.0, q0, v0).unwrap();
+    let mut stepper = method::build(method_name, opts).unwrap();
+    let problem: &mut dyn OdeProblem = f.as_mut();
+    let before = allocations();
+    let solved = solve(
+        problem,
+        stepper.as_mut(),
+        0.0,
+        &y0,
+        t_end,
+        opts,
+        &mut Discard,
+    )
+    .unwrap_or_else(|e| panic!("{method_name} on {formulation}: {e}"));
+    (
+        allocations() - before,
+        solved.stats.n_accept + solved.stats.n_rhs,
+        solved.stats.n_restart,
+    )
+}
+
+/// (family, method, formulations, options): every method family with the
+/// formulations it runs.
+type FamilyCase = (&'static str, &'static str, Vec<&'static str>, SolverOptions);
+
+fn family_cases() -> Vec<FamilyCase> {
+    let adaptive = SolverOptions::default().with_tol(1e-7, 1e-9);
+    let fixed = |h: f64| SolverOptions::default().with_fixed_step(h);
+    vec![
+        (
+            "explicit RK",
+            "dopri5",
+            vec![
+                "augmented",
+                "projection",
+                "state_space",
+                "penalty",
+                "partitioning",
+            ],
+            adaptive.clone(),
+        ),
+        (
+            "explicit RK",
+            "dop853",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("explicit RK, fixed", "rk4", vec!["augmented"], fixed(1e-3)),
+        (
+            "Cash-Karp VO",
+            "cash_karp_vo",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        (
+            "DIRK",
+            "esdirk43",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("SDIRK", "trbdf2", vec!["augmented"], adaptive.clone()),
+        ("SDIRK", "sdirk2_l", vec!["augmented"], adaptive.clone()),
+        (
+            "Rosenbrock",
+            "rodas4",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("Rosenbrock", "ode23s", vec!["augmented"], adaptive.clone()),
+        (
+            "Radau",
+            "radau5",
+            vec!["augmented", "projection", "partitioning", "index3", "ggl"],
+            adaptive.clone(),
+        ),
+        ("LLM", "llm", vec!["augmented"], adaptive.clone()),
+        (
+            "structural",
+            "newmark",
+            vec!["index3", "augmented"],
+            adaptive.clone(),
+        ),
+        ("structural", "hht", vec!["index3"], adaptive.clone()),
+        (
+            "structural",
+            "generalized_alpha",
+            vec!["index3"],
+            adaptive.clone(),
+        ),
+        (
+            "structural, fixed",
+            "generalized_alpha",
+            vec!["index3"],
+            fixed(1e-3),
+        ),
+        (
+            "Adams",
+            "adams_vo",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        (
+            "BDF (ODE)",
+            "bdf",
+            vec!["augmented", "projection"],
+            adaptive.clone(),
+        ),
+        ("NDF", "ndf", vec!["augmented"], adaptive.clone()),
+        ("BDF (DAE)", "bdf", vec!["index3", "ggl"], adaptive.clone()),
+        (
+            "BDF (overdetermined)",
+            "bdf",
+            vec!["odae"],
+            adaptive.clone(),
+        ),
+        ("BDF, fixed", "bdf", vec!["augmented"], fixed(1e-3)),
+        (
+            "fixed-step multistep",
+            "ab4",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+        (
+            "fixed-step multistep",
+            "am4",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+        (
+            "fixed-step multistep",
+            "pece",
+            vec!["augmented"],
+            fixed(1e-3),
+        ),
+    ]
+}
+
+/// Runs every case of [`family_cases`] on `sys` from (q0, v0) to `t_end`
+/// and to 2 `t_end`; the failures (allocations that grew with the work
+/// done without a restart) as lines naming `label`.
+fn allocations_that_grow(
+    label: &str,
+    sys: &PlanarSystem,
+    q0: &[f64],
+    v0: &[f64],
+    t_end: f64,
+    min_extra_work: u64,
+    skip: &[&str],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (family, name, forms, opts) in &family_cases() {
+        if skip.contains(name) {
+            continue;
+        }
+        for form in forms {
+            let (short, n_short, r_short) = run_counted(sys, q0, v0, form, name, opts, t_end);
+            let (long, n_long, r_long) = run_counted(sys, q0, v0, form, name, opts, 2.0 * t_end);
+            eprintln!(
+                "{label}: {family:22} {name:18} {form:12}: {short} allocations for {n_short} work, {long} for {n_long} ({r_short}, {r_long} restarts)"
+            );
+            assert!(
+                n_long > n_short + min_extra_work,
+                "{label} {name} {form}: {n_short} {n_long}"
+            );
+            if long != short && r_long == r_short {
+                failures.push(format!(
+                    "{label}: {family} {name} on {form}: {} allocations for {} more work",
+                    long as i64 - short as i64,
+                    n_long - n_short
+                ));
+            }
+        }
+    }
+    failures
+}
+
+/// Every method family on the planar systems of the shipped examples, with
+/// the formulations it runs: a run twice as long must allocate exactly as
+/// much as the short one (only set-up allocates; 0 per step after the
+/// first), and must take more steps. Only a restart (partitioning choosing
+/// new independent coordinates, a rare event that rebuilds its partition)
+/// may allocate.
+#[test]
+fn steps_of_every_method_family_do_not_allocate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut failures = Vec::new();
+    for file in ["double_pendulum.toml", "four_bar.toml"] {
+        let model = jounce_model::load_file(&root.join(file)).unwrap();
+        let sys = PlanarSystem::from_model(&model).unwrap();
+        let a = assemble(&sys, 0.0, &sys.initial_q(), &sys.initial_v(), 1e-12).unwrap();
+        failures.extend(allocations_that_grow(file, &sys, &a.q, &a.v, 0.3, 10, &[]));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same on a 100-link chain (issue 32: the sparse paths of every
+/// family and formulation at size, 0 allocations per step after the
+/// first). Not llm: its local linearisation takes the exponential of the
+/// dense 600 × 600 Jacobian at every step (minutes here; proven on the
+/// examples above).
+#[test]
+fn steps_of_every_method_family_on_a_100_link_chain_do_not_allocate() {
+    let sys = PlanarSystem::from_model(&chain_model(100)).unwrap();
+    let (q, v) = (sys.initial_q(), sys.initial_v());
+    let failures = allocations_that_grow("chain of 100", &sys, &q, &v, 0.05, 5, &["llm"]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
