@@ -723,3 +723,71 @@ atol = 1e-12
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tumbling body with its orientation given by Tait–Bryan angles, and
+/// by the equivalent axis and angle: the output's `yaw_zyx`, `pitch_zyx`,
+/// `roll_zyx` at t = 0 are the angles given, and the two runs agree.
+#[test]
+fn euler_angles_and_axis_angle_in_the_model_start_the_run_where_they_say() {
+    let text = std::fs::read_to_string(support::repo("examples/tumbling_body.toml")).unwrap();
+    let quaternion_key = "orientation = [1.0, 0.0, 0.0, 0.0]";
+    assert!(text.contains(quaternion_key));
+    let (yaw, pitch, roll) = (0.4f64, -0.3f64, 1.1f64);
+    // the same rotation as axis and angle, from its quaternion
+    // q = qz(yaw) ⊗ qy(pitch) ⊗ qx(roll)
+    let (cy, sy) = ((0.5 * yaw).cos(), (0.5 * yaw).sin());
+    let (cp, sp) = ((0.5 * pitch).cos(), (0.5 * pitch).sin());
+    let (cr, sr) = ((0.5 * roll).cos(), (0.5 * roll).sin());
+    let q = [
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    ];
+    let angle = 2.0 * q[0].acos();
+    let axis = [q[1], q[2], q[3]];
+    let run = |key: String, tag: &str| {
+        let dir = scratch(tag);
+        let path = dir.join("body.toml");
+        std::fs::write(&path, text.replace(quaternion_key, &key)).unwrap();
+        let mut model = jounce_model::load_file(&path).unwrap();
+        let overrides = Overrides {
+            t_end: Some(0.5),
+            ..Overrides::default()
+        };
+        jounce::run::apply_overrides(&mut model, &overrides).unwrap();
+        let out = dir.join("out");
+        let summary = jounce::run::run_model(&model, &out, None).unwrap();
+        assert_eq!(summary.status, "completed");
+        let series = Series::read(&out.join("timeseries.csv"));
+        let _ = std::fs::remove_dir_all(&dir);
+        series
+    };
+    let euler = run(
+        format!("orientation_euler_zyx = [{yaw}, {pitch}, {roll}]"),
+        "euler-zyx",
+    );
+    for (col, want) in [("yaw_zyx", yaw), ("pitch_zyx", pitch), ("roll_zyx", roll)] {
+        let got = euler.col(&format!("body.{col}"))[0];
+        assert!((got - want).abs() < 1e-12, "{col}: {got} vs {want}");
+    }
+    let axis_angle = run(
+        format!(
+            "orientation_axis_angle = [{:?}, {:?}, {:?}, {angle:?}]",
+            axis[0], axis[1], axis[2]
+        ),
+        "axis-angle",
+    );
+    for c in [
+        "body.qw", "body.qx", "body.qy", "body.qz", "body.wx", "body.wz",
+    ] {
+        let (a, b) = (euler.col(c), axis_angle.col(c));
+        assert_eq!(a.len(), b.len());
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-12, "{c}: the two runs differ by {worst:e}");
+    }
+}

@@ -13,7 +13,7 @@ use toml::de::{DeTable, DeValue};
 use crate::error::ModelError;
 use crate::functions::Functions;
 use crate::parse::{body_ref_among, check_unique, named_elements, named_point, Named, GROUND};
-use crate::reader::{num_str, Elem, Src};
+use crate::reader::{num_str, Elem, Src, Val};
 use crate::spatial::{
     rotation_matrix, SpatialAttachment, SpatialBody, SpatialDriver, SpatialForce, SpatialForceKind,
     SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
@@ -255,6 +255,120 @@ fn inertia(e: &Elem<'_, '_>) -> Result<[[f64; 3]; 3], ModelError> {
     Ok(j)
 }
 
+/// The keys that give a body's initial orientation, at most one per body.
+const ORIENTATION_KEYS: [&str; 4] = [
+    "orientation",
+    "orientation_euler_zyx",
+    "orientation_euler_zxz",
+    "orientation_axis_angle",
+];
+
+/// Hamilton product p ⊗ q of quaternions (w, x, y, z): the rotation q
+/// followed by p.
+fn quat_mul(p: [f64; 4], q: [f64; 4]) -> [f64; 4] {
+    let [pw, px, py, pz] = p;
+    let [qw, qx, qy, qz] = q;
+    [
+        pw * qw - px * qx - py * qy - pz * qz,
+        pw * qx + px * qw + py * qz - pz * qy,
+        pw * qy - px * qz + py * qw + pz * qx,
+        pw * qz + px * qy - py * qx + pz * qw,
+    ]
+}
+
+/// The quaternion (cos(a/2), sin(a/2) k) of a turn by `angle` about the
+/// unit axis k.
+fn axis_quat(k: [f64; 3], angle: f64) -> [f64; 4] {
+    let (s, c) = (0.5 * angle).sin_cos();
+    [c, s * k[0], s * k[1], s * k[2]]
+}
+
+const X: [f64; 3] = [1.0, 0.0, 0.0];
+const Z: [f64; 3] = [0.0, 0.0, 1.0];
+
+/// A body's initial orientation, the unit quaternion p rotating body
+/// vectors into the world, from the one key of [`ORIENTATION_KEYS`] given:
+///
+/// - `orientation = [w, x, y, z]`: p itself (norm 1 within [`UNIT_TOL`],
+///   then normalised);
+/// - `orientation_euler_zyx = [yaw, pitch, roll]` (rad): Tait–Bryan angles,
+///   intrinsic z, y′, x″, A = Rz(yaw) Ry(pitch) Rx(roll) — the convention of
+///   the output columns `yaw_zyx`, `pitch_zyx`, `roll_zyx` and of URDF's
+///   `rpy` (there as fixed axes x, y, z);
+/// - `orientation_euler_zxz = [phi, theta, psi]` (rad): proper Euler
+///   angles, intrinsic z, x′, z″, A = Rz(φ) Rx(θ) Rz(ψ) (precession,
+///   nutation, spin; Goldstein, *Classical Mechanics*, §4.4, the
+///   x-convention);
+/// - `orientation_axis_angle = [kx, ky, kz, angle]`: a turn by `angle` (rad,
+///   right hand) about the world axis k (normalised; not zero).
+fn orientation<'a, 'i>(e: &Elem<'a, 'i>) -> Result<[f64; 4], ModelError> {
+    let given: Vec<(&str, &'a Val<'i>)> = ORIENTATION_KEYS
+        .iter()
+        .filter_map(|k| e.get(k).map(|v| (*k, v)))
+        .collect();
+    let (key, v) = match given.as_slice() {
+        [] => return Ok([1.0, 0.0, 0.0, 0.0]),
+        [one] => *one,
+        [(first, _), (second, v), ..] => {
+            return Err(e.invalid(
+                second,
+                &v.span(),
+                format!(
+                    "repeats the orientation already given by {first}: give only one of {}",
+                    ORIENTATION_KEYS.join(", ")
+                ),
+            ));
+        }
+    };
+    let p = match key {
+        "orientation" => {
+            let p: [f64; 4] = e.vecn(key, v, "[w, x, y, z] (a unit quaternion)")?;
+            let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if (norm - 1.0).abs() > UNIT_TOL {
+                return Err(e.invalid(
+                    key,
+                    &v.span(),
+                    format!(
+                        "must be a unit quaternion [w, x, y, z] (norm 1 within {UNIT_TOL}), got norm {}",
+                        num_str(norm)
+                    ),
+                ));
+            }
+            p
+        }
+        "orientation_euler_zyx" => {
+            let [yaw, pitch, roll]: [f64; 3] = e.vecn(key, v, "[yaw, pitch, roll] (rad)")?;
+            let y = [0.0, 1.0, 0.0];
+            quat_mul(
+                quat_mul(axis_quat(Z, yaw), axis_quat(y, pitch)),
+                axis_quat(X, roll),
+            )
+        }
+        "orientation_euler_zxz" => {
+            let [phi, theta, psi]: [f64; 3] = e.vecn(key, v, "[phi, theta, psi] (rad)")?;
+            quat_mul(
+                quat_mul(axis_quat(Z, phi), axis_quat(X, theta)),
+                axis_quat(Z, psi),
+            )
+        }
+        _ => {
+            let [kx, ky, kz, angle]: [f64; 4] =
+                e.vecn(key, v, "[kx, ky, kz, angle] (axis, rad)")?;
+            let norm = (kx * kx + ky * ky + kz * kz).sqrt();
+            if norm < 1e-12 {
+                return Err(e.invalid(
+                    key,
+                    &v.span(),
+                    "has a zero axis [kx, ky, kz]: give a nonzero axis",
+                ));
+            }
+            axis_quat([kx / norm, ky / norm, kz / norm], angle)
+        }
+    };
+    let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+    Ok(p.map(|x| x / norm))
+}
+
 fn body(n: &Named<'_, '_>) -> Result<SpatialBody, ModelError> {
     let e = &n.elem;
     e.check_keys(&[
@@ -264,6 +378,9 @@ fn body(n: &Named<'_, '_>) -> Result<SpatialBody, ModelError> {
         "products",
         "position",
         "orientation",
+        "orientation_euler_zyx",
+        "orientation_euler_zxz",
+        "orientation_axis_angle",
         "velocity",
         "angular_velocity",
         "angular_velocity_frame",
@@ -277,24 +394,7 @@ fn body(n: &Named<'_, '_>) -> Result<SpatialBody, ModelError> {
         ));
     }
     let mass = e.req_num("mass")?;
-    let orientation = match e.get("orientation") {
-        Some(v) => {
-            let p: [f64; 4] = e.vecn("orientation", v, "[w, x, y, z] (a unit quaternion)")?;
-            let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if (norm - 1.0).abs() > UNIT_TOL {
-                return Err(e.invalid(
-                    "orientation",
-                    &v.span(),
-                    format!(
-                        "must be a unit quaternion [w, x, y, z] (norm 1 within {UNIT_TOL}), got norm {}",
-                        num_str(norm)
-                    ),
-                ));
-            }
-            p.map(|x| x / norm)
-        }
-        None => [1.0, 0.0, 0.0, 0.0],
-    };
+    let orientation = orientation(e)?;
     let omega = e.vec3_or("angular_velocity", [0.0; 3])?;
     let frame = e
         .choice("angular_velocity_frame", "angular velocity frame", FRAMES)?
@@ -770,6 +870,106 @@ point2 = "tip"
         for (x, y) in w.iter().zip([0.0, 0.0, 50.0]) {
             assert!((x - y).abs() < 1e-12, "{w:?}");
         }
+    }
+
+    /// A = Rz(a) Ry(b) Rx(c) etc. from the elementary matrices, independent
+    /// of the quaternion products of the parser.
+    fn elementary(axis: usize, a: f64) -> [[f64; 3]; 3] {
+        let (s, c) = a.sin_cos();
+        match axis {
+            0 => [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]],
+            1 => [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]],
+            _ => [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]],
+        }
+    }
+
+    fn mat_mul(a: [[f64; 3]; 3], b: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+        std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+    }
+
+    fn orientation_of(key_value: &str) -> Result<[f64; 4], String> {
+        let text = TOP.replace(
+            "orientation = [0.9238795325112867, 0.3826834323650898, 0.0, 0.0]",
+            key_value,
+        );
+        from_str(&text, "top.toml")
+            .map(|m| m.spatial.unwrap().bodies[0].orientation)
+            .map_err(|e| e.to_string())
+    }
+
+    fn assert_same_rotation(p: [f64; 4], a: [[f64; 3]; 3]) {
+        let r = rotation_matrix(p);
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!((r[i][j] - a[i][j]).abs() < 1e-14, "{r:?} vs {a:?}");
+            }
+        }
+        assert!((p.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn euler_angles_and_axis_angle_give_the_rotation_their_convention_names() {
+        let (yaw, pitch, roll) = (0.7, -0.4, 2.1);
+        let p = orientation_of("orientation_euler_zyx = [0.7, -0.4, 2.1]").unwrap();
+        let a = mat_mul(
+            mat_mul(elementary(2, yaw), elementary(1, pitch)),
+            elementary(0, roll),
+        );
+        assert_same_rotation(p, a);
+
+        let (phi, theta, psi) = (0.3, 1.2, -2.5);
+        let p = orientation_of("orientation_euler_zxz = [0.3, 1.2, -2.5]").unwrap();
+        let a = mat_mul(
+            mat_mul(elementary(2, phi), elementary(0, theta)),
+            elementary(2, psi),
+        );
+        assert_same_rotation(p, a);
+
+        // Rodrigues: A = I + sin a K + (1 − cos a) K², k = (1, 2, 2)/3
+        let p = orientation_of("orientation_axis_angle = [1.0, 2.0, 2.0, 0.9]").unwrap();
+        let (k, ang) = ([1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0], 0.9f64);
+        let kk = [[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]];
+        let k2 = mat_mul(kk, kk);
+        let a = std::array::from_fn(|i| {
+            std::array::from_fn(|j| {
+                f64::from(u8::from(i == j)) + ang.sin() * kk[i][j] + (1.0 - ang.cos()) * k2[i][j]
+            })
+        });
+        assert_same_rotation(p, a);
+
+        // the heavy top's quaternion is 45° about x
+        let q =
+            orientation_of("orientation_axis_angle = [1.0, 0.0, 0.0, 0.7853981633974483]").unwrap();
+        let given = [0.9238795325112867, 0.3826834323650898, 0.0, 0.0];
+        assert!(
+            q.iter().zip(given).all(|(a, b)| (a - b).abs() < 1e-15),
+            "{q:?}"
+        );
+    }
+
+    #[test]
+    fn an_orientation_given_twice_or_by_a_zero_axis_is_refused_by_name() {
+        let err = orientation_of(
+            "orientation = [1.0, 0.0, 0.0, 0.0]\norientation_euler_zyx = [0.0, 0.0, 0.1]",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "top.toml:11: body 'top': orientation_euler_zyx repeats the orientation already \
+             given by orientation: give only one of orientation, orientation_euler_zyx, \
+             orientation_euler_zxz, orientation_axis_angle"
+        );
+        let err = orientation_of("orientation_axis_angle = [0.0, 0.0, 0.0, 1.0]").unwrap_err();
+        assert_eq!(
+            err,
+            "top.toml:10: body 'top': orientation_axis_angle has a zero axis [kx, ky, kz]: \
+             give a nonzero axis"
+        );
+        let err = orientation_of("orientation_euler_zxz = [0.0, 1.0]").unwrap_err();
+        assert!(
+            err.contains("orientation_euler_zxz") && err.contains("3 numbers"),
+            "{err}"
+        );
     }
 
     #[test]
