@@ -968,6 +968,161 @@ point2 = "tip"
         );
     }
 
+    const BALL: &str = r#"
+[model]
+space = "spatial"
+
+[[bodies]]
+name = "ball"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [0.0, 0.0, 1.0]
+
+[[bodies]]
+name = "other"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [1.0, 0.0, 1.0]
+
+[[contacts]]
+name = "floor"
+type = "sphere_plane"
+body1 = "ground"
+normal1 = [0.0, 0.0, 2.0]
+body2 = "ball"
+radius2 = 0.25
+law = "hertz"
+stiffness = 1e6
+friction = 0.4
+"#;
+
+    #[test]
+    fn spatial_contacts_read_sphere_plane_and_sphere_sphere() {
+        let m = from_str(BALL, "ball.toml").unwrap();
+        let f = &m.spatial.unwrap().forces[0];
+        assert_eq!(f.name, "floor");
+        match &f.kind {
+            crate::SpatialForceKind::Contact {
+                a,
+                b,
+                geometry,
+                law,
+                stiffness,
+                friction,
+                ..
+            } => {
+                assert_eq!((a.body, b.body), (BodyRef::Ground, BodyRef::Body(0)));
+                assert_eq!(
+                    *geometry,
+                    crate::SpatialContactGeometry::SpherePlane {
+                        radius: 0.25,
+                        normal: [0.0, 0.0, 1.0]
+                    }
+                );
+                assert_eq!(*law, crate::ContactLaw::Hertz { exponent: 1.5 });
+                assert_eq!(*stiffness, 1e6);
+                assert_eq!(
+                    friction.unwrap().law,
+                    crate::FrictionLaw::Regularised {
+                        velocity: crate::DEFAULT_FRICTION_VELOCITY
+                    }
+                );
+            }
+            k => panic!("expected a contact, got {k:?}"),
+        }
+        let pair = BALL
+            .replace("\"sphere_plane\"", "\"sphere_sphere\"")
+            .replace(
+                "body1 = \"ground\"\nnormal1 = [0.0, 0.0, 2.0]",
+                "body1 = \"other\"\nradius1 = 0.5",
+            );
+        let m = from_str(&pair, "ball.toml").unwrap();
+        assert!(matches!(
+            m.spatial.unwrap().forces[0].kind,
+            crate::SpatialForceKind::Contact {
+                geometry: crate::SpatialContactGeometry::SphereSphere { radius_a, radius_b },
+                ..
+            } if radius_a == 0.5 && radius_b == 0.25
+        ));
+    }
+
+    /// Each validation error names the file, the contact and the problem.
+    #[test]
+    fn bad_spatial_contacts_are_refused_by_name() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "[0.0, 0.0, 2.0]",
+                "[0.0, 0.0, 0.0]",
+                "normal1 must be a nonzero vector [nx, ny, nz]",
+            ),
+            (
+                "radius2 = 0.25",
+                "radius2 = -0.25",
+                "radius2 must be positive",
+            ),
+            ("body2 = \"ball\"", "body2 = \"bal\"", "bal"),
+            (
+                "body2 = \"ball\"",
+                "body2 = \"ground\"",
+                "connects body 'ground' to itself",
+            ),
+            (
+                "radius2 = 0.25",
+                "radius2 = 0.25\nradius1 = 0.1",
+                "a sphere_plane contact has its plane on body1",
+            ),
+            ("\"sphere_plane\"", "\"sphere_cube\"", "sphere_plane"),
+            (
+                "friction = 0.4",
+                "friction = 0.4\nfriction_law = \"stick_slip\"",
+                "stick_slip friction is not supported on spatial contacts yet",
+            ),
+            (
+                "law = \"hertz\"\nstiffness = 1e6\nfriction = 0.4",
+                "law = \"impact\"\nrestitution = 1.5",
+                "restitution must be in [0, 1], got 1.5",
+            ),
+            (
+                "law = \"hertz\"\nstiffness = 1e6",
+                "law = \"impact\"\nrestitution = 0.5",
+                "needs a normal force, which the impact law does not give",
+            ),
+            (
+                "stiffness = 1e6",
+                "stiffness = -1.0",
+                "stiffness must be positive",
+            ),
+            ("stiffness = 1e6", "stiffness = 1e6\ncolour = 1", "colour"),
+        ];
+        for (from, to, want) in cases {
+            assert!(BALL.contains(from), "{from}");
+            let bad = BALL.replacen(from, to, 1);
+            let err = from_str(&bad, "ball.toml").unwrap_err().to_string();
+            assert!(
+                err.starts_with("ball.toml:")
+                    && err.contains("contact 'floor'")
+                    && err.contains(want),
+                "{to}: {err}"
+            );
+        }
+        // a sphere_sphere contact has no normal
+        let bad = BALL.replace("\"sphere_plane\"", "\"sphere_sphere\"");
+        let err = from_str(&bad, "ball.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("a sphere_sphere contact has no plane normal"),
+            "{err}"
+        );
+        // names are unique among forces and contacts
+        let dup = format!(
+            "{BALL}\n[[forces]]\nname = \"floor\"\ntype = \"torque\"\nbody = \"ball\"\ntorque = [0.0, 0.0, 1.0]\n"
+        );
+        let err = from_str(&dup, "ball.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("'floor' is already the name of a force element"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn an_asymmetric_inertia_matrix_is_refused() {
         let bad = TOP.replace(

@@ -1,0 +1,298 @@
+//! Spatial sphere-plane and sphere-sphere contacts run through the library
+//! (issue 33) against closed forms: bounce heights falling by e² under the
+//! impact law, the static penetration m g / k of a penalty law, a sliding
+//! sphere's deceleration μ g and rolling speed 5/7 v0, velocity exchange
+//! and momentum in a head-on collision, and the planar bouncing ball
+//! reproduced by a spatial model.
+
+mod support;
+
+use jounce::run::{run_model, Overrides};
+use jounce_io::RunSummary;
+use support::{run_example, scratch, Series};
+
+const G: f64 = 9.81;
+
+/// Runs the model text; (summary, series).
+fn run_text(text: &str, tag: &str) -> (RunSummary, Series) {
+    let model = jounce_model::from_str(text, &format!("{tag}.toml")).unwrap();
+    let out = scratch(tag);
+    let summary = run_model(&model, &out, None).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let series = Series::read(&out.join("timeseries.csv"));
+    let _ = std::fs::remove_dir_all(&out);
+    (summary, series)
+}
+
+/// Apex heights above the contact, z − r + v_z²/(2g), of the first flight
+/// (row 0, at rest vertically) and of each flight after a bounce (the
+/// first row after v_z turns from − to +).
+fn apex_heights(ts: &Series, body: &str, radius: f64) -> Vec<f64> {
+    let (z, vz) = (ts.col(&format!("{body}.z")), ts.col(&format!("{body}.vz")));
+    let h = |i: usize| z[i] - radius + vz[i] * vz[i] / (2.0 * G);
+    let mut out = vec![h(0)];
+    for i in 1..z.len() {
+        if vz[i - 1] < 0.0 && vz[i] > 0.0 {
+            out.push(h(i));
+        }
+    }
+    out
+}
+
+/// The shipped example: four bounces, each apex e² = 0.64 of the one
+/// before; the frictionless impact keeps the horizontal velocity and the
+/// spin.
+#[test]
+fn spatial_bouncing_ball_apexes_fall_by_e_squared() {
+    let (s, ts) = run_example(
+        "examples/spatial_bouncing_ball.toml",
+        Overrides::default(),
+        "spatial-bounce",
+    );
+    assert_eq!(s.status, "completed");
+    let h = apex_heights(&ts, "ball", 0.25);
+    assert_eq!(h.len(), 5, "{h:?}");
+    assert!((h[0] - 1.75).abs() < 1e-12, "{h:?}");
+    for k in 1..h.len() {
+        let ratio = h[k] / h[k - 1];
+        let err = (ratio / 0.64 - 1.0).abs();
+        eprintln!(
+            "bounce {k}: apex {:.12} ratio {ratio:.12} rel. error {err:.2e}",
+            h[k]
+        );
+        assert!(err < 1e-6, "bounce {k}: ratio {ratio} vs 0.64 ({err:e})");
+    }
+    let last = ts.col("t").len() - 1;
+    for (col, want) in [("ball.vx", 0.3), ("ball.vy", -0.2), ("ball.wz_world", 5.0)] {
+        let got = ts.col(col)[last];
+        assert!((got - want).abs() < 1e-9, "{col}: {got} vs {want}");
+    }
+    // the gap and force columns of the contact are written
+    let gap = ts.col("ground_contact.gap");
+    assert!(gap.iter().all(|g| *g > -1e-6), "penetrated");
+}
+
+const BALL: &str = r#"
+[model]
+space = "spatial"
+
+[[bodies]]
+name = "ball"
+mass = 1.0
+inertia = [0.004, 0.004, 0.004]
+position = [0.0, 0.0, Z0]
+velocity = [V0, 0.0, 0.0]
+
+[[contacts]]
+name = "floor"
+type = "sphere_plane"
+body1 = "ground"
+normal1 = [0.0, 0.0, 1.0]
+body2 = "ball"
+radius2 = 0.1
+"#;
+
+/// A linear penalty contact with damping: the dropped ball comes to rest
+/// at the penetration m g / k, with the normal force m g.
+#[test]
+fn penalty_ball_rests_at_the_static_penetration() {
+    let text = BALL.replace("Z0", "0.11").replace("V0", "0.0")
+        + "law = \"linear\"\nstiffness = 1e5\ndamping = 200.0\n\n[settings]\nt_end = 1.0\noutput_interval = 0.01\n\n[settings.integrator]\nmethod = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n";
+    let (s, ts) = run_text(&text, "spatial-rest");
+    assert_eq!(s.status, "completed");
+    let last = ts.col("t").len() - 1;
+    let want = G / 1e5;
+    let pen = 0.1 - ts.col("ball.z")[last];
+    let err = (pen / want - 1.0).abs();
+    eprintln!("penetration {pen:e} vs m g / k {want:e}: rel. error {err:.2e}");
+    assert!(err < 1e-8, "{pen:e} vs {want:e}");
+    let gap = ts.col("floor.gap")[last];
+    assert!((gap + want).abs() < 1e-8 * want, "{gap:e}");
+    let f = ts.col("floor.normal_force")[last];
+    assert!((f - G).abs() < 1e-6 * G, "{f}");
+}
+
+/// A solid sphere launched sliding without spin on a plane with friction
+/// μ: it decelerates at μ g while it slides and rolls without slipping
+/// from t = 2 v0 / (7 μ g) on at v = 5/7 v0 (angular momentum about the
+/// contact point is kept: m v r + I ω = m v0 r, I = 2/5 m r²).
+#[test]
+fn sliding_sphere_decelerates_at_mu_g_and_rolls_at_five_sevenths() {
+    let (mu, v0, k) = (0.3, 2.0, 1e6);
+    // start at the static penetration, so that the normal force is m g
+    let z0 = 0.1 - G / k;
+    let text = BALL
+        .replace("Z0", &format!("{z0:e}"))
+        .replace("V0", &format!("{v0}"))
+        + &format!(
+            "law = \"linear\"\nstiffness = {k:e}\ndamping = 1000.0\nfriction = {mu}\nfriction_velocity = 1e-4\n\n\
+             [settings]\nt_end = 0.5\noutput_interval = 0.001\n\n[settings.integrator]\nmethod = \"dopri5\"\nrtol = 1e-9\natol = 1e-11\n"
+        );
+    let (s, ts) = run_text(&text, "spatial-slide");
+    assert_eq!(s.status, "completed");
+    let (t, vx, wy) = (ts.col("t"), ts.col("ball.vx"), ts.col("ball.wy_world"));
+    // while sliding (t < 0.194 s): v = v0 − μ g t, ω = (5 μ g / 2 r) t
+    let i = t.iter().position(|&x| (x - 0.1).abs() < 1e-9).unwrap();
+    let want = v0 - mu * G * 0.1;
+    let err = (vx[i] / want - 1.0).abs();
+    eprintln!(
+        "sliding: v(0.1) = {} vs v0 − μ g t = {want}: rel. error {err:.2e}",
+        vx[i]
+    );
+    assert!(err < 1e-6, "{} vs {want}", vx[i]);
+    let w_want = 2.5 * mu * G * 0.1 / 0.1;
+    assert!((wy[i] / w_want - 1.0).abs() < 1e-6, "{} vs {w_want}", wy[i]);
+    let last = t.len() - 1;
+    let v_end = vx[last];
+    let err = (v_end / (5.0 / 7.0 * v0) - 1.0).abs();
+    let slip = (wy[last] * 0.1 / v_end - 1.0).abs();
+    eprintln!("rolling: v = {v_end} vs 5/7 v0: rel. error {err:.2e}; |ω r / v − 1| = {slip:.2e}");
+    assert!(err < 1e-3, "{v_end}");
+    assert!(slip < 1e-3, "ω r = {} vs v = {v_end}", wy[last] * 0.1);
+}
+
+const PAIR: &str = r#"
+[model]
+space = "spatial"
+gravity = [0.0, 0.0, 0.0]
+
+[[bodies]]
+name = "a"
+mass = 1.0
+inertia = [0.004, 0.004, 0.004]
+velocity = [1.0, 0.0, 0.0]
+
+[[bodies]]
+name = "b"
+mass = 1.0
+inertia = [0.004, 0.004, 0.004]
+position = [0.5, 0.0, 0.0]
+
+[[contacts]]
+name = "knock"
+type = "sphere_sphere"
+body1 = "a"
+radius1 = 0.1
+body2 = "b"
+radius2 = 0.1
+LAW
+
+[settings]
+t_end = 1.0
+output_interval = 0.01
+
+[settings.integrator]
+method = "dopri5"
+rtol = 1e-10
+atol = 1e-12
+"#;
+
+/// Total x momentum over the run: the largest deviation from 1.
+fn momentum_drift(ts: &Series) -> f64 {
+    let (a, b) = (ts.col("a.vx"), ts.col("b.vx"));
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x + y - 1.0).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Equal masses, head on, e = 1: the velocities are exchanged.
+#[test]
+fn head_on_elastic_impact_exchanges_velocities() {
+    let (s, ts) = run_text(
+        &PAIR.replace("LAW", "law = \"impact\"\nrestitution = 1.0"),
+        "spatial-knock",
+    );
+    assert_eq!(s.status, "completed");
+    let last = ts.col("t").len() - 1;
+    let (va, vb) = (ts.col("a.vx")[last], ts.col("b.vx")[last]);
+    let drift = momentum_drift(&ts);
+    eprintln!(
+        "impact: a.vx {va:e}, b.vx − 1 {:e}, momentum drift {drift:e}",
+        vb - 1.0
+    );
+    assert!(va.abs() < 1e-8 && (vb - 1.0).abs() < 1e-8, "{va} {vb}");
+    assert!(drift < 1e-12, "{drift:e}");
+}
+
+/// The same with a Hertz penalty law: momentum is kept to 1e-10 (equal and
+/// opposite forces), and the undamped contact exchanges the velocities.
+#[test]
+fn head_on_penalty_contact_conserves_momentum() {
+    let (s, ts) = run_text(
+        &PAIR.replace("LAW", "law = \"hertz\"\nstiffness = 1e7\nexponent = 1.5"),
+        "spatial-knock-hertz",
+    );
+    assert_eq!(s.status, "completed");
+    let last = ts.col("t").len() - 1;
+    let (va, vb) = (ts.col("a.vx")[last], ts.col("b.vx")[last]);
+    let drift = momentum_drift(&ts);
+    eprintln!(
+        "hertz: a.vx {va:e}, b.vx − 1 {:e}, momentum drift {drift:e}",
+        vb - 1.0
+    );
+    assert!(drift < 1e-10, "{drift:e}");
+    assert!(va.abs() < 1e-6 && (vb - 1.0).abs() < 1e-6, "{va} {vb}");
+}
+
+/// examples/bouncing_ball.toml written as a spatial model (the plane y = 0,
+/// gravity along −y): the same motion to 1e-8.
+#[test]
+fn planar_bouncing_ball_as_a_spatial_model_reproduces_the_planar_run() {
+    let (_, planar) = run_example(
+        "examples/bouncing_ball.toml",
+        Overrides::default(),
+        "planar-bounce",
+    );
+    let text = r#"
+[model]
+space = "spatial"
+gravity = [0.0, -9.81, 0.0]
+
+[[bodies]]
+name = "ball"
+mass = 1.0
+inertia = [0.025, 0.025, 0.025]
+position = [0.0, 2.0, 0.0]
+velocity = [0.3, 0.0, 0.0]
+
+[[contacts]]
+name = "ground_contact"
+type = "sphere_plane"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+normal1 = [0.0, 1.0, 0.0]
+body2 = "ball"
+radius2 = 0.25
+law = "impact"
+restitution = 0.8
+
+[settings]
+t_end = 3.0
+output_interval = 0.001
+
+[settings.integrator]
+method = "dopri5"
+rtol = 1e-10
+atol = 1e-10
+"#;
+    let (s, spatial) = run_text(text, "spatial-as-planar");
+    assert_eq!(s.status, "completed");
+    let (tp, ts) = (planar.col("t"), spatial.col("t"));
+    assert_eq!(tp.len(), ts.len());
+    let mut worst: f64 = 0.0;
+    for col in [
+        "ball.x",
+        "ball.y",
+        "ball.vx",
+        "ball.vy",
+        "ground_contact.gap",
+    ] {
+        let (a, b) = (planar.col(col), spatial.col(col));
+        for i in 0..tp.len() {
+            assert!((tp[i] - ts[i]).abs() < 1e-12);
+            worst = worst.max((a[i] - b[i]).abs());
+        }
+    }
+    eprintln!("planar vs spatial bouncing ball: largest difference {worst:e}");
+    assert!(worst < 1e-8, "{worst:e}");
+}
