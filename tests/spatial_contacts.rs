@@ -296,3 +296,52 @@ atol = 1e-10
     eprintln!("planar vs spatial bouncing ball: largest difference {worst:e}");
     assert!(worst < 1e-8, "{worst:e}");
 }
+
+/// The shipped example under every formulation a free spatial body allows
+/// (`joint` refuses a body not joined to ground): the same four impacts
+/// (events of each formulation) and final height.
+#[test]
+fn a_spatial_contact_is_an_event_of_every_formulation() {
+    let mut last: Option<f64> = None;
+    for f in ["augmented", "projection", "penalty", "index3", "ggl"] {
+        let method = if f == "index3" || f == "ggl" {
+            "radau5"
+        } else {
+            "dopri5"
+        };
+        let (s, ts) = run_example(
+            "examples/spatial_bouncing_ball.toml",
+            Overrides {
+                formulation: Some(f.into()),
+                method: Some(method.into()),
+                rtol: Some(1e-9),
+                atol: Some(1e-9),
+                ..Overrides::default()
+            },
+            "spatial-bounce-form",
+        );
+        assert_eq!(s.status, "completed", "{f}");
+        assert_eq!(s.work.events, 4, "{f}");
+        let z_end = *ts.col("ball.z").last().unwrap();
+        if let Some(z) = last {
+            assert!((z - z_end).abs() < 1e-5, "{f}: {z_end} vs {z}");
+        }
+        last = Some(z_end);
+    }
+}
+
+/// The CLI runs the example and its solution checks pass (exit code 0).
+#[test]
+fn the_cli_runs_the_spatial_contact_example() {
+    let out = scratch("spatial-bounce-cli");
+    let model = support::repo("examples/spatial_bouncing_ball.toml");
+    let (code, stdout, stderr) =
+        support::jounce(&["run", model.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let ts = Series::read(&out.join("timeseries.csv"));
+    assert!(ts
+        .col("ground_contact.normal_force")
+        .iter()
+        .all(|f| *f == 0.0));
+    let _ = std::fs::remove_dir_all(&out);
+}
