@@ -28,6 +28,8 @@ pub mod universal;
 pub use system::SpatialSystem;
 
 #[cfg(test)]
+mod contact_tests;
+#[cfg(test)]
 mod drive_tests;
 #[cfg(test)]
 mod force_tests;
