@@ -148,6 +148,16 @@ fn sliding_sphere_decelerates_at_mu_g_and_rolls_at_five_sevenths() {
     eprintln!("rolling: v = {v_end} vs 5/7 v0: rel. error {err:.2e}; |ω r / v − 1| = {slip:.2e}");
     assert!(err < 1e-3, "{v_end}");
     assert!(slip < 1e-3, "ω r = {} vs v = {v_end}", wy[last] * 0.1);
+    // the energy account closes: friction's dissipation is the kinetic
+    // energy lost, m v0²/2 − (m + I/r²) v²/2 = v0²/2 · 2/7
+    let residual = ts.col("energy_balance_residual")[last];
+    let lost = ts.col("energy_dissipated")[last];
+    eprintln!(
+        "energy dissipated {lost} vs 2/7 m v0²/2 = {}, balance residual {residual:e}",
+        v0 * v0 / 7.0
+    );
+    assert!((lost / (v0 * v0 / 7.0) - 1.0).abs() < 1e-3, "{lost}");
+    assert!(residual.abs() < 1e-6, "{residual:e}");
 }
 
 const PAIR: &str = r#"
@@ -231,6 +241,11 @@ fn head_on_penalty_contact_conserves_momentum() {
         vb - 1.0
     );
     assert!(drift < 1e-10, "{drift:e}");
+    // the elastic energy is in the potential: total energy is kept
+    assert!(s.accuracy.energy_conserved_by_model);
+    let e = s.accuracy.max_relative_energy_error;
+    eprintln!("hertz: max relative energy error {e:e}");
+    assert!(e < 1e-6, "{e:e}");
     assert!(va.abs() < 1e-6 && (vb - 1.0).abs() < 1e-6, "{va} {vb}");
 }
 
