@@ -360,3 +360,82 @@ fn the_cli_runs_the_spatial_contact_example() {
         .all(|f| *f == 0.0));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A spherical pendulum whose bob hits a plane (impact law, e = 1) at a
+/// joint: the impulse keeps the joint (Φ_q Δv = 0) and the energy, and
+/// body-coordinate and joint-coordinate formulations agree.
+#[test]
+fn an_impact_on_a_jointed_body_keeps_the_joint_and_the_energy() {
+    let text = r#"
+[model]
+space = "spatial"
+
+[[bodies]]
+name = "bob"
+mass = 1.0
+inertia = [0.004, 0.004, 0.004]
+position = [0.5, 0.0, 1.0]
+
+[[joints]]
+name = "pivot"
+type = "spherical"
+body1 = "ground"
+point1 = [0.0, 0.0, 1.0]
+body2 = "bob"
+point2 = [-0.5, 0.0, 0.0]
+
+[[contacts]]
+name = "stop"
+type = "sphere_plane"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.45]
+normal1 = [0.0, 0.0, 1.0]
+body2 = "bob"
+radius2 = 0.1
+law = "impact"
+restitution = 1.0
+
+[settings]
+t_end = 1.0
+output_interval = 0.01
+formulation = "FORM"
+
+[settings.integrator]
+method = "METHOD"
+rtol = 1e-10
+atol = 1e-10
+"#;
+    let mut last: Option<(f64, f64)> = None;
+    for (form, method) in [
+        ("augmented", "dopri5"),
+        ("projection", "dopri5"),
+        ("index3", "radau5"),
+        ("joint", "dopri5"),
+    ] {
+        let (s, ts) = run_text(
+            &text.replace("FORM", form).replace("METHOD", method),
+            &format!("spatial-stop-{form}"),
+        );
+        assert_eq!(s.status, "completed", "{form}");
+        assert!(s.work.events >= 1, "{form}: {} events", s.work.events);
+        assert!(s.accuracy.energy_conserved_by_model);
+        let e = s.accuracy.max_relative_energy_error;
+        let end = ts.col("t").len() - 1;
+        let (x, z) = (ts.col("bob.x")[end], ts.col("bob.z")[end]);
+        let rod = (x * x + (z - 1.0).powi(2) + ts.col("bob.y")[end].powi(2)).sqrt();
+        eprintln!(
+            "{form}: {} events, energy error {e:e}, bob at ({x}, {z}), |rod| − 0.5 = {:e}",
+            s.work.events,
+            rod - 0.5
+        );
+        assert!(e < 1e-6, "{form}: energy error {e:e}");
+        assert!((rod - 0.5).abs() < 1e-6, "{form}: rod {rod}");
+        if let Some((x0, z0)) = last {
+            assert!(
+                (x - x0).abs() < 1e-5 && (z - z0).abs() < 1e-5,
+                "{form}: ({x}, {z}) vs ({x0}, {z0})"
+            );
+        }
+        last = Some((x, z));
+    }
+}
