@@ -15,7 +15,7 @@
 //!   [`crate::contact::MIN_DISTANCE`]).
 //!
 //! With the relative velocity w = Ẋ_b − Ẋ_a of the material points of b
-//! and a at X (Ẋ = ṙ + A (ω' × A ᵀ(X − r)), ω' in the body frame), the
+//! and a at X (Ẋ = ṙ + A (ω' × Aᵀ(X − r)), ω' in the body frame), the
 //! penetration δ = −g and its rate δ' = −n·w, the normal force F_n ≥ 0 is
 //! the planar contact's law ([`crate::contact::penalty_force`]: linear
 //! k δ + c δ', Hertz k δ^e + c δ' (Hertz 1882), Hunt–Crossley
@@ -38,8 +38,8 @@
 //! so that no square root of zero is differentiated.
 //!
 //! The force F = F_n n + F_t acts on body b and −F on body a at the
-//! contact point X; its generalized forces (F, s × A ᵀF) with
-//! s = A ᵀ(X − r) per body are those of any world point load
+//! contact point X; its generalized forces (F, s × AᵀF) with
+//! s = Aᵀ(X − r) per body are those of any world point load
 //! ([`super::forces::add_world_point_load`]). The potential energy of the
 //! elastic part is k δ²/2 or k δ^{e+1}/(e+1)
 //! ([`crate::contact::penalty_potential`]), zero and continuous at g = 0.
