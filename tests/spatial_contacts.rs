@@ -233,6 +233,8 @@ fn head_on_penalty_contact_conserves_momentum() {
         "spatial-knock-hertz",
     );
     assert_eq!(s.status, "completed");
+    // the penalty law switches on and off at located events: two per impact
+    assert_eq!(s.work.events, 2);
     let last = ts.col("t").len() - 1;
     let (va, vb) = (ts.col("a.vx")[last], ts.col("b.vx")[last]);
     let drift = momentum_drift(&ts);
