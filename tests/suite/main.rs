@@ -42,6 +42,7 @@ mod s1_index3;
 mod s3;
 mod scale;
 mod singular_configurations;
+mod spatial_contacts;
 mod spatial_examples;
 mod spatial_formulations;
 mod spatial_joint_coordinates;

@@ -98,14 +98,28 @@ pub fn contact_frame<D: Scalar>(p: &ContactParams, xa: &[D], xb: &[D]) -> (D, [D
 /// (zero for δ ≤ 0 and for the impact law).
 #[inline]
 pub fn normal_force<D: Scalar>(p: &ContactParams, delta: D, rate: D) -> D {
+    penalty_force(p.law, p.stiffness, p.damping, delta, rate)
+}
+
+/// Normal force F ≥ 0 of `law` with stiffness k and damping c at
+/// penetration `delta` and rate `rate` (zero for δ ≤ 0 and for the impact
+/// law); shared by planar and spatial contacts.
+#[inline]
+pub fn penalty_force<D: Scalar>(
+    law: ContactLaw,
+    stiffness: f64,
+    damping: f64,
+    delta: D,
+    rate: D,
+) -> D {
     if delta.re() <= 0.0 {
         return c(0.0);
     }
-    let f = match p.law {
-        ContactLaw::Linear => delta * p.stiffness + rate * p.damping,
-        ContactLaw::Hertz { exponent } => delta.powf(exponent) * p.stiffness + rate * p.damping,
+    let f = match law {
+        ContactLaw::Linear => delta * stiffness + rate * damping,
+        ContactLaw::Hertz { exponent } => delta.powf(exponent) * stiffness + rate * damping,
         ContactLaw::HuntCrossley { exponent } => {
-            delta.powf(exponent) * p.stiffness * (rate * p.damping + 1.0)
+            delta.powf(exponent) * stiffness * (rate * damping + 1.0)
         }
         ContactLaw::Impact { .. } => return c(0.0),
     };
@@ -113,6 +127,21 @@ pub fn normal_force<D: Scalar>(p: &ContactParams, delta: D, rate: D) -> D {
         f
     } else {
         c(0.0)
+    }
+}
+
+/// Potential energy of the elastic part of `law` at penetration `d`
+/// (zero for d ≤ 0): k d²/2 (linear) or k d^{e+1}/(e+1).
+pub fn penalty_potential(law: ContactLaw, stiffness: f64, d: f64) -> f64 {
+    if d <= 0.0 {
+        return 0.0;
+    }
+    match law {
+        ContactLaw::Linear => 0.5 * stiffness * d * d,
+        ContactLaw::Hertz { exponent } | ContactLaw::HuntCrossley { exponent } => {
+            stiffness * d.powf(exponent + 1.0) / (exponent + 1.0)
+        }
+        ContactLaw::Impact { .. } => 0.0,
     }
 }
 
@@ -205,17 +234,7 @@ pub fn contact_force<D: Scalar>(
 /// Potential energy of the elastic part at local poses `xa`, `xb`.
 pub fn contact_potential(p: &ContactParams, xa: &[f64], xb: &[f64]) -> f64 {
     let (g, _, _) = contact_frame(p, xa, xb);
-    if g >= 0.0 {
-        return 0.0;
-    }
-    let d = -g;
-    match p.law {
-        ContactLaw::Linear => 0.5 * p.stiffness * d * d,
-        ContactLaw::Hertz { exponent } | ContactLaw::HuntCrossley { exponent } => {
-            p.stiffness * d.powf(exponent + 1.0) / (exponent + 1.0)
-        }
-        ContactLaw::Impact { .. } => 0.0,
-    }
+    penalty_potential(p.law, p.stiffness, -g)
 }
 
 /// Gap and the normal force magnitude (for output) at local poses and

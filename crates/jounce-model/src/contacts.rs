@@ -113,6 +113,36 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
             }
         }
     };
+    let (law, stiffness, damping) = contact_law(e)?;
+    let friction = parse_friction(e)?;
+    Ok(Force {
+        name: n.name.clone(),
+        kind: ForceKind::Contact {
+            a,
+            b,
+            geometry,
+            law,
+            stiffness,
+            damping,
+            friction,
+        },
+    })
+}
+
+/// Keys of a contact's law, shared by planar and spatial `[[contacts]]`.
+pub(crate) const LAW_KEYS: [&str; 5] = ["law", "stiffness", "exponent", "damping", "restitution"];
+
+/// The law of contact element `e` with its stiffness and damping (0, 0 for
+/// the impact law): `law` (default linear), `stiffness`, `damping`,
+/// `exponent` (Hertz, Hunt–Crossley) or `restitution` (impact, which
+/// refuses friction keys). Shared by planar and spatial contacts.
+pub(crate) fn contact_law(e: &Elem<'_, '_>) -> Result<(ContactLaw, f64, f64), ModelError> {
+    let refuse = |key: &str, why: &str| -> Result<(), ModelError> {
+        match e.get(key) {
+            Some(v) => Err(e.invalid(key, &v.span(), why)),
+            None => Ok(()),
+        }
+    };
     let law_index = e.choice("law", "contact law", CONTACT_LAWS)?.unwrap_or(0);
     let exponent = |default: f64| -> Result<f64, ModelError> {
         let x = e.num_or("exponent", default)?;
@@ -169,17 +199,5 @@ fn contact<'a, 'i>(ctx: &mut Ctx<'a, 'i>, n: &Named<'a, 'i>) -> Result<Force, Mo
             (law, k, c)
         }
     };
-    let friction = parse_friction(e)?;
-    Ok(Force {
-        name: n.name.clone(),
-        kind: ForceKind::Contact {
-            a,
-            b,
-            geometry,
-            law,
-            stiffness,
-            damping,
-            friction,
-        },
-    })
+    Ok((law, stiffness, damping))
 }

@@ -62,8 +62,8 @@ pub use friction::DEFAULT_FRICTION_VELOCITY;
 pub use parse::{from_str, load_file, GROUND};
 pub use settings::{atol_problem, rtol_problem, t_end_problem, T_END_MIN};
 pub use spatial::{
-    rotation_matrix, Space, SpatialAttachment, SpatialBody, SpatialDriver, SpatialForce,
-    SpatialForceKind, SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
+    rotation_matrix, Space, SpatialAttachment, SpatialBody, SpatialContactGeometry, SpatialDriver,
+    SpatialForce, SpatialForceKind, SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
 };
 pub use table::{Interpolation, Table, TableError};
 pub use time_function::TimeFunction;

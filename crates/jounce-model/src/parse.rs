@@ -234,14 +234,6 @@ fn spatial_model(
     model_elem: Option<&Elem<'_, '_>>,
     default_name: String,
 ) -> Result<Model, ModelError> {
-    for key in ["contacts"] {
-        if let Some(v) = root.get(key) {
-            return Err(ModelError::Invalid {
-                at: src.loc(&v.span(), &format!("[[{key}]]")),
-                message: format!("`{key}` are not supported in spatial models yet (issue 33)"),
-            });
-        }
-    }
     top.check_keys(crate::spatial_parse::SPATIAL_TOP_KEYS)?;
     let (name, gravity) = match model_elem {
         Some(e) => {

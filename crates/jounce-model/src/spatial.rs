@@ -300,6 +300,27 @@ pub enum SpatialForceKind {
         /// Actuator torque τ_act(t) [N·m] added to τ.
         actuator: Option<crate::TimeFunction>,
     },
+    /// Unilateral contact of a sphere on body b with a plane or a sphere
+    /// on body a (`[[contacts]]`; see `jounce_mechanics::spatial::contact`):
+    /// a penalty law (linear, Hertz, Hunt–Crossley) with optional
+    /// regularised Coulomb friction, or Newton's impact law. Its gap is a
+    /// switching function of the run.
+    Contact {
+        /// Plane point or sphere centre on body a.
+        a: SpatialAttachment,
+        /// Sphere centre on body b.
+        b: SpatialAttachment,
+        /// Shape.
+        geometry: SpatialContactGeometry,
+        /// Force or impact law.
+        law: crate::ContactLaw,
+        /// Stiffness k [N/m^e] (0 for the impact law).
+        stiffness: f64,
+        /// Damping c [N·s/m] (Hunt–Crossley: [s/m]).
+        damping: f64,
+        /// Regularised Coulomb friction (penalty laws only).
+        friction: Option<crate::Friction>,
+    },
     /// Six-component bushing between body a's point (the marker, with body
     /// a's axes) and body b's point: in body a's axes, the force
     /// f = −K d − C ḋ on body b at its point and the torque
@@ -320,6 +341,28 @@ pub enum SpatialForceKind {
         rotational_stiffness: [f64; 3],
         /// Diagonal rotational damping C_r [N·m·s/rad].
         rotational_damping: [f64; 3],
+    },
+}
+
+/// Shape of a spatial contact pair: body a carries the plane or the first
+/// sphere, body b a sphere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpatialContactGeometry {
+    /// A sphere of radius r centred at point b of body b against the plane
+    /// through point a of body a with unit normal n (body a's frame,
+    /// pointing to the free side): gap g = n·(C_b − P_a) − r.
+    SpherePlane {
+        /// Radius of the sphere on body b \[m\].
+        radius: f64,
+        /// Unit normal of the plane in body a's frame.
+        normal: [f64; 3],
+    },
+    /// Two spheres: g = |C_b − C_a| − r_a − r_b.
+    SphereSphere {
+        /// Radius of the sphere on body a \[m\].
+        radius_a: f64,
+        /// Radius of the sphere on body b \[m\].
+        radius_b: f64,
     },
 }
 

@@ -1,6 +1,7 @@
 //! Reading a spatial model file (`[model] space = "spatial"`): `[ground]`
 //! points, `[[bodies]]` with orientation and inertia tensor,
-//! `[[joints]]` and `[[forces]]` in 3-D. Errors name the file, the line and
+//! `[[joints]]`, `[[forces]]` and `[[contacts]]` (sphere-plane,
+//! sphere-sphere; the planar contacts' law and friction keys) in 3-D. Errors name the file, the line and
 //! the element, as the planar reader's do.
 //!
 //! Owns: the spatial keys, their defaults and validation (unit quaternion,
@@ -10,15 +11,17 @@
 
 use toml::de::{DeTable, DeValue};
 
+use crate::contacts::{contact_law, LAW_KEYS};
 use crate::error::ModelError;
+use crate::friction::{parse_friction, FRICTION_KEYS};
 use crate::functions::Functions;
 use crate::parse::{body_ref_among, check_unique, named_elements, named_point, Named, GROUND};
 use crate::reader::{num_str, Elem, Src, Val};
 use crate::spatial::{
-    rotation_matrix, SpatialAttachment, SpatialBody, SpatialDriver, SpatialForce, SpatialForceKind,
-    SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
+    rotation_matrix, SpatialAttachment, SpatialBody, SpatialContactGeometry, SpatialDriver,
+    SpatialForce, SpatialForceKind, SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
 };
-use crate::types::BodyRef;
+use crate::types::{BodyRef, FrictionLaw};
 
 /// Top-level tables a spatial file may have.
 pub(crate) const SPATIAL_TOP_KEYS: &[&str] = &[
@@ -29,6 +32,7 @@ pub(crate) const SPATIAL_TOP_KEYS: &[&str] = &[
     "joints",
     "drivers",
     "forces",
+    "contacts",
     "settings",
 ];
 
@@ -50,6 +54,7 @@ const FORCE_TYPES: &[&str] = &[
     "bushing",
 ];
 const FRAMES: &[&str] = &["world", "body"];
+const CONTACT_TYPES: &[&str] = &["sphere_plane", "sphere_sphere"];
 
 /// Tolerance on |p| − 1 of a given orientation and on the unit length and
 /// perpendicularity of given axes.
@@ -102,10 +107,24 @@ pub(crate) fn parse<'a, 'i>(
         .collect::<Result<Vec<_>, _>>()?;
     let force_elems = named_elements(src, root, "forces", "force")?;
     check_unique(src, "force", &force_elems.iter().collect::<Vec<_>>())?;
-    let forces = force_elems
+    let mut forces = force_elems
         .iter()
         .map(|n| ctx.force(n, &joints, &mut functions))
         .collect::<Result<Vec<_>, _>>()?;
+    // contacts are force elements; names unique among both, as planar
+    for n in &named_elements(src, root, "contacts", "contact")? {
+        if forces.iter().any(|f| f.name == n.name) {
+            return Err(n.elem.invalid(
+                "name",
+                &n.name_span,
+                format!(
+                    "'{}' is already the name of a force element or contact (names must be unique among [[forces]] and [[contacts]])",
+                    n.name
+                ),
+            ));
+        }
+        forces.push(ctx.contact(n)?);
+    }
     Ok(SpatialModel {
         gravity,
         bodies: ctx.bodies,
@@ -669,6 +688,86 @@ impl SpatialCtx {
         }
     }
 
+    /// A `[[contacts]]` entry: `sphere_plane` (the plane through `point1`
+    /// of `body1` with normal `normal1`, the sphere of `radius2` centred
+    /// at `point2` of `body2`) or `sphere_sphere` (`radius1`, `radius2`),
+    /// with the planar contacts' law and friction keys; the points default
+    /// to the centres of mass. Stick–slip friction is refused (the
+    /// spatial system has no friction rows yet).
+    fn contact(&self, n: &Named<'_, '_>) -> Result<SpatialForce, ModelError> {
+        let e = &n.elem;
+        let t = e.req_choice("type", "spatial contact type", CONTACT_TYPES)?;
+        let keys = [
+            "name", "type", "body1", "point1", "normal1", "radius1", "body2", "point2", "radius2",
+        ];
+        e.check_keys(&[&keys[..], &LAW_KEYS[..], &FRICTION_KEYS[..]].concat())?;
+        let a = self.attachment(e, "body1", "point1", true)?;
+        let b = self.attachment(e, "body2", "point2", true)?;
+        self.distinct(e, a.body, b.body)?;
+        let refuse = |key: &str, why: &str| -> Result<(), ModelError> {
+            match e.get(key) {
+                Some(v) => Err(e.invalid(key, &v.span(), why)),
+                None => Ok(()),
+            }
+        };
+        let radius = |key: &str| -> Result<f64, ModelError> {
+            let r = e.req_num(key)?;
+            e.positive(key, r)
+        };
+        let geometry = match CONTACT_TYPES[t] {
+            "sphere_plane" => {
+                refuse(
+                    "radius1",
+                    "a sphere_plane contact has its plane on body1 and its sphere on body2 (radius2)",
+                )?;
+                let v = e.req("normal1")?;
+                let h: [f64; 3] = e.vecn("normal1", v, "[nx, ny, nz]")?;
+                let len = dot(h, h).sqrt();
+                if !(len > 1e-12) || !len.is_finite() {
+                    return Err(e.invalid(
+                        "normal1",
+                        &v.span(),
+                        "must be a nonzero vector [nx, ny, nz] (the plane's normal in body1's frame, pointing to the free side)",
+                    ));
+                }
+                SpatialContactGeometry::SpherePlane {
+                    radius: radius("radius2")?,
+                    normal: h.map(|x| x / len),
+                }
+            }
+            _ => {
+                refuse("normal1", "a sphere_sphere contact has no plane normal")?;
+                SpatialContactGeometry::SphereSphere {
+                    radius_a: radius("radius1")?,
+                    radius_b: radius("radius2")?,
+                }
+            }
+        };
+        let (law, stiffness, damping) = contact_law(e)?;
+        let friction = parse_friction(e)?;
+        if let Some(f) = &friction {
+            if matches!(f.law, FrictionLaw::StickSlip { .. }) {
+                return Err(e.invalid(
+                    "friction_law",
+                    &e.value_span("friction_law"),
+                    "stick_slip friction is not supported on spatial contacts yet (use friction_law = \"regularised\")",
+                ));
+            }
+        }
+        Ok(SpatialForce {
+            name: n.name.clone(),
+            kind: SpatialForceKind::Contact {
+                a,
+                b,
+                geometry,
+                law,
+                stiffness,
+                damping,
+                friction,
+            },
+        })
+    }
+
     fn force<'a, 'i>(
         &self,
         n: &Named<'a, 'i>,
@@ -1004,9 +1103,6 @@ point2 = "tip"
         let bad = TOP.replace("point2 = \"tip\"", "point2 = \"toe\"");
         let err = from_str(&bad, "top.toml").unwrap_err().to_string();
         assert!(err.contains("unknown point 'toe' on body 'top'"), "{err}");
-        let bad = format!("{TOP}\n[[contacts]]\nname = \"d\"\n");
-        let err = from_str(&bad, "top.toml").unwrap_err().to_string();
-        assert!(err.contains("not supported in spatial models yet"), "{err}");
     }
 
     #[test]
@@ -1068,6 +1164,161 @@ point2 = "tip"
             err.starts_with("top.toml:")
                 && err.contains("force 'mount'")
                 && err.contains("stiffness must not be negative"),
+            "{err}"
+        );
+    }
+
+    const BALL: &str = r#"
+[model]
+space = "spatial"
+
+[[bodies]]
+name = "ball"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [0.0, 0.0, 1.0]
+
+[[bodies]]
+name = "other"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [1.0, 0.0, 1.0]
+
+[[contacts]]
+name = "floor"
+type = "sphere_plane"
+body1 = "ground"
+normal1 = [0.0, 0.0, 2.0]
+body2 = "ball"
+radius2 = 0.25
+law = "hertz"
+stiffness = 1e6
+friction = 0.4
+"#;
+
+    #[test]
+    fn spatial_contacts_read_sphere_plane_and_sphere_sphere() {
+        let m = from_str(BALL, "ball.toml").unwrap();
+        let f = &m.spatial.unwrap().forces[0];
+        assert_eq!(f.name, "floor");
+        match &f.kind {
+            crate::SpatialForceKind::Contact {
+                a,
+                b,
+                geometry,
+                law,
+                stiffness,
+                friction,
+                ..
+            } => {
+                assert_eq!((a.body, b.body), (BodyRef::Ground, BodyRef::Body(0)));
+                assert_eq!(
+                    *geometry,
+                    crate::SpatialContactGeometry::SpherePlane {
+                        radius: 0.25,
+                        normal: [0.0, 0.0, 1.0]
+                    }
+                );
+                assert_eq!(*law, crate::ContactLaw::Hertz { exponent: 1.5 });
+                assert_eq!(*stiffness, 1e6);
+                assert_eq!(
+                    friction.unwrap().law,
+                    crate::FrictionLaw::Regularised {
+                        velocity: crate::DEFAULT_FRICTION_VELOCITY
+                    }
+                );
+            }
+            k => panic!("expected a contact, got {k:?}"),
+        }
+        let pair = BALL
+            .replace("\"sphere_plane\"", "\"sphere_sphere\"")
+            .replace(
+                "body1 = \"ground\"\nnormal1 = [0.0, 0.0, 2.0]",
+                "body1 = \"other\"\nradius1 = 0.5",
+            );
+        let m = from_str(&pair, "ball.toml").unwrap();
+        assert!(matches!(
+            m.spatial.unwrap().forces[0].kind,
+            crate::SpatialForceKind::Contact {
+                geometry: crate::SpatialContactGeometry::SphereSphere { radius_a, radius_b },
+                ..
+            } if radius_a == 0.5 && radius_b == 0.25
+        ));
+    }
+
+    /// Each validation error names the file, the contact and the problem.
+    #[test]
+    fn bad_spatial_contacts_are_refused_by_name() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "[0.0, 0.0, 2.0]",
+                "[0.0, 0.0, 0.0]",
+                "normal1 must be a nonzero vector [nx, ny, nz]",
+            ),
+            (
+                "radius2 = 0.25",
+                "radius2 = -0.25",
+                "radius2 must be positive",
+            ),
+            ("body2 = \"ball\"", "body2 = \"bal\"", "bal"),
+            (
+                "body2 = \"ball\"",
+                "body2 = \"ground\"",
+                "connects body 'ground' to itself",
+            ),
+            (
+                "radius2 = 0.25",
+                "radius2 = 0.25\nradius1 = 0.1",
+                "a sphere_plane contact has its plane on body1",
+            ),
+            ("\"sphere_plane\"", "\"sphere_cube\"", "sphere_plane"),
+            (
+                "friction = 0.4",
+                "friction = 0.4\nfriction_law = \"stick_slip\"",
+                "stick_slip friction is not supported on spatial contacts yet",
+            ),
+            (
+                "law = \"hertz\"\nstiffness = 1e6\nfriction = 0.4",
+                "law = \"impact\"\nrestitution = 1.5",
+                "restitution must be in [0, 1], got 1.5",
+            ),
+            (
+                "law = \"hertz\"\nstiffness = 1e6",
+                "law = \"impact\"\nrestitution = 0.5",
+                "needs a normal force, which the impact law does not give",
+            ),
+            (
+                "stiffness = 1e6",
+                "stiffness = -1.0",
+                "stiffness must be positive",
+            ),
+            ("stiffness = 1e6", "stiffness = 1e6\ncolour = 1", "colour"),
+        ];
+        for (from, to, want) in cases {
+            assert!(BALL.contains(from), "{from}");
+            let bad = BALL.replacen(from, to, 1);
+            let err = from_str(&bad, "ball.toml").unwrap_err().to_string();
+            assert!(
+                err.starts_with("ball.toml:")
+                    && err.contains("contact 'floor'")
+                    && err.contains(want),
+                "{to}: {err}"
+            );
+        }
+        // a sphere_sphere contact has no normal
+        let bad = BALL.replace("\"sphere_plane\"", "\"sphere_sphere\"");
+        let err = from_str(&bad, "ball.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("a sphere_sphere contact has no plane normal"),
+            "{err}"
+        );
+        // names are unique among forces and contacts
+        let dup = format!(
+            "{BALL}\n[[forces]]\nname = \"floor\"\ntype = \"torque\"\nbody = \"ball\"\ntorque = [0.0, 0.0, 1.0]\n"
+        );
+        let err = from_str(&dup, "ball.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("'floor' is already the name of a force element"),
             "{err}"
         );
     }

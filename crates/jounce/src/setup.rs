@@ -184,21 +184,29 @@ pub fn is_conservative(model: &Model) -> bool {
     if let Some(sm) = &model.spatial {
         // gravity and undamped springs are; loads, dampers, drivers and
         // bushings (whose rotational law is not exactly the gradient of
-        // their potential) are not
+        // their potential) are not; contacts as planar ones
         return sm.drivers.is_empty()
-            && sm.forces.iter().all(|f| {
-                matches!(
-                    &f.kind,
-                    jounce_model::SpatialForceKind::SpringDamper {
-                        damping,
-                        actuator: None,
-                        ..
-                    } | jounce_model::SpatialForceKind::RotationalSpring {
-                        damping,
-                        actuator: None,
-                        ..
-                    } if *damping == 0.0
-                )
+            && sm.forces.iter().all(|f| match &f.kind {
+                jounce_model::SpatialForceKind::SpringDamper {
+                    damping,
+                    actuator: None,
+                    ..
+                }
+                | jounce_model::SpatialForceKind::RotationalSpring {
+                    damping,
+                    actuator: None,
+                    ..
+                } => *damping == 0.0,
+                jounce_model::SpatialForceKind::Contact {
+                    law,
+                    damping,
+                    friction,
+                    ..
+                } => match law {
+                    jounce_model::ContactLaw::Impact { restitution } => *restitution == 1.0,
+                    _ => *damping == 0.0 && friction.is_none_or(|f| f.coefficient == 0.0),
+                },
+                _ => false,
             });
     }
     model.drivers.is_empty()

@@ -88,6 +88,7 @@ pub(crate) fn spatial_check_report(
                 SpatialForceKind::SpringDamper { .. } => "spring_damper",
                 SpatialForceKind::RotationalSpring { .. } => "rotational_spring",
                 SpatialForceKind::Bushing { .. } => "bushing",
+                SpatialForceKind::Contact { .. } => "contact",
             };
             s.push_str(&format!("    {:<16} {kind}\n", f.name));
         }

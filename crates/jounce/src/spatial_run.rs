@@ -2,10 +2,14 @@
 //! pipeline as a planar run — settings validated, the system built and
 //! assembled, the formulation built, the integration streamed through the
 //! run's observer, the summary — without the planar-only watches
-//! (redundant-row reactions, singular configurations, beam strains,
-//! contacts, the error estimate), which issue 33 will bring to spatial
-//! models. The solution checks and the breakpoint crossings are those of
-//! a planar run, the model's size from the spatial bodies.
+//! (redundant-row reactions, singular configurations, beam strains, the
+//! contacts' penetration watch, the error estimate), which issue 33 will
+//! bring to spatial models. Contacts themselves run as in a planar run:
+//! their gaps are the system's switching functions, located as events
+//! and followed by the impact law's impulse by whichever formulation runs
+//! the model, with `gap` and `normal_force` columns. The solution checks
+//! and the breakpoint crossings are those of a planar run, the model's
+//! size from the spatial bodies.
 //!
 //! Formulations: `augmented`, `projection` and `penalty` (the ODE in
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with

@@ -27,6 +27,19 @@ pub fn add_point_load<D: Scalar>(pose: &Pose<D>, s: &Vec3<D>, f_world: &Vec3<D>,
     }
 }
 
+/// Adds the world force F acting at the world point X: the body point
+/// s = Aᵀ(X − r) of [`add_point_load`] (a contact's load, whose point
+/// moves over the body).
+pub fn add_world_point_load<D: Scalar>(
+    pose: &Pose<D>,
+    at_world: &Vec3<D>,
+    f_world: &Vec3<D>,
+    out: &mut [D],
+) {
+    let s = mat_t_vec(&pose.a, &sub(at_world, &pose.r));
+    add_point_load(pose, &s, f_world, out);
+}
+
 /// Weight and gyroscopic moment of a body: (m g, −ω' × J'ω').
 pub fn body_forces<D: Scalar>(
     mass: f64,

@@ -7,10 +7,11 @@
 //! exponential map), [`body`] (coordinates, pose, retraction), one file per
 //! joint ([`spherical`], [`revolute`], [`universal`], [`cylindrical`],
 //! [`prismatic`], [`fixed`], [`distance`]), [`driver`] (revolute and
-//! prismatic drivers), [`forces`] (weight, gyroscopic moment, loads,
+//! prismatic drivers), [`contact`] (sphere-plane and sphere-sphere contact), [`forces`] (weight, gyroscopic moment, loads,
 //! spring-dampers) and [`system`] (the contract and exact derivatives).
 
 pub mod body;
+pub mod contact;
 pub mod cylindrical;
 pub mod distance;
 pub mod driver;
@@ -26,6 +27,8 @@ pub mod universal;
 
 pub use system::SpatialSystem;
 
+#[cfg(test)]
+mod contact_tests;
 #[cfg(test)]
 mod drive_tests;
 #[cfg(test)]

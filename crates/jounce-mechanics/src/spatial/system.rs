@@ -33,10 +33,11 @@ use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2_64, Dual64};
 
 use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
+use super::contact::{self, SpatialContactParams};
 use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
-use crate::capabilities::{AppliedLoads, SecondDerivatives};
+use crate::capabilities::{AppliedLoads, SecondDerivatives, SwitchingFunctions};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::kinematics::Scalar;
@@ -92,6 +93,8 @@ enum ForceData {
     },
     /// A bushing's parameters with its start offset and rotation.
     Bushing(forces::Bushing),
+    /// A contact's parameters.
+    Contact(SpatialContactParams),
 }
 
 /// The start pose of body `b` of `sm` (ground: the world frame).
@@ -124,6 +127,9 @@ pub struct SpatialSystem {
     pub(crate) forces: Vec<jounce_model::SpatialForce>,
     /// Per force element, what it needs from the start configuration.
     force_data: Vec<ForceData>,
+    /// The contact elements (indices into `forces`), in order: the
+    /// switching functions.
+    contacts: Vec<usize>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
     q0: Vec<f64>,
@@ -315,6 +321,10 @@ impl SpatialSystem {
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
             gravity: sm.gravity,
             force_data: Self::force_data(sm, &joints)?,
+            contacts: (sm.forces.iter().enumerate())
+                .filter(|(_, f)| matches!(f.kind, SpatialForceKind::Contact { .. }))
+                .map(|(i, _)| i)
+                .collect(),
             joints,
             joint_count,
             forces: sm.forces.clone(),
@@ -373,6 +383,23 @@ impl SpatialSystem {
                         r0,
                     }))
                 }
+                SpatialForceKind::Contact {
+                    a,
+                    b,
+                    geometry,
+                    law,
+                    stiffness,
+                    damping,
+                    friction,
+                } => Ok(ForceData::Contact(SpatialContactParams {
+                    sa: a.point,
+                    sb: b.point,
+                    geometry: *geometry,
+                    law: *law,
+                    stiffness: *stiffness,
+                    damping: *damping,
+                    friction: *friction,
+                })),
                 _ => Ok(ForceData::None),
             })
             .collect()
@@ -835,6 +862,32 @@ impl SpatialSystem {
                     }
                 }
                 SpatialForceKind::Bushing { .. } => {}
+                SpatialForceKind::Contact { a, b, .. } if !applied_only => {
+                    let ForceData::Contact(params) = data else {
+                        continue;
+                    };
+                    let (ia, ib) = (index(a.body), index(b.body));
+                    let (pa, pb) = (pose_of(ia), pose_of(ib));
+                    let end = |pose, b| End {
+                        pose,
+                        velocity: vel_of(b),
+                        point: [0.0; 3],
+                    };
+                    let Some((force, at)) =
+                        contact::contact_load(params, &end(&pa, ia), &end(&pb, ib))
+                    else {
+                        continue;
+                    };
+                    if let Some(i) = ib {
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_world_point_load(&pb, &at, &force, o);
+                    }
+                    if let Some(i) = ia {
+                        let o = &mut out[NV_BODY * i..NV_BODY * (i + 1)];
+                        forces::add_world_point_load(&pa, &at, &force.map(|x| -x), o);
+                    }
+                }
+                SpatialForceKind::Contact { .. } => {}
             }
         }
     }
@@ -1065,7 +1118,8 @@ impl MechanicalSystem for SpatialSystem {
 
     /// V = −Σ m g·r + Σ ½ k (ℓ − ℓ0)² + Σ ½ k (θ − θ0)² + Σ (½ dᵀK d +
     /// ½ θᵀK_r θ) (the bushing's rotational term is the potential of its
-    /// law only to O(θ³): see [`forces::small_rotation`]).
+    /// law only to O(θ³): see [`forces::small_rotation`]) + the contacts'
+    /// elastic energy ([`contact::contact_potential`]).
     fn potential_energy(&self, _t: f64, q: &[f64]) -> f64 {
         let mut e = 0.0;
         for b in 0..self.names.len() {
@@ -1113,6 +1167,10 @@ impl MechanicalSystem for SpatialSystem {
                         e += 0.5 * params.stiffness[k] * d[k] * d[k]
                             + 0.5 * params.rotational_stiffness[k] * theta[k] * theta[k];
                     }
+                }
+                (SpatialForceKind::Contact { a, b, .. }, ForceData::Contact(params)) => {
+                    let (pa, pb) = (pose_at(q, index(a.body)), pose_at(q, index(b.body)));
+                    e += contact::contact_potential(params, &pa, &pb);
                 }
                 _ => {}
             }
@@ -1174,10 +1232,103 @@ impl MechanicalSystem for SpatialSystem {
         Some(self)
     }
 
-    crate::absent_capabilities!(sparsity, switching, friction);
+    fn switching(&self) -> Option<&dyn SwitchingFunctions> {
+        Some(self)
+    }
+
+    crate::absent_capabilities!(sparsity, friction);
 
     fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
         Some(Box::new(crate::SpatialJointSystem::new(self)))
+    }
+}
+
+impl SpatialSystem {
+    /// Parameters and body indices (a, b) of the contact of switching
+    /// function `i`.
+    fn contact(&self, i: usize) -> Option<(&SpatialContactParams, [Option<usize>; 2])> {
+        let &e = self.contacts.get(i)?;
+        match (&self.forces[e].kind, &self.force_data[e]) {
+            (SpatialForceKind::Contact { a, b, .. }, ForceData::Contact(p)) => {
+                Some((p, [index(a.body), index(b.body)]))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The contacts' gaps, in force-element order (see [`super::contact`]).
+impl SwitchingFunctions for SpatialSystem {
+    fn switching_count(&self) -> usize {
+        self.contacts.len()
+    }
+
+    fn switching_values(&self, _t: f64, q: &[f64], _v: &[f64], s: &mut [f64]) {
+        for (k, sk) in s.iter_mut().enumerate().take(self.contacts.len()) {
+            *sk = match self.contact(k) {
+                Some((p, [a, b])) => contact::contact_frame(p, &pose_at(q, a), &pose_at(q, b)).0,
+                None => f64::NAN,
+            };
+        }
+    }
+
+    fn switching_name(&self, i: usize) -> String {
+        self.contacts.get(i).map_or_else(
+            || format!("switching function {i}"),
+            |&e| self.forces[e].name.clone(),
+        )
+    }
+
+    fn switching_columns(&self, _i: usize) -> [&'static str; 2] {
+        ["gap", "normal_force"]
+    }
+
+    fn switching_state(&self, _t: f64, q: &[f64], v: &[f64], i: usize) -> (f64, f64) {
+        let Some((p, bodies)) = self.contact(i) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let poses = bodies.map(|b| pose_at(q, b));
+        let ends: [End<'_, f64>; 2] = std::array::from_fn(|side| End {
+            pose: &poses[side],
+            velocity: match bodies[side] {
+                Some(b) => std::array::from_fn(|k| v[NV_BODY * b + k]),
+                None => [0.0; NV_BODY],
+            },
+            point: [0.0; 3],
+        });
+        contact::contact_state(p, &ends[0], &ends[1])
+    }
+
+    fn impact_restitution(&self, i: usize) -> Option<f64> {
+        match self.contact(i)?.0.law {
+            jounce_model::ContactLaw::Impact { restitution } => Some(restitution),
+            _ => None,
+        }
+    }
+
+    /// w = ∂g/∂q in velocity space: column j = d/dε g(q ⊕ ε e_j), by dual
+    /// numbers (so that g' = wᵀv exactly).
+    fn impulse_direction(&self, _t: f64, q: &[f64], i: usize, w: &mut [f64]) -> bool {
+        let Some((p, bodies)) = self.contact(i) else {
+            return false;
+        };
+        if !matches!(p.law, jounce_model::ContactLaw::Impact { .. }) {
+            return false;
+        }
+        w.fill(0.0);
+        let zero = [Dual64::from(0.0); NV_BODY];
+        for side in 0..2 {
+            let Some(b) = bodies[side] else {
+                continue;
+            };
+            for k in 0..NV_BODY {
+                let bump = direction(k, Dual64::new(0.0, 1.0));
+                let pa = pose(q, bodies[0], if side == 0 { &bump } else { &zero }, &zero);
+                let pb = pose(q, bodies[1], if side == 1 { &bump } else { &zero }, &zero);
+                w[NV_BODY * b + k] += contact::contact_frame(p, &pa, &pb).0.eps;
+            }
+        }
+        true
     }
 }
 
