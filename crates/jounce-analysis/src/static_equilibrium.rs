@@ -27,6 +27,15 @@
 //! Keyes 1998) is raised until it does; near the solution μ → 0 and
 //! Newton converges quadratically.
 //!
+//! Where positions and velocities differ in dimension (n_q ≠ n_v: the
+//! unit quaternions of spatial bodies), Δq lives in velocity space (the
+//! body's translation and rotation vector), the derivatives above are
+//! taken along it, and the step moves q by the system's own map,
+//! q ⊞ Δq ([`MechanicalSystem::integrate_position`]: the exponential map
+//! and normalisation), so that every iterate is a valid configuration —
+//! Newton on a manifold in a retraction (Absil, Mahony & Sepulchre,
+//! *Optimization Algorithms on Matrix Manifolds*, 2008, Section 6.1).
+//!
 //! When that fails, pseudo-transient continuation (the same steps with μ
 //! lowered as the residual falls, no descent test) follows the overdamped
 //! motion from the start; it passes configurations where the residual is
@@ -164,7 +173,13 @@ pub enum StaticError {
 struct Statics<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
     t: f64,
+    /// n_v: the velocity-space dimension, of the force residual, of the
+    /// tangent and of the Newton step's Δq.
     n: usize,
+    /// n_q: the positions' length; x = [q (n_q); λ (m)]. Where n_q ≠ n_v
+    /// (unit quaternions of spatial bodies) a step Δq moves q by the
+    /// system's own map, q ⊞ Δq ([`MechanicalSystem::integrate_position`]).
+    nq: usize,
     m: usize,
     zero_v: Vec<f64>,
     /// Mass-like regularisation W (n × n; 0 × 0 on the sparse path,
@@ -197,8 +212,8 @@ impl Tangent {
 impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     /// r = [Φ_qᵀλ − Q; Φ] at x = [q; λ].
     fn residual(&self, x: &[f64]) -> DVector<f64> {
-        let (n, m) = (self.n, self.m);
-        let q = &x[..n];
+        let (n, m, nq) = (self.n, self.m, self.nq);
+        let q = &x[..nq];
         let mut f = vec![0.0; n];
         self.sys.generalized_forces(self.t, q, &self.zero_v, &mut f);
         let reac = match &self.sparse {
@@ -206,11 +221,11 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
                 let mut sp = sp.borrow_mut();
                 sp.fill_jacobian(self.sys, self.t, q);
                 let mut reac = DVector::zeros(n);
-                sp.jac.tr_mul_add(&x[n..], reac.as_mut_slice());
+                sp.jac.tr_mul_add(&x[nq..], reac.as_mut_slice());
                 reac
             }
             None => {
-                let lam = DVector::from_column_slice(&x[n..]);
+                let lam = DVector::from_column_slice(&x[nq..]);
                 let mut jac = DMatrix::zeros(m, n);
                 self.sys.constraint_jacobian(self.t, q, &mut jac);
                 jac.transpose() * lam
@@ -244,19 +259,38 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
 
     /// The dense K_T and Φ_q at x.
     fn dense_tangent(&self, x: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
-        let (n, m) = (self.n, self.m);
-        let q = &x[..n];
+        let (n, m, nq) = (self.n, self.m, self.nq);
+        let q = &x[..nq];
         let (mut dq, mut dv) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
         self.sys
             .force_jacobians(self.t, q, &self.zero_v, &mut dq, &mut dv);
         let mut kc = DMatrix::zeros(n, n);
         if m > 0 {
             self.sys
-                .constraint_force_jacobian(self.t, q, &x[n..], &mut kc);
+                .constraint_force_jacobian(self.t, q, &x[nq..], &mut kc);
         }
         let mut jac = DMatrix::zeros(m, n);
         self.sys.constraint_jacobian(self.t, q, &mut jac);
         (kc - dq, jac)
+    }
+
+    /// x ⊞ Δx: q moved by Δq (n_v) through the system's position map, λ
+    /// by Δλ.
+    fn advance(&self, x: &[f64], dx: &DVector<f64>) -> Vec<f64> {
+        let (n, nq) = (self.n, self.nq);
+        let mut out = x.to_vec();
+        if nq == n {
+            for (a, b) in out.iter_mut().zip(dx.iter()) {
+                *a += b;
+            }
+        } else {
+            self.sys
+                .integrate_position(&x[..nq], &dx.as_slice()[..n], &mut out[..nq]);
+            for (a, b) in out[nq..].iter_mut().zip(dx.iter().skip(n)) {
+                *a += b;
+            }
+        }
+        out
     }
 
     /// Merit: the force residual over the load scale plus the constraint
@@ -356,7 +390,7 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
             let mut accepted = false;
             loop {
                 let dx = self.step(&k, mu, &r);
-                let trial: Vec<f64> = x.iter().zip(dx.iter()).map(|(a, b)| a + b).collect();
+                let trial = self.advance(x, &dx);
                 let rt = self.residual(&trial) - shift;
                 let pt = self.merit(&rt);
                 if pt.is_finite() && pt < phi {
@@ -415,7 +449,7 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
             let mut dx = self.step(&k, mu, &r);
             // a trust region on the motion: at most 0.1 (m or rad, relative
             // to the size of q) per step, by raising μ
-            let limit = 0.1 * x[..self.n].iter().fold(1.0_f64, |a, b| a.max(b.abs()));
+            let limit = 0.1 * x[..self.nq].iter().fold(1.0_f64, |a, b| a.max(b.abs()));
             let mut tries = 0;
             while dx.rows(0, self.n).amax() > limit && tries < 40 {
                 mu = if mu == 0.0 { sigma } else { mu * 4.0 };
@@ -427,9 +461,8 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
                 dx = self.step(&k, mu, &r);
                 tries += 1;
             }
-            for (a, b) in x.iter_mut().zip(dx.iter()) {
-                *a += b;
-            }
+            let moved = self.advance(x, &dx);
+            x.copy_from_slice(&moved);
             let rn = self.residual(x);
             let pn = self.merit(&rn);
             if !pn.is_finite() {
@@ -481,9 +514,10 @@ fn too_large(n: usize, m: usize) -> String {
 /// # Errors
 /// [`StaticError::NoSupport`] naming the body and direction without
 /// support, [`StaticError::NotConverged`] when the iteration fails for
-/// another reason, [`StaticError::Unsupported`] for systems with n_q ≠ n_v,
-/// non-finite input, or n + m above [`MAX_DENSE_ORDER`] for a system
-/// the sparse path cannot take (refused before any evaluation, naming
+/// another reason, [`StaticError::Unsupported`] for non-finite input, or
+/// n + m above [`MAX_DENSE_ORDER`] for a system the sparse path cannot
+/// take (no sparsity pattern, a configuration-dependent mass matrix, or
+/// n_q ≠ n_v) (refused before any evaluation, naming
 /// the size and the budget).
 pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
     sys: &S,
@@ -517,18 +551,26 @@ fn solve<S: MechanicalSystem + ?Sized>(
     q0: &[f64],
     use_sparse: Option<bool>,
 ) -> Result<StaticEquilibrium, StaticError> {
-    let (n, m) = (sys.nq(), sys.nc());
-    if sys.nv() != n {
-        return Err(StaticError::Unsupported(
-            "only systems whose positions and velocities have the same dimension".into(),
-        ));
-    }
-    if q0.len() != n || q0.iter().any(|x| !x.is_finite()) || !t.is_finite() {
+    let (n, nq, m) = (sys.nv(), sys.nq(), sys.nc());
+    if q0.len() != nq || q0.iter().any(|x| !x.is_finite()) || !t.is_finite() {
         return Err(StaticError::Unsupported(
             "the start configuration is not finite or has the wrong length".into(),
         ));
     }
     let want_sparse = use_sparse.unwrap_or(n + m > MAX_DENSE_ORDER);
+    if want_sparse && nq != n {
+        return Err(StaticError::Unsupported(if n + m > MAX_DENSE_ORDER {
+            format!(
+                "{}; the sparse factorisation takes only systems whose positions and \
+                 velocities have the same dimension",
+                too_large(n, m)
+            )
+        } else {
+            "the sparse factorisation takes only systems whose positions and velocities have \
+             the same dimension"
+                .into()
+        }));
+    }
     let sparse =
         if want_sparse {
             match SparseKkt::new(sys, t, q0) {
@@ -573,6 +615,7 @@ fn solve<S: MechanicalSystem + ?Sized>(
         sys,
         t,
         n,
+        nq,
         m,
         zero_v,
         w,
@@ -584,6 +627,7 @@ fn solve<S: MechanicalSystem + ?Sized>(
     // start: λ₀ from the KKT system at rest, [W Φ_qᵀ; Φ_q 0][a; λ] = [Q; 0]
     let mut x0 = q0.to_vec();
     x0.extend(std::iter::repeat_n(0.0, m));
+    // (x0 = [q0; λ0] has n_q + m entries, a step n_v + m)
     if m > 0 {
         let r = st.residual(&x0);
         let k0 = match &st.sparse {
@@ -596,7 +640,7 @@ fn solve<S: MechanicalSystem + ?Sized>(
         };
         let lam = st.step(&k0, 1.0, &r);
         for i in 0..m {
-            x0[n + i] = lam[n + i];
+            x0[nq + i] = lam[n + i];
         }
     }
     if x0.iter().any(|v| !v.is_finite()) {
@@ -672,8 +716,8 @@ fn solve<S: MechanicalSystem + ?Sized>(
         reduced_stiffness_range(&st, &x)
     };
     Ok(StaticEquilibrium {
-        q: x[..n].to_vec(),
-        lambda: x[n..].to_vec(),
+        q: x[..nq].to_vec(),
+        lambda: x[nq..].to_vec(),
         iterations,
         load_steps,
         force_residual: r.rows(0, n).amax(),
@@ -1017,7 +1061,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
     // the load within the zero-stiffness subspace: g = Zᵀ Nᵀ Q
     let mut f = vec![0.0; st.n];
     st.sys
-        .generalized_forces(st.t, &x0[..st.n], &st.zero_v, &mut f);
+        .generalized_forces(st.t, &x0[..st.nq], &st.zero_v, &mut f);
     let f = DVector::from_vec(f);
     let mut z = DMatrix::zeros(p, zero.len());
     for (k, &j) in zero.iter().enumerate() {
@@ -1041,6 +1085,92 @@ pub(crate) mod tests {
     fn system(text: &str) -> PlanarSystem {
         let model = jounce_model::from_str(text, "test.toml").expect("valid model");
         PlanarSystem::from_model(&model).expect("valid system")
+    }
+
+    /// A spatial double pendulum on spherical joints (unit links of 1 kg
+    /// along their body x, gravity −y), both links started along the
+    /// tilted unit vector u = (0.6, −0.48, 0.64), the bodies turned onto it
+    /// by axis and angle.
+    const SPATIAL_DOUBLE_PENDULUM: &str = r#"
+[model]
+space = "spatial"
+gravity = [0.0, -9.81, 0.0]
+
+[[bodies]]
+name = "link1"
+mass = 1.0
+inertia = [0.001, 0.08333333333333333, 0.08333333333333333]
+position = [0.3, -0.24, 0.32]
+orientation_axis_angle = [0.0, -0.8, -0.6, 0.9272952180016122]
+points = { O = [-0.5, 0.0, 0.0], A = [0.5, 0.0, 0.0] }
+
+[[bodies]]
+name = "link2"
+mass = 1.0
+inertia = [0.001, 0.08333333333333333, 0.08333333333333333]
+position = [0.9, -0.72, 0.96]
+orientation_axis_angle = [0.0, -0.8, -0.6, 0.9272952180016122]
+points = { A = [-0.5, 0.0, 0.0], B = [0.5, 0.0, 0.0] }
+
+[[joints]]
+name = "shoulder"
+type = "spherical"
+body1 = "ground"
+point1 = [0.0, 0.0, 0.0]
+body2 = "link1"
+point2 = "O"
+
+[[joints]]
+name = "elbow"
+type = "spherical"
+body1 = "link1"
+point1 = "A"
+body2 = "link2"
+point2 = "A"
+"#;
+
+    /// Statics on unit quaternions (n_q = 14 ≠ n_v = 12): from the tilted
+    /// start the chain hangs straight down, centres of mass at (0, −½, 0)
+    /// and (0, −3/2, 0), the shoulder carrying both weights and the elbow
+    /// one, every iterate's quaternion of unit norm.
+    #[test]
+    fn a_spatial_chain_on_spherical_joints_hangs_straight_down() {
+        let model = jounce_model::from_str(SPATIAL_DOUBLE_PENDULUM, "sdp.toml").unwrap();
+        let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+        assert_eq!((sys.nq(), sys.nv(), sys.nc()), (14, 12, 6));
+        let (q0, _) = sys.initial_state();
+        // the start is assembled: the links meet at the joints
+        let mut phi = vec![0.0; 6];
+        sys.constraints(0.0, &q0, &mut phi);
+        assert!(phi.iter().all(|x| x.abs() < 1e-12), "{phi:?}");
+        let eq = static_equilibrium(&sys, 0.0, &q0).unwrap();
+        let want = [[0.0, -0.5, 0.0], [0.0, -1.5, 0.0]];
+        for (b, w) in want.iter().enumerate() {
+            for k in 0..3 {
+                assert!(
+                    (eq.q[7 * b + k] - w[k]).abs() < 1e-9,
+                    "{:?}",
+                    &eq.q[7 * b..7 * b + 3]
+                );
+            }
+            let norm: f64 = eq.q[7 * b + 3..7 * b + 7].iter().map(|x| x * x).sum();
+            assert!((norm.sqrt() - 1.0).abs() < 1e-14);
+        }
+        // |λ| of the joints' three rows: the weights they carry
+        let carried = |j: usize| {
+            eq.lambda[3 * j..3 * j + 3]
+                .iter()
+                .map(|x| x * x)
+                .sum::<f64>()
+                .sqrt()
+        };
+        assert!((carried(0) - 2.0 * 9.81).abs() < 1e-8, "{}", carried(0));
+        assert!((carried(1) - 9.81).abs() < 1e-8, "{}", carried(1));
+        assert!(eq.force_residual < 1e-8 && eq.constraint_residual < 1e-10);
+        assert_ne!(eq.stability(), "unstable");
+        // the sparse path does not take quaternions: refused by name
+        let err = static_equilibrium_using(&sys, 0.0, &q0, Some(true)).unwrap_err();
+        assert!(err.to_string().contains("same dimension"), "{err}");
     }
 
     #[test]
