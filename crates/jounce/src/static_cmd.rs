@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use jounce_analysis::{static_equilibrium, StaticEquilibrium};
-use jounce_mechanics::{MechanicalSystem, PlanarSystem};
+use jounce_mechanics::{MechanicalSystem, PlanarSystem, SpatialSystem};
 use jounce_model::Model;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +40,28 @@ pub struct BodyState {
 }
 
 /// A body's displacement from its initial (assembled) pose.
+/// A spatial body at the equilibrium: centre of mass in the world frame,
+/// the unit quaternion (w, x, y, z) of its orientation, and (zero at an
+/// equilibrium; read back by `--initial-state`) the world velocity and the
+/// body-frame angular velocity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpatialBodyState {
+    pub name: String,
+    pub position: [f64; 3],
+    pub orientation: [f64; 4],
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Displacement of the centre of mass from the initial pose \[m\].
+    #[serde(default)]
+    pub displacement: [f64; 3],
+    /// Angle of the rotation from the initial orientation to this one,
+    /// 2 acos|p₀ᵀp| \[rad\].
+    #[serde(default)]
+    pub rotation: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Deflection {
     /// Body name.
@@ -62,7 +84,8 @@ pub struct Reaction {
 }
 
 /// The state file: the static equilibrium of a model, velocities zero.
-/// Only `bodies` is read back by `jounce run --initial-state`.
+/// Only `bodies` (`spatial_bodies`) is read back by `jounce run
+/// --initial-state`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StateFile {
     /// jounce version that wrote it.
@@ -80,8 +103,13 @@ pub struct StateFile {
     /// Time at which the equilibrium holds (drivers at their value then) \[s\].
     #[serde(default)]
     pub t: f64,
-    /// Every body's pose (velocities zero).
+    /// Every planar body's pose (velocities zero; empty for a spatial
+    /// model).
+    #[serde(default)]
     pub bodies: Vec<BodyState>,
+    /// Every spatial body's pose (absent for a planar model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spatial_bodies: Vec<SpatialBodyState>,
     /// Displacement from the initial pose.
     #[serde(default)]
     pub deflection: Vec<Deflection>,
@@ -131,6 +159,9 @@ pub fn static_equilibrium_of(
 /// # Errors
 /// As [`static_equilibrium_of`].
 pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
+    if model.spatial.is_some() {
+        return spatial_static_state(model);
+    }
     let (sys, q0, eq) = static_equilibrium_of(model)?;
     let names = sys.body_names();
     let bodies = names
@@ -172,6 +203,7 @@ pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
         model_file: model.source.clone(),
         t: 0.0,
         bodies,
+        spatial_bodies: Vec::new(),
         deflection,
         reactions,
         stability: eq.stability().to_string(),
@@ -185,6 +217,65 @@ pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
             &eq.q,
             "at the static equilibrium",
         ),
+    })
+}
+
+/// [`static_state`] of a spatial model: the equilibrium on its unit
+/// quaternions ([`static_equilibrium()`] moves them by the exponential
+/// map), from the model's initial pose.
+fn spatial_static_state(model: &Model) -> Result<StateFile, RunError> {
+    let sys = SpatialSystem::from_model(model)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let (q0, _) = sys.initial_state();
+    let eq = static_equilibrium(&sys, 0.0, &q0)
+        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let spatial_bodies = (0..sys.body_count())
+        .map(|b| {
+            let at = |q: &[f64]| -> ([f64; 3], [f64; 4]) {
+                let o = 7 * b;
+                (
+                    [q[o], q[o + 1], q[o + 2]],
+                    [q[o + 3], q[o + 4], q[o + 5], q[o + 6]],
+                )
+            };
+            let ((r, p), (r0, p0)) = (at(&eq.q), at(&q0));
+            let cos_half = (0..4).map(|k| p[k] * p0[k]).sum::<f64>().abs().min(1.0);
+            SpatialBodyState {
+                name: sys.body_name(b).to_string(),
+                position: r,
+                orientation: p,
+                velocity: [0.0; 3],
+                angular_velocity: [0.0; 3],
+                displacement: std::array::from_fn(|k| r[k] - r0[k]),
+                rotation: 2.0 * cos_half.acos(),
+            }
+        })
+        .collect();
+    let reactions = eq
+        .lambda
+        .iter()
+        .enumerate()
+        .map(|(r, &l)| Reaction {
+            constraint: sys.constraint_label(r),
+            lambda: l,
+        })
+        .collect();
+    Ok(StateFile {
+        jounce_version: env!("CARGO_PKG_VERSION").to_string(),
+        kind: "static_equilibrium".into(),
+        model: model.name.clone(),
+        model_file: model.source.clone(),
+        t: 0.0,
+        bodies: Vec::new(),
+        spatial_bodies,
+        deflection: Vec::new(),
+        reactions,
+        stability: eq.stability().to_string(),
+        newton_iterations: eq.iterations,
+        load_steps: eq.load_steps,
+        force_residual: eq.force_residual,
+        constraint_residual: eq.constraint_residual,
+        warnings: Vec::new(),
     })
 }
 
@@ -205,14 +296,39 @@ pub fn static_text(s: &StateFile) -> String {
     for w in &s.warnings {
         out.push_str(&format!("  warning: {w}\n"));
     }
-    out.push_str(&format!(
-        "  {:<20} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n",
-        "body", "x [m]", "y [m]", "theta [rad]", "dx [m]", "dy [m]", "dtheta [rad]"
-    ));
+    if !s.bodies.is_empty() {
+        out.push_str(&format!(
+            "  {:<20} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n",
+            "body", "x [m]", "y [m]", "theta [rad]", "dx [m]", "dy [m]", "dtheta [rad]"
+        ));
+    }
     for (b, d) in s.bodies.iter().zip(&s.deflection) {
         out.push_str(&format!(
             "  {:<20} {:>14.9} {:>14.9} {:>12.8} {:>14.6e} {:>14.6e} {:>12.4e}\n",
             b.name, b.x, b.y, b.theta, d.dx, d.dy, d.dtheta
+        ));
+    }
+    if !s.spatial_bodies.is_empty() {
+        out.push_str(&format!(
+            "  {:<20} {:>13} {:>13} {:>13} {:>40} {:>11} {:>14}\n",
+            "body (spatial)",
+            "x [m]",
+            "y [m]",
+            "z [m]",
+            "orientation (w, x, y, z)",
+            "|d| [m]",
+            "rotation [rad]"
+        ));
+    }
+    for b in &s.spatial_bodies {
+        let [x, y, z] = b.position;
+        let [w, i, j, k] = b.orientation;
+        let d = b.displacement.iter().map(|v| v * v).sum::<f64>().sqrt();
+        out.push_str(&format!(
+            "  {:<20} {x:>13.9} {y:>13.9} {z:>13.9} {:>40} {d:>11.4e} {:>14.6e}\n",
+            b.name,
+            format!("({w:.7}, {i:.7}, {j:.7}, {k:.7})"),
+            b.rotation
         ));
     }
     if !s.reactions.is_empty() {
@@ -262,6 +378,15 @@ pub fn read_state(path: &Path) -> Result<StateFile, RunError> {
 /// the state names a body the model does not have, or a value is not
 /// finite.
 pub fn apply_state(model: &mut Model, state: &StateFile, origin: &str) -> Result<(), RunError> {
+    if let Some(sm) = model.spatial.as_mut() {
+        return apply_spatial_state(sm, &model.source, state, origin);
+    }
+    if !state.spatial_bodies.is_empty() {
+        return Err(RunError::Setup(format!(
+            "{origin}: a spatial state cannot start the planar model {}",
+            model.source
+        )));
+    }
     for b in &state.bodies {
         if !model.bodies.iter().any(|mb| mb.name == b.name) {
             return Err(RunError::Setup(format!(
@@ -288,6 +413,57 @@ pub fn apply_state(model: &mut Model, state: &StateFile, origin: &str) -> Result
         mb.angle = b.theta;
         mb.velocity = [b.vx, b.vy];
         mb.angular_velocity = b.omega;
+    }
+    Ok(())
+}
+
+/// [`apply_state`] for a spatial model: position, orientation (normalised)
+/// and velocities of every body.
+fn apply_spatial_state(
+    sm: &mut jounce_model::SpatialModel,
+    source: &str,
+    state: &StateFile,
+    origin: &str,
+) -> Result<(), RunError> {
+    if state.spatial_bodies.is_empty() {
+        return Err(RunError::Setup(format!(
+            "{origin}: a planar state cannot start the spatial model {source}"
+        )));
+    }
+    for b in &state.spatial_bodies {
+        if !sm.bodies.iter().any(|mb| mb.name == b.name) {
+            return Err(RunError::Setup(format!(
+                "{origin}: body '{}' is not in the model {source}",
+                b.name
+            )));
+        }
+        let norm = b.orientation.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let finite = b
+            .position
+            .iter()
+            .chain(&b.orientation)
+            .chain(&b.velocity)
+            .chain(&b.angular_velocity)
+            .all(|x| x.is_finite());
+        if !finite || !(norm > 0.5) {
+            return Err(RunError::Setup(format!(
+                "{origin}: body '{}': non-finite pose or velocity, or no orientation",
+                b.name
+            )));
+        }
+    }
+    for mb in &mut sm.bodies {
+        let Some(b) = state.spatial_bodies.iter().find(|b| b.name == mb.name) else {
+            return Err(RunError::Setup(format!(
+                "{origin}: no state for body '{}' of {source}",
+                mb.name
+            )));
+        };
+        let norm = b.orientation.iter().map(|x| x * x).sum::<f64>().sqrt();
+        mb.position = b.position;
+        mb.orientation = b.orientation.map(|x| x / norm);
+        mb.velocity = b.velocity;
+        mb.angular_velocity = b.angular_velocity;
     }
     Ok(())
 }
