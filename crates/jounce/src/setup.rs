@@ -98,8 +98,9 @@ pub fn check_pairing(model: &Model) -> Result<(), RunError> {
 pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
     if model.spatial.is_some() {
         return Err(RunError::Setup(format!(
-            "{}: the model is spatial ([model] space = \"spatial\"); only `jounce run` runs \
-             spatial models so far (issue 33)",
+            "{}: the model is spatial ([model] space = \"spatial\"); this command takes planar \
+             models only so far (run, check, static, compare, bench and sweep take spatial ones; \
+             issue 33)",
             model.source
         )));
     }
