@@ -189,6 +189,8 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.dae.problem.solver = solver;
         self.dae.problem.kkt = Kkt::with_solver(self.sys, solver);
+        // the declared sparsity depends on the solver
+        self.dae.prime_pattern();
         self
     }
 

@@ -207,7 +207,7 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             ),
         };
         let other = if nq == n { 0 } else { n };
-        Ok(Self {
+        let mut dae = Self {
             problem,
             form,
             nq,
@@ -232,7 +232,29 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             projected: vec![0.0; if nq == n { 0 } else { nq }],
             pattern: None,
             sparse: None,
-        })
+        };
+        // the pattern primed here, not when an integrator first asks for
+        // it: every user of the residual (a bench, an analysis, a method
+        // with a dense linear solver) takes the problem's O(nnz) residual
+        dae.prime_pattern();
+        Ok(dae)
+    }
+
+    /// The problem's declared block pattern and, for index 3, the sparse
+    /// blocks on it (none when positions are not velocities: G by
+    /// differences, module documentation). Allocates no dense block.
+    /// Called by [`ConstrainedDae::new`]; call it again after a change
+    /// of the problem that changes its [`ConstrainedSecondOrderProblem::sparsity`]
+    /// (a linear solver chosen after the build).
+    pub fn prime_pattern(&mut self) {
+        if self.nq != self.n {
+            return;
+        }
+        self.pattern = self.problem.sparsity();
+        self.sparse = match (&self.pattern, self.form) {
+            (Some(pattern), DaeForm::Index3) => Some(SparseBlocks::new(pattern, self.n)),
+            _ => None,
+        };
     }
 
     /// The dense blocks sized (allocates on first use: the dense path,
@@ -640,11 +662,10 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
             // G by differences, dense (module documentation)
             return None;
         }
-        self.pattern = self.problem.sparsity();
-        let pattern = self.pattern.as_ref()?;
         // the index-3 blocks sparse (GGL's ∂(Φ_qᵀμ)/∂q and (Φ_q v)_q stay
         // dense)
-        self.sparse = (self.form == DaeForm::Index3).then(|| SparseBlocks::new(pattern, self.n));
+        self.prime_pattern();
+        self.pattern.as_ref()?;
         // the walk over the pattern reads values it does not use: the
         // sparse blocks' zeros, or the dense blocks (GGL)
         match self.sparse.as_mut() {
