@@ -199,8 +199,11 @@ pub(crate) fn urdf_drivers<'a, 'i>(
         }
         e.req_choice("type", "spatial driver type", &["joint"])?;
         e.check_keys(&["name", "type", "joint", "function"])?;
-        let (u, v, jname) =
-            e.reference("joint", "joint", urdf_joints.iter().map(|(j, _)| j.as_str()))?;
+        let (u, v, jname) = e.reference(
+            "joint",
+            "joint",
+            urdf_joints.iter().map(|(j, _)| j.as_str()),
+        )?;
         let kind = urdf_joints[u].1;
         if !matches!(kind, "revolute" | "continuous" | "prismatic") {
             return Err(ModelError::Invalid {
