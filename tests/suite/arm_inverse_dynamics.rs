@@ -5,7 +5,7 @@
 //!
 //! A TOML file includes `examples/six_axis_arm.urdf` and drives all six
 //! joints by polynomials q_i(t) = c₂ t² + c₃ t³ (at rest at t = 0, each
-//! joint turning 0.6 to 1.5 rad within 1 s). jounce runs it for 1 s in body
+//! joint turning 0.7 to 1.5 rad within 1 s). jounce runs it for 1 s in body
 //! coordinates (`augmented`, dop853 at rtol 1e-12) and in joint
 //! coordinates (`joint`, the drivers cut rows), and the torques are read
 //! from the driver multiplier columns `lambda[driver 'dN']` at the output
@@ -18,6 +18,14 @@
 //! actuator applies to the child, Pinocchio's τ (M q̈ + h = τ), is
 //! therefore **τ = −λ**. The URDF axis direction is the same in both:
 //! jounce's angle is right-handed about the URDF `<axis>`, as Pinocchio's q.
+//!
+//! Measured (2026-11-29): 2.0e-14 (`augmented`) and 1.2e-14 (`joint`)
+//! relative to Pinocchio, max|τ| = 125.6 N m; the same against jounce's
+//! RNEA. Not in the test: `index3` with radau5, whose λ is the index-3
+//! algebraic variable (likely cause, not yet proven: Radau IIA gives λ a
+//! lower order than q, and the error control scales it by h): 1.3e-6, 7.5e-7, 2.5e-7 relative at
+//! rtol 1e-8, 1e-9, 1e-10, and a step-size underflow near t = 0.88 s at
+//! rtol 1e-11 and 1e-12 — the 1e-9 bound is out of its reach here.
 //!
 //! Bound: 1e-9 relative to the largest torque, max|τ_jounce − τ_ref| /
 //! max|τ_ref| over all joints and times. `bench/pinocchio_rnea.py` is run
@@ -54,12 +62,13 @@ fn poly(c: &[f64; 4], t: f64, d: usize) -> f64 {
 }
 
 /// The TOML file driving the arm, run with `formulation`.
-fn model_text(formulation: &str) -> String {
+fn model_text(formulation: &str, method: &str, rtol: f64) -> String {
     let mut s = format!(
         "[model]\nurdf = \"{}\"\n\n[settings]\nt_end = 1.0\noutput_interval = 0.1\n\
          step_history = false\nformulation = \"{formulation}\"\n\n\
-         [settings.integrator]\nmethod = \"dop853\"\nrtol = 1e-12\natol = 1e-14\n\n[functions]\n",
-        support::repo("examples/six_axis_arm.urdf").display()
+         [settings.integrator]\nmethod = \"{method}\"\nrtol = {rtol:e}\natol = {:e}\n\n[functions]\n",
+        support::repo("examples/six_axis_arm.urdf").display(),
+        rtol * 1e-2
     );
     for (k, (_, c)) in MOTION.iter().enumerate() {
         let _ = writeln!(
@@ -83,10 +92,10 @@ fn model_text(formulation: &str) -> String {
 }
 
 /// One run's output times and actuator torques τ = −λ (per time, per joint).
-fn run(formulation: &str) -> (Vec<f64>, Vec<Vec<f64>>) {
+fn run(formulation: &str, method: &str, rtol: f64) -> (Vec<f64>, Vec<Vec<f64>>) {
     let dir = support::scratch(&format!("arm_id_{formulation}"));
     let path = dir.join("arm.toml");
-    std::fs::write(&path, model_text(formulation)).unwrap();
+    std::fs::write(&path, model_text(formulation, method, rtol)).unwrap();
     let model = jounce_model::load_file(&path).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.join("out");
     jounce::run::run_model(&model, &out, None).unwrap_or_else(|e| panic!("{formulation}: {e}"));
@@ -160,10 +169,11 @@ fn json_list(x: &[f64]) -> String {
 
 #[test]
 fn driver_torques_of_the_arm_equal_inverse_dynamics() {
-    let runs: Vec<(&str, (Vec<f64>, Vec<Vec<f64>>))> = ["augmented", "joint"]
-        .into_iter()
-        .map(|f| (f, run(f)))
-        .collect();
+    let runs: Vec<(&str, (Vec<f64>, Vec<Vec<f64>>))> =
+        [("augmented", "dop853", 1e-12), ("joint", "dop853", 1e-12)]
+            .into_iter()
+            .map(|(f, m, r)| (f, run(f, m, r)))
+            .collect();
     // jounce's own RNEA, no Pinocchio needed
     for (f, (t, tau)) in &runs {
         let reference = own_rnea(t);
