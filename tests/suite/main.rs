@@ -8,6 +8,7 @@ mod mutation;
 mod support;
 
 mod animation;
+mod arm_inverse_dynamics;
 mod augmented_lagrangian;
 mod beam;
 mod bench;

@@ -417,3 +417,76 @@ fn the_command_runs_and_checks_a_urdf_and_reports_its_errors() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `[[drivers]]` in a TOML file that includes a URDF name the URDF's
+/// joints; an unknown joint, a fixed joint, a joint driven twice and a
+/// driver named like a joint are refused naming the file, the line, the
+/// driver and the problem.
+#[test]
+fn a_toml_file_that_includes_a_urdf_drives_its_joints_by_name() {
+    let arm = support::repo("examples/six_axis_arm.urdf");
+    let head = format!(
+        "[model]\nurdf = \"{}\"\n\n[functions]\nswing = {{ type = \"polynomial\", coefficients = [0.0, 0.0, 1.0] }}\n",
+        arm.display()
+    );
+    let driver = |name: &str, joint: &str| {
+        format!("\n[[drivers]]\nname = \"{name}\"\ntype = \"joint\"\njoint = \"{joint}\"\nfunction = \"swing\"\n")
+    };
+    let dir = scratch("urdf-drivers");
+    let path = dir.join("driven.toml");
+    std::fs::write(
+        &path,
+        format!("{head}{}{}", driver("d2", "joint2"), driver("d6", "joint6")),
+    )
+    .unwrap();
+    let model = jounce_model::load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let m = model.spatial.as_ref().unwrap();
+    let driven: Vec<(&str, &str)> = m
+        .drivers
+        .iter()
+        .map(|d| (d.name.as_str(), m.joints[d.joint].name.as_str()))
+        .collect();
+    assert_eq!(driven, [("d2", "joint2"), ("d6", "joint6")]);
+    assert_eq!(m.drivers[0].function.eval(2.0).0, 4.0);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // an unknown joint: the file, the line of `joint`, the driver, the name
+    let err = load_error("run.toml", &format!("{head}{}", driver("d", "joint7")));
+    assert!(
+        err.contains("run.toml:10:") && err.contains("driver 'd'") && err.contains("joint7"),
+        "{err}"
+    );
+    // a fixed joint (merged away in the spatial model, still a URDF joint)
+    let err = load_error("run.toml", &format!("{head}{}", driver("d", "flange")));
+    assert!(
+        err.contains("run.toml:10:")
+            && err.contains("driver 'd'")
+            && err.contains("joint 'flange' is a fixed joint in the URDF and cannot be driven"),
+        "{err}"
+    );
+    // a joint driven twice
+    let err = load_error(
+        "run.toml",
+        &format!("{head}{}{}", driver("a", "joint3"), driver("b", "joint3")),
+    );
+    assert!(
+        err.contains("run.toml:16:")
+            && err.contains("driver 'b'")
+            && err.contains("joint 'joint3' is already driven by driver 'a'"),
+        "{err}"
+    );
+    // a driver named like a joint, an unknown function
+    let err = load_error("run.toml", &format!("{head}{}", driver("joint1", "joint1")));
+    assert!(
+        err.contains("'joint1' is the name of a URDF joint"),
+        "{err}"
+    );
+    let err = load_error(
+        "run.toml",
+        &format!("{head}{}", driver("d", "joint1")).replace("\"swing\"\n", "\"swung\"\n"),
+    );
+    assert!(err.contains("driver 'd'") && err.contains("swung"), "{err}");
+    // other spatial tables are still refused beside `urdf`
+    let err = load_error("run.toml", &format!("{head}\n[[joints]]\nname = \"j\"\n"));
+    assert!(err.contains("unknown key 'joints'"), "{err}");
+}

@@ -268,7 +268,8 @@ fn spatial_model(
 
 /// A TOML file that includes a URDF robot description (`[model] urdf =
 /// "arm.urdf"`, relative to the TOML file): the robot's spatial model with
-/// this file's `[model] name`, `gravity` and `[settings]`.
+/// this file's `[model] name`, `gravity`, `[settings]`, and `[[drivers]]`
+/// (with `[functions]`) on the URDF's joints.
 fn urdf_model(
     src: Src<'_>,
     root: &DeTable<'_>,
@@ -276,7 +277,7 @@ fn urdf_model(
     e: &Elem<'_, '_>,
     space: Space,
 ) -> Result<Model, ModelError> {
-    top.check_keys(&["model", "settings"])?;
+    top.check_keys(&["model", "settings", "functions", "drivers"])?;
     e.check_keys(&["name", "gravity", "space", "urdf"])?;
     if space == Space::Planar && e.get("space").is_some() {
         return Err(e.invalid(
@@ -305,8 +306,14 @@ fn urdf_model(
         Some(g) => e.vecn("gravity", g, "[gx, gy, gz]")?,
         None => crate::urdf::URDF_GRAVITY,
     };
-    let (robot_name, spatial) =
+    let (robot_name, mut spatial) =
         crate::urdf::spatial_from_urdf(&text, &path.display().to_string(), gravity)?;
+    spatial.drivers = crate::spatial_parse::urdf_drivers(
+        src,
+        root,
+        &spatial.joints,
+        &crate::urdf::joint_types(&text),
+    )?;
     let name = match e.opt_str("name")? {
         Some(n) => n.to_string(),
         None => robot_name.unwrap_or_else(|| {

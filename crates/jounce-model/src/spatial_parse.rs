@@ -167,6 +167,77 @@ fn driver<'a, 'i>(
     })
 }
 
+/// The `[[drivers]]` of a TOML file that includes a URDF (`[model] urdf`):
+/// `type = "joint"` on a revolute, continuous or prismatic joint of the
+/// URDF (`urdf_joints`: every URDF joint with its type, in file order;
+/// `joints`: the spatial model's joints, the moving URDF joints among them
+/// by name), `function` a time function (`[functions]` shared with the
+/// spatial reader). Refused by name: an unknown joint, a fixed (or
+/// spherical) joint, a joint driven twice, a driver named like a joint.
+pub(crate) fn urdf_drivers<'a, 'i>(
+    src: Src<'a>,
+    root: &'a DeTable<'i>,
+    joints: &[SpatialJoint],
+    urdf_joints: &[(String, &'static str)],
+) -> Result<Vec<SpatialDriver>, ModelError> {
+    let mut functions = Functions::new(src, root.get("functions"))?;
+    functions.compile_all()?;
+    let driver_elems = named_elements(src, root, "drivers", "driver")?;
+    check_unique(src, "driver", &driver_elems.iter().collect::<Vec<_>>())?;
+    let mut drivers: Vec<SpatialDriver> = Vec::with_capacity(driver_elems.len());
+    for n in &driver_elems {
+        let e = &n.elem;
+        if urdf_joints.iter().any(|(j, _)| *j == n.name) {
+            return Err(e.invalid(
+                "name",
+                &n.name_span,
+                format!(
+                    "'{}' is the name of a URDF joint (a driver needs a name of its own)",
+                    n.name
+                ),
+            ));
+        }
+        e.req_choice("type", "spatial driver type", &["joint"])?;
+        e.check_keys(&["name", "type", "joint", "function"])?;
+        let (u, v, jname) = e.reference(
+            "joint",
+            "joint",
+            urdf_joints.iter().map(|(j, _)| j.as_str()),
+        )?;
+        let kind = urdf_joints[u].1;
+        if !matches!(kind, "revolute" | "continuous" | "prismatic") {
+            return Err(ModelError::Invalid {
+                at: e.at(&v.span()),
+                message: format!(
+                    "joint '{jname}' is a {kind} joint in the URDF and cannot be driven (only \
+                     revolute, continuous and prismatic joints can)"
+                ),
+            });
+        }
+        let j = joints
+            .iter()
+            .position(|s| s.name == jname)
+            .expect("a moving URDF joint is a spatial joint of its name");
+        if let Some(other) = drivers.iter().find(|d| d.joint == j) {
+            return Err(ModelError::Invalid {
+                at: e.at(&v.span()),
+                message: format!(
+                    "joint '{jname}' is already driven by driver '{}' (a joint takes one driver)",
+                    other.name
+                ),
+            });
+        }
+        let fv = e.req("function")?;
+        let function = functions.parse(&e.label, &e.path("function"), fv)?;
+        drivers.push(SpatialDriver {
+            name: n.name.clone(),
+            joint: j,
+            function,
+        });
+    }
+    Ok(drivers)
+}
+
 /// The index in [`JOINT_TYPES`] of a joint kind's file name.
 fn joint_type_index(k: &SpatialJointKind) -> usize {
     match k {

@@ -676,6 +676,20 @@ impl Cx<'_> {
     }
 }
 
+/// Every `<joint>` of URDF text with its type name, in file order (empty
+/// if the text is not a URDF: [`spatial_from_urdf`] reports that). A
+/// TOML file that includes the URDF names these joints in its drivers.
+pub(crate) fn joint_types(text: &str) -> Vec<(String, &'static str)> {
+    urdf_rs::read_from_string(text)
+        .map(|r| {
+            r.joints
+                .iter()
+                .map(|j| (j.name.clone(), type_name(&j.joint_type)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn type_name(t: &urdf_rs::JointType) -> &'static str {
     use urdf_rs::JointType as T;
     match t {
