@@ -184,22 +184,8 @@ fn driver_torques_of_the_arm_equal_inverse_dynamics() {
             "{f}: driver torques differ from jounce's RNEA by {err:.3e} relative"
         );
     }
-    let probe = Command::new("python3")
-        .args(["-c", "import pinocchio"])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            eprintln!(
-                "pinocchio part skipped: python3 cannot import pinocchio ({})",
-                String::from_utf8_lossy(&o.stderr).trim()
-            );
-            return;
-        }
-        Err(e) => {
-            eprintln!("pinocchio part skipped: no python3 ({e})");
-            return;
-        }
+    if !support::pinocchio_available("the pinocchio part") {
+        return;
     }
     let dir = support::scratch("arm_rnea_pinocchio");
     let names: Vec<String> = MOTION.iter().map(|(n, _)| format!("\"{n}\"")).collect();

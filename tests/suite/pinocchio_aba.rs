@@ -89,22 +89,8 @@ fn json_list(x: &[f64]) -> String {
 
 #[test]
 fn forward_dynamics_agrees_with_pinocchio_aba() {
-    let probe = Command::new("python3")
-        .args(["-c", "import pinocchio"])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            eprintln!(
-                "skipped: python3 cannot import pinocchio ({})",
-                String::from_utf8_lossy(&o.stderr).trim()
-            );
-            return;
-        }
-        Err(e) => {
-            eprintln!("skipped: no python3 ({e})");
-            return;
-        }
+    if !support::pinocchio_available("the comparison with pinocchio") {
+        return;
     }
     let dir = support::scratch("pinocchio_aba");
     std::fs::create_dir_all(&dir).unwrap();

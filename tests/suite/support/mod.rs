@@ -101,3 +101,27 @@ pub fn svg_curves(path: &Path) -> usize {
         .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
         .count()
 }
+
+/// Whether `python3` can import Pinocchio (PyPI `pin`, installed by
+/// `.ci/run`), for the tests that compare with it. Outside CI a missing
+/// Pinocchio skips the comparison (`false`, the reason printed); in CI
+/// (`CI` set) it fails the test, so that no comparison is skipped silently.
+pub fn pinocchio_available(what: &str) -> bool {
+    let reason = match Command::new("python3")
+        .args(["-c", "import pinocchio"])
+        .output()
+    {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => format!(
+            "python3 cannot import pinocchio ({})",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => format!("no python3 ({e})"),
+    };
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what}: {reason}; CI installs it (`python3 -m pip install pin==4.1.0`)"
+    );
+    eprintln!("{what} skipped: {reason}");
+    false
+}
