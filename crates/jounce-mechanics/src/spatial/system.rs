@@ -207,6 +207,41 @@ fn pose_at(q: &[f64], b: Option<usize>) -> Pose<f64> {
     }
 }
 
+/// The pose of body `b` at q ⊕ δ to first order in δ, δ = (δr, δω') the
+/// body's 6 velocities seeded as components `first..first + 6` of a
+/// 12-component dual: r + δr and A + A [δω']× (the derivative of
+/// A(p ⊗ exp(δω')) at δ = 0), so that Φ_q of a joint comes from one
+/// evaluation without the exponential map in duals. Ground: the world
+/// frame.
+fn seeded_pose(q: &[f64], b: Option<usize>, first: usize) -> Pose<DualSVec64<12>> {
+    type D = DualSVec64<12>;
+    let Some(b) = b else {
+        return Pose::ground();
+    };
+    let p = pose_at(q, Some(b));
+    let unit = |i: usize| D::from_re(0.0).derivative(first + i);
+    let r = std::array::from_fn(|i| D::from_re(p.r[i]) + unit(i));
+    // ∂(A [ω]×)_ij/∂ω_k = (A (e_k × e_j))_i
+    let a = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let mut x = D::from_re(p.a[i][j]);
+            for k in 0..3 {
+                let mut ek = [0.0; 3];
+                ek[k] = 1.0;
+                let mut ej = [0.0; 3];
+                ej[j] = 1.0;
+                let c = super::quaternion::cross(&ek, &ej);
+                let g: f64 = (0..3).map(|m| p.a[i][m] * c[m]).sum();
+                if g != 0.0 {
+                    x += unit(3 + k) * g;
+                }
+            }
+            x
+        })
+    });
+    Pose { r, a }
+}
+
 /// e_k ε in the scalar type whose unit derivative part is `unit`.
 fn direction<D: Scalar>(k: usize, unit: D) -> [D; NV_BODY] {
     std::array::from_fn(|i| if i == k { unit } else { D::zero() })
@@ -1439,7 +1474,8 @@ impl Sparsity for SpatialSystem {
     }
 
     /// O(n_c): per joint or driver one evaluation of Φ in 12-component
-    /// vector duals (the 6 velocities of each end, along q ⊕ δ), its
+    /// vector duals (the 6 velocities of each end, along q ⊕ δ, the poses
+    /// seeded to first order by `seeded_pose`), its
     /// entries written into their slots (found by search when `jac` does
     /// not have this system's pattern, e.g. a dense one).
     fn fill_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
@@ -1448,15 +1484,13 @@ impl Sparsity for SpatialSystem {
         if !own {
             jac.fill_zero();
         }
-        let zero = [D::from_re(0.0); NV_BODY];
-        let inner: [[D; NV_BODY]; 2] = std::array::from_fn(|side| {
-            std::array::from_fn(|k| D::from_re(0.0).derivative(NV_BODY * side + k))
-        });
         let mut out = [D::from_re(0.0); 6];
         for el in &self.joints {
             let n = el.equations();
             let f = D::from_re(el.time_value(t).0);
-            Self::joint_at(el, q, inner, [zero; 2], f, &mut out[..n]);
+            let pa = seeded_pose(q, el.bodies[0], 0);
+            let pb = seeded_pose(q, el.bodies[1], NV_BODY);
+            Self::joint_residual(el, &pa, &pb, f, &mut out[..n]);
             for (i, phi) in out[..n].iter().enumerate() {
                 let row = el.row + i;
                 let g = phi.eps.0.as_ref();
