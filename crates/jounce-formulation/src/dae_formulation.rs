@@ -82,11 +82,13 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     nq: usize,
     n: usize,
     m: usize,
-    /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q.
+    /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q; 0 × 0 until the
+    /// dense tangent is first asked for (a system with a sparse tangent
+    /// never allocates them).
     fq: DMatrix<f64>,
     fv: DMatrix<f64>,
     dm: DMatrix<f64>,
-    /// Φ_qt (m × n).
+    /// Φ_qt (m × n), 0 × 0 until first needed.
     phi_qt: DMatrix<f64>,
     /// Whether drivers assemble the iteration matrix sparse
     /// ([`ConstrainedSecondOrderProblem::sparsity`]).
@@ -122,10 +124,10 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
             nq,
             n,
             m,
-            fq: DMatrix::zeros(n, n),
-            fv: DMatrix::zeros(n, n),
-            dm: DMatrix::zeros(n, n),
-            phi_qt: DMatrix::zeros(m, n),
+            fq: DMatrix::zeros(0, 0),
+            fv: DMatrix::zeros(0, 0),
+            dm: DMatrix::zeros(0, 0),
+            phi_qt: DMatrix::zeros(0, 0),
             solver: LinearSolver::Auto,
             t_cap: f64::INFINITY,
             kkt: Kkt::new(sys),
@@ -311,6 +313,13 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
     ) -> Result<(), EvalError> {
         let t = t.min(self.t_cap);
         let sys = self.sys;
+        let n = self.n;
+        if self.fq.nrows() != n {
+            // first dense tangent (cold): the buffers, `dm` zero
+            self.fq = DMatrix::zeros(n, n);
+            self.fv = DMatrix::zeros(n, n);
+            self.dm = DMatrix::zeros(n, n);
+        }
         sys.force_jacobians(t, q, v, &mut self.fq, &mut self.fv);
         // ∂(M a)/∂q = 0 for a constant M (`dm` stays zero from its
         // allocation)
@@ -487,6 +496,9 @@ impl<S: MechanicalSystem + ?Sized> ConstrainedSecondOrderProblem for Constrained
     ) -> Result<(), EvalError> {
         let t = t.min(self.t_cap);
         self.sys.constraint_hessian_product(t, q, v, out);
+        if self.phi_qt.shape() != (self.m, self.n) {
+            self.phi_qt = DMatrix::zeros(self.m, self.n);
+        }
         self.sys.constraint_time_jacobian(t, q, &mut self.phi_qt);
         *out += &self.phi_qt;
         Ok(())

@@ -195,10 +195,11 @@ struct SparseNormal {
 }
 
 impl SparseNormal {
-    /// For `sys` when it is large and its Φ_q pattern sparse.
+    /// For `sys` when it is large and its Φ_q pattern sparse (Φ_q and the
+    /// steps in velocity space, n_v columns, also where n_q ≠ n_v).
     fn for_system<S: MechanicalSystem + ?Sized>(sys: &S) -> Option<SparseNormal> {
         let (n, m) = (sys.nv(), sys.nc());
-        if m < SPARSE_MIN_ROWS || sys.nq() != n {
+        if m < SPARSE_MIN_ROWS {
             return None;
         }
         let jac = SparseMatrix::from_pattern(m, n, &sys.constraint_jacobian_pattern()?);

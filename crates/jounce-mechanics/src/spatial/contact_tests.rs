@@ -12,7 +12,7 @@ use crate::MechanicalSystem;
 
 /// Two turned bodies: a plane on body a (off its centre, tilted normal)
 /// and off-centre spheres on a and b; no gravity.
-const MODEL: &str = r#"
+pub(crate) const MODEL: &str = r#"
 [model]
 space = "spatial"
 gravity = [0.0, 0.0, 0.0]

@@ -13,7 +13,7 @@ use crate::MechanicalSystem;
 
 /// A crank on a tilted hinge driven by a harmonic angle and a block on a
 /// tilted guide driven by a quadratic slide; a ramp's breakpoints.
-const MODEL: &str = r#"
+pub(super) const MODEL: &str = r#"
 [model]
 space = "spatial"
 

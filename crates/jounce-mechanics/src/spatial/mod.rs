@@ -34,4 +34,6 @@ mod drive_tests;
 #[cfg(test)]
 mod force_tests;
 #[cfg(test)]
+mod sparsity_tests;
+#[cfg(test)]
 mod tests;

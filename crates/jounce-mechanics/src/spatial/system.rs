@@ -30,17 +30,18 @@ use jounce_model::{
     BodyRef, Model, SpatialForceKind, SpatialJoint, SpatialJointKind, SpatialModel, TimeFunction,
 };
 use nalgebra::DMatrix;
-use num_dual::{Dual, Dual2, Dual2_64, Dual64};
+use num_dual::{Dual, Dual2, Dual2_64, Dual64, DualSVec64};
 
 use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
 use super::contact::{self, SpatialContactParams};
 use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
-use crate::capabilities::{AppliedLoads, SecondDerivatives, SwitchingFunctions};
+use crate::capabilities::{AppliedLoads, SecondDerivatives, Sparsity, SwitchingFunctions};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::kinematics::Scalar;
+use crate::sparse::SparseMatrix;
 use crate::system::{MechanicalSystem, Structure};
 
 /// A joint with its body indices and first constraint row.
@@ -114,6 +115,19 @@ fn angle_frame(sm: &SpatialModel, j: &JointElement) -> [[f64; 3]; 3] {
     [f_a, g_a, f_b]
 }
 
+/// Which terms of Q [`SpatialSystem::forces_at`] evaluates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loads {
+    /// Every term.
+    All,
+    /// The applied loads only (point forces, torques, actuators).
+    Applied,
+    /// Body `b`'s own term (gravity, gyroscopic), added.
+    Body(usize),
+    /// Force element `e`, added.
+    Element(usize),
+}
+
 /// A spatial multibody system built from a spatial [`Model`].
 #[derive(Clone, Debug)]
 pub struct SpatialSystem {
@@ -132,6 +146,15 @@ pub struct SpatialSystem {
     contacts: Vec<usize>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
+    /// The positions of Φ_q that can be nonzero: each row of a joint (or
+    /// driver) against the 6 velocities of each of its two bodies.
+    jac_pattern: Vec<(usize, usize)>,
+    /// Per constraint row i, at 12 i + 6 side + k: the slot in the values
+    /// of a [`SparseMatrix`] built from `jac_pattern` of column k of end
+    /// `side` (usize::MAX for ground).
+    jac_slots: Vec<usize>,
+    /// Number of stored entries of that matrix.
+    jac_nnz: usize,
     q0: Vec<f64>,
     v0: Vec<f64>,
 }
@@ -190,9 +213,76 @@ fn pose_at(q: &[f64], b: Option<usize>) -> Pose<f64> {
     }
 }
 
+/// The pose of body `b` at q ⊕ δ to first order in δ, δ = (δr, δω') the
+/// body's 6 velocities seeded as components `first..first + 6` of a
+/// 12-component dual: r + δr and A + A [δω']× (the derivative of
+/// A(p ⊗ exp(δω')) at δ = 0), so that Φ_q of a joint comes from one
+/// evaluation without the exponential map in duals. Ground: the world
+/// frame.
+fn seeded_pose(q: &[f64], b: Option<usize>, first: usize) -> Pose<DualSVec64<12>> {
+    type D = DualSVec64<12>;
+    let Some(b) = b else {
+        return Pose::ground();
+    };
+    let p = pose_at(q, Some(b));
+    let unit = |i: usize| D::from_re(0.0).derivative(first + i);
+    let r = std::array::from_fn(|i| D::from_re(p.r[i]) + unit(i));
+    // ∂(A [ω]×)_ij/∂ω_k = (A (e_k × e_j))_i
+    let a = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let mut x = D::from_re(p.a[i][j]);
+            for k in 0..3 {
+                let mut ek = [0.0; 3];
+                ek[k] = 1.0;
+                let mut ej = [0.0; 3];
+                ej[j] = 1.0;
+                let c = super::quaternion::cross(&ek, &ej);
+                let g: f64 = (0..3).map(|m| p.a[i][m] * c[m]).sum();
+                if g != 0.0 {
+                    x += unit(3 + k) * g;
+                }
+            }
+            x
+        })
+    });
+    Pose { r, a }
+}
+
 /// e_k ε in the scalar type whose unit derivative part is `unit`.
 fn direction<D: Scalar>(k: usize, unit: D) -> [D; NV_BODY] {
     std::array::from_fn(|i| if i == k { unit } else { D::zero() })
+}
+
+/// The Φ_q pattern of `joints` (`rows` × `cols`), the slot of each
+/// (row, end, velocity) in the [`SparseMatrix`] of that pattern, and its
+/// number of entries.
+fn jacobian_layout(
+    joints: &[JointElement],
+    rows: usize,
+    cols: usize,
+) -> (Vec<(usize, usize)>, Vec<usize>, usize) {
+    let mut pattern = Vec::new();
+    for el in joints {
+        for r in el.row..el.row + el.equations() {
+            for b in el.bodies.iter().flatten() {
+                pattern.extend((0..NV_BODY).map(|k| (r, NV_BODY * b + k)));
+            }
+        }
+    }
+    let probe = SparseMatrix::from_pattern(rows, cols, &pattern);
+    let mut slots = vec![usize::MAX; 2 * NV_BODY * rows];
+    for el in joints {
+        for r in el.row..el.row + el.equations() {
+            for (side, b) in el.bodies.iter().enumerate() {
+                let Some(b) = b else { continue };
+                for k in 0..NV_BODY {
+                    slots[2 * NV_BODY * r + NV_BODY * side + k] =
+                        probe.index_of(r, NV_BODY * b + k).expect("in the pattern");
+                }
+            }
+        }
+    }
+    (pattern, slots, probe.nnz())
 }
 
 impl SpatialSystem {
@@ -315,7 +405,12 @@ impl SpatialSystem {
             });
             row_owner.push((e, 0));
         }
+        let (jac_pattern, jac_slots, jac_nnz) =
+            jacobian_layout(&joints, row_owner.len(), NV_BODY * sm.bodies.len());
         Ok(SpatialSystem {
+            jac_pattern,
+            jac_slots,
+            jac_nnz,
             names: sm.bodies.iter().map(|b| b.name.clone()).collect(),
             mass: sm.bodies.iter().map(|b| b.mass).collect(),
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
@@ -540,6 +635,126 @@ impl SpatialSystem {
         }
     }
 
+    /// Visit the 12 × 12 blocks of ∂(Φ_qᵀλ)/∂q along q ⊕ δ, one per joint
+    /// or driver: `add(j, k, ∂²(λᵀΦ)/∂δ_k∂ε_j)` for each pair of the
+    /// velocities of its bodies, of λᵀΦ((q ⊕ δ) ⊕ ε) by nested duals;
+    /// repeated entries are summed by the caller. Stops, returning false,
+    /// as soon as `add` does.
+    fn constraint_force_blocks(
+        &self,
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut add: impl FnMut(usize, usize, f64) -> bool,
+    ) -> bool {
+        type D = Dual<Dual64>;
+        let zero = [D::from(0.0); NV_BODY];
+        let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
+        let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
+        let mut res = [D::from(0.0); 6];
+        for el in &self.joints {
+            let n = el.equations();
+            let f = D::from(el.time_value(t).0);
+            for side_k in 0..2 {
+                let Some(ck) = Self::end_columns(el, side_k) else {
+                    continue;
+                };
+                for k in 0..NV_BODY {
+                    for side_j in 0..2 {
+                        let Some(cj) = Self::end_columns(el, side_j) else {
+                            continue;
+                        };
+                        for j in 0..NV_BODY {
+                            let mut inner = [zero; 2];
+                            inner[side_k] = direction(k, inner_unit);
+                            let mut outer = [zero; 2];
+                            outer[side_j] = direction(j, outer_unit);
+                            Self::joint_at(el, q, inner, outer, f, &mut res[..n]);
+                            let s: f64 = (0..n).map(|i| lambda[el.row + i] * res[i].eps.eps).sum();
+                            if !add(cj + j, ck + k, s) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The bodies force element `e` acts on (`None`: ground or none).
+    fn force_bodies(&self, e: usize) -> [Option<usize>; 2] {
+        match (&self.forces[e].kind, &self.force_data[e]) {
+            (SpatialForceKind::PointForce { at, .. }, _) => [index(at.body), None],
+            (SpatialForceKind::Torque { body, .. }, _) => [Some(*body), None],
+            (
+                SpatialForceKind::SpringDamper { a, b, .. }
+                | SpatialForceKind::Bushing { a, b, .. }
+                | SpatialForceKind::Contact { a, b, .. },
+                _,
+            ) => [index(a.body), index(b.body)],
+            (SpatialForceKind::RotationalSpring { .. }, ForceData::Angle { bodies, .. }) => *bodies,
+            (SpatialForceKind::RotationalSpring { .. }, _) => [None, None],
+        }
+    }
+
+    /// Visit ∂Q/∂q (along q ⊕ δ) and ∂Q/∂v term by term — each body's own
+    /// (gravity, gyroscopic), then each force element's — over the
+    /// velocities of the term's bodies only (first-order duals, one
+    /// direction at a time): `add(row, col, ∂Q/∂q, ∂Q/∂v)`, repeated
+    /// entries summed by the caller. O(bodies + elements). Stops,
+    /// returning false, as soon as `add` does.
+    fn force_blocks(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut add: impl FnMut(usize, usize, f64, f64) -> bool,
+    ) -> bool {
+        let mut out = vec![Dual64::from(0.0); self.nv()];
+        let unit = Dual64::new(0.0, 1.0);
+        let none = |_| [Dual64::from(0.0); NV_BODY];
+        let terms = (0..self.names.len())
+            .map(|b| (Loads::Body(b), [Some(b), None]))
+            .chain((0..self.forces.len()).map(|e| (Loads::Element(e), self.force_bodies(e))));
+        for (loads, ends) in terms {
+            let mut bodies: Vec<usize> = ends.iter().flatten().copied().collect();
+            bodies.dedup();
+            let mut gq = [0.0; 2 * NV_BODY];
+            for &bc in &bodies {
+                for kc in 0..NV_BODY {
+                    let bump = |b: usize| {
+                        if b == bc {
+                            direction(kc, unit)
+                        } else {
+                            [Dual64::from(0.0); NV_BODY]
+                        }
+                    };
+                    // ∂Q/∂q of the term's rows, then ∂Q/∂v; the rows
+                    // zeroed after each (the term adds into `out`)
+                    self.forces_at(t, q, v, bump, none, loads, &mut out);
+                    for (s, &br) in bodies.iter().enumerate() {
+                        for i in 0..NV_BODY {
+                            gq[NV_BODY * s + i] = out[NV_BODY * br + i].eps;
+                            out[NV_BODY * br + i] = Dual64::from(0.0);
+                        }
+                    }
+                    self.forces_at(t, q, v, none, bump, loads, &mut out);
+                    for (s, &br) in bodies.iter().enumerate() {
+                        for i in 0..NV_BODY {
+                            let gv = out[NV_BODY * br + i].eps;
+                            out[NV_BODY * br + i] = Dual64::from(0.0);
+                            if !add(NV_BODY * br + i, NV_BODY * bc + kc, gq[NV_BODY * s + i], gv) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// Normalise every body's quaternion in q to unit length (the
     /// projection onto the configuration manifold |p| = 1).
     pub fn normalize(&self, q: &mut [f64]) {
@@ -659,9 +874,10 @@ impl SpatialSystem {
         })
     }
 
-    /// Q (len n_v) at (q ⊕ dq, v + dv), dq and dv per body; only the
-    /// applied loads (point forces and torques, actuators) when
-    /// `applied_only`.
+    /// Q (len n_v) at (q ⊕ dq, v + dv), dq and dv per body, of the terms
+    /// `loads` selects: all, only the applied loads (point forces and
+    /// torques, actuators), or one body's own term or one force element
+    /// (then added to `out`, not zeroed first, for the sparse tangent).
     #[allow(clippy::too_many_arguments)]
     fn forces_at<D: Scalar>(
         &self,
@@ -670,10 +886,13 @@ impl SpatialSystem {
         v: &[f64],
         dq: impl Fn(usize) -> [D; NV_BODY],
         dv: impl Fn(usize) -> [D; NV_BODY],
-        applied_only: bool,
+        loads: Loads,
         out: &mut [D],
     ) {
-        out.iter_mut().for_each(|x| *x = D::zero());
+        let applied_only = loads == Loads::Applied;
+        if matches!(loads, Loads::All | Loads::Applied) {
+            out.iter_mut().for_each(|x| *x = D::zero());
+        }
         let zero = [D::zero(); NV_BODY];
         let pose_of = |b: Option<usize>| match b {
             Some(b) => pose(q, Some(b), &dq(b), &zero),
@@ -688,19 +907,30 @@ impl SpatialSystem {
                 None => zero,
             }
         };
-        if !applied_only {
-            for b in 0..self.names.len() {
-                let w = vel_of(Some(b));
-                forces::body_forces(
-                    self.mass[b],
-                    &self.inertia[b],
-                    &self.gravity,
-                    &[w[3], w[4], w[5]],
-                    &mut out[NV_BODY * b..NV_BODY * (b + 1)],
-                );
-            }
+        let bodies = match loads {
+            Loads::All => 0..self.names.len(),
+            Loads::Body(b) => b..b + 1,
+            Loads::Applied | Loads::Element(_) => 0..0,
+        };
+        for b in bodies {
+            let w = vel_of(Some(b));
+            forces::body_forces(
+                self.mass[b],
+                &self.inertia[b],
+                &self.gravity,
+                &[w[3], w[4], w[5]],
+                &mut out[NV_BODY * b..NV_BODY * (b + 1)],
+            );
         }
-        for (f, data) in self.forces.iter().zip(&self.force_data) {
+        let elements = match loads {
+            Loads::All | Loads::Applied => 0..self.forces.len(),
+            Loads::Element(e) => e..e + 1,
+            Loads::Body(_) => 0..0,
+        };
+        for (f, data) in self.forces[elements.clone()]
+            .iter()
+            .zip(&self.force_data[elements])
+        {
             match &f.kind {
                 SpatialForceKind::PointForce { at, force, frame } => {
                     if let Some(b) = index(at.body) {
@@ -934,12 +1164,58 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
+    /// Φ_q in its sparse pattern; M as its diagonal when every J' is
+    /// diagonal (no n_v × n_v matrix), dense otherwise.
     fn data(&self) -> SystemData {
-        SystemData::for_system(self)
+        let (nq, nv, nc) = (self.nq(), self.nv(), self.nc());
+        if self.structure().mass_matrix_is_diagonal {
+            SystemData::with_diagonal_mass(nq, nv, nc, Some(&self.jac_pattern))
+        } else {
+            SystemData::with_jacobian_pattern(nq, nv, nc, Some(&self.jac_pattern))
+        }
     }
 
+    /// Each quantity by its own method, Φ_q straight into its sparse
+    /// pattern ([`Sparsity::fill_constraint_jacobian`], O(n_c)), the
+    /// constant M written once per [`SystemData`] (its diagonal when so
+    /// stored): nothing of size n_v × n_v or n_c × n_v per call.
     fn evaluate(&self, data: &mut SystemData, t: f64, q: &[f64], v: &[f64], what: Quantities) {
-        crate::evaluate_each(self, data, t, q, v, what);
+        if what.contains(Quantities::MASS_MATRIX) && !data.mass_matrix_filled {
+            if data.mass_is_stored_diagonal() {
+                for b in 0..self.names.len() {
+                    for k in 0..3 {
+                        data.mass_diagonal[NV_BODY * b + k] = self.mass[b];
+                        data.mass_diagonal[NV_BODY * b + 3 + k] = self.inertia[b][k][k];
+                    }
+                }
+            } else {
+                self.mass_matrix(q, &mut data.mass_matrix);
+            }
+            data.mass_matrix_filled = true;
+        }
+        if what.contains(Quantities::FORCES) {
+            self.generalized_forces(t, q, v, &mut data.forces);
+        }
+        if what.contains(Quantities::CONSTRAINTS) {
+            self.constraints(t, q, &mut data.constraints);
+        }
+        if what.contains(Quantities::CONSTRAINT_JACOBIAN)
+            || what.contains(Quantities::VELOCITY_CONSTRAINTS)
+        {
+            self.fill_constraint_jacobian(t, q, &mut data.constraint_jacobian);
+        }
+        if what.contains(Quantities::VELOCITY_CONSTRAINTS) {
+            self.constraint_time_derivative(t, q, &mut data.constraint_time_derivative);
+            data.velocity_constraints
+                .copy_from_slice(&data.constraint_time_derivative);
+            data.constraint_jacobian
+                .mul_add(v, &mut data.velocity_constraints);
+        }
+        if what.contains(Quantities::GAMMA) {
+            self.gamma(t, q, v, &mut data.gamma);
+        }
+        data.t = t;
+        data.evaluated = what;
     }
 
     /// M = diag(m I₃, J') is constant; diagonal when every J' is.
@@ -969,7 +1245,7 @@ impl MechanicalSystem for SpatialSystem {
 
     fn generalized_forces(&self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(t, q, v, zero, zero, false, f);
+        self.forces_at::<f64>(t, q, v, zero, zero, Loads::All, f);
     }
 
     /// ∂Q/∂q along q ⊕ δ and ∂Q/∂v (n_v × n_v each), by dual numbers.
@@ -994,11 +1270,11 @@ impl MechanicalSystem for SpatialSystem {
                 }
             };
             let none = |_| [Dual64::from(0.0); NV_BODY];
-            self.forces_at(t, q, v, bump, none, false, &mut out);
+            self.forces_at(t, q, v, bump, none, Loads::All, &mut out);
             for i in 0..n {
                 dq[(i, col)] = out[i].eps;
             }
-            self.forces_at(t, q, v, none, bump, false, &mut out);
+            self.forces_at(t, q, v, none, bump, Loads::All, &mut out);
             for i in 0..n {
                 dv[(i, col)] = out[i].eps;
             }
@@ -1071,37 +1347,11 @@ impl MechanicalSystem for SpatialSystem {
     /// ∂(Φ_qᵀλ)/∂q along q ⊕ δ: entry (j, k) = ∂²(λᵀΦ)/∂δ_k∂ε_j of
     /// λᵀΦ((q ⊕ δ) ⊕ ε), by nested duals.
     fn constraint_force_jacobian(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut DMatrix<f64>) {
-        type D = Dual<Dual64>;
         out.fill(0.0);
-        let zero = [D::from(0.0); NV_BODY];
-        let inner_unit = D::from_re(Dual64::new(0.0, 1.0));
-        let outer_unit = D::new(Dual64::from(0.0), Dual64::from(1.0));
-        let mut res = [D::from(0.0); 6];
-        for el in &self.joints {
-            let n = el.equations();
-            let f = D::from(el.time_value(t).0);
-            for side_k in 0..2 {
-                let Some(ck) = Self::end_columns(el, side_k) else {
-                    continue;
-                };
-                for k in 0..NV_BODY {
-                    for side_j in 0..2 {
-                        let Some(cj) = Self::end_columns(el, side_j) else {
-                            continue;
-                        };
-                        for j in 0..NV_BODY {
-                            let mut inner = [zero; 2];
-                            inner[side_k] = direction(k, inner_unit);
-                            let mut outer = [zero; 2];
-                            outer[side_j] = direction(j, outer_unit);
-                            Self::joint_at(el, q, inner, outer, f, &mut res[..n]);
-                            let s: f64 = (0..n).map(|i| lambda[el.row + i] * res[i].eps.eps).sum();
-                            out[(cj + j, ck + k)] += s;
-                        }
-                    }
-                }
-            }
-        }
+        self.constraint_force_blocks(t, q, lambda, |row, col, h| {
+            out[(row, col)] += h;
+            true
+        });
     }
 
     fn kinetic_energy(&self, _q: &[f64], v: &[f64]) -> f64 {
@@ -1236,7 +1486,11 @@ impl MechanicalSystem for SpatialSystem {
         Some(self)
     }
 
-    crate::absent_capabilities!(sparsity, friction);
+    fn sparsity(&self) -> Option<&dyn Sparsity> {
+        Some(self)
+    }
+
+    crate::absent_capabilities!(friction);
 
     fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
         Some(Box::new(crate::SpatialJointSystem::new(self)))
@@ -1332,11 +1586,126 @@ impl SwitchingFunctions for SpatialSystem {
     }
 }
 
+/// Φ_q and the tangent in the fixed patterns of the joints' and force
+/// elements' bodies: a joint row depends only on the 6 velocities
+/// (ṙ, ω') of each of its two bodies, so a chain's Φ_q has 12 entries a
+/// row and its right-hand side costs O(N).
+impl Sparsity for SpatialSystem {
+    fn jacobian_pattern(&self) -> Vec<(usize, usize)> {
+        self.jac_pattern.clone()
+    }
+
+    /// Each body's own 6 × 6 block (M, the gyroscopic ∂Q/∂v), and every
+    /// pair of velocities of the bodies of one joint, driver or force
+    /// element (its constraint-force and force derivatives).
+    fn tangent_entries(&self) -> Vec<(usize, usize)> {
+        let mut p = Vec::new();
+        let mut couple = |ends: [Option<usize>; 2]| {
+            for a in ends.iter().flatten() {
+                for b in ends.iter().flatten() {
+                    for i in 0..NV_BODY {
+                        for j in 0..NV_BODY {
+                            p.push((NV_BODY * a + i, NV_BODY * b + j));
+                        }
+                    }
+                }
+            }
+        };
+        for b in 0..self.names.len() {
+            couple([Some(b), None]);
+        }
+        for el in &self.joints {
+            couple(el.bodies);
+        }
+        for e in 0..self.forces.len() {
+            couple(self.force_bodies(e));
+        }
+        p.sort_unstable();
+        p.dedup();
+        p
+    }
+
+    /// O(n_c): per joint or driver one evaluation of Φ in 12-component
+    /// vector duals (the 6 velocities of each end, along q ⊕ δ, the poses
+    /// seeded to first order by `seeded_pose`), its
+    /// entries written into their slots (found by search when `jac` does
+    /// not have this system's pattern, e.g. a dense one).
+    fn fill_constraint_jacobian(&self, t: f64, q: &[f64], jac: &mut SparseMatrix) {
+        type D = DualSVec64<{ 2 * NV_BODY }>;
+        let own = jac.nnz() == self.jac_nnz && jac.shape() == (self.nc(), self.nv());
+        if !own {
+            jac.fill_zero();
+        }
+        let mut out = [D::from_re(0.0); 6];
+        for el in &self.joints {
+            let n = el.equations();
+            let f = D::from_re(el.time_value(t).0);
+            let pa = seeded_pose(q, el.bodies[0], 0);
+            let pb = seeded_pose(q, el.bodies[1], NV_BODY);
+            Self::joint_residual(el, &pa, &pb, f, &mut out[..n]);
+            for (i, phi) in out[..n].iter().enumerate() {
+                let row = el.row + i;
+                let g = phi.eps.0.as_ref();
+                for (side, b) in el.bodies.iter().enumerate() {
+                    let Some(b) = b else { continue };
+                    for k in 0..NV_BODY {
+                        let value = g.map_or(0.0, |g| g[NV_BODY * side + k]);
+                        let slot = if own {
+                            Some(self.jac_slots[2 * NV_BODY * row + NV_BODY * side + k])
+                        } else {
+                            jac.index_of(row, NV_BODY * b + k)
+                        };
+                        if let Some(slot) = slot {
+                            jac.values[slot] = value;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The blocks of [`MechanicalSystem::constraint_force_jacobian`] and
+    /// [`MechanicalSystem::force_jacobians`] (derivatives along q ⊕ δ, so
+    /// n_v columns), element by element, added at their entries of
+    /// `pattern` (binary search) instead of into n_v × n_v matrices. M is
+    /// constant (body-frame ω'), so K and C are exact; returns false only
+    /// when `pattern` lacks an entry of an element's block (never for
+    /// [`Sparsity::tangent_entries`]).
+    fn fill_tangent(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        lambda: &[f64],
+        pattern: &[(usize, usize)],
+        k: &mut [f64],
+        c: &mut [f64],
+    ) -> bool {
+        k.fill(0.0);
+        c.fill(0.0);
+        let slot = |row: usize, col: usize| pattern.binary_search(&(row, col)).ok();
+        self.constraint_force_blocks(t, q, lambda, |row, col, h| match slot(row, col) {
+            Some(e) => {
+                k[e] += h;
+                true
+            }
+            None => false,
+        }) && self.force_blocks(t, q, v, |row, col, gq, gv| match slot(row, col) {
+            Some(e) => {
+                k[e] -= gq;
+                c[e] -= gv;
+                true
+            }
+            None => false,
+        })
+    }
+}
+
 impl AppliedLoads for SpatialSystem {
     /// The point forces and torques (len n_v).
     fn applied_load_forces(&self, t: f64, q: &[f64], v: &[f64], qa: &mut [f64]) {
         let zero = |_| [0.0; NV_BODY];
-        self.forces_at::<f64>(t, q, v, zero, zero, true, qa);
+        self.forces_at::<f64>(t, q, v, zero, zero, Loads::Applied, qa);
     }
 }
 

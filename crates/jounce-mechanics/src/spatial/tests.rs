@@ -14,7 +14,7 @@ use crate::MechanicalSystem;
 
 /// Three bodies off their joints (Φ ≠ 0), every joint kind, every force
 /// element, nonzero velocities.
-const MODEL: &str = r#"
+pub(super) const MODEL: &str = r#"
 [model]
 space = "spatial"
 gravity = [0.3, -1.0, -9.81]
