@@ -82,13 +82,12 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
     nq: usize,
     n: usize,
     m: usize,
-    /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q; 0 × 0 until the
-    /// dense tangent is first asked for (a system with a sparse tangent
-    /// never allocates them).
+    /// Tangent buffers (n × n): ∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q; 0 × 0 while the
+    /// iteration matrix is sparse ([`Self::size_dense_buffers`]).
     fq: DMatrix<f64>,
     fv: DMatrix<f64>,
     dm: DMatrix<f64>,
-    /// Φ_qt (m × n), 0 × 0 until first needed.
+    /// Φ_qt (m × n); as the tangent buffers.
     phi_qt: DMatrix<f64>,
     /// Whether drivers assemble the iteration matrix sparse
     /// ([`ConstrainedSecondOrderProblem::sparsity`]).
@@ -116,10 +115,11 @@ pub struct ConstrainedEquations<'a, S: MechanicalSystem + ?Sized> {
 const SPARSE_ITERATION_MIN_DIM: usize = 40;
 
 impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
-    /// The equations of `sys`; every buffer is allocated here.
+    /// The equations of `sys`; every buffer is allocated here (the dense
+    /// tangent's by [`Self::size_dense_buffers`]).
     pub fn new(sys: &'a S) -> Self {
         let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
-        Self {
+        let mut eq = Self {
             sys,
             nq,
             n,
@@ -140,6 +140,30 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
                 e.dedup();
                 e
             },
+        };
+        eq.size_dense_buffers();
+        eq
+    }
+
+    /// The dense tangent's buffers (∂Q/∂q, ∂Q/∂v, ∂(M a)/∂q, Φ_qt) sized
+    /// for the iteration matrix the solver declares: n × n (m × n) when it
+    /// is dense, so that the dense tangent of a run allocates nothing;
+    /// 0 × 0 when it is sparse (a 1000-body spatial chain would hold three
+    /// 6000 × 6000 matrices it never fills; a dense tangent asked for
+    /// anyway allocates them on first use).
+    fn size_dense_buffers(&mut self) {
+        let (n, m) = if self.sparsity().is_none() {
+            (self.n, self.m)
+        } else {
+            (0, 0)
+        };
+        if self.fq.nrows() != n {
+            self.fq = DMatrix::zeros(n, n);
+            self.fv = DMatrix::zeros(n, n);
+            self.dm = DMatrix::zeros(n, n);
+        }
+        if self.phi_qt.shape() != (m, n) {
+            self.phi_qt = DMatrix::zeros(m, n);
         }
     }
 
@@ -151,6 +175,7 @@ impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.solver = solver;
         self.kkt = Kkt::with_solver(self.sys, solver);
+        self.size_dense_buffers();
         self
     }
 }
@@ -191,6 +216,7 @@ impl<'a, S: MechanicalSystem + ?Sized> DaeFormulation<'a, S> {
     pub fn with_linear_solver(mut self, solver: LinearSolver) -> Self {
         self.dae.problem.solver = solver;
         self.dae.problem.kkt = Kkt::with_solver(self.sys, solver);
+        self.dae.problem.size_dense_buffers();
         // the declared sparsity depends on the solver
         self.dae.prime_pattern();
         self
