@@ -116,7 +116,7 @@ const SPARSE_ITERATION_MIN_DIM: usize = 40;
 
 impl<'a, S: MechanicalSystem + ?Sized> ConstrainedEquations<'a, S> {
     /// The equations of `sys`; every buffer is allocated here (the dense
-    /// tangent's by [`Self::size_dense_buffers`]).
+    /// tangent's sized for the iteration matrix the solver declares).
     pub fn new(sys: &'a S) -> Self {
         let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
         let mut eq = Self {
