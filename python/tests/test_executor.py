@@ -97,8 +97,11 @@ def test_dask_sweep_survives_a_killed_worker(local, dask_client):
     pids = list(dask_client.run(os.getpid).values())
     ours, running = kill_one_during(
         lambda: jounce.sweep(str(PENDULUM), PATH, VALUES, figures=FIGURES,
-                             executor=dask_client, batch_size=20),
-        lambda: pids, 0.8)
+                             executor=dask_client, batch_size=5),
+        # on an idle machine the whole sweep takes about 0.5 s (it ended
+        # before a kill at 0.8 s in CI on 2026-11-29): kill early, with
+        # 200 batches in flight
+        lambda: pids, 0.25)
     assert running, "the sweep ended before the kill: make it longer"
     check_complete(ours, local)
     dask_client.wait_for_workers(2, timeout=60)
