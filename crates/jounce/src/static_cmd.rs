@@ -187,15 +187,7 @@ pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
             dtheta: eq.q[3 * i + 2] - q0[3 * i + 2],
         })
         .collect();
-    let reactions = eq
-        .lambda
-        .iter()
-        .enumerate()
-        .map(|(r, &l)| Reaction {
-            constraint: sys.constraint_label(r),
-            lambda: l,
-        })
-        .collect();
+    let reactions = reactions(&sys, &eq.lambda);
     Ok(StateFile {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         kind: "static_equilibrium".into(),
@@ -218,6 +210,18 @@ pub fn static_state(model: &Model) -> Result<StateFile, RunError> {
             "at the static equilibrium",
         ),
     })
+}
+
+/// Each constraint row's λ with the row's label.
+fn reactions(sys: &dyn MechanicalSystem, lambda: &[f64]) -> Vec<Reaction> {
+    lambda
+        .iter()
+        .enumerate()
+        .map(|(r, &l)| Reaction {
+            constraint: sys.constraint_label(r),
+            lambda: l,
+        })
+        .collect()
 }
 
 /// [`static_state`] of a spatial model: the equilibrium on its unit
@@ -251,15 +255,7 @@ fn spatial_static_state(model: &Model) -> Result<StateFile, RunError> {
             }
         })
         .collect();
-    let reactions = eq
-        .lambda
-        .iter()
-        .enumerate()
-        .map(|(r, &l)| Reaction {
-            constraint: sys.constraint_label(r),
-            lambda: l,
-        })
-        .collect();
+    let reactions = reactions(&sys, &eq.lambda);
     Ok(StateFile {
         jounce_version: env!("CARGO_PKG_VERSION").to_string(),
         kind: "static_equilibrium".into(),
