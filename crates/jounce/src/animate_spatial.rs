@@ -295,10 +295,10 @@ pub fn spatial_scene(model: &Model, series: &Series) -> Result<SpatialScene, Run
         let idx = POSE.map(|c| series.column_index(&format!("{}.{c}", b.name)));
         if let Some(missing) = POSE.iter().zip(&idx).find(|(_, i)| i.is_none()) {
             return Err(RunError::Setup(format!(
-                "{}: no pose column '{}.{}' of body '{0}' (x, y, z, qw, qx, qy, qz): is it the output of this spatial model?",
+                "{}: no pose column '{name}.{}' of body '{name}' (x, y, z, qw, qx, qy, qz): is it the output of this spatial model?",
                 series.path.display(),
-                b.name,
-                missing.0
+                missing.0,
+                name = b.name,
             )));
         }
         cols.push(idx.map(|i| i.unwrap_or(0)));
@@ -528,7 +528,7 @@ console.error = function (...args) {
     mats = frameMats(f);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     // contact planes: a 10 x 10 grid about the box centre's foot
-    const half = 0.6 * size;
+    const half = 0.5 * size;
     for (const P of S.planes) {
       const F = frameOf(P.body), p0 = F.at(P.point), nrm = unit(F.dir(P.normal));
       const t1 = unit(Math.abs(nrm[0]) < 0.9 ? cross(nrm, [1, 0, 0]) : cross(nrm, [0, 1, 0]));
@@ -607,30 +607,149 @@ console.error = function (...args) {
     frames: n,
     place: function (i, body, s) { const q = S.poses[i][body]; return placeWith(q, rotation(q), s); },
   };
-  let playing = true, t0 = null, start = 0;
-  function tick(now) {
-    if (playing) {
-      if (t0 === null) { t0 = now; start = S.t[f]; }
-      const target = start + (now - t0) / 1000 * Number(speed.value);
-      while (f < n - 1 && S.t[f + 1] <= target) f += 1;
-      if (f >= n - 1) { playing = false; play.textContent = "play"; }
-      draw();
-    }
-    window.requestAnimationFrame(tick);
+  // playback: each tick on the next animation frame, or after 40 ms if
+  // none comes first (a headless browser's virtual time runs timers, not
+  // animation frames); ticks stop while paused
+  let playing = true, t0 = null, start = 0, frameId = 0, timerId = 0;
+  function schedule() {
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    frameId = window.requestAnimationFrame(run);
+    timerId = window.setTimeout(run, 40);
+  }
+  function run() {
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    if (!playing) return;
+    const now = performance.now();
+    if (t0 === null) { t0 = now; start = S.t[f]; }
+    const target = start + (now - t0) / 1000 * Number(speed.value);
+    while (f < n - 1 && S.t[f + 1] <= target) f += 1;
+    if (f >= n - 1) { playing = false; play.textContent = "play"; }
+    draw();
+    if (playing) schedule();
   }
   play.addEventListener("click", function () {
     playing = !playing;
     if (playing && f >= n - 1) f = 0;
     t0 = null;
     play.textContent = playing ? "pause" : "play";
+    if (playing) schedule();
   });
   slider.addEventListener("input", function () { f = Number(slider.value); t0 = null; draw(); });
   speed.addEventListener("change", function () { t0 = null; });
   camera();
   draw();
-  window.requestAnimationFrame(tick);
+  schedule();
 })();
 </script>
 </body>
 </html>
 "##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain of `n` rods along x on spherical joints, gravity −z.
+    fn chain(n: usize) -> Model {
+        let mut text = String::from(
+            "[model]\nname = \"chain\"\nspace = \"spatial\"\ngravity = [0.0, 0.0, -9.81]\n",
+        );
+        for i in 0..n {
+            let x = 0.2 * i as f64 + 0.1;
+            text += &format!(
+                "[[bodies]]\nname = \"rod{i}\"\nmass = 1.0\ninertia = [0.001, 0.01, 0.01]\nposition = [{x}, 0.0, 0.0]\n"
+            );
+        }
+        for i in 0..n {
+            let (b1, p1) = if i == 0 {
+                ("ground".to_string(), "[0.0, 0.0, 0.0]")
+            } else {
+                (format!("rod{}", i - 1), "[0.1, 0.0, 0.0]")
+            };
+            text += &format!(
+                "[[joints]]\nname = \"j{i}\"\ntype = \"spherical\"\nbody1 = \"{b1}\"\npoint1 = {p1}\nbody2 = \"rod{i}\"\npoint2 = [-0.1, 0.0, 0.0]\n"
+            );
+        }
+        text += "[settings]\nt_end = 1.0\n";
+        jounce_model::from_str(&text, "chain.toml").unwrap()
+    }
+
+    /// `rows` rows of every body's pose: the rods turning about z at
+    /// rates that make every digit of the numbers count.
+    fn series(model: &Model, rows: usize) -> Series {
+        let sm = model.spatial.as_ref().unwrap();
+        let mut header = vec!["t".to_string()];
+        for b in &sm.bodies {
+            header.extend(POSE.iter().map(|c| format!("{}.{c}", b.name)));
+        }
+        let rows = (0..rows)
+            .map(|k| {
+                let t = k as f64 * 1e-3;
+                let mut row = vec![t];
+                for (i, b) in sm.bodies.iter().enumerate() {
+                    let h = 0.5 * (1.0 + i as f64 / 7.0) * t;
+                    let p = b.position;
+                    row.extend([p[0], p[1], p[2], h.cos(), 0.0, 0.0, h.sin()]);
+                }
+                row
+            })
+            .collect();
+        Series {
+            path: "timeseries.csv".into(),
+            header,
+            rows,
+        }
+    }
+
+    #[test]
+    fn a_long_run_of_many_bodies_is_thinned_to_the_pose_budget() {
+        let model = chain(100);
+        let s = spatial_scene(&model, &series(&model, 4001)).unwrap();
+        let frames = s.t.len();
+        // 150 000 poses / 100 bodies = 1500 frames at most: every third row
+        // of 4001 and the last
+        assert_eq!(frames, 1335);
+        assert!(frames * 100 <= MAX_BODY_FRAMES);
+        assert_eq!(s.t[1], 3e-3);
+        assert_eq!(*s.t.last().unwrap(), 4.0);
+        // each rod through its joint points (the last has no outer joint),
+        // the first joint on ground
+        assert!(s.body_points[..99].iter().all(|p| p.len() == 2));
+        assert_eq!(s.body_points[99], [[-0.1, 0.0, 0.0]]);
+        assert_eq!(s.ground_points, [[0.0; 3]]);
+        // the page at the budget stays well under 30 MB
+        let page = spatial_html(&s).len();
+        let at_budget = page as f64 / (frames * 100) as f64 * MAX_BODY_FRAMES as f64;
+        assert!(at_budget < 30e6, "{at_budget} bytes at the budget");
+    }
+
+    #[test]
+    fn a_series_without_a_bodys_pose_columns_is_refused_by_name() {
+        let model = chain(2);
+        let mut ts = series(&model, 3);
+        let qz = ts.column_index("rod1.qz").unwrap();
+        ts.header[qz] = "rod1.q_z".into();
+        let e = spatial_scene(&model, &ts).unwrap_err().to_string();
+        assert!(e.contains("'rod1.qz'") && e.contains("body 'rod1'"), "{e}");
+        let empty = Series {
+            rows: Vec::new(),
+            ..series(&model, 0)
+        };
+        let e = spatial_scene(&model, &empty).unwrap_err().to_string();
+        assert!(e.contains("no rows"), "{e}");
+    }
+
+    #[test]
+    fn a_body_point_is_placed_by_its_quaternion() {
+        // a quarter turn about z takes body x to world y: P = r + A s
+        let h = std::f64::consts::FRAC_PI_4;
+        let pose = [1.0, 2.0, 3.0, h.cos(), 0.0, 0.0, h.sin()];
+        let a = rotation_matrix([pose[3], pose[4], pose[5], pose[6]]);
+        let p = place(&pose, &a, &[0.5, 0.0, 0.0]);
+        for (x, e) in p.iter().zip([1.0, 2.5, 3.0]) {
+            assert!((x - e).abs() < 1e-15, "{p:?}");
+        }
+    }
+}
