@@ -197,7 +197,10 @@ pub(crate) fn frame_rows<'s>(
                 .last()
                 .filter(|_| !(series.rows.len() - 1).is_multiple_of(stride)),
         )
-        .filter(|r| cols.iter().all(|&c| r.get(c).is_some_and(|v| v.is_finite())))
+        .filter(|r| {
+            cols.iter()
+                .all(|&c| r.get(c).is_some_and(|v| v.is_finite()))
+        })
         .collect()
 }
 
