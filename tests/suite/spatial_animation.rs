@@ -352,3 +352,77 @@ fn a_headless_browser_plays_every_spatial_example_and_turns_the_view() {
         assert!(worst <= 1e-9, "{model}: drawn points off by {worst:e} m");
     }
 }
+
+#[test]
+fn contact_spheres_planes_and_joint_lines_are_drawn_where_the_model_puts_them() {
+    // the bouncing ball: its sphere (r = 0.25 m at its centre) above the
+    // ground plane z = 0 in every frame, touching it at the impacts
+    let (_, html) = animate(
+        "examples/spatial_bouncing_ball.toml",
+        "animate_spatial_ball",
+    );
+    let s = scene(&html);
+    assert_eq!(
+        s["body_spheres"][0][0][0],
+        serde_json::json!([0.0, 0.0, 0.0])
+    );
+    assert_eq!(s["body_spheres"][0][0][1].as_f64().unwrap(), 0.25);
+    let plane = &s["planes"][0];
+    assert!(plane["body"].is_null(), "the plane is on ground");
+    assert_eq!(v3(&plane["point"]), [0.0; 3]);
+    assert_eq!(v3(&plane["normal"]), [0.0, 0.0, 1.0]);
+    let lowest = s["poses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f[0][2].as_f64().unwrap() - 0.25)
+        .fold(f64::INFINITY, f64::min);
+    println!("bouncing ball: lowest point of the drawn sphere {lowest:.2e} m above the plane");
+    assert!(lowest > -1e-6 && lowest < 1e-2, "lowest {lowest}");
+    // the box holds the sphere, not only its centre
+    assert!(s["bounds"][5].as_f64().unwrap() >= 2.25 - 1e-12);
+
+    // the slider-crank: the slider's point on the prismatic guide's line
+    // (ground, through (0, 0.05, 0.02) along x) in every frame
+    let (_, html) = animate(
+        "examples/spatial_slider_crank.toml",
+        "animate_spatial_crank",
+    );
+    let s = scene(&html);
+    let guide = &s["guides"][0];
+    assert!(guide["body"].is_null());
+    assert_eq!(v3(&guide["point"]), [0.0, 0.05, 0.02]);
+    assert_eq!(v3(&guide["direction"]), [1.0, 0.0, 0.0]);
+    let slider = s["bodies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|b| b == "slider")
+        .unwrap();
+    let mut off = 0.0_f64;
+    let mut stroke = (f64::INFINITY, f64::NEG_INFINITY);
+    for f in s["poses"].as_array().unwrap() {
+        let p = place_quaternion(&f[slider], [0.0; 3]);
+        off = off.max(dist([0.0, p[1], p[2]], [0.0, 0.05, 0.02]));
+        stroke = (stroke.0.min(p[0]), stroke.1.max(p[0]));
+    }
+    println!(
+        "slider-crank: slider off its guide by {off:.2e} m, stroke {:.4} m",
+        stroke.1 - stroke.0
+    );
+    assert!(off < 1e-8, "the slider leaves its guide by {off} m");
+    // closed form: the pin on the circle of radius r = 0.1 m about x, the
+    // guide at distance d = √(0.05² + 0.02²) m from that axis, the rod
+    // L = 0.3 m: x_slider = √(L² − |pin − guide|²) between
+    // √(L² − (r + d)²) and √(L² − (r − d)²) over the crank's full turn
+    // (frames 3.6° apart: within 1e-4 m of the extremes)
+    let (l, r, d) = (0.3_f64, 0.1_f64, 0.05_f64.hypot(0.02));
+    let (lo, hi) = (
+        (l * l - (r + d).powi(2)).sqrt(),
+        (l * l - (r - d).powi(2)).sqrt(),
+    );
+    assert!(
+        (stroke.0 - lo).abs() < 1e-4 && (stroke.1 - hi).abs() < 1e-4,
+        "stroke {stroke:?}, closed form ({lo}, {hi})"
+    );
+}
