@@ -10,7 +10,7 @@ use std::process::Command;
 use support::{jounce, scratch, Series};
 
 /// The inline scene of an animation page.
-fn scene(html: &str) -> serde_json::Value {
+pub(crate) fn scene(html: &str) -> serde_json::Value {
     let start = html
         .find(r#"<script id="scene" type="application/json">"#)
         .unwrap();
@@ -21,7 +21,7 @@ fn scene(html: &str) -> serde_json::Value {
 }
 
 /// A headless Chromium (the CI script installs Debian's `chromium`).
-fn browser() -> Option<&'static str> {
+pub(crate) fn browser() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|b| {
@@ -32,7 +32,7 @@ fn browser() -> Option<&'static str> {
         })
 }
 
-fn animate(model: &str, tag: &str) -> (std::path::PathBuf, String) {
+pub(crate) fn animate(model: &str, tag: &str) -> (std::path::PathBuf, String) {
     let dir = scratch(tag);
     let model = support::repo(model);
     let (code, out, err) = jounce(&[

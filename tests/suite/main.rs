@@ -43,6 +43,7 @@ mod s1_index3;
 mod s3;
 mod scale;
 mod singular_configurations;
+mod spatial_animation;
 mod spatial_chain;
 mod spatial_contacts;
 mod spatial_examples;
