@@ -404,29 +404,43 @@ console.error = function (...args) {{
     label.textContent = "t = " + S.t[k].toFixed(4) + " s";
     drawn += 1;
     document.body.dataset.framesDrawn = String(drawn);
+    document.body.dataset.frame = String(k);
+    document.body.dataset.frames = String(n);
     if (document.body.dataset.status === "loading") document.body.dataset.status = "ok";
   }}
-  let playing = true, t0 = null, start = 0;
-  function tick(now) {{
-    if (playing) {{
-      if (t0 === null) {{ t0 = now; start = S.t[k]; }}
-      const target = start + (now - t0) / 1000 * Number(speed.value);
-      while (k < n - 1 && S.t[k + 1] <= target) k += 1;
-      if (k >= n - 1) {{ playing = false; play.textContent = "play"; }}
-      draw();
-    }}
-    window.requestAnimationFrame(tick);
+  // playback: each tick on the next animation frame, or after 40 ms if
+  // none comes first (a headless browser's virtual time runs timers but
+  // hardly any animation frames); ticks stop while paused
+  let playing = true, t0 = null, start = 0, frameId = 0, timerId = 0;
+  function schedule() {{
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    frameId = window.requestAnimationFrame(tick);
+    timerId = window.setTimeout(tick, 40);
+  }}
+  function tick() {{
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    if (!playing) return;
+    const now = performance.now();
+    if (t0 === null) {{ t0 = now; start = S.t[k]; }}
+    const target = start + (now - t0) / 1000 * Number(speed.value);
+    while (k < n - 1 && S.t[k + 1] <= target) k += 1;
+    if (k >= n - 1) {{ playing = false; play.textContent = "play"; }}
+    draw();
+    if (playing) schedule();
   }}
   play.addEventListener("click", function () {{
     playing = !playing;
     if (playing && k >= n - 1) k = 0;
     t0 = null;
     play.textContent = playing ? "pause" : "play";
+    if (playing) schedule();
   }});
   slider.addEventListener("input", function () {{ k = Number(slider.value); t0 = null; draw(); }});
   speed.addEventListener("change", function () {{ t0 = null; }});
   draw();
-  window.requestAnimationFrame(tick);
+  schedule();
 }})();
 </script>
 </body>
