@@ -15,6 +15,7 @@ mod bench;
 mod branch_switch_chain;
 mod breakpoints;
 mod cli;
+mod double_wishbone;
 mod compare;
 mod contacts;
 mod conventions;
