@@ -200,8 +200,8 @@ impl Corner {
             }
         }
         assert!(tie(psi).abs() < 1e-14, "tie rod not closed: {}", tie(psi));
-        let phi_u = angle_yz(sub(a, self.upper_pivot))
-            - angle_yz(sub(self.upper_ball, self.upper_pivot));
+        let phi_u =
+            angle_yz(sub(a, self.upper_pivot)) - angle_yz(sub(self.upper_ball, self.upper_pivot));
         Pose {
             wheel_centre: knuckle(psi, self.wheel_centre),
             knuckle_cm: knuckle(psi, self.knuckle_cm),
@@ -289,7 +289,10 @@ fn check_equilibrium(model: &jounce_model::Model) -> (f64, f64, f64, f64) {
     ] {
         let there = spatial_body(&state, name).position;
         let gap = norm(sub(add(here, lift), there));
-        assert!(gap < 1e-9, "{name}: closed form {here:?} vs engine {there:?}");
+        assert!(
+            gap < 1e-9,
+            "{name}: closed form {here:?} vs engine {there:?}"
+        );
     }
     // forces at the engine's equilibrium: spring tension (negative in
     // compression) from the engine's spring length, tyre likewise
@@ -298,7 +301,10 @@ fn check_equilibrium(model: &jounce_model::Model) -> (f64, f64, f64, f64) {
     let seat = {
         let la = spatial_body(&state, "lower_arm");
         let a = jounce_model::rotation_matrix(la.orientation);
-        add(la.position, mat_vec(a, sub(corner.spring_seat, corner.lower_arm_cm)))
+        add(
+            la.position,
+            mat_vec(a, sub(corner.spring_seat, corner.lower_arm_cm)),
+        )
     };
     let spring_length = norm(sub(seat, add(corner.spring_top, lift)));
     assert!((spring_length - pose.spring_length).abs() < 1e-9);
@@ -345,10 +351,16 @@ fn check_equilibrium(model: &jounce_model::Model) -> (f64, f64, f64, f64) {
 fn double_wishbone_design_position_is_the_static_equilibrium_by_virtual_work() {
     let model = shipped_model();
     let (theta, sink, spring_force, mr) = check_equilibrium(&model);
-    assert!(theta.abs() < 1e-9 && sink.abs() < 1e-9, "{theta:e} {sink:e}");
+    assert!(
+        theta.abs() < 1e-9 && sink.abs() < 1e-9,
+        "{theta:e} {sink:e}"
+    );
     // the header's figures
     assert!((mr - 0.6216).abs() < 1e-4, "MR {mr}");
-    assert!((spring_force - 4771.07).abs() < 0.01, "spring {spring_force}");
+    assert!(
+        (spring_force - 4771.07).abs() < 0.01,
+        "spring {spring_force}"
+    );
 }
 
 /// 100 kg more on the body: the suspension settles at a new pose, where
@@ -357,7 +369,11 @@ fn double_wishbone_design_position_is_the_static_equilibrium_by_virtual_work() {
 fn double_wishbone_loaded_equilibrium_satisfies_virtual_work() {
     let mut model = shipped_model();
     let sp = model.spatial.as_mut().unwrap();
-    sp.bodies.iter_mut().find(|b| b.name == "body").unwrap().mass += 100.0;
+    sp.bodies
+        .iter_mut()
+        .find(|b| b.name == "body")
+        .unwrap()
+        .mass += 100.0;
     let corner = Corner::of(sp);
     let (theta, sink, _, mr) = check_equilibrium(&model);
     // about 981 N over the ride rate k MR² k_t / (k MR² + k_t) ≈ 21 kN/m
@@ -436,7 +452,7 @@ fn double_wishbone_over_the_bump_closes_its_energy_account_and_keeps_its_joints(
     for b in &sp.bodies {
         for i in 0..n {
             let q = ["qw", "qx", "qy", "qz"].map(|c| ts.col(&format!("{}.{c}", b.name))[i]);
-            drift = drift.max((norm([q[0], q[1], q[2]]).hypot(q[3]) - 1.0).abs());
+            drift = drift.max((q.iter().map(|x| x * x).sum::<f64>().sqrt() - 1.0).abs());
         }
     }
     assert!(drift <= 1e-12, "quaternion norm drift {drift:e}");
@@ -446,14 +462,23 @@ fn double_wishbone_over_the_bump_closes_its_energy_account_and_keeps_its_joints(
         .fold(0.0, f64::max);
     assert!(road_error < 1e-9, "road off its profile by {road_error:e}");
     // the wheel's spin about its own axis is constant (symmetric wheel, no
-    // axial torque)
-    let spin0 = sp.bodies.iter().find(|b| b.name == "wheel").unwrap().angular_velocity[1];
+    // axial torque): Euler's third equation; it holds to round-off when the
+    // bearing's constraint torque has no component along its axis
+    let spin0 = sp
+        .bodies
+        .iter()
+        .find(|b| b.name == "wheel")
+        .unwrap()
+        .angular_velocity[1];
     let spin_error = ts
         .col("wheel.wy")
         .iter()
         .map(|w| (w - spin0).abs())
         .fold(0.0, f64::max);
-    assert!(spin_error < 1e-7 * spin0, "wheel spin off by {spin_error:e} rad/s");
+    assert!(
+        spin_error < 1e-7 * spin0,
+        "wheel spin off by {spin_error:e} rad/s"
+    );
 
     // the energy account from the rows: E = Σ ½ m v² + ½ ωᵀJω + m g z + ½ k (ℓ − ℓ0)²
     let (k_s, c_s, l_s0) = corner.spring;
@@ -474,7 +499,9 @@ fn double_wishbone_over_the_bump_closes_its_energy_account_and_keeps_its_joints(
             let c = |k: &str| ts.col(&format!("{}.{k}", b.name))[i];
             let v = [c("vx"), c("vy"), c("vz")];
             let w = [c("wx"), c("wy"), c("wz")];
-            e += 0.5 * b.mass * dot(v, v) + 0.5 * dot(w, mat_vec(b.inertia, w)) + b.mass * G * c("z");
+            e += 0.5 * b.mass * dot(v, v)
+                + 0.5 * dot(w, mat_vec(b.inertia, w))
+                + b.mass * G * c("z");
         }
         let (ls, rs) = spring_state(&ts, coil.0, coil.1, i);
         let (lt, rt) = spring_state(&ts, tyre.0, tyre.1, i);
@@ -496,15 +523,26 @@ fn double_wishbone_over_the_bump_closes_its_energy_account_and_keeps_its_joints(
         account.dissipated,
         s.accuracy.max_energy_balance_residual,
     );
-    assert!(min_tyre > 0.0, "the wheel leaves the road: tyre force {min_tyre} N");
+    assert!(
+        min_tyre > 0.0,
+        "the wheel leaves the road: tyre force {min_tyre} N"
+    );
     // Simpson on the 2 ms rows: its error is the quadrature's, measured
     // 2.5e-7 of the road's work (3.4e-5 J of 134.4 J); a wrong sign or a
     // missing term would leave joules
     assert!(residual.abs() < 1e-6 * work_road, "residual {residual:e} J");
     let work_error = (work_road - account.work_drivers).abs() / work_road;
     let dissipation_error = (dissipated - account.dissipated).abs() / dissipated;
-    assert!(work_error < 1e-6, "road work {work_road} J vs engine {}", account.work_drivers);
-    assert!(dissipation_error < 1e-6, "dissipated {dissipated} J vs engine {}", account.dissipated);
+    assert!(
+        work_error < 1e-6,
+        "road work {work_road} J vs engine {}",
+        account.work_drivers
+    );
+    assert!(
+        dissipation_error < 1e-6,
+        "dissipated {dissipated} J vs engine {}",
+        account.dissipated
+    );
     assert!(
         s.accuracy.max_energy_balance_residual < 1e-6,
         "engine's balance residual {:e} J",
@@ -543,9 +581,16 @@ fn double_wishbone_formulations_agree() {
         for col in ["body.z", "wheel.z"] {
             let (a, b) = (ts.col(col), reference.col(col));
             let end = (a[a.len() - 1] - b[b.len() - 1]).abs();
-            let worst = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            let worst = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max);
             println!("{formulation} + {method} at {tol:e}: {col} differs by {end:.2e} m at t = 2 s, {worst:.2e} m at most");
-            assert!(end < 1e-6 && worst < 1e-6, "{formulation} {col}: {end:e}, {worst:e}");
+            assert!(
+                end < 1e-6 && worst < 1e-6,
+                "{formulation} {col}: {end:e}, {worst:e}"
+            );
         }
     }
 }
@@ -571,7 +616,10 @@ fn linear_quarter_car(corner: &Corner) -> (f64, f64) {
     let (k_t, c_t) = (corner.tyre.0, corner.tyre.1);
     let road = |t: f64| {
         let h = 1e-7;
-        (road_height(t), (road_height(t + h) - road_height(t - h)) / (2.0 * h))
+        (
+            road_height(t),
+            (road_height(t + h) - road_height(t - h)) / (2.0 * h),
+        )
     };
     let rhs = |t: f64, y: [f64; 4]| -> [f64; 4] {
         let (zr, vr) = road(t);
