@@ -412,7 +412,7 @@ fn spring_state(ts: &Series, a: (&str, V3), b: (&str, V3), i: usize) -> (f64, f6
 /// intervals).
 fn simpson(t: &[f64], y: &[f64]) -> f64 {
     let n = y.len() - 1;
-    assert!(n % 2 == 0, "{n} intervals");
+    assert!(n.is_multiple_of(2), "{n} intervals");
     let h = (t[n] - t[0]) / n as f64;
     let inner: f64 = (1..n)
         .map(|i| if i % 2 == 1 { 4.0 * y[i] } else { 2.0 * y[i] })
