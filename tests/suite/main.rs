@@ -20,6 +20,7 @@ mod contacts;
 mod conventions;
 mod dae_convergence;
 mod dae_formulations_agree;
+mod double_wishbone;
 mod energy_account;
 mod error_estimate;
 mod every_method;
