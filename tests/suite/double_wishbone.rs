@@ -561,6 +561,7 @@ fn double_wishbone_formulations_agree() {
     assert_eq!(s.status, "completed");
     let others = [
         ("ggl", "radau5", 1e-8),
+        ("index3", "radau5", 1e-8),
         ("index3", "bdf", 1e-8),
         ("joint", "dop853", 1e-10),
     ];
