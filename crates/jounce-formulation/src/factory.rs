@@ -151,7 +151,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (unit quaternions) and a
-/// formulation that integrates q' = v (partitioning, state_space, odae;
+/// formulation that integrates q' = v (partitioning, state_space;
 /// joint unless the system's joint coordinates have n_q = n_v).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
@@ -161,7 +161,7 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     use FormulationKind as K;
     let s = settings;
     // positions that are not velocities (unit quaternions): augmented,
-    // projection, penalty, index3, ggl and augmented_lagrangian integrate
+    // projection, penalty, index3, ggl, odae and augmented_lagrangian integrate
     // q' = T(q) v (or update q by the exponential map) and keep q on its
     // manifold; joint integrates its own joint coordinates, which need
     // n_q = n_v only there (a spatial tree: one coordinate per joint
@@ -176,7 +176,13 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
         && !joint_space_ok()
         && !(matches!(
             kind,
-            K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl | K::AugmentedLagrangian
+            K::Augmented
+                | K::Projection
+                | K::Penalty
+                | K::Index3
+                | K::Ggl
+                | K::Odae
+                | K::AugmentedLagrangian
         ) && sys.n_friction_rows() == 0)
     {
         return Err(FormulationError::PositionsNotVelocities {

@@ -496,6 +496,14 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
+    /// δ = dq: planar positions are velocities.
+    fn position_increment(&self, _q: &[f64], dq: &[f64], delta: &mut [f64]) {
+        delta.copy_from_slice(dq);
+    }
+
+    /// None: planar body coordinates have no manifold constraints.
+    fn manifold_constraints(&self, _q: &[f64], _c: &mut [f64], _grad: &mut DMatrix<f64>) {}
+
     /// The default workspace, with [`SystemData::scratch`] holding
     /// (sin θ, cos θ) of every body for `evaluate`.
     fn data(&self) -> SystemData {

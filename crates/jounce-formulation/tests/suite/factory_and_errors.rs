@@ -262,7 +262,8 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
             forward(0): nc, mass_matrix, generalized_forces, force_jacobians, constraints,
                 constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
                 kinetic_energy, potential_energy, constraint_label, coordinate_label;
-            core: position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
+            core: position_derivative, integrate_position, position_increment,
+            manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
             structure: jounce_mechanics::Structure::GENERAL;
             absent: second_derivatives, sparsity, applied_loads, switching, friction,
                 joint_coordinates;
