@@ -46,6 +46,7 @@ mod singular_configurations;
 mod spatial_chain;
 mod spatial_contacts;
 mod spatial_examples;
+mod spatial_forms;
 mod spatial_formulations;
 mod spatial_joint_coordinates;
 mod spatial_static;

@@ -435,7 +435,10 @@ mod tests {
     fn spatial_invariant_jacobian_matches_central_differences() {
         use jounce_mechanics::{assemble, SpatialSystem};
         let files = [
-            ("heavy top", include_str!("../../../examples/heavy_top.toml")),
+            (
+                "heavy top",
+                include_str!("../../../examples/heavy_top.toml"),
+            ),
             (
                 "spatial double pendulum",
                 include_str!("../../../examples/spatial_double_pendulum.toml"),
@@ -485,9 +488,7 @@ mod tests {
                     worst = worst.max(d.abs() / scale);
                 }
             }
-            eprintln!(
-                "{what}: |g(y0)| {g0:.1e}, |c(y)| {off:.1e}, G vs differences {worst:.1e}"
-            );
+            eprintln!("{what}: |g(y0)| {g0:.1e}, |c(y)| {off:.1e}, G vs differences {worst:.1e}");
             assert!(g0 < 1e-9, "{what}: g(y0) = {g0:e}");
             assert!(off > 1e-3, "{what}: the point must be off the manifold");
             assert!(worst < 1e-7, "{what}: G differs by {worst:e}");

@@ -244,7 +244,7 @@ fn wrong_initial_state_length_is_refused() {
 }
 
 /// A system whose positions outnumber its velocities (as unit quaternions
-/// do): `augmented`, `projection`, `penalty`, `index3`, `ggl` and
+/// do): `augmented`, `projection`, `penalty`, `index3`, `ggl`, `odae` and
 /// `augmented_lagrangian` integrate q' = T(q) v; every other formulation integrates q' = v, so
 /// the factory refuses it by name before anything is evaluated.
 #[test]
@@ -285,6 +285,7 @@ fn positions_that_are_not_velocities_are_refused_by_name() {
         "penalty",
         "index3",
         "ggl",
+        "odae",
         "augmented_lagrangian",
     ];
     for name in manifold {
