@@ -212,6 +212,9 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.position_increment(q, dq, delta);
     }
 
+    fn kinematic_map_derivative(&self, q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]) {
+        self.inner.kinematic_map_derivative(q, v, dq, out);
+    }
     fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>) {
         self.inner.manifold_constraints(q, c, grad);
     }

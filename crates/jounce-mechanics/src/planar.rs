@@ -501,6 +501,11 @@ impl MechanicalSystem for PlanarSystem {
         delta.copy_from_slice(dq);
     }
 
+    /// Zero: q' = v does not depend on q.
+    fn kinematic_map_derivative(&self, _q: &[f64], _v: &[f64], _dq: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+
     /// None: planar body coordinates have no manifold constraints.
     fn manifold_constraints(&self, _q: &[f64], _c: &mut [f64], _grad: &mut DMatrix<f64>) {}
 

@@ -101,6 +101,11 @@ pub trait MechanicalSystem {
     /// the chain rule through q ⊕ δ, whose derivative at δ = 0 is T).
     fn position_increment(&self, q: &[f64], dq: &[f64], delta: &mut [f64]);
 
+    /// ∂(T(q) v)/∂q · dq (len n_q) at fixed v: how the rate of the
+    /// positions changes with them. Zero in planar body coordinates; for
+    /// a quaternion ½ dp ⊗ (0, ω') (ṗ = ½ p ⊗ (0, ω') is linear in p).
+    fn kinematic_map_derivative(&self, q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]);
+
     /// The constraints of the position manifold itself, c(q) = 0
     /// (len n_q − n_v): |p|² − 1 per unit quaternion, none when
     /// n_q = n_v; their gradient ∂c/∂q ((n_q − n_v) × n_q) into `grad`.

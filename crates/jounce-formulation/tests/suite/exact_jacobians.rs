@@ -461,7 +461,7 @@ impl MechanicalSystem for VariableMass {
     }
     jounce_mechanics::test_system_core! {
         core: nv, position_derivative, integrate_position, position_increment,
-            manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure::GENERAL;
         absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }

@@ -1181,6 +1181,17 @@ impl MechanicalSystem for SpatialSystem {
         }
     }
 
+    /// ∂ṙ/∂q = 0, ∂ṗ/∂p dp = ½ dp ⊗ (0, ω') per body.
+    fn kinematic_map_derivative(&self, _q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (db, vb) = (&dq[NQ_BODY * b..], &v[NV_BODY * b..]);
+            let o = &mut out[NQ_BODY * b..NQ_BODY * (b + 1)];
+            o[..3].fill(0.0);
+            let rate = quaternion_rate(&[db[3], db[4], db[5], db[6]], &[vb[3], vb[4], vb[5]]);
+            o[3..].copy_from_slice(&rate);
+        }
+    }
+
     /// c_b = |p_b|² − 1 per body, ∂c_b/∂p_b = 2 p_bᵀ.
     fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>) {
         grad.fill(0.0);

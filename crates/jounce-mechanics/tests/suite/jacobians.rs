@@ -705,7 +705,7 @@ impl MechanicalSystem for RequiredOnly<'_> {
             constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
             kinetic_energy, potential_energy, constraint_label, coordinate_label;
         core: nv, position_derivative, integrate_position, position_increment,
-            manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure::GENERAL;
         absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }

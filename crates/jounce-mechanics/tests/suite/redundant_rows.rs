@@ -86,7 +86,7 @@ impl MechanicalSystem for PointMass {
     }
     jounce_mechanics::test_system_core! {
         core: nv, position_derivative, integrate_position, position_increment,
-            manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure {
             mass_matrix_is_constant: true,
             mass_matrix_is_diagonal: false,
