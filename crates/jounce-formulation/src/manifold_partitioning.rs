@@ -66,6 +66,7 @@ use crate::error::FormulationError;
 use crate::formulation::Formulation;
 use crate::kkt::{worst_row, Kkt, PIVOT_TOL};
 use crate::lu::FullPivLu;
+use crate::partitioning::Start;
 
 /// Maximum Newton iterations for the dependent positions.
 const MAX_NEWTON: usize = 25;
@@ -411,14 +412,21 @@ impl<'a, S: MechanicalSystem + ?Sized> ManifoldPartitioning<'a, S> {
     /// q, v from y = [q_i; v_i] warm-started from each of `starts` in
     /// turn (into `q_phys` when `phys`, else `q`); on success `jac`,
     /// `kq`, `lu_kd` and `lu_vd` are at q.
-    fn recover(&mut self, t: f64, y: &[f64], starts: &[u8], phys: bool) -> Result<(), EvalError> {
+    fn recover(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        starts: &[Start],
+        phys: bool,
+    ) -> Result<(), EvalError> {
         let p = self.ind_q.len();
         let mut result = Ok(());
         for &s in starts {
             match s {
-                0 => self.qtmp.copy_from_slice(&self.q),
-                1 => self.qtmp.copy_from_slice(&self.q_acc),
-                _ => self.qtmp.copy_from_slice(&self.q_phys),
+                Start::Last => self.qtmp.copy_from_slice(&self.q),
+                Start::Accepted => self.qtmp.copy_from_slice(&self.q_acc),
+                Start::Phys => self.qtmp.copy_from_slice(&self.q_phys),
+                Start::Prepared => {}
             }
             for k in 0..p {
                 self.qtmp[self.ind_q[k]] = y[k];
@@ -464,11 +472,11 @@ impl<'a, S: MechanicalSystem + ?Sized> ManifoldPartitioning<'a, S> {
 
     /// The warm starts of an evaluation: the accepted step only
     /// (`state_space`), or the last evaluation then the accepted step.
-    fn eval_starts(&self) -> &'static [u8] {
+    fn eval_starts(&self) -> &'static [Start] {
         if self.implicit {
-            &[1]
+            &[Start::Accepted]
         } else {
-            &[0, 1]
+            &[Start::Last, Start::Accepted]
         }
     }
 
@@ -648,13 +656,13 @@ impl<'a, S: MechanicalSystem + ?Sized> ManifoldPartitioning<'a, S> {
         };
         let Some((j, sw)) = other else {
             self.use_partition(i);
-            return self.recover(t, y, &[2, 1], true);
+            return self.recover(t, y, &[Start::Phys, Start::Accepted], true);
         };
         let mut best = (f64::INFINITY, i);
         for c in [i, j] {
             self.use_partition(c);
             self.q_phys.copy_from_slice(&self.switch_q[sw]);
-            if self.recover(t, y, &[2], true).is_ok() {
+            if self.recover(t, y, &[Start::Phys], true).is_ok() {
                 let d = self
                     .q_phys
                     .iter()
@@ -667,7 +675,7 @@ impl<'a, S: MechanicalSystem + ?Sized> ManifoldPartitioning<'a, S> {
         }
         self.use_partition(best.1);
         self.q_phys.copy_from_slice(&self.switch_q[sw]);
-        self.recover(t, y, &[2], true)
+        self.recover(t, y, &[Start::Phys], true)
     }
 }
 

@@ -718,3 +718,37 @@ fn the_position_increment_inverts_the_kinematic_map_and_the_manifold_is_unit_nor
         }
     }
 }
+
+/// ∂(T(q) v)/∂q · dq (`kinematic_map_derivative`) against central
+/// differences of q' = T(q) v along dq (T is linear in p, so the
+/// difference is exact to rounding: below 1e-9), and zero along the
+/// centres of mass.
+#[test]
+fn the_kinematic_map_derivative_is_the_derivative_of_the_position_rate() {
+    let (sys, q, _) = system();
+    let (nq, nv) = (sys.nq(), sys.nv());
+    let v: Vec<f64> = (0..nv)
+        .map(|i| 0.7 * ((i as f64) * 0.9).sin() - 0.2)
+        .collect();
+    let dq: Vec<f64> = (0..nq).map(|i| ((i as f64) * 1.1).cos()).collect();
+    let mut out = vec![0.0; nq];
+    sys.kinematic_map_derivative(&q, &v, &dq, &mut out);
+    let h = 1e-5;
+    let qp: Vec<f64> = q.iter().zip(&dq).map(|(a, b)| a + h * b).collect();
+    let qm: Vec<f64> = q.iter().zip(&dq).map(|(a, b)| a - h * b).collect();
+    let (mut fp, mut fm) = (vec![0.0; nq], vec![0.0; nq]);
+    sys.position_derivative(&qp, &v, &mut fp);
+    sys.position_derivative(&qm, &v, &mut fm);
+    let mut worst = 0.0f64;
+    for i in 0..nq {
+        worst = worst.max(((fp[i] - fm[i]) / (2.0 * h) - out[i]).abs());
+    }
+    assert!(worst < 1e-9, "{worst:e}");
+    let quat = (0..nq)
+        .filter(|i| i % NQ_BODY >= 3)
+        .fold(0.0f64, |s, i| s.max(out[i].abs()));
+    assert!(quat > 1e-2, "the quaternion rows must move: {quat}");
+    for b in 0..sys.body_count() {
+        assert_eq!(&out[NQ_BODY * b..NQ_BODY * b + 3], &[0.0; 3]);
+    }
+}
