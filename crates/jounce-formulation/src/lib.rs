@@ -29,6 +29,14 @@
 //! solve in the least-squares sense with the invariants met at every
 //! step. [`provides`] lists the forms of each formulation by name.
 //!
+//! **Positions that are not velocities** (spatial bodies: n_q = 7,
+//! n_v = 6 per body, unit quaternions). Every formulation but `joint`
+//! (which integrates its own joint coordinates) takes them: the ODE and
+//! DAE forms integrate q' = T(q) v, `odae` adds |p|² − 1 = 0 to its
+//! invariants, and `partitioning` and `state_space` are then a
+//! [`ManifoldPartitioning`] (positions partitioned on [Φ; |p|² − 1],
+//! velocities on Φ_v).
+//!
 //! **Jacobians.** Every formulation overrides
 //! [`jounce_integrate::OdeProblem::jacobian`] with the Jacobian of its own
 //! equations, built from the system's derivatives (∂Q/∂q, ∂Q/∂v,
