@@ -249,7 +249,7 @@ fn wrong_initial_state_length_is_refused() {
 /// coordinates with n_q = n_v, which this system has not, so the factory
 /// refuses it by name before anything is evaluated.
 #[test]
-fn positions_that_are_not_velocities_are_refused_by_name() {
+fn positions_that_are_not_velocities_are_refused_only_by_joint() {
     use jounce_mechanics::MechanicalSystem;
     struct ExtraPosition<S>(S);
     impl<S: MechanicalSystem> MechanicalSystem for ExtraPosition<S> {
