@@ -186,10 +186,14 @@ fn structural_methods_on_index3_and_augmented_lagrangian_are_second_order_on_the
     }
 }
 
-/// The formulations that integrate q' = v still refuse a spatial model,
-/// by name.
+/// No formulation refuses a spatial model any more (issue 33, point 3):
+/// `state_space`, the last to integrate q' = v, now partitions [Φ; |p|² − 1]
+/// and v (`ManifoldPartitioning`), and the command line runs the heavy top
+/// with it; a kinematic spatial model, with nothing independent, is still
+/// refused by name.
 #[test]
-fn formulations_without_a_kinematic_map_still_refuse_spatial_models() {
+fn every_formulation_takes_spatial_models_from_the_command_line() {
+    let out = std::env::temp_dir().join("jounce_spatial_formulations_state_space");
     let (code, _, err) = support::jounce(&[
         "run",
         &support::repo("examples/heavy_top.toml").to_string_lossy(),
@@ -197,13 +201,25 @@ fn formulations_without_a_kinematic_map_still_refuse_spatial_models() {
         "state_space",
         "-q",
         "-o",
-        &std::env::temp_dir()
-            .join("jounce_spatial_formulations_refused")
-            .to_string_lossy(),
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.join("timeseries.csv").exists());
+    let _ = std::fs::remove_dir_all(&out);
+    let out = std::env::temp_dir().join("jounce_spatial_formulations_refused");
+    let (code, _, err) = support::jounce(&[
+        "run",
+        &support::repo("examples/spatial_slider_crank.toml").to_string_lossy(),
+        "--formulation",
+        "partitioning",
+        "-q",
+        "-o",
+        &out.to_string_lossy(),
     ]);
     assert_ne!(code, 0);
     assert!(
-        err.contains("state_space") && err.contains("as many position coordinates"),
+        err.contains("partitioning") && err.contains("no independent coordinates"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&out);
 }

@@ -92,6 +92,15 @@ impl MechanicalSystem for Dense<'_> {
     fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
         self.0.integrate_position(q, delta, out);
     }
+    fn position_increment(&self, q: &[f64], dq: &[f64], delta: &mut [f64]) {
+        self.0.position_increment(q, dq, delta);
+    }
+    fn kinematic_map_derivative(&self, q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]) {
+        self.0.kinematic_map_derivative(q, v, dq, out);
+    }
+    fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>) {
+        self.0.manifold_constraints(q, c, grad);
+    }
     fn data(&self) -> SystemData {
         SystemData::for_system(self)
     }

@@ -12,6 +12,7 @@ use crate::formulation::Formulation;
 use crate::friction::FrictionAugmented;
 use crate::joint::Joint;
 use crate::linear_solver::LinearSolver;
+use crate::manifold_partitioning::ManifoldPartitioning;
 use crate::odae::Odae;
 use crate::partitioning::Partitioning;
 use crate::penalty::Penalty;
@@ -150,9 +151,8 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// # Errors
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
-/// positions and velocities differ in number (unit quaternions) and a
-/// formulation that integrates q' = v (partitioning, state_space, odae;
-/// joint unless the system's joint coordinates have n_q = n_v).
+/// positions and velocities differ in number (unit quaternions) and
+/// `joint` unless the system's joint coordinates have n_q = n_v.
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -161,24 +161,20 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     use FormulationKind as K;
     let s = settings;
     // positions that are not velocities (unit quaternions): augmented,
-    // projection, penalty, index3, ggl and augmented_lagrangian integrate
-    // q' = T(q) v (or update q by the exponential map) and keep q on its
-    // manifold; joint integrates its own joint coordinates, which need
-    // n_q = n_v only there (a spatial tree: one coordinate per joint
-    // freedom; built only for this check when the body n_q ≠ n_v); the
-    // others integrate q' = v
+    // projection, penalty, index3, ggl, odae and augmented_lagrangian
+    // integrate q' = T(q) v (or update q by the exponential map) and keep
+    // q on its manifold; partitioning and state_space partition
+    // [Φ; |p|² − 1] (ManifoldPartitioning); joint integrates its own
+    // joint coordinates, which need n_q = n_v only there (a spatial tree:
+    // one coordinate per joint freedom; built only for this check when
+    // the body n_q ≠ n_v)
     let joint_space_ok = || {
         kind == K::Joint
             && sys.n_friction_rows() == 0
             && sys.joint_coordinates().is_some_and(|js| js.nq() == js.nv())
     };
-    if sys.nq() != sys.nv()
-        && !joint_space_ok()
-        && !(matches!(
-            kind,
-            K::Augmented | K::Projection | K::Penalty | K::Index3 | K::Ggl | K::AugmentedLagrangian
-        ) && sys.n_friction_rows() == 0)
-    {
+    let manifold = sys.nq() != sys.nv();
+    if manifold && !joint_space_ok() && (kind == K::Joint || sys.n_friction_rows() > 0) {
         return Err(FormulationError::PositionsNotVelocities {
             formulation: kind.name().to_string(),
             nq: sys.nq(),
@@ -206,6 +202,12 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
             Augmented::with_solver(sys, s.linear_solver)
                 .with_baumgarte(s.baumgarte_alpha, s.baumgarte_beta)?,
         ),
+        K::Partitioning | K::StateSpace if manifold => Box::new(ManifoldPartitioning::new(
+            sys,
+            kind.name(),
+            s.partition_ratio,
+            s.partition_condition_max,
+        )?),
         K::Partitioning => Box::new(Partitioning::new(
             sys,
             s.partition_ratio,

@@ -29,6 +29,14 @@
 //! solve in the least-squares sense with the invariants met at every
 //! step. [`provides`] lists the forms of each formulation by name.
 //!
+//! **Positions that are not velocities** (spatial bodies: n_q = 7,
+//! n_v = 6 per body, unit quaternions). Every formulation but `joint`
+//! (which integrates its own joint coordinates) takes them: the ODE and
+//! DAE forms integrate q' = T(q) v, `odae` adds |p|² − 1 = 0 to its
+//! invariants, and `partitioning` and `state_space` are then a
+//! [`ManifoldPartitioning`] (positions partitioned on [Φ; |p|² − 1],
+//! velocities on Φ_v).
+//!
 //! **Jacobians.** Every formulation overrides
 //! [`jounce_integrate::OdeProblem::jacobian`] with the Jacobian of its own
 //! equations, built from the system's derivatives (∂Q/∂q, ∂Q/∂v,
@@ -74,6 +82,7 @@ pub mod joint;
 mod kkt;
 pub mod linear_solver;
 pub mod lu;
+pub mod manifold_partitioning;
 pub mod odae;
 pub mod partitioning;
 pub mod penalty;
@@ -94,6 +103,7 @@ pub use formulation::Formulation;
 pub use friction::{FrictionAugmented, FrictionMode};
 pub use joint::Joint;
 pub use linear_solver::LinearSolver;
+pub use manifold_partitioning::ManifoldPartitioning;
 pub use odae::Odae;
 pub use partitioning::Partitioning;
 pub use penalty::Penalty;

@@ -30,6 +30,27 @@
 //! an ODE method would ignore the invariants and be augmented under
 //! another name, so `jounce` refuses such pairings instead.
 //!
+//! **Positions that are not velocities** (n_q > n_v: unit quaternions).
+//! q' = T(q) v ([`MechanicalSystem::position_derivative`]) and the
+//! manifold's own constraints c(q) = 0 (|p|² − 1 per quaternion,
+//! [`MechanicalSystem::manifold_constraints`]) join the invariants, so the
+//! least-squares projection keeps the quaternions unit:
+//!
+//! ```text
+//! g = [ Φ(t, q); Φ_v v + Φ_t; c(q) ]
+//! G = [ Φ_v L                 0   ]
+//!     [ ((Φ_v v)_v + Φ_vt) L   Φ_v ]
+//!     [ c_q                   0   ]
+//! ```
+//!
+//! with Φ_v the velocity Jacobian (n_c × n_v) and L(q) = T⁺ the map from a
+//! position change to its velocity-space increment
+//! ([`MechanicalSystem::position_increment`]): the system's derivatives
+//! are along q ⊕ δ, whose derivative at δ = 0 is T, and do not change
+//! along the radial direction of p (A(p/|p|)), which L annihilates, so
+//! ∂Φ/∂q = Φ_v L exactly (and likewise for Φ_v v, Φ_t), also off
+//! |p| = 1.
+//!
 //! G comes from the system's exact derivatives
 //! ([`SystemQueries::constraint_hessian_product`],
 //! [`SystemQueries::constraint_time_jacobian`]); the Jacobian of the
@@ -47,29 +68,49 @@ use crate::linear_solver::LinearSolver;
 /// The `odae` formulation (module documentation).
 pub struct Odae<'a, S: MechanicalSystem + ?Sized> {
     aug: Augmented<'a, S>,
+    /// n_q positions, n_v velocities, m constraints, k = n_q − n_v
+    /// manifold constraints.
+    nq: usize,
     n: usize,
     m: usize,
+    k: usize,
     /// Φ_t (m).
     phi_t: Vec<f64>,
-    /// Φ_q, (Φ_q v)_q, Φ_qt (m × n each).
+    /// Φ_v, (Φ_v v)_v, Φ_vt (m × n_v each).
     jac: DMatrix<f64>,
     hess: DMatrix<f64>,
     phi_qt: DMatrix<f64>,
+    /// L = T⁺ (n_v × n_q), c_q (k × n_q), and the unit vector and
+    /// increment that build L column by column (empty when n_q = n_v).
+    l: DMatrix<f64>,
+    c_q: DMatrix<f64>,
+    c: Vec<f64>,
+    unit: Vec<f64>,
+    delta: Vec<f64>,
 }
 
 impl<'a, S: MechanicalSystem + ?Sized> Odae<'a, S> {
     /// The ODAE of `sys` (augmented without Baumgarte terms); every buffer
     /// is allocated here.
     pub fn new(sys: &'a S) -> Self {
-        let (n, m) = (sys.nq(), sys.nc());
+        let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
+        let k = nq - n;
+        let (ln, lq) = if k == 0 { (0, 0) } else { (n, nq) };
         Self {
             aug: Augmented::new(sys),
+            nq,
             n,
             m,
+            k,
             phi_t: vec![0.0; m],
             jac: DMatrix::zeros(m, n),
             hess: DMatrix::zeros(m, n),
             phi_qt: DMatrix::zeros(m, n),
+            l: DMatrix::zeros(ln, lq),
+            c_q: DMatrix::zeros(k, lq),
+            c: vec![0.0; k],
+            unit: vec![0.0; lq],
+            delta: vec![0.0; ln],
         }
     }
 
@@ -88,7 +129,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Odae<'a, S> {
 
 impl<S: MechanicalSystem + ?Sized> OdeProblem for Odae<'_, S> {
     fn dim(&self) -> usize {
-        2 * self.n
+        self.nq + self.n
     }
 
     /// [v; a] with a from the KKT system (augmented's right-hand side).
@@ -115,15 +156,16 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Odae<'_, S> {
 }
 
 impl<S: MechanicalSystem + ?Sized> OverdeterminedProblem for Odae<'_, S> {
-    /// 2m: the position and the velocity constraints.
+    /// 2m + k: the position and the velocity constraints, and the
+    /// manifold's (one per unit quaternion).
     fn n_invariants(&self) -> usize {
-        2 * self.m
+        2 * self.m + self.k
     }
 
-    /// g = [Φ(t, q); Φ_q v + Φ_t].
+    /// g = [Φ(t, q); Φ_v v + Φ_t; c(q)].
     fn invariants(&mut self, t: f64, y: &[f64], g: &mut [f64]) -> Result<(), EvalError> {
-        let (n, m) = (self.n, self.m);
-        let (q, v) = y.split_at(n);
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let (q, v) = y.split_at(nq);
         let sys = self.aug.system();
         sys.constraints(t, q, &mut g[..m]);
         sys.constraint_jacobian(t, q, &mut self.jac);
@@ -135,29 +177,71 @@ impl<S: MechanicalSystem + ?Sized> OverdeterminedProblem for Odae<'_, S> {
             }
             g[m + i] = s;
         }
+        if self.k > 0 {
+            sys.manifold_constraints(q, &mut g[2 * m..], &mut self.c_q);
+        }
         Ok(())
     }
 
-    /// G = [[Φ_q, 0], [(Φ_q v)_q + Φ_qt, Φ_q]].
+    /// G = [[Φ_q, 0], [(Φ_q v)_q + Φ_qt, Φ_q]] when n_q = n_v; with the
+    /// chain through L = T⁺ and the rows c_q otherwise (module
+    /// documentation).
     fn invariant_jacobian(
         &mut self,
         t: f64,
         y: &[f64],
         gy: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
-        let (n, m) = (self.n, self.m);
-        let (q, v) = y.split_at(n);
+        let (nq, n, m) = (self.nq, self.n, self.m);
+        let (q, v) = y.split_at(nq);
         let sys = self.aug.system();
         sys.constraint_jacobian(t, q, &mut self.jac);
         sys.constraint_hessian_product(t, q, v, &mut self.hess);
         sys.constraint_time_jacobian(t, q, &mut self.phi_qt);
+        if self.k == 0 {
+            for i in 0..m {
+                for j in 0..n {
+                    let pq = self.jac[(i, j)];
+                    gy[(i, j)] = pq;
+                    gy[(i, n + j)] = 0.0;
+                    gy[(m + i, j)] = self.hess[(i, j)] + self.phi_qt[(i, j)];
+                    gy[(m + i, n + j)] = pq;
+                }
+            }
+            return Ok(());
+        }
+        // L column by column: L e_j, the increment of a unit change of q_j
+        for j in 0..nq {
+            self.unit[j] = 1.0;
+            sys.position_increment(q, &self.unit, &mut self.delta);
+            self.unit[j] = 0.0;
+            for r in 0..n {
+                self.l[(r, j)] = self.delta[r];
+            }
+        }
+        gy.fill(0.0);
+        // [Φ_v L; (H + Φ_vt) L], skipping the zeros of L (a few per column)
+        for j in 0..nq {
+            for r in 0..n {
+                let l = self.l[(r, j)];
+                if l == 0.0 {
+                    continue;
+                }
+                for i in 0..m {
+                    gy[(i, j)] += self.jac[(i, r)] * l;
+                    gy[(m + i, j)] += (self.hess[(i, r)] + self.phi_qt[(i, r)]) * l;
+                }
+            }
+        }
         for i in 0..m {
-            for j in 0..n {
-                let pq = self.jac[(i, j)];
-                gy[(i, j)] = pq;
-                gy[(i, n + j)] = 0.0;
-                gy[(m + i, j)] = self.hess[(i, j)] + self.phi_qt[(i, j)];
-                gy[(m + i, n + j)] = pq;
+            for r in 0..n {
+                gy[(m + i, nq + r)] = self.jac[(i, r)];
+            }
+        }
+        sys.manifold_constraints(q, &mut self.c, &mut self.c_q);
+        for i in 0..self.k {
+            for j in 0..nq {
+                gy[(2 * m + i, j)] = self.c_q[(i, j)];
             }
         }
         Ok(())
@@ -337,5 +421,77 @@ mod tests {
         let e = Odae::new(&sys).initial_state(0.0, &q0, &v0).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("odae") && msg.contains("bead.theta"), "{msg}");
+    }
+    /// The spatial models (n_q = 7 per body > n_v = 6): the heavy top,
+    /// the spatial double pendulum and the driven spatial slider-crank
+    /// (Φ_t ≠ 0). G = ∂g/∂y in y = [q; v] (n_q + n_v columns, the
+    /// quaternions' radial direction included) agrees with central
+    /// differences of g at a point off the manifold (|p| ≠ 1, Φ ≠ 0,
+    /// Φ_v v + Φ_t ≠ 0), relative to max(1, |G|): below 1e-7 (a missing
+    /// chain through L, or a radial part, gives O(1)); g has 2m + n_b
+    /// rows, its last the |p|² − 1 of each body, and vanishes on the
+    /// assembled initial state.
+    #[test]
+    fn spatial_invariant_jacobian_matches_central_differences() {
+        use jounce_mechanics::{assemble, SpatialSystem};
+        let files = [
+            (
+                "heavy top",
+                include_str!("../../../examples/heavy_top.toml"),
+            ),
+            (
+                "spatial double pendulum",
+                include_str!("../../../examples/spatial_double_pendulum.toml"),
+            ),
+            (
+                "spatial slider-crank",
+                include_str!("../../../examples/spatial_slider_crank.toml"),
+            ),
+        ];
+        for (what, text) in files {
+            let model = jounce_model::from_str(text, what).unwrap();
+            let sys = SpatialSystem::from_model(&model).unwrap();
+            let (q0, v0) = sys.initial_state();
+            let asm = assemble(&sys, 0.0, &q0, &v0, 1e-12).unwrap();
+            let (nq, n, m) = (sys.nq(), sys.nv(), sys.nc());
+            let k = nq - n;
+            assert_eq!(k, sys.body_count());
+            let mut p = Odae::new(&sys);
+            let y0 = p.initial_state(0.0, &asm.q, &asm.v).unwrap();
+            let (nd, pp) = (nq + n, 2 * m + k);
+            assert_eq!((p.dim(), p.n_invariants(), y0.len()), (nd, pp, nd));
+            let mut g = vec![1.0; pp];
+            p.invariants(0.0, &y0, &mut g).unwrap();
+            let g0 = g.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            let t = 0.23;
+            let y: Vec<f64> = y0
+                .iter()
+                .enumerate()
+                .map(|(i, x)| x + 0.02 * ((i % 5) as f64 - 2.0) + 0.007)
+                .collect();
+            p.invariants(t, &y, &mut g).unwrap();
+            let off = g[2 * m..].iter().fold(0.0f64, |s, x| s.max(x.abs()));
+            let mut gy = DMatrix::from_element(pp, nd, f64::NAN);
+            p.invariant_jacobian(t, &y, &mut gy).unwrap();
+            let h = 1e-6;
+            let (mut gp, mut gm) = (vec![0.0; pp], vec![0.0; pp]);
+            let scale = gy.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+            let mut worst = 0.0f64;
+            for j in 0..nd {
+                let (mut yp, mut ym) = (y.clone(), y.clone());
+                yp[j] += h;
+                ym[j] -= h;
+                p.invariants(t, &yp, &mut gp).unwrap();
+                p.invariants(t, &ym, &mut gm).unwrap();
+                for i in 0..pp {
+                    let d = (gp[i] - gm[i]) / (2.0 * h) - gy[(i, j)];
+                    worst = worst.max(d.abs() / scale);
+                }
+            }
+            eprintln!("{what}: |g(y0)| {g0:.1e}, |c(y)| {off:.1e}, G vs differences {worst:.1e}");
+            assert!(g0 < 1e-9, "{what}: g(y0) = {g0:e}");
+            assert!(off > 1e-3, "{what}: the point must be off the manifold");
+            assert!(worst < 1e-7, "{what}: G differs by {worst:e}");
+        }
     }
 }

@@ -208,6 +208,17 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.integrate_position(q, delta, out);
     }
 
+    fn position_increment(&self, q: &[f64], dq: &[f64], delta: &mut [f64]) {
+        self.inner.position_increment(q, dq, delta);
+    }
+
+    fn kinematic_map_derivative(&self, q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]) {
+        self.inner.kinematic_map_derivative(q, v, dq, out);
+    }
+    fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>) {
+        self.inner.manifold_constraints(q, c, grad);
+    }
+
     /// The workspace of the kept rows, in their (renumbered) pattern.
     fn data(&self) -> SystemData {
         SystemData::for_system(self)

@@ -496,6 +496,19 @@ impl MechanicalSystem for PlanarSystem {
         }
     }
 
+    /// δ = dq: planar positions are velocities.
+    fn position_increment(&self, _q: &[f64], dq: &[f64], delta: &mut [f64]) {
+        delta.copy_from_slice(dq);
+    }
+
+    /// Zero: q' = v does not depend on q.
+    fn kinematic_map_derivative(&self, _q: &[f64], _v: &[f64], _dq: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+
+    /// None: planar body coordinates have no manifold constraints.
+    fn manifold_constraints(&self, _q: &[f64], _c: &mut [f64], _grad: &mut DMatrix<f64>) {}
+
     /// The default workspace, with [`SystemData::scratch`] holding
     /// (sin θ, cos θ) of every body for `evaluate`.
     fn data(&self) -> SystemData {

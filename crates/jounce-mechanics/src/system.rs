@@ -89,6 +89,30 @@ pub trait MechanicalSystem {
     /// positions (assembly, projections) update q through it.
     fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]);
 
+    /// δ = L(q) dq (len n_v): the velocity-space increment of a position
+    /// change dq (len n_q), the left inverse of the kinematic map that
+    /// vanishes off the position manifold's tangent space,
+    /// L T(q) = I, L = (TᵀT)⁻¹Tᵀ (the Moore–Penrose pseudo-inverse T⁺).
+    /// dq itself in planar body coordinates; for a quaternion
+    /// δω' = 2 vec(p* ⊗ dp) / |p|², which is zero along the radial
+    /// direction p. Since every quantity of such a system depends on p
+    /// only through p/|p| (A(p/|p|)), a derivative f_v in velocity space
+    /// (along q ⊕ δ) is the derivative f_v L(q) in q (Haug 1989, §9.3;
+    /// the chain rule through q ⊕ δ, whose derivative at δ = 0 is T).
+    fn position_increment(&self, q: &[f64], dq: &[f64], delta: &mut [f64]);
+
+    /// ∂(T(q) v)/∂q · dq (len n_q) at fixed v: how the rate of the
+    /// positions changes with them. Zero in planar body coordinates; for
+    /// a quaternion ½ dp ⊗ (0, ω') (ṗ = ½ p ⊗ (0, ω') is linear in p).
+    fn kinematic_map_derivative(&self, q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]);
+
+    /// The constraints of the position manifold itself, c(q) = 0
+    /// (len n_q − n_v): |p|² − 1 per unit quaternion, none when
+    /// n_q = n_v; their gradient ∂c/∂q ((n_q − n_v) × n_q) into `grad`.
+    /// T(q) is tangent to it (∂c/∂q T = 0: ṗ = ½ p ⊗ (0, ω') keeps
+    /// |p|), so q' = T(q) v keeps c constant.
+    fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>);
+
     /// Workspace sized for this system, for [`MechanicalSystem::evaluate`],
     /// with Φ_q stored in its sparsity pattern if it has one
     /// ([`SystemData::for_system`] builds the plain one).

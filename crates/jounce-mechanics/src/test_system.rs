@@ -20,7 +20,8 @@ pub type Matrix = nalgebra::DMatrix<f64>;
 /// ```text
 /// jounce_mechanics::test_system_core! {
 ///     forward(0): nc, mass_matrix, kinetic_energy;
-///     core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
+///     core: nv, position_derivative, integrate_position, position_increment,
+///         kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
 ///     structure: jounce_mechanics::Structure::GENERAL;
 ///     absent: sparsity, applied_loads, switching, friction, joint_coordinates;
 /// }
@@ -36,6 +37,8 @@ pub type Matrix = nalgebra::DMatrix<f64>;
 /// * `core: name, …` writes each named method as a system that says
 ///   nothing more writes it: `nv` is `self.nq()` (no quaternions),
 ///   `position_derivative` is q' = v, `integrate_position` is q + δ,
+///   `position_increment` is dq, `kinematic_map_derivative` zero,
+///   `manifold_constraints` none (zeros),
 ///   `data` is
 ///   [`SystemData::for_system`](crate::SystemData::for_system), `evaluate`
 ///   is [`evaluate_each`](crate::evaluate_each) (no one-pass evaluation),
@@ -144,6 +147,29 @@ macro_rules! test_system_core {
             for ((o, a), b) in out.iter_mut().zip(q).zip(delta) {
                 *o = a + b;
             }
+        }
+    };
+    (@core position_increment) => {
+        fn position_increment(&self, _q: &[f64], dq: &[f64], delta: &mut [f64]) {
+            for (d, x) in delta.iter_mut().zip(dq) {
+                *d = *x;
+            }
+        }
+    };
+    (@core kinematic_map_derivative) => {
+        fn kinematic_map_derivative(&self, _q: &[f64], _v: &[f64], _dq: &[f64], out: &mut [f64]) {
+            out.fill(0.0);
+        }
+    };
+    (@core manifold_constraints) => {
+        fn manifold_constraints(
+            &self,
+            _q: &[f64],
+            c: &mut [f64],
+            grad: &mut $crate::test_system::Matrix,
+        ) {
+            c.fill(0.0);
+            grad.fill(0.0);
         }
     };
     (@core data) => {

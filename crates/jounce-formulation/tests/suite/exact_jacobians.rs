@@ -460,7 +460,8 @@ impl MechanicalSystem for VariableMass {
         format!("q{i}")
     }
     jounce_mechanics::test_system_core! {
-        core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
+        core: nv, position_derivative, integrate_position, position_increment,
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure::GENERAL;
         absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }

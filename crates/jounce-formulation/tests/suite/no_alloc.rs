@@ -463,3 +463,57 @@ fn steps_of_every_method_family_on_a_100_link_chain_do_not_allocate() {
     let failures = allocations_that_grow("chain of 100", &sys, &q, &v, 0.05, 5, &["llm"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The spatial formulations of issue 33, point 3, on the heavy top and the
+/// spatial double pendulum (n_q ≠ n_v): odae's right-hand side, invariants
+/// (with |p|² − 1) and their Jacobian (chained through T⁺), and
+/// partitioning's and state_space's right-hand side and after_step
+/// (`ManifoldPartitioning`) allocate nothing. Their exact Jacobian
+/// allocates once per call, in `SpatialSystem::force_jacobians` (its
+/// dual-number scratch `vec![…; n_v]`, mechanics), not in the
+/// formulation: at most 1 is allowed until that scratch moves into a
+/// workspace.
+#[test]
+fn spatial_odae_partitioning_and_state_space_do_not_allocate() {
+    use jounce_mechanics::SpatialSystem;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for file in ["heavy_top.toml", "spatial_double_pendulum.toml"] {
+        let model = jounce_model::load_file(&root.join(file)).unwrap();
+        let sys = SpatialSystem::from_model(&model).unwrap();
+        let (q0, v0) = sys.initial_state();
+        let a = assemble(&sys, 0.0, &q0, &v0, 1e-12).unwrap();
+        for kind in ["odae", "partitioning", "state_space"] {
+            let what = format!("{file}, {kind}");
+            let mut f = build(kind, &FormulationSettings::default(), &sys).unwrap();
+            let mut y = f.initial_state(0.0, &a.q, &a.v).unwrap();
+            y[0] += 1e-6;
+            let nd = y.len();
+            let mut dy = vec![0.0; nd];
+            let mut jac = DMatrix::zeros(nd, nd);
+            let exact = f.has_exact_jacobian();
+            assert_eq!(exact, kind != "odae", "{what}");
+            if exact {
+                f.jacobian(0.05, &y, &mut jac).unwrap();
+            }
+            let np = f.as_overdetermined().map_or(0, |o| o.n_invariants());
+            let (mut g, mut gy) = (vec![0.0; np], DMatrix::zeros(np, nd));
+            let before = allocations();
+            for k in 0..5 {
+                f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+            }
+            f.after_step(0.05, &mut y).unwrap();
+            if let Some(od) = f.as_overdetermined() {
+                assert_eq!(np, 2 * sys.nc() + sys.body_count(), "{what}");
+                od.invariants(0.05, &y, &mut g).unwrap();
+                od.invariant_jacobian(0.05, &y, &mut gy).unwrap();
+            }
+            let after = allocations();
+            assert_eq!(after, before, "{what} allocated {} times", after - before);
+            if exact {
+                f.jacobian(0.05, &y, &mut jac).unwrap();
+                let n = allocations() - after;
+                assert!(n <= 1, "{what}: the Jacobian allocated {n} times");
+            }
+        }
+    }
+}

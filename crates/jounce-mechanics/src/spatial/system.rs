@@ -36,7 +36,7 @@ use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS,
 use super::contact::{self, SpatialContactParams};
 use super::driver::Drive;
 use super::forces::{self, End};
-use super::quaternion::{dot, mat_vec, quaternion_rate, Vec3};
+use super::quaternion::{dot, mat_vec, product, quaternion_rate, Vec3};
 use crate::capabilities::{AppliedLoads, SecondDerivatives, Sparsity, SwitchingFunctions};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
@@ -1160,6 +1160,46 @@ impl MechanicalSystem for SpatialSystem {
             out[NQ_BODY * b..NQ_BODY * b + 3].copy_from_slice(&r);
             for k in 0..4 {
                 out[NQ_BODY * b + 3 + k] = p[k] / norm;
+            }
+        }
+    }
+
+    /// δr = dr, δω' = 2 vec(p* ⊗ dp) / |p|² per body: the left inverse
+    /// of ṗ = ½ p ⊗ (0, ω') (p* ⊗ (p ⊗ x) = |p|² x), zero along p, the
+    /// one direction in which nothing of the system changes (A(p/|p|)).
+    fn position_increment(&self, q: &[f64], dq: &[f64], delta: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (qb, db) = (&q[NQ_BODY * b..], &dq[NQ_BODY * b..]);
+            let out = &mut delta[NV_BODY * b..NV_BODY * (b + 1)];
+            out[..3].copy_from_slice(&db[..3]);
+            let conj = [qb[3], -qb[4], -qb[5], -qb[6]];
+            let x = product(&conj, &[db[3], db[4], db[5], db[6]]);
+            let n2 = qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6];
+            for k in 0..3 {
+                out[3 + k] = 2.0 * x[k + 1] / n2;
+            }
+        }
+    }
+
+    /// ∂ṙ/∂q = 0, ∂ṗ/∂p dp = ½ dp ⊗ (0, ω') per body.
+    fn kinematic_map_derivative(&self, _q: &[f64], v: &[f64], dq: &[f64], out: &mut [f64]) {
+        for b in 0..self.names.len() {
+            let (db, vb) = (&dq[NQ_BODY * b..], &v[NV_BODY * b..]);
+            let o = &mut out[NQ_BODY * b..NQ_BODY * (b + 1)];
+            o[..3].fill(0.0);
+            let rate = quaternion_rate(&[db[3], db[4], db[5], db[6]], &[vb[3], vb[4], vb[5]]);
+            o[3..].copy_from_slice(&rate);
+        }
+    }
+
+    /// c_b = |p_b|² − 1 per body, ∂c_b/∂p_b = 2 p_bᵀ.
+    fn manifold_constraints(&self, q: &[f64], c: &mut [f64], grad: &mut DMatrix<f64>) {
+        grad.fill(0.0);
+        for b in 0..self.names.len() {
+            let p = &q[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
+            c[b] = p.iter().map(|x| x * x).sum::<f64>() - 1.0;
+            for k in 0..4 {
+                grad[(b, NQ_BODY * b + 3 + k)] = 2.0 * p[k];
             }
         }
     }

@@ -661,3 +661,94 @@ axis = [0.6, 0.0, -0.8]
         assert!((a[k] - expected[k]).abs() < 1e-12, "a = {a:?}");
     }
 }
+
+/// L = T⁺ (`position_increment`) is a left inverse of the kinematic map,
+/// L T(q) v = v, annihilates the radial direction of every quaternion,
+/// L (0, …, p_b, …) = 0, also off |p| = 1 (p scaled by 1.3). The manifold constraints
+/// are |p_b|² − 1 with gradient 2 p_bᵀ (checked by central differences).
+#[test]
+fn the_position_increment_inverts_the_kinematic_map_and_the_manifold_is_unit_norm() {
+    let (sys, mut q, _) = system();
+    let (nq, nv, nb) = (sys.nq(), sys.nv(), sys.body_count());
+    for b in 0..nb {
+        for k in 3..7 {
+            q[NQ_BODY * b + k] *= 1.3;
+        }
+    }
+    let v: Vec<f64> = (0..nv)
+        .map(|i| 0.4 * ((i as f64) * 1.3).cos() + 0.1)
+        .collect();
+    let mut qdot = vec![0.0; nq];
+    sys.position_derivative(&q, &v, &mut qdot);
+    let mut back = vec![0.0; nv];
+    sys.position_increment(&q, &qdot, &mut back);
+    let worst = back
+        .iter()
+        .zip(&v)
+        .fold(0.0f64, |s, (a, b)| s.max((a - b).abs()));
+    assert!(worst < 1e-14, "L T v − v: {worst:e}");
+    for b in 0..nb {
+        let mut radial = vec![0.0; nq];
+        radial[NQ_BODY * b + 3..NQ_BODY * (b + 1)]
+            .copy_from_slice(&q[NQ_BODY * b + 3..NQ_BODY * (b + 1)]);
+        sys.position_increment(&q, &radial, &mut back);
+        let r = back.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        assert!(r < 1e-15, "body {b}: L p = {r:e}");
+    }
+    let k = nq - nv;
+    assert_eq!(k, nb);
+    let (mut c, mut grad) = (vec![0.0; k], DMatrix::zeros(k, nq));
+    sys.manifold_constraints(&q, &mut c, &mut grad);
+    for b in 0..nb {
+        let p = &q[NQ_BODY * b + 3..NQ_BODY * (b + 1)];
+        let n2: f64 = p.iter().map(|x| x * x).sum();
+        assert!((c[b] - (n2 - 1.0)).abs() < 1e-15 && c[b] > 0.1);
+    }
+    let h = 1e-6;
+    let (mut cp, mut cm, mut g2) = (vec![0.0; k], vec![0.0; k], DMatrix::zeros(k, nq));
+    for j in 0..nq {
+        let (mut qp, mut qm) = (q.clone(), q.clone());
+        qp[j] += h;
+        qm[j] -= h;
+        sys.manifold_constraints(&qp, &mut cp, &mut g2);
+        sys.manifold_constraints(&qm, &mut cm, &mut g2);
+        for i in 0..k {
+            let d = (cp[i] - cm[i]) / (2.0 * h) - grad[(i, j)];
+            assert!(d.abs() < 1e-8, "∂c_{i}/∂q_{j}: {d:e}");
+        }
+    }
+}
+
+/// ∂(T(q) v)/∂q · dq (`kinematic_map_derivative`) against central
+/// differences of q' = T(q) v along dq (T is linear in p, so the
+/// difference is exact to rounding: below 1e-9), and zero along the
+/// centres of mass.
+#[test]
+fn the_kinematic_map_derivative_is_the_derivative_of_the_position_rate() {
+    let (sys, q, _) = system();
+    let (nq, nv) = (sys.nq(), sys.nv());
+    let v: Vec<f64> = (0..nv)
+        .map(|i| 0.7 * ((i as f64) * 0.9).sin() - 0.2)
+        .collect();
+    let dq: Vec<f64> = (0..nq).map(|i| ((i as f64) * 1.1).cos()).collect();
+    let mut out = vec![0.0; nq];
+    sys.kinematic_map_derivative(&q, &v, &dq, &mut out);
+    let h = 1e-5;
+    let qp: Vec<f64> = q.iter().zip(&dq).map(|(a, b)| a + h * b).collect();
+    let qm: Vec<f64> = q.iter().zip(&dq).map(|(a, b)| a - h * b).collect();
+    let (mut fp, mut fm) = (vec![0.0; nq], vec![0.0; nq]);
+    sys.position_derivative(&qp, &v, &mut fp);
+    sys.position_derivative(&qm, &v, &mut fm);
+    let mut worst = 0.0f64;
+    for i in 0..nq {
+        worst = worst.max(((fp[i] - fm[i]) / (2.0 * h) - out[i]).abs());
+    }
+    assert!(worst < 1e-9, "{worst:e}");
+    let quat = (0..nq)
+        .filter(|i| i % NQ_BODY >= 3)
+        .fold(0.0f64, |s, i| s.max(out[i].abs()));
+    assert!(quat > 1e-2, "the quaternion rows must move: {quat}");
+    for b in 0..sys.body_count() {
+        assert_eq!(&out[NQ_BODY * b..NQ_BODY * b + 3], &[0.0; 3]);
+    }
+}

@@ -704,7 +704,8 @@ impl MechanicalSystem for RequiredOnly<'_> {
         forward(0): nq, nc, mass_matrix, generalized_forces, force_jacobians, constraints,
             constraint_jacobian, constraint_time_derivative, gamma, constraint_force_jacobian,
             kinetic_energy, potential_energy, constraint_label, coordinate_label;
-        core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
+        core: nv, position_derivative, integrate_position, position_increment,
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure::GENERAL;
         absent: second_derivatives, sparsity, applied_loads, switching, friction, joint_coordinates;
     }

@@ -85,7 +85,8 @@ impl MechanicalSystem for PointMass {
         ["p.x", "p.y"][i].into()
     }
     jounce_mechanics::test_system_core! {
-        core: nv, position_derivative, integrate_position, data, evaluate, constraint_row_meaning, breakpoints;
+        core: nv, position_derivative, integrate_position, position_increment,
+            kinematic_map_derivative, manifold_constraints, data, evaluate, constraint_row_meaning, breakpoints;
         structure: jounce_mechanics::Structure {
             mass_matrix_is_constant: true,
             mass_matrix_is_diagonal: false,
