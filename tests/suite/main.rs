@@ -48,6 +48,7 @@ mod spatial_contacts;
 mod spatial_examples;
 mod spatial_formulations;
 mod spatial_joint_coordinates;
+mod spatial_modes;
 mod spatial_static;
 mod step_history;
 mod structural_correctness;
