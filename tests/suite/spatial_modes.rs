@@ -116,6 +116,9 @@ fn a_spherical_pendulum_has_two_equal_frequencies_and_a_free_spin() {
                 "{mode:?}"
             );
         }
+        // the two swings of the double eigenvalue are two independent
+        // eigenvectors, not one listed twice
+        assert_ne!(osc[0].shape, osc[1].shape, "{:?}", a.modes);
         let rigid: Vec<_> = a
             .modes
             .iter()
@@ -196,6 +199,8 @@ fn the_spatial_double_pendulum_matches_the_closed_form_in_both_planes() {
         .filter(|m| m.kind == ModeKind::RigidBody)
         .count();
     assert_eq!(rigid, 2, "{:?}", a.modes);
+    assert_ne!(osc[0].shape, osc[1].shape, "{:?}", a.modes);
+    assert_ne!(osc[2].shape, osc[3].shape, "{:?}", a.modes);
     // the slow mode swings both links the same way, the lower one most
     assert!(osc[0].shape[0].coordinate.starts_with("link2."), "{:?}", osc[0]);
     // the text names the tangent coordinates

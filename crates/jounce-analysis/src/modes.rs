@@ -359,6 +359,7 @@ pub(crate) fn modes_of_jacobian(
         .fold(0.0, f64::max);
     let rigid_tol = 100.0 * (f64::EPSILON * jnorm.max(1.0)).sqrt();
     let mut modes = Vec::new();
+    let mut listed: Vec<Complex<f64>> = Vec::new();
     for l in &ev {
         let mag = l.norm();
         if mag <= rigid_tol {
@@ -369,8 +370,21 @@ pub(crate) fn modes_of_jacobian(
             continue; // one member of each pair
         }
         let lam = if real { Complex::new(l.re, 0.0) } else { *l };
-        let x = null_vector(jac, lam);
-        let dq_i: Vec<Complex<f64>> = x.iter().take(p).copied().collect();
+        // a repeated eigenvalue (the two swings of a spherical pendulum):
+        // the k-th listed takes the k-th real shape of its eigenspace
+        let same = |o: &Complex<f64>| (o - lam).norm() <= REPEATED_EIGENVALUE * mag;
+        let repeat = listed.iter().filter(|o| same(o)).count();
+        // one basis per eigenspace: that of its first member
+        let first = listed.iter().copied().find(|o| same(o)).unwrap_or(lam);
+        listed.push(lam);
+        let multiplicity = ev.iter().filter(|o| same(o)).count();
+        let dq_i: Vec<Complex<f64>> = match (multiplicity > 1)
+            .then(|| eigenspace_shapes(jac, first, p, rigid_tol))
+            .and_then(|shapes| shapes.into_iter().nth(repeat))
+        {
+            Some(x) => x,
+            None => null_vector(jac, lam).into_iter().take(p).collect(),
+        };
         modes.push(Mode::of_eigenvalue(lam, real, shape(&dq_i)));
     }
     modes.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
@@ -671,6 +685,61 @@ fn position_map(phi_q: &DMatrix<f64>, ind: &[usize], dep: &[usize], n: usize) ->
         }
     }
     b
+}
+
+/// Eigenvalues closer than this fraction of |λ| are one repeated
+/// eigenvalue (a semisimple double root computed by the Schur iteration
+/// splits by rounding).
+const REPEATED_EIGENVALUE: f64 = 1e-6;
+
+/// The position parts (first `p` entries) of the eigenspace of a
+/// repeated eigenvalue λ of `jac` as real orthonormal shapes: the right
+/// singular vectors of J − λI of singular values below `tol` span the
+/// eigenspace; the real and imaginary parts of their position parts span
+/// its real motions (for an undamped system, x real in [x; λx]), and the
+/// left singular vectors of that real p × 2r matrix, largest first, are
+/// the shapes. So the two swings of a spherical pendulum are listed as
+/// two perpendicular planar swings, not one twice or two circular motions.
+fn eigenspace_shapes(
+    jac: &DMatrix<f64>,
+    lam: Complex<f64>,
+    p: usize,
+    tol: f64,
+) -> Vec<Vec<Complex<f64>>> {
+    let n = jac.nrows();
+    let a = DMatrix::from_fn(n, n, |i, j| {
+        Complex::new(jac[(i, j)], 0.0) - if i == j { lam } else { Complex::new(0.0, 0.0) }
+    });
+    let svd = a.svd(false, true);
+    let Some(vt) = svd.v_t else {
+        return vec![];
+    };
+    let null: Vec<usize> = (0..svd.singular_values.len())
+        .filter(|&k| svd.singular_values[k] <= tol)
+        .collect();
+    if null.len() < 2 {
+        return vec![];
+    }
+    let r = null.len();
+    let real = DMatrix::from_fn(p, 2 * r, |i, c| {
+        let z = vt[(null[c % r], i)].conj();
+        if c < r {
+            z.re
+        } else {
+            z.im
+        }
+    });
+    let svd = real.svd(true, false);
+    let Some(u) = svd.u else {
+        return vec![];
+    };
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
+    order
+        .into_iter()
+        .take(r)
+        .map(|k| (0..p).map(|i| Complex::new(u[(i, k)], 0.0)).collect())
+        .collect()
 }
 
 /// A unit vector x with (J − λI) x ≈ 0: the right singular vector of the
