@@ -205,3 +205,77 @@ pub fn tangent_modes<S: MechanicalSystem + ?Sized>(
         partial_spectrum: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::static_equilibrium::{static_equilibrium, tests::SPATIAL_DOUBLE_PENDULUM};
+    use jounce_mechanics::SpatialSystem;
+
+    fn hanging() -> (SpatialSystem, Vec<f64>) {
+        let model = jounce_model::from_str(SPATIAL_DOUBLE_PENDULUM, "sdp.toml").unwrap();
+        let sys = SpatialSystem::from_model(&model).unwrap();
+        let (q0, _) = sys.initial_state();
+        let q = static_equilibrium(&sys, 0.0, &q0).unwrap().q;
+        (sys, q)
+    }
+
+    fn sorted_eigenvalues(a: &ModeAnalysis) -> Vec<(f64, f64)> {
+        let mut ev = a.eigenvalues.clone();
+        ev.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.total_cmp(&y.0)));
+        ev
+    }
+
+    #[test]
+    fn the_modes_do_not_depend_on_the_sign_of_the_quaternions() {
+        // p and −p are one rotation: the chart q ⊞ Δ about either gives
+        // the same pencil up to rounding, hence the same eigenvalues
+        let (sys, q) = hanging();
+        let v = vec![0.0; sys.nv()];
+        let label = |i: usize| sys.tangent_label(i);
+        let a = tangent_modes(&sys, 0.0, &q, &v, &label).unwrap();
+        let mut flipped = q.clone();
+        for b in 0..2 {
+            for k in 3..7 {
+                flipped[7 * b + k] = -flipped[7 * b + k];
+            }
+        }
+        let b = tangent_modes(&sys, 0.0, &flipped, &v, &label).unwrap();
+        assert_eq!(a.degrees_of_freedom, 6);
+        let (ea, eb) = (sorted_eigenvalues(&a), sorted_eigenvalues(&b));
+        assert_eq!(ea.len(), 12);
+        for (x, y) in ea.iter().zip(&eb) {
+            assert!((x.1 - y.1).abs() < 1e-10 * (1.0 + x.1.abs()), "{ea:?} {eb:?}");
+        }
+        // linearised_modes takes the tangent path for n_q ≠ n_v, with
+        // generic labels
+        let c = crate::modes::linearised_modes(&sys, 0.0, &q, &v).unwrap();
+        assert_eq!(sorted_eigenvalues(&c), ea);
+        assert!(c.modes[0].shape[0].coordinate.starts_with("tangent["));
+        assert!(a.modes[0].shape[0].coordinate.starts_with("link"));
+    }
+
+    #[test]
+    fn bad_states_are_refused_by_name_without_panicking() {
+        let (sys, q) = hanging();
+        let v = vec![0.0; sys.nv()];
+        let label = |i: usize| format!("d{i}");
+        let short = tangent_modes(&sys, 0.0, &q[..7], &v, &label).unwrap_err();
+        assert!(matches!(short, ModesError::Eval(_)), "{short}");
+        let mut nan = q.clone();
+        nan[2] = f64::NAN;
+        let e = tangent_modes(&sys, 0.0, &nan, &v, &label).unwrap_err();
+        assert!(e.to_string().contains("not finite"), "{e}");
+        let mut moving = v.clone();
+        moving[5] = 0.3;
+        let e = tangent_modes(&sys, 0.0, &q, &moving, &label).unwrap_err();
+        assert!(
+            matches!(e, ModesError::TangentNotAnEquilibrium { speed, .. } if speed == 0.3),
+            "{e}"
+        );
+        // the start, both links along a tilted line: not an equilibrium
+        let (q0, _) = sys.initial_state();
+        let e = tangent_modes(&sys, 0.0, &q0, &v, &label).unwrap_err();
+        assert!(e.to_string().contains("--static"), "{e}");
+    }
+}
