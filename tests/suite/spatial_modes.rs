@@ -190,7 +190,11 @@ fn the_spatial_double_pendulum_matches_the_closed_form_in_both_planes() {
             "spatial double pendulum: {} Hz, closed form {want} Hz, relative error {e:.1e}",
             mode.natural_frequency_hz
         );
-        assert!(e < 1e-8, "mode {k}: {} vs {want}", mode.natural_frequency_hz);
+        assert!(
+            e < 1e-8,
+            "mode {k}: {} vs {want}",
+            mode.natural_frequency_hz
+        );
         assert!(mode.damping_ratio.abs() < 1e-12);
     }
     let rigid = a
@@ -202,11 +206,18 @@ fn the_spatial_double_pendulum_matches_the_closed_form_in_both_planes() {
     assert_ne!(osc[0].shape, osc[1].shape, "{:?}", a.modes);
     assert_ne!(osc[2].shape, osc[3].shape, "{:?}", a.modes);
     // the slow mode swings both links the same way, the lower one most
-    assert!(osc[0].shape[0].coordinate.starts_with("link2."), "{:?}", osc[0]);
+    assert!(
+        osc[0].shape[0].coordinate.starts_with("link2."),
+        "{:?}",
+        osc[0]
+    );
     // the text names the tangent coordinates
     let text = modes_text(&r);
     assert!(text.contains("tangent space"), "{text}");
-    assert!(text.contains("link2.x") || text.contains("link2.z"), "{text}");
+    assert!(
+        text.contains("link2.x") || text.contains("link2.z"),
+        "{text}"
+    );
 }
 
 /// The planar double pendulum of examples/double_pendulum.toml written as
@@ -408,8 +419,11 @@ fn a_damped_spring_mass_on_a_prismatic_joint_has_the_closed_form_mode() {
     let wn = (k / m).sqrt();
     let zeta = c / (2.0 * (k * m).sqrt());
     let wd = wn * (1.0 - zeta * zeta).sqrt();
-    let r = modes_report(&model(SPRING_MASS, "spring_mass.toml"), LinearisationPoint::Static)
-        .expect("modes --static");
+    let r = modes_report(
+        &model(SPRING_MASS, "spring_mass.toml"),
+        LinearisationPoint::Static,
+    )
+    .expect("modes --static");
     let a = &r.analysis;
     assert_eq!(a.degrees_of_freedom, 1);
     assert_eq!(a.modes.len(), 1, "{:?}", a.modes);
@@ -452,12 +466,16 @@ fn a_damped_spring_mass_on_a_prismatic_joint_has_the_closed_form_mode() {
 #[test]
 fn spatial_modes_away_from_an_equilibrium_are_refused_by_name() {
     let m = jounce_model::load_file(&repo("examples/spatial_double_pendulum.toml")).unwrap();
-    let e = modes_report(&m, LinearisationPoint::Initial).unwrap_err().to_string();
+    let e = modes_report(&m, LinearisationPoint::Initial)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("not an equilibrium") && e.contains("--static"),
         "{e}"
     );
-    let e = modes_report(&m, LinearisationPoint::At(0.5)).unwrap_err().to_string();
+    let e = modes_report(&m, LinearisationPoint::At(0.5))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("--at 0.5") && e.contains("--static"), "{e}");
     // the CLI: the same refusal, and the modes at the equilibrium
     let file = repo("examples/spatial_double_pendulum.toml");

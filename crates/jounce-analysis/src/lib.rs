@@ -38,8 +38,8 @@ pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
 pub use static_equilibrium::{
     static_equilibrium, static_equilibrium_using, StaticEquilibrium, StaticError, MAX_DENSE_ORDER,
 };
-pub use tangent_modes::tangent_modes;
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
     StepStability, MAX_DIMENSION,
 };
+pub use tangent_modes::tangent_modes;

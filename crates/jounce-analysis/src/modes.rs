@@ -238,7 +238,7 @@ pub enum ModesError {
     },
     /// A model whose positions carry unit quaternions (n_q ≠ n_v) at a
     /// state that is not an equilibrium: its tangent-space linearisation
-    /// holds only there ([`crate::tangent_modes`]).
+    /// holds only there ([`crate::tangent_modes()`]).
     #[error("linearisation: the state is not an equilibrium (unbalanced forces |Q − Φ_vᵀλ| up to {unbalanced:.3e}, more than 1e-8 of {scale:.3e}, the largest load or the stiffness over 1 m; |v| up to {speed:.3e}): the modes of a model with rotations in unit quaternions are taken in the tangent space of its configurations at an equilibrium only (elsewhere the frozen Jacobian depends on the chart of the rotations); linearise at the static equilibrium (modes --static)")]
     TangentNotAnEquilibrium {
         /// ‖Q − Φ_vᵀλ‖∞ (= ‖M a‖∞) at the state.
@@ -780,7 +780,10 @@ fn shape_of<S: MechanicalSystem + ?Sized>(sys: &S, dq: &[Complex<f64>]) -> Vec<S
 /// The shape of the motion δ (coordinate j named `label(j)`): scaled so
 /// that its largest component is +1; the components of at least
 /// [`SHAPE_MIN_AMPLITUDE`], largest first.
-pub(crate) fn shape_labelled(label: &dyn Fn(usize) -> String, dq: &[Complex<f64>]) -> Vec<ShapeEntry> {
+pub(crate) fn shape_labelled(
+    label: &dyn Fn(usize) -> String,
+    dq: &[Complex<f64>],
+) -> Vec<ShapeEntry> {
     let n = dq.len();
     let k = (0..n).max_by(|&a, &c| dq[a].norm().total_cmp(&dq[c].norm()));
     let Some(k) = k else { return vec![] };

@@ -107,7 +107,9 @@ pub fn tangent_modes<S: MechanicalSystem + ?Sized>(
     let rhs = DVector::from_iterator(n + m, f.iter().chain(&gamma).copied());
     let svd = kkt.svd(true, true);
     let eps = 1e-13 * svd.singular_values.max().max(f64::MIN_POSITIVE);
-    let sol = svd.solve(&rhs, eps).map_err(|e| ModesError::Eval(e.into()))?;
+    let sol = svd
+        .solve(&rhs, eps)
+        .map_err(|e| ModesError::Eval(e.into()))?;
     let (a, lambda) = (sol.rows(0, n).into_owned(), sol.rows(n, m).into_owned());
     if sol.iter().any(|x| !x.is_finite()) {
         return Err(ModesError::NoEigenvalues);
@@ -245,7 +247,10 @@ mod tests {
         let (ea, eb) = (sorted_eigenvalues(&a), sorted_eigenvalues(&b));
         assert_eq!(ea.len(), 12);
         for (x, y) in ea.iter().zip(&eb) {
-            assert!((x.1 - y.1).abs() < 1e-10 * (1.0 + x.1.abs()), "{ea:?} {eb:?}");
+            assert!(
+                (x.1 - y.1).abs() < 1e-10 * (1.0 + x.1.abs()),
+                "{ea:?} {eb:?}"
+            );
         }
         // linearised_modes takes the tangent path for n_q ≠ n_v, with
         // generic labels

@@ -6,7 +6,7 @@
 //! as for a planar model.
 //!
 //! The linearisation holds at an equilibrium only (see
-//! [`jounce_analysis::tangent_modes`]): at the initial state when the
+//! [`jounce_analysis::tangent_modes()`]): at the initial state when the
 //! model starts there at rest, at the static equilibrium (`--static`);
 //! a state of a run (`--at T`) is refused by name.
 //!
@@ -35,7 +35,8 @@ pub(crate) fn spatial_modes_report(
     at: LinearisationPoint,
 ) -> Result<ModesReport, RunError> {
     let src = &model.source;
-    let sys = SpatialSystem::from_model(model).map_err(|e| RunError::Setup(format!("{src}: {e}")))?;
+    let sys =
+        SpatialSystem::from_model(model).map_err(|e| RunError::Setup(format!("{src}: {e}")))?;
     let (q0, v0) = sys.initial_state();
     let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
         .map_err(|e| RunError::Setup(format!("{src}: assembly failed: {e}")))?;
