@@ -487,3 +487,30 @@ fn spatial_modes_away_from_an_equilibrium_are_refused_by_name() {
     assert!(out.contains("6 DOF in the tangent space"), "{out}");
     assert!(out.contains("rigid-body"), "{out}");
 }
+
+/// Redundant constraints: the spherical pendulum with its pivot given
+/// twice (3 redundant rows) has the same modes, the minimum-norm
+/// multipliers sharing the load and the null space of Φ_v taken by its
+/// rank.
+#[test]
+fn a_redundant_pivot_leaves_the_spatial_modes_unchanged() {
+    let text = spherical_pendulum(0.0);
+    let twice = format!(
+        "{text}\n[[joints]]\nname = \"pivot_again\"\ntype = \"spherical\"\nbody1 = \"ground\"\n\
+         point1 = [0.0, 0.0, 0.0]\nbody2 = \"rod\"\npoint2 = \"O\"\n"
+    );
+    let once = modes_report(&model(&text, "once.toml"), LinearisationPoint::Initial).unwrap();
+    let r = modes_report(&model(&twice, "twice.toml"), LinearisationPoint::Initial)
+        .expect("modes with a redundant pivot");
+    assert_eq!(r.analysis.degrees_of_freedom, 3);
+    let (a, b) = (oscillatory(&once), oscillatory(&r));
+    assert_eq!(b.len(), 2, "{:?}", r.analysis.modes);
+    for (x, y) in a.iter().zip(&b) {
+        let e = rel(y.natural_frequency_hz, x.natural_frequency_hz);
+        eprintln!(
+            "redundant pivot: {} Hz vs {} Hz ({e:.1e})",
+            y.natural_frequency_hz, x.natural_frequency_hz
+        );
+        assert!(e < 1e-8, "{x:?} {y:?}");
+    }
+}
