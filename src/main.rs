@@ -62,7 +62,8 @@ enum Command {
     },
     /// Linearised modes in independent coordinates (frequency, damping
     /// ratio, shape), stiffness ratio, explicit stability limits and a
-    /// recommended integrator.
+    /// recommended integrator; a spatial model's at an equilibrium, in the
+    /// tangent space of its configurations.
     Modes {
         /// Model file (TOML).
         model: PathBuf,

@@ -51,6 +51,7 @@ mod spatial_examples;
 mod spatial_forms;
 mod spatial_formulations;
 mod spatial_joint_coordinates;
+mod spatial_modes;
 mod spatial_static;
 mod step_history;
 mod structural_correctness;

@@ -8,7 +8,8 @@
 //! ([`SingularityMonitor`]), static equilibrium ([`static_equilibrium()`]),
 //! linearised modes in independent coordinates ([`linearised_modes`];
 //! for large models the lowest and the fastest by sparse shift-invert
-//! Arnoldi, [`sparse_modes`]) and
+//! Arnoldi, [`sparse_modes`]; for positions in unit quaternions in the
+//! tangent space of the configurations, [`tangent_modes()`]) and
 //! the integrator they call for ([`recommend`]), and the period elongation
 //! and amplitude decay of structural integrators ([`period_error`]). Must not integrate or
 //! write files.
@@ -23,6 +24,7 @@ pub mod singular_configuration;
 mod sparse_kkt;
 pub mod static_equilibrium;
 pub mod step_stability;
+pub mod tangent_modes;
 
 pub use body_turn::BodyTurn;
 pub use energy_balance::{EnergyAccount, EnergyBalance};
@@ -40,3 +42,4 @@ pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,
     StepStability, MAX_DIMENSION,
 };
+pub use tangent_modes::tangent_modes;

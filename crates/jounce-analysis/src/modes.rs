@@ -236,6 +236,18 @@ pub enum ModesError {
         /// Independent states 2 (n − m).
         states: usize,
     },
+    /// A model whose positions carry unit quaternions (n_q ≠ n_v) at a
+    /// state that is not an equilibrium: its tangent-space linearisation
+    /// holds only there ([`crate::tangent_modes()`]).
+    #[error("linearisation: the state is not an equilibrium (unbalanced forces |Q − Φ_vᵀλ| up to {unbalanced:.3e}, more than 1e-8 of {scale:.3e}, the largest load or the stiffness over 1 m; |v| up to {speed:.3e}): the modes of a model with rotations in unit quaternions are taken in the tangent space of its configurations at an equilibrium only (elsewhere the frozen Jacobian depends on the chart of the rotations); linearise at the static equilibrium (modes --static)")]
+    TangentNotAnEquilibrium {
+        /// ‖Q − Φ_vᵀλ‖∞ (= ‖M a‖∞) at the state.
+        unbalanced: f64,
+        /// max(‖Q‖∞, ‖Φ_vᵀλ‖∞, ‖K‖∞ · 1 m).
+        scale: f64,
+        /// max |v|.
+        speed: f64,
+    },
     /// The eigenvalue iteration did not converge or gave non-finite values.
     #[error("linearisation: the eigenvalues of the Jacobian did not converge (non-finite or extreme entries)")]
     NoEigenvalues,
@@ -265,6 +277,10 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             stiffness_ratio: None,
             partial_spectrum: None,
         });
+    }
+    if sys.nq() != sys.nv() {
+        // unit quaternions: no partition of q, the tangent space instead
+        return crate::tangent_modes::tangent_modes(sys, t, q, v, &|i| format!("tangent[{i}]"));
     }
     // refused before the partition and the state-space set-up, which cost
     // more than the refusal's budget themselves on a large model (a
@@ -304,20 +320,46 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
     let jac = linearised_jacobian(&mut form, t, &y)
         .map_err(|e| ModesError::Eval(e.to_string()))?
         .ok_or(ModesError::NoEigenvalues)?;
-    let ev = eigenvalues_of(jac.clone()).ok_or(ModesError::NoEigenvalues)?;
-
     // B = ∂q/∂q_i (n × p)
     let n = sys.nq();
     let mut phi_q = DMatrix::zeros(sys.nc(), sys.nv());
     sys.constraint_jacobian(t, q, &mut phi_q);
     let b = position_map(&phi_q, &independent, &dependent, n);
+    let (ev, modes) = modes_of_jacobian(&jac, p, |dq_i| shape(sys, &b, dq_i))?;
+    let stiffness_ratio = stiffness_ratio(&modes);
+    Ok(ModeAnalysis {
+        t,
+        degrees_of_freedom: p,
+        independent_coordinates: labels,
+        eigenvalues: ev.iter().map(|l| (l.re, l.im)).collect(),
+        modes,
+        stiffness_ratio,
+        partial_spectrum: None,
+    })
+}
 
+/// The eigenvalues of the first-order Jacobian `jac` (2p × 2p, y =
+/// [x; x'] with x ∈ R^p) and its modes: one per complex pair or real
+/// eigenvalue with |λ| above the round-off of a Jordan block,
+/// 100 √(ε ‖J‖∞), fastest first; then the rigid-body modes, one per
+/// independent null vector of J with a position part. `shape` maps the
+/// position part x of an eigenvector to the listed coordinates.
+///
+/// # Errors
+/// [`ModesError::NoEigenvalues`] when the Schur iteration fails.
+pub(crate) fn modes_of_jacobian(
+    jac: &DMatrix<f64>,
+    p: usize,
+    shape: impl Fn(&[Complex<f64>]) -> Vec<ShapeEntry>,
+) -> Result<(Vec<Complex<f64>>, Vec<Mode>), ModesError> {
+    let ev = eigenvalues_of(jac.clone()).ok_or(ModesError::NoEigenvalues)?;
     let jnorm = jac
         .row_iter()
         .map(|r| r.iter().map(|x| x.abs()).sum::<f64>())
         .fold(0.0, f64::max);
     let rigid_tol = 100.0 * (f64::EPSILON * jnorm.max(1.0)).sqrt();
     let mut modes = Vec::new();
+    let mut listed: Vec<Complex<f64>> = Vec::new();
     for l in &ev {
         let mag = l.norm();
         if mag <= rigid_tol {
@@ -328,9 +370,22 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
             continue; // one member of each pair
         }
         let lam = if real { Complex::new(l.re, 0.0) } else { *l };
-        let x = null_vector(&jac, lam);
-        let dq_i: Vec<Complex<f64>> = x.iter().take(p).copied().collect();
-        modes.push(Mode::of_eigenvalue(lam, real, shape(sys, &b, &dq_i)));
+        // a repeated eigenvalue (the two swings of a spherical pendulum):
+        // the k-th listed takes the k-th real shape of its eigenspace
+        let same = |o: &Complex<f64>| (o - lam).norm() <= REPEATED_EIGENVALUE * mag;
+        let repeat = listed.iter().filter(|o| same(o)).count();
+        // one basis per eigenspace: that of its first member
+        let first = listed.iter().copied().find(|o| same(o)).unwrap_or(lam);
+        listed.push(lam);
+        let multiplicity = ev.iter().filter(|o| same(o)).count();
+        let dq_i: Vec<Complex<f64>> = match (multiplicity > 1)
+            .then(|| eigenspace_shapes(jac, first, p, rigid_tol))
+            .and_then(|shapes| shapes.into_iter().nth(repeat))
+        {
+            Some(x) => x,
+            None => null_vector(jac, lam).into_iter().take(p).collect(),
+        };
+        modes.push(Mode::of_eigenvalue(lam, real, shape(&dq_i)));
     }
     modes.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
     // rigid-body modes: the null space of J, position parts
@@ -359,21 +414,12 @@ pub fn linearised_modes<S: MechanicalSystem + ?Sized>(
                     natural_frequency_hz: 0.0,
                     damped_frequency_hz: 0.0,
                     damping_ratio: 0.0,
-                    shape: shape(sys, &b, &dq_i),
+                    shape: shape(&dq_i),
                 });
             }
         }
     }
-    let stiffness_ratio = stiffness_ratio(&modes);
-    Ok(ModeAnalysis {
-        t,
-        degrees_of_freedom: p,
-        independent_coordinates: labels,
-        eigenvalues: ev.iter().map(|l| (l.re, l.im)).collect(),
-        modes,
-        stiffness_ratio,
-        partial_spectrum: None,
-    })
+    Ok((ev, modes))
 }
 
 /// Why the modes of `sys` with `states` independent states would be
@@ -393,7 +439,7 @@ pub fn modes_refusal<S: MechanicalSystem + ?Sized>(sys: &S, states: usize) -> Op
 
 /// max |λ| / min |λ| over the modes that are not rigid-body ones (None
 /// without any).
-fn stiffness_ratio(modes: &[Mode]) -> Option<f64> {
+pub(crate) fn stiffness_ratio(modes: &[Mode]) -> Option<f64> {
     let mags = || {
         modes
             .iter()
@@ -641,6 +687,61 @@ fn position_map(phi_q: &DMatrix<f64>, ind: &[usize], dep: &[usize], n: usize) ->
     b
 }
 
+/// Eigenvalues closer than this fraction of |λ| are one repeated
+/// eigenvalue (a semisimple double root computed by the Schur iteration
+/// splits by rounding).
+const REPEATED_EIGENVALUE: f64 = 1e-6;
+
+/// The position parts (first `p` entries) of the eigenspace of a
+/// repeated eigenvalue λ of `jac` as real orthonormal shapes: the right
+/// singular vectors of J − λI of singular values below `tol` span the
+/// eigenspace; the real and imaginary parts of their position parts span
+/// its real motions (for an undamped system, x real in [x; λx]), and the
+/// left singular vectors of that real p × 2r matrix, largest first, are
+/// the shapes. So the two swings of a spherical pendulum are listed as
+/// two perpendicular planar swings, not one twice or two circular motions.
+fn eigenspace_shapes(
+    jac: &DMatrix<f64>,
+    lam: Complex<f64>,
+    p: usize,
+    tol: f64,
+) -> Vec<Vec<Complex<f64>>> {
+    let n = jac.nrows();
+    let a = DMatrix::from_fn(n, n, |i, j| {
+        Complex::new(jac[(i, j)], 0.0) - if i == j { lam } else { Complex::new(0.0, 0.0) }
+    });
+    let svd = a.svd(false, true);
+    let Some(vt) = svd.v_t else {
+        return vec![];
+    };
+    let null: Vec<usize> = (0..svd.singular_values.len())
+        .filter(|&k| svd.singular_values[k] <= tol)
+        .collect();
+    if null.len() < 2 {
+        return vec![];
+    }
+    let r = null.len();
+    let real = DMatrix::from_fn(p, 2 * r, |i, c| {
+        let z = vt[(null[c % r], i)].conj();
+        if c < r {
+            z.re
+        } else {
+            z.im
+        }
+    });
+    let svd = real.svd(true, false);
+    let Some(u) = svd.u else {
+        return vec![];
+    };
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
+    order
+        .into_iter()
+        .take(r)
+        .map(|k| (0..p).map(|i| Complex::new(u[(i, k)], 0.0)).collect())
+        .collect()
+}
+
 /// A unit vector x with (J − λI) x ≈ 0: the right singular vector of the
 /// smallest singular value.
 fn null_vector(jac: &DMatrix<f64>, lam: Complex<f64>) -> Vec<Complex<f64>> {
@@ -673,6 +774,16 @@ fn shape<S: MechanicalSystem + ?Sized>(
 /// largest component is +1; the components of at least
 /// [`SHAPE_MIN_AMPLITUDE`], largest first.
 fn shape_of<S: MechanicalSystem + ?Sized>(sys: &S, dq: &[Complex<f64>]) -> Vec<ShapeEntry> {
+    shape_labelled(&|j| sys.coordinate_label(j), dq)
+}
+
+/// The shape of the motion δ (coordinate j named `label(j)`): scaled so
+/// that its largest component is +1; the components of at least
+/// [`SHAPE_MIN_AMPLITUDE`], largest first.
+pub(crate) fn shape_labelled(
+    label: &dyn Fn(usize) -> String,
+    dq: &[Complex<f64>],
+) -> Vec<ShapeEntry> {
     let n = dq.len();
     let k = (0..n).max_by(|&a, &c| dq[a].norm().total_cmp(&dq[c].norm()));
     let Some(k) = k else { return vec![] };
@@ -683,7 +794,7 @@ fn shape_of<S: MechanicalSystem + ?Sized>(sys: &S, dq: &[Complex<f64>]) -> Vec<S
     }
     let mut entries: Vec<ShapeEntry> = (0..n)
         .map(|j| ShapeEntry {
-            coordinate: sys.coordinate_label(j),
+            coordinate: label(j),
             amplitude: (dq[j] * ref_val.conj()).re / r2,
         })
         .filter(|e| e.amplitude.abs() >= SHAPE_MIN_AMPLITUDE)

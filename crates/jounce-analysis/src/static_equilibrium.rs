@@ -1091,7 +1091,7 @@ pub(crate) mod tests {
     /// along their body x, gravity −y), both links started along the
     /// tilted unit vector u = (0.6, −0.48, 0.64), the bodies turned onto it
     /// by axis and angle.
-    const SPATIAL_DOUBLE_PENDULUM: &str = r#"
+    pub(crate) const SPATIAL_DOUBLE_PENDULUM: &str = r#"
 [model]
 space = "spatial"
 gravity = [0.0, -9.81, 0.0]

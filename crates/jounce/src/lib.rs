@@ -90,6 +90,7 @@ pub mod setup;
 pub mod simulation;
 pub mod sink;
 mod spatial_check;
+mod spatial_modes;
 mod spatial_run;
 pub mod static_cmd;
 pub mod sweep;

@@ -42,6 +42,11 @@ pub struct ModesReport {
     /// For a model with penalty contacts linearised at its initial state:
     /// what the short run that looked for a closed contact found.
     pub contacts: Option<String>,
+    /// What the modes' coordinates are when they are not independent
+    /// coordinates of a partition (a spatial model: the tangent space of
+    /// its configurations); `None` for a planar model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coordinates: Option<String>,
 }
 
 /// The fraction of t_end a short run looks for a closed penalty contact.
@@ -110,6 +115,9 @@ impl<P: ?Sized> Observer<P> for Discard {
 /// [`RunError`] naming the model file: bad settings, assembly, no static
 /// equilibrium, a failed run to T, or a failed linearisation.
 pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport, RunError> {
+    if model.spatial.is_some() {
+        return crate::spatial_modes::spatial_modes_report(model, at);
+    }
     let sys = build_system(model)?;
     let asm = assemble_model(model, &sys)?;
     let src = &model.source;
@@ -158,6 +166,7 @@ pub fn modes_report(model: &Model, at: LinearisationPoint) -> Result<ModesReport
         analysis,
         recommendation,
         contacts,
+        coordinates: None,
     })
 }
 
@@ -330,16 +339,21 @@ fn sig(x: f64, digits: i32) -> String {
 pub fn modes_text(r: &ModesReport) -> String {
     let a = &r.analysis;
     let mut out = format!(
-        "{} ({}): modes linearised at the {} (t = {} s), {} DOF in independent coordinates ({})\n",
+        "{} ({}): modes linearised at the {} (t = {} s), {} DOF in {}\n",
         r.model,
         r.model_file,
         r.linearised_at,
         a.t,
         a.degrees_of_freedom,
-        if a.independent_coordinates.is_empty() && a.degrees_of_freedom > 0 {
-            "not listed".to_string()
+        if let Some(c) = &r.coordinates {
+            c.clone()
+        } else if a.independent_coordinates.is_empty() && a.degrees_of_freedom > 0 {
+            "independent coordinates (not listed)".to_string()
         } else {
-            a.independent_coordinates.join(", ")
+            format!(
+                "independent coordinates ({})",
+                a.independent_coordinates.join(", ")
+            )
         }
     );
     if let Some(p) = &a.partial_spectrum {

@@ -99,8 +99,8 @@ pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
     if model.spatial.is_some() {
         return Err(RunError::Setup(format!(
             "{}: the model is spatial ([model] space = \"spatial\"); this command takes planar \
-             models only so far (run, check, static, compare, bench and sweep take spatial ones; \
-             issue 33)",
+             models only so far (run, check, static, modes, compare, bench and sweep take spatial \
+             ones; issue 33)",
             model.source
         )));
     }

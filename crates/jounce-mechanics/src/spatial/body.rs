@@ -26,6 +26,10 @@ pub const NV_BODY: usize = 6;
 pub const POSITION_LABELS: [&str; NQ_BODY] = ["x", "y", "z", "qw", "qx", "qy", "qz"];
 /// Labels of a body's velocities, after `body.`.
 pub const VELOCITY_LABELS: [&str; NV_BODY] = ["vx", "vy", "vz", "wx", "wy", "wz"];
+/// Labels of a body's position increments Δ of q ⊞ Δ, after `body.`: the
+/// translation of the centre of mass (world frame) and the components of
+/// the rotation vector of p ⊗ exp(Δ_ω) (body frame).
+pub const TANGENT_LABELS: [&str; NV_BODY] = ["x", "y", "z", "rx", "ry", "rz"];
 
 /// The pose of a body (or of ground: r = 0, A = I) in the scalar type.
 #[derive(Clone, Copy, Debug)]

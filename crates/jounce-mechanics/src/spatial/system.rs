@@ -32,7 +32,9 @@ use jounce_model::{
 use nalgebra::DMatrix;
 use num_dual::{Dual, Dual2, Dual2_64, Dual64, DualSVec64};
 
-use super::body::{coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, VELOCITY_LABELS};
+use super::body::{
+    coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, TANGENT_LABELS, VELOCITY_LABELS,
+};
 use super::contact::{self, SpatialContactParams};
 use super::driver::Drive;
 use super::forces::{self, End};
@@ -527,6 +529,17 @@ impl SpatialSystem {
             self.names[i / NV_BODY],
             VELOCITY_LABELS[i % NV_BODY]
         )
+    }
+
+    /// Name of position increment `i` of q ⊞ Δ (of n_v), e.g. `top.rz`
+    /// (the z component of the body-frame rotation vector) or `top.x`
+    /// (the centre of mass's translation along world x).
+    #[must_use]
+    pub fn tangent_label(&self, i: usize) -> String {
+        match self.names.get(i / NV_BODY) {
+            Some(name) => format!("{name}.{}", TANGENT_LABELS[i % NV_BODY]),
+            None => format!("tangent[{i}]"),
+        }
     }
 
     /// World angular momentum about the origin, H = Σ (r × m ṙ + A J' ω').
