@@ -19,6 +19,16 @@ pub enum BodyRef {
     Body(usize),
 }
 
+impl BodyRef {
+    /// The moving body's index, `None` for the ground.
+    pub fn index(self) -> Option<usize> {
+        match self {
+            Self::Ground => None,
+            Self::Body(i) => Some(i),
+        }
+    }
+}
+
 /// A planar rigid body. Coordinates are (x, y, θ) of its centre of mass.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {

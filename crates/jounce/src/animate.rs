@@ -64,13 +64,6 @@ pub struct Scene {
     pub bounds: [f64; 4],
 }
 
-fn body_of(r: BodyRef) -> Option<usize> {
-    match r {
-        BodyRef::Ground => None,
-        BodyRef::Body(i) => Some(i),
-    }
-}
-
 /// What a model draws, in body frames: each body's points and circles,
 /// the ground's points and lines, the links between bodies.
 struct Geometry {
@@ -94,7 +87,7 @@ fn geometry(model: &Model) -> Geometry {
     let mut ground_points = Vec::new();
     let mut ground_lines = Vec::new();
     let mut links = Vec::new();
-    let mut attach = |at: &Attachment| match body_of(at.body) {
+    let mut attach = |at: &Attachment| match at.body.index() {
         Some(i) if i < nb => body_points[i].push(at.point),
         Some(_) => {}
         None => ground_points.push(at.point),
@@ -106,8 +99,8 @@ fn geometry(model: &Model) -> Geometry {
                 attach(b);
                 if let JointKind::Distance { .. } = j.kind {
                     links.push(Link {
-                        a: (body_of(a.body), a.point),
-                        b: (body_of(b.body), b.point),
+                        a: (a.body.index(), a.point),
+                        b: (b.body.index(), b.point),
                         kind: "link",
                     });
                 }
@@ -130,7 +123,7 @@ fn geometry(model: &Model) -> Geometry {
                 attach(a);
                 attach(b);
                 let circle = |at: &Attachment, r: f64, circles: &mut Vec<Vec<([f64; 2], f64)>>| {
-                    if let Some(i) = body_of(at.body).filter(|&i| i < nb) {
+                    if let Some(i) = at.body.index().filter(|&i| i < nb) {
                         circles[i].push((at.point, r));
                     }
                 };
@@ -163,8 +156,8 @@ fn geometry(model: &Model) -> Geometry {
             attach(a);
             attach(b);
             links.push(Link {
-                a: (body_of(a.body), a.point),
-                b: (body_of(b.body), b.point),
+                a: (a.body.index(), a.point),
+                b: (b.body.index(), b.point),
                 kind,
             });
         }

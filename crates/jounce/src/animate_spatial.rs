@@ -34,7 +34,7 @@
 //! it, so that a headless browser can check the drawing's geometry.
 
 use jounce_model::{
-    rotation_matrix, BodyRef, Model, SpatialAttachment, SpatialContactGeometry, SpatialForceKind,
+    rotation_matrix, Model, SpatialAttachment, SpatialContactGeometry, SpatialForceKind,
     SpatialJointKind, SpatialModel,
 };
 use serde::Serialize;
@@ -111,13 +111,6 @@ pub struct SpatialScene {
     pub bounds: [f64; 6],
 }
 
-fn body_of(r: BodyRef) -> Option<usize> {
-    match r {
-        BodyRef::Ground => None,
-        BodyRef::Body(i) => Some(i),
-    }
-}
-
 /// What a spatial model draws besides the frames.
 struct Geometry {
     body_points: Vec<Vec<[f64; 3]>>,
@@ -147,7 +140,7 @@ fn geometry(sm: &SpatialModel) -> Geometry {
         links: Vec::new(),
     };
     fn attach(g: &mut Geometry, at: &SpatialAttachment) {
-        let list = match body_of(at.body) {
+        let list = match at.body.index() {
             Some(i) => match g.body_points.get_mut(i) {
                 Some(l) => l,
                 None => return,
@@ -160,13 +153,13 @@ fn geometry(sm: &SpatialModel) -> Geometry {
     }
     fn link(g: &mut Geometry, a: &SpatialAttachment, b: &SpatialAttachment, kind: &'static str) {
         g.links.push(Link {
-            a: (body_of(a.body), a.point),
-            b: (body_of(b.body), b.point),
+            a: (a.body.index(), a.point),
+            b: (b.body.index(), b.point),
             kind,
         });
     }
     fn sphere(g: &mut Geometry, at: &SpatialAttachment, radius: f64) {
-        match body_of(at.body) {
+        match at.body.index() {
             Some(i) => {
                 if let Some(l) = g.body_spheres.get_mut(i) {
                     l.push((at.point, radius));
@@ -184,7 +177,7 @@ fn geometry(sm: &SpatialModel) -> Geometry {
             SpatialJointKind::Prismatic { axis_a, .. }
             | SpatialJointKind::Cylindrical { axis_a, .. }
             | SpatialJointKind::PointOnLine { axis_a, .. } => g.guides.push(Guide {
-                body: body_of(a.body),
+                body: a.body.index(),
                 point: a.point,
                 direction: *axis_a,
             }),
@@ -213,7 +206,7 @@ fn geometry(sm: &SpatialModel) -> Geometry {
                     SpatialContactGeometry::SpherePlane { radius, normal } => {
                         sphere(&mut g, b, *radius);
                         g.planes.push(Plane {
-                            body: body_of(a.body),
+                            body: a.body.index(),
                             point: a.point,
                             normal: *normal,
                         });
