@@ -45,6 +45,7 @@ mod scale;
 mod singular_configurations;
 mod spatial_chain;
 mod spatial_contacts;
+mod spatial_error_estimate;
 mod spatial_examples;
 mod spatial_formulations;
 mod spatial_joint_coordinates;

@@ -153,22 +153,39 @@ pub(crate) fn integrate_spatial_model(
     let (q0, v0) = sys.initial_state();
     let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
         .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
+    // an impact contact that starts penetrated never sees its gap close
+    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
     let mut form = build_formulation(model, &sys)?;
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-    let mut diagnostics: Vec<String> = Vec::new();
-    if model.settings.checks.error_estimate {
-        diagnostics.push(
-            "note: the global error estimate is not available for spatial models yet (issue 33)"
-                .into(),
-        );
-    }
+    let mut diagnostics: Vec<String> = crate::penetration::penalty_penetration_warnings(
+        model, &sys, &asm.q,
+    )
+    .into_iter()
+    .map(|w| format!("input warning: {w}"))
+    .collect();
     let Output {
         timeseries,
         steps,
         progress,
     } = output;
+    // an error estimate keeps the run's positions and velocities to compare
+    // them with the second run's, the quaternions up to sign
+    let layout = crate::error_estimate::StateLayout {
+        nq: sys.nq(),
+        nv: sys.nv(),
+        quaternions: (0..sys.nq() / NQ_BODY).map(|b| NQ_BODY * b + 3).collect(),
+    };
+    let mut recorder = None;
+    let timeseries: &mut dyn RowSink = if model.settings.checks.error_estimate {
+        recorder.insert(crate::error_estimate::StateRecorder::new(
+            timeseries,
+            1 + layout.len(),
+        ))
+    } else {
+        timeseries
+    };
     let velocities: Vec<String> = (0..sys.nv()).map(|i| sys.velocity_label(i)).collect();
     let mut timeseries = SpatialColumns {
         inner: timeseries,
@@ -229,9 +246,28 @@ pub(crate) fn integrate_spatial_model(
     let extremes = obs.extremes;
     let interrupted = obs.interrupted;
     drop(obs);
+    // the estimate: the model run again into memory (`work` stays this
+    // run's integration alone)
+    let estimate = match (&result, recorder) {
+        (Ok(_), Some(r)) => Some(crate::error_estimate::estimate(
+            model,
+            &entry.info,
+            &r.kept,
+            &layout,
+            stats.n_accept,
+        )),
+        _ => None,
+    };
     diagnostics.extend(crate::run::accuracy_diagnostics(
-        model, &opts, &stats, &extremes, None,
+        model,
+        &opts,
+        &stats,
+        &extremes,
+        estimate.as_ref(),
     ));
+    let mut accuracy = accuracy;
+    accuracy.estimated_global_error = estimate.as_ref().and_then(|e| e.estimated_global_error);
+    accuracy.error_estimate = estimate;
     let summary = RunSummary {
         formulation: crate::run::formulation_summary(model, form.name()),
         degrees_of_freedom: asm.dof,
