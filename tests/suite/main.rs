@@ -49,6 +49,7 @@ mod spatial_error_estimate;
 mod spatial_examples;
 mod spatial_formulations;
 mod spatial_joint_coordinates;
+mod spatial_penetration;
 mod spatial_static;
 mod step_history;
 mod structural_correctness;
