@@ -134,8 +134,7 @@ fn the_spatial_estimate_and_warning_are_calibrated() {
                     .unwrap_or_else(|| {
                         panic!(
                             "{} {method} {tol:e}: no estimate: {:?}",
-                            case.name,
-                            with.summary.accuracy.error_estimate
+                            case.name, with.summary.accuracy.error_estimate
                         )
                     });
                 let ratio = estimate / measured;
@@ -183,7 +182,10 @@ fn the_spatial_estimate_and_warning_are_calibrated() {
          > 10 tol: {agree}/{total}"
     );
     assert_eq!(total, 27);
-    assert!(compared >= 24, "only {compared} runs above the reference's floor");
+    assert!(
+        compared >= 24,
+        "only {compared} runs above the reference's floor"
+    );
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

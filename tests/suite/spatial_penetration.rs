@@ -94,8 +94,9 @@ fn an_impact_contact_that_starts_penetrated_is_refused_in_both() {
             assert_eq!(f.partial.series.len(), 0, "refused before integrating");
             let msg = f.to_string();
             assert!(
-                msg.contains(&format!("contact 'ground_contact' starts penetrated by {depth}"))
-                    && msg.contains("pass through"),
+                msg.contains(&format!(
+                    "contact 'ground_contact' starts penetrated by {depth}"
+                )) && msg.contains("pass through"),
                 "{k}: {msg}"
             );
             match hint {
@@ -125,7 +126,8 @@ fn an_impact_contact_pressed_in_fails_the_run_in_both() {
         let f = failure(r, k);
         let msg = f.to_string();
         assert!(
-            msg.contains("contact 'ground_contact' is penetrated by") && msg.contains("passed through"),
+            msg.contains("contact 'ground_contact' is penetrated by")
+                && msg.contains("passed through"),
             "{k}: {msg}"
         );
         assert!(f.partial.summary.t_reached < 0.01, "{msg}");
@@ -190,8 +192,11 @@ fn a_penalty_contact_that_starts_deep_is_warned_in_both() {
 #[test]
 fn a_penalty_contact_too_soft_for_the_impact_fails_in_both() {
     let soft = "law = \"linear\"\nstiffness = 100.0";
-    let [planar, spatial] = twins(|s| ball(s, 2.0, 0.0, 0.25, soft, 1.0), &RunOptions::default())
-        .map(|r| failure(r, 0));
+    let [planar, spatial] = twins(
+        |s| ball(s, 2.0, 0.0, 0.25, soft, 1.0),
+        &RunOptions::default(),
+    )
+    .map(|r| failure(r, 0));
     let mut t = Vec::new();
     for f in [&planar, &spatial] {
         let msg = f.to_string();
@@ -219,16 +224,21 @@ fn a_penalty_contact_too_soft_for_the_impact_fails_in_both() {
     {
         let r = r.unwrap_or_else(|e| panic!("{k}: {e}"));
         assert!(
-            r.diagnostics().iter().any(|d| d.starts_with("check failed at t = ")
-                && d.contains("more than the radius 0.25 m")),
+            r.diagnostics()
+                .iter()
+                .any(|d| d.starts_with("check failed at t = ")
+                    && d.contains("more than the radius 0.25 m")),
             "{k}: {:?}",
             r.diagnostics()
         );
     }
     let stiff = "law = \"linear\"\nstiffness = 1e5";
-    for (k, r) in twins(|s| ball(s, 2.0, 0.0, 0.25, stiff, 1.0), &RunOptions::default())
-        .into_iter()
-        .enumerate()
+    for (k, r) in twins(
+        |s| ball(s, 2.0, 0.0, 0.25, stiff, 1.0),
+        &RunOptions::default(),
+    )
+    .into_iter()
+    .enumerate()
     {
         let r = r.unwrap_or_else(|e| panic!("{k}: {e}"));
         assert!(r.completed());
@@ -273,7 +283,10 @@ fn a_fast_small_ball_on_a_large_fixed_step_does_not_tunnel_in_either() {
         // the drop's 2 m at 9.81 m/s² adds to the speed at the impact
         let v2 = 100.0f64.powi(2) + 2.0 * 9.81 * (2.0 - 0.01);
         let want = 0.5 * (1.0 - 0.64) * v2;
-        assert!((dissipated - want).abs() < 1e-4 * want, "{dissipated} {want}");
+        assert!(
+            (dissipated - want).abs() < 1e-4 * want,
+            "{dissipated} {want}"
+        );
     }
     let (yp, zs) = (height(&planar, "ball.y"), height(&spatial, "ball.z"));
     assert!(yp > 100.0, "{yp}");
@@ -328,7 +341,10 @@ fn a_bullet_against_a_stiff_post_bounces_back_in_both() {
             assert!((vx_end + 1000.0).abs() < 1.0, "{post} {k}: vx = {vx_end}");
             // back from the post's near side at 1000 m/s
             let want = 2.0 * (post - 0.11) - 1000.0;
-            assert!((x_end - want).abs() < 2.0, "{post} {k}: x = {x_end}, {want}");
+            assert!(
+                (x_end - want).abs() < 2.0,
+                "{post} {k}: x = {x_end}, {want}"
+            );
         }
     }
 }
@@ -363,9 +379,12 @@ fn a_bullet_does_not_tunnel_wherever_the_post_stands() {
 /// as passing through.
 #[test]
 fn a_bullet_through_a_soft_post_fails_in_both() {
-    for (k, r) in twins(|s| bullet(s, 100.0, "10.0", 0.11, 1e-5), &RunOptions::default())
-        .into_iter()
-        .enumerate()
+    for (k, r) in twins(
+        |s| bullet(s, 100.0, "10.0", 0.11, 1e-5),
+        &RunOptions::default(),
+    )
+    .into_iter()
+    .enumerate()
     {
         let msg = failure(r, k).to_string();
         assert!(

@@ -3,7 +3,7 @@
 //! ([`SystemQueries::switching_functions`]), the one check shared by every
 //! command that sets a model up ([`crate::setup::assemble_model`]: `run`,
 //! `check`, `static`, `modes`, `compare`, `sweep`), and of a spatial run
-//! ([`crate::spatial_run`]: sphere-plane and sphere-sphere pairs, the
+//! (`spatial_run.rs`: sphere-plane and sphere-sphere pairs, the
 //! sphere's radius in place of the circle's, the plane in place of the
 //! line).
 //!

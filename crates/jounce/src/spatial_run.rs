@@ -1,15 +1,34 @@
 //! The run of a spatial model (`[model] space = "spatial"`): the same
 //! pipeline as a planar run — settings validated, the system built and
 //! assembled, the formulation built, the integration streamed through the
-//! run's observer, the summary — without the planar-only watches
-//! (redundant-row reactions, singular configurations, beam strains, the
-//! contacts' penetration watch, the error estimate), which issue 33 will
-//! bring to spatial models. Contacts themselves run as in a planar run:
-//! their gaps are the system's switching functions, located as events
-//! and followed by the impact law's impulse by whichever formulation runs
-//! the model, with `gap` and `normal_force` columns. The solution checks
-//! and the breakpoint crossings are those of a planar run, the model's
-//! size from the spatial bodies.
+//! run's observer, the summary — with the planar run's trust watches:
+//!
+//! - the solution checks (non-finite values, energy growth beyond the
+//!   work put in, constraint drift, an impact contact passed through, a
+//!   penalty contact pressed beyond its sphere's radius;
+//!   [`crate::trust::SolutionChecks`]) and the breakpoints stepped across;
+//! - contacts that start penetrated: an impact contact refused, a penalty
+//!   contact deeper than an elastic indentation warned
+//!   ([`crate::penetration`]);
+//! - a fixed explicit step beyond the stability limit of the
+//!   linearisation at t = 0 ([`crate::validate::fixed_step_verdict`]);
+//! - the global error estimate (`settings.checks.error_estimate`,
+//!   [`crate::error_estimate`]) and its accuracy warning, the run's
+//!   positions and velocities compared with a second run's, each body's
+//!   unit quaternion up to sign (p and −p are one rotation; with signs
+//!   aligned |Δp| = 2 sin(θ/4), θ the angle between the two
+//!   orientations); calibrated on the heavy top, the tumbling body and
+//!   the spatial double pendulum (`tests/suite/spatial_error_estimate.rs`:
+//!   estimate / true error 1.02 to 1.34 over 27 runs).
+//!
+//! Not yet: the reactions of redundant rows and the singular-configuration
+//! monitor (both built on the planar system: the monitor groups the
+//! velocities into bodies by their coordinates' labels, which n_q ≠ n_v
+//! misaligns), beam strains (no spatial beams). Contacts themselves run
+//! as in a planar run: their gaps are the system's switching functions,
+//! located as events and followed by the impact law's impulse by
+//! whichever formulation runs the model, with `gap` and `normal_force`
+//! columns. The model's size is from the spatial bodies.
 //!
 //! Formulations: `augmented`, `projection` and `penalty` (the ODE in
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
@@ -159,12 +178,27 @@ pub(crate) fn integrate_spatial_model(
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-    let mut diagnostics: Vec<String> = crate::penetration::penalty_penetration_warnings(
-        model, &sys, &asm.q,
-    )
-    .into_iter()
-    .map(|w| format!("input warning: {w}"))
-    .collect();
+    let mut diagnostics: Vec<String> =
+        crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q)
+            .into_iter()
+            .map(|w| format!("input warning: {w}"))
+            .collect();
+    // a fixed explicit step beyond the stability limit of the
+    // linearisation at t = 0, as in a planar run
+    if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
+    {
+        match model.settings.checks.on_failure {
+            jounce_model::OnCheckFailure::Fail => {
+                return Err(RunError::Setup(format!(
+                    "{}: {msg} (settings.checks.on_failure = \"warn\" runs it anyway)",
+                    model.source
+                )))
+            }
+            jounce_model::OnCheckFailure::Warn => {
+                diagnostics.push(format!("stability warning: {msg}"))
+            }
+        }
+    }
     let Output {
         timeseries,
         steps,

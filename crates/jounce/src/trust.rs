@@ -359,7 +359,9 @@ impl SolutionChecks {
         let radii = &self.penalty_radii;
         let gaps = self.penalty_gaps.get_or_insert_with(|| {
             (0..sys.n_switching_functions())
-                .filter(|&i| sys.restitution(i).is_none() && sys.switching_quantities(i)[0] == "gap")
+                .filter(|&i| {
+                    sys.restitution(i).is_none() && sys.switching_quantities(i)[0] == "gap"
+                })
                 .filter_map(|i| {
                     let name = sys.switching_label(i);
                     radii.iter().find(|(n, _)| *n == name).map(|&(_, r)| (i, r))
