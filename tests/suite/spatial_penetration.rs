@@ -13,6 +13,7 @@
 //! - a penalty contact too soft for the impact, sinking past its radius,
 //!   fails the run (or warns under `on_failure = "warn"`); a stiff one
 //!   completes without a word;
+//! - a fixed step beyond the stability limit is refused before the run;
 //! - a fast small ball on a large fixed step does not tunnel through the
 //!   floor (its impact is located between the steps), and a bullet
 //!   through a post on a penalty contact entered and left within one step
@@ -392,5 +393,52 @@ fn a_bullet_through_a_soft_post_fails_in_both() {
                 && msg.contains("more than the radius 0.01 m"),
             "{k}: {msg}"
         );
+    }
+}
+
+/// Not a contact but the same rule: a 1 kg body on a spring of 1e6 N/m
+/// (ω = 1000 rad/s) with rk4 at a fixed step of 10 ms (hω = 10, beyond
+/// rk4's limit of 2.8) is refused before integrating, planar and spatial
+/// alike, by the stability verdict on the linearisation at t = 0; at
+/// 1 ms (hω = 1) both run.
+#[test]
+fn a_fixed_step_beyond_the_stability_limit_is_refused_in_both() {
+    let spring = |spatial: bool| {
+        let (model, body, ends) = if spatial {
+            (
+                "space = \"spatial\"\ngravity = [0.0, 0.0, -9.81]",
+                "inertia = [0.01, 0.01, 0.01]\nposition = [0.0, 0.0, -1.0]",
+                "point1 = [0.0, 0.0, 0.0]\nbody2 = \"bob\"\npoint2 = [0.0, 0.0, 0.0]",
+            )
+        } else {
+            (
+                "gravity = [0.0, -9.81]",
+                "inertia = 0.01\nposition = [0.0, -1.0]",
+                "point1 = [0.0, 0.0]\nbody2 = \"bob\"\npoint2 = [0.0, 0.0]",
+            )
+        };
+        format!(
+            "[model]\nname = \"bob\"\n{model}\n\n[[bodies]]\nname = \"bob\"\nmass = 1.0\n{body}\n\n\
+             [[forces]]\nname = \"spring\"\ntype = \"spring_damper\"\nbody1 = \"ground\"\n{ends}\n\
+             stiffness = 1e6\nfree_length = 0.99\n\n[settings]\nt_end = 1.0\n\
+             output_interval = 0.01\n\n[settings.integrator]\nmethod = \"rk4\"\n"
+        )
+    };
+    let at = |h: f64| RunOptions {
+        step: Some(h),
+        ..RunOptions::default()
+    };
+    for (k, r) in twins(spring, &at(0.01)).into_iter().enumerate() {
+        let f = failure(r, k);
+        assert_eq!(f.partial.series.len(), 0, "{k}: refused before integrating");
+        let msg = f.to_string();
+        assert!(
+            msg.contains("the fixed step h = 0.01 s is beyond the stability limit of rk4"),
+            "{k}: {msg}"
+        );
+    }
+    for (k, r) in twins(spring, &at(0.001)).into_iter().enumerate() {
+        let r = r.unwrap_or_else(|e| panic!("{k}: {e}"));
+        assert!(r.completed(), "{k}");
     }
 }
