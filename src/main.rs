@@ -100,9 +100,9 @@ enum Command {
     /// parallel; table of summary figures, sweep.csv, sweep.json and one
     /// SVG per figure against the parameter.
     Sweep(SweepArgs),
-    /// Animate a run of a planar mechanism: a self-contained HTML file
-    /// (RUN_DIR/animation.html) a browser plays, with play/pause, a time
-    /// slider and the playback speed.
+    /// Animate a run: a self-contained HTML file (RUN_DIR/animation.html)
+    /// a browser plays, with play/pause, a time slider and the playback
+    /// speed; a spatial model in 3-D (drag to turn, wheel to zoom).
     Animate {
         /// Output directory of a run (holds timeseries.csv and summary.json).
         run_dir: PathBuf,

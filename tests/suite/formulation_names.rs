@@ -112,3 +112,56 @@ fn run_help_lists_the_method_registry_and_check_the_pairings() {
         "{out}"
     );
 }
+
+/// On a spatial model `check` lists exactly the formulations that run it:
+/// each one listed runs 10 ms of the model with an integrator that takes
+/// its form (radau5 for the DAE forms, generalized-α for the augmented
+/// Lagrangian, dop853 otherwise); each one left out is refused by `run`.
+#[test]
+fn check_lists_the_formulations_that_run_a_spatial_model() {
+    for model in [
+        "examples/heavy_top.toml",
+        "examples/tumbling_body.toml",
+        "examples/spatial_slider_crank.toml",
+    ] {
+        let listed = check_list(model);
+        assert!(
+            listed.iter().any(|n| n == "augmented"),
+            "{model}: {listed:?}"
+        );
+        for name in all_names() {
+            let method = match name.as_str() {
+                "index3" | "ggl" => "radau5",
+                "odae" => "bdf",
+                "augmented_lagrangian" => "generalized_alpha",
+                _ => "dop853",
+            };
+            let out = support::scratch(&format!("check_spatial_{name}"));
+            let (code, stdout, err) = jounce(&[
+                "run",
+                repo(model).to_str().unwrap(),
+                "--formulation",
+                &name,
+                "--method",
+                method,
+                "--t-end",
+                "0.01",
+                "-q",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            if listed.contains(&name) {
+                assert_eq!(
+                    code, 0,
+                    "{model}: {name} is listed but fails:\n{stdout}{err}"
+                );
+            } else {
+                assert_ne!(code, 0, "{model}: {name} is not listed but runs");
+                assert!(
+                    err.contains(&name),
+                    "{model}: {name} refused without its name: {err}"
+                );
+            }
+        }
+    }
+}

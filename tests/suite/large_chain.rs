@@ -105,3 +105,51 @@ fn a_short_run_of_the_1000_link_chain_keeps_its_constraints() {
     );
     assert!(root > 0.0 && root < 0.9 * free, "first link fell {root}");
 }
+
+/// radau5 on the index-3 form of the 1000-link chain at the file's
+/// tolerances (rtol 1e-6, atol 1e-9). Released horizontally, the outer
+/// links fall nearly freely and their multipliers are nearly zero
+/// (2e-5 N beside 1.5e4 N at the pin); with componentwise weights on the
+/// multipliers the Newton iteration stalled at round-off and the run
+/// failed at t = 1e-4 s down to h = 5e-13 s from 500 links on
+/// (`bench/implicit-at-size-2026-11-29.md`). The multipliers' weights are
+/// normwise now (`jounce_integrate::dae::normwise_multiplier_weights`):
+/// the run completes and every link's position agrees with dop853 on
+/// `augmented` at rtol 1e-10 to the tolerance.
+#[test]
+fn radau5_on_index3_completes_the_1000_link_chain_to_its_tolerance() {
+    let overrides = |method: &str, formulation: &str, rtol: f64| Overrides {
+        method: Some(method.into()),
+        formulation: Some(formulation.into()),
+        rtol: Some(rtol),
+        atol: Some(rtol * 1e-3),
+        ..Overrides::default()
+    };
+    let path = "examples/benchmarks/chain_1000.toml";
+    let (s, ts) = run_example(
+        path,
+        overrides("radau5", "index3", 1e-6),
+        "chain1000_radau5",
+    );
+    assert_eq!(s.status, "completed");
+    let (r, reference) = run_example(
+        path,
+        overrides("dop853", "augmented", 1e-10),
+        "chain1000_ref",
+    );
+    assert_eq!(r.status, "completed");
+    let last = |ts: &support::Series, c: &str| *ts.col(c).last().unwrap();
+    assert_eq!(last(&ts, "t"), last(&reference, "t"));
+    let mut worst = (0.0f64, String::new());
+    for i in 0..1000 {
+        for c in ["x", "y"] {
+            let name = format!("link{i}.{c}");
+            let d = (last(&ts, &name) - last(&reference, &name)).abs();
+            if d > worst.0 {
+                worst = (d, name);
+            }
+        }
+    }
+    println!("radau5/index3 against dop853/augmented at t = 0.01: {worst:?}");
+    assert!(worst.0 < 1e-7, "{worst:?}");
+}

@@ -137,7 +137,7 @@ fn spatial_chain(n: usize) -> jounce_mechanics::SpatialSystem {
 fn bench_spatial_chain(c: &mut Criterion) {
     use jounce_mechanics::{JointCoordinateSystem, SpatialJointSystem};
     let mut g = c.benchmark_group("spatial joint forward dynamics chain");
-    for n in [10, 100, 500, 1000] {
+    for n in [10, 100, 500, 1000, 10_000] {
         let js = SpatialJointSystem::new(&spatial_chain(n));
         let mut data = js.data();
         let q: Vec<f64> = (0..n).map(|i| 0.3 * (i as f64).sin()).collect();

@@ -1,6 +1,7 @@
 //! `jounce animate`: a planar mechanism's run as a self-contained HTML
 //! file a browser plays (no network, no external script: the data and the
-//! player are inline).
+//! player are inline). A spatial model's run plays in 3-D
+//! ([`crate::animate_spatial`]).
 //!
 //! **Drawing.** Each body is a stick figure in its own frame: lines from
 //! its centre of mass to every point the model attaches to it (joints,
@@ -177,6 +178,47 @@ fn geometry(model: &Model) -> Geometry {
     }
 }
 
+/// The rows of `series` a page plays: every `stride`-th row and the last,
+/// at most `max_frames` (stride = ⌈rows / max_frames⌉), without the rows
+/// where a column of `cols` is not finite.
+pub(crate) fn frame_rows<'s>(
+    series: &'s Series,
+    cols: &[usize],
+    max_frames: usize,
+) -> Vec<&'s Vec<f64>> {
+    let stride = series.rows.len().div_ceil(max_frames.max(1)).max(1);
+    series
+        .rows
+        .iter()
+        .step_by(stride)
+        .chain(
+            series
+                .rows
+                .last()
+                .filter(|_| !(series.rows.len() - 1).is_multiple_of(stride)),
+        )
+        .filter(|r| {
+            cols.iter()
+                .all(|&c| r.get(c).is_some_and(|v| v.is_finite()))
+        })
+        .collect()
+}
+
+/// `value` as JSON to put inline in a `<script>` element (no `</` may
+/// close it early).
+pub(crate) fn inline_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value)
+        .unwrap_or_else(|_| "{}".into())
+        .replace("</", "<\\/")
+}
+
+/// `text` with `&`, `<` and `>` escaped for HTML.
+pub(crate) fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// The scene of `model` and its run's `timeseries.csv`.
 ///
 /// # Errors
@@ -211,22 +253,11 @@ pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
             series.path.display()
         )));
     }
-    let stride = series.rows.len().div_ceil(MAX_FRAMES).max(1);
     let mut t = Vec::new();
     let mut poses = Vec::new();
     let ti = series.column_index("t").unwrap_or(0);
-    let rows: Vec<&Vec<f64>> = series
-        .rows
-        .iter()
-        .step_by(stride)
-        .chain(
-            series
-                .rows
-                .last()
-                .filter(|_| !(series.rows.len() - 1).is_multiple_of(stride)),
-        )
-        .filter(|r| cols.iter().flatten().all(|&c| r[c].is_finite()))
-        .collect();
+    let flat: Vec<usize> = cols.iter().flatten().copied().collect();
+    let rows = frame_rows(series, &flat, MAX_FRAMES);
     let mut bounds = [
         f64::INFINITY,
         f64::INFINITY,
@@ -279,15 +310,8 @@ pub fn scene(model: &Model, series: &Series) -> Result<Scene, RunError> {
 
 /// The page: the scene as inline JSON and the player.
 pub fn html(scene: &Scene) -> String {
-    let data = serde_json::to_string(scene)
-        .unwrap_or_else(|_| "{}".into())
-        // inline in a <script> element: no "</" may close it early
-        .replace("</", "<\\/");
-    let title = scene
-        .title
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
+    let data = inline_json(scene);
+    let title = escape_html(&scene.title);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -380,29 +404,43 @@ console.error = function (...args) {{
     label.textContent = "t = " + S.t[k].toFixed(4) + " s";
     drawn += 1;
     document.body.dataset.framesDrawn = String(drawn);
+    document.body.dataset.frame = String(k);
+    document.body.dataset.frames = String(n);
     if (document.body.dataset.status === "loading") document.body.dataset.status = "ok";
   }}
-  let playing = true, t0 = null, start = 0;
-  function tick(now) {{
-    if (playing) {{
-      if (t0 === null) {{ t0 = now; start = S.t[k]; }}
-      const target = start + (now - t0) / 1000 * Number(speed.value);
-      while (k < n - 1 && S.t[k + 1] <= target) k += 1;
-      if (k >= n - 1) {{ playing = false; play.textContent = "play"; }}
-      draw();
-    }}
-    window.requestAnimationFrame(tick);
+  // playback: each tick on the next animation frame, or after 40 ms if
+  // none comes first (a headless browser's virtual time runs timers but
+  // hardly any animation frames); ticks stop while paused
+  let playing = true, t0 = null, start = 0, frameId = 0, timerId = 0;
+  function schedule() {{
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    frameId = window.requestAnimationFrame(tick);
+    timerId = window.setTimeout(tick, 40);
+  }}
+  function tick() {{
+    window.cancelAnimationFrame(frameId);
+    window.clearTimeout(timerId);
+    if (!playing) return;
+    const now = performance.now();
+    if (t0 === null) {{ t0 = now; start = S.t[k]; }}
+    const target = start + (now - t0) / 1000 * Number(speed.value);
+    while (k < n - 1 && S.t[k + 1] <= target) k += 1;
+    if (k >= n - 1) {{ playing = false; play.textContent = "play"; }}
+    draw();
+    if (playing) schedule();
   }}
   play.addEventListener("click", function () {{
     playing = !playing;
     if (playing && k >= n - 1) k = 0;
     t0 = null;
     play.textContent = playing ? "pause" : "play";
+    if (playing) schedule();
   }});
   slider.addEventListener("input", function () {{ k = Number(slider.value); t0 = null; draw(); }});
   speed.addEventListener("change", function () {{ t0 = null; }});
   draw();
-  window.requestAnimationFrame(tick);
+  schedule();
 }})();
 </script>
 </body>
@@ -445,9 +483,15 @@ pub fn animate(
     };
     let model = jounce_model::load_file(&model_path).map_err(RunError::from)?;
     let series = Series::read(&run_dir.join("timeseries.csv"))?;
-    let sc = scene(&model, &series)?;
+    // a spatial model plays in 3-D (crate::animate_spatial)
+    let (page, frames) = if model.spatial.is_some() {
+        let sc = crate::animate_spatial::spatial_scene(&model, &series)?;
+        (crate::animate_spatial::spatial_html(&sc), sc.t.len())
+    } else {
+        let sc = scene(&model, &series)?;
+        (html(&sc), sc.t.len())
+    };
     let file = out.map_or_else(|| run_dir.join("animation.html"), Path::to_path_buf);
-    std::fs::write(&file, html(&sc))
-        .map_err(|e| RunError::Io(jounce_io::IoError::new(&file, e)))?;
-    Ok((file, sc.t.len()))
+    std::fs::write(&file, page).map_err(|e| RunError::Io(jounce_io::IoError::new(&file, e)))?;
+    Ok((file, frames))
 }

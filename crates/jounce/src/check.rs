@@ -50,6 +50,12 @@ pub fn formulations_line(redundancy: &Redundancy, info: &MethodInfo) -> String {
         .into_iter()
         .filter(|k| redundancy.is_empty() || k.runs_redundant())
         .collect();
+    formulations_of(&can, info)
+}
+
+/// The line naming the formulations `can` and those of them the
+/// integrator `info` runs.
+pub(crate) fn formulations_of(can: &[FormulationKind], info: &MethodInfo) -> String {
     let names = |ks: &[FormulationKind]| ks.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
     let with: Vec<FormulationKind> = can
         .iter()
@@ -58,7 +64,7 @@ pub fn formulations_line(redundancy: &Redundancy, info: &MethodInfo) -> String {
         .collect();
     format!(
         "  formulations that can run this model: {}\n    of those, integrator '{}' runs: {}\n",
-        names(&can),
+        names(can),
         info.name,
         names(&with)
     )

@@ -19,7 +19,8 @@
 //!   [`Simulation::compare`] ([`compare::compare`]), [`Simulation::bench`]
 //!   ([`bench::bench`]) and [`sweep::sweep`] (a parameter of a model file);
 //! - [`methods_table`]: the integrator registry as a table;
-//! - [`plot`], [`animate`]: SVG charts and HTML animations of runs
+//! - [`plot`], [`animate`] ([`animate_spatial`] in 3-D): SVG charts and
+//!   HTML animations of runs
 //!   ([`series`] reads their CSV files back).
 //!
 //! The library never prints: text for people is returned as strings
@@ -69,6 +70,7 @@
 //! ```
 
 pub mod animate;
+pub mod animate_spatial;
 pub mod beam_strain;
 pub mod bench;
 pub mod check;

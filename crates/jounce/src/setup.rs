@@ -160,8 +160,19 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
     model: &Model,
     sys: &'a S,
 ) -> Result<Box<dyn Formulation + 'a>, RunError> {
+    jounce_formulation::build_kind(
+        model.settings.formulation.kind,
+        &formulation_settings(model),
+        sys,
+    )
+    .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+}
+
+/// The formulation parameters of the model's settings (Baumgarte, penalty,
+/// augmented-Lagrangian factors, linear solver).
+pub fn formulation_settings(model: &Model) -> FormulationSettings {
     let f = &model.settings.formulation;
-    let settings = FormulationSettings {
+    FormulationSettings {
         baumgarte_alpha: f.baumgarte_alpha,
         baumgarte_beta: f.baumgarte_beta,
         penalty_factor: f.penalty_factor,
@@ -174,9 +185,7 @@ pub fn build_formulation<'a, S: MechanicalSystem + ?Sized>(
             LinearSolverKind::Sparse => LinearSolver::Sparse,
         },
         ..FormulationSettings::default()
-    };
-    jounce_formulation::build_kind(f.kind, &settings, sys)
-        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+    }
 }
 
 /// Whether total energy is an invariant of the model: no dampers, drivers,

@@ -13,8 +13,9 @@ use jounce_model::{BodyRef, Model, SpatialForceKind, SpatialJointKind, SpatialMo
 
 use crate::check::CheckReport;
 use crate::error::RunError;
-use crate::setup::{build_formulation, formulation_name};
+use crate::setup::{build_formulation, formulation_name, formulation_settings};
 use crate::validate::validate_run_settings;
+use jounce_model::FormulationKind;
 
 fn body_name(sm: &SpatialModel, b: BodyRef) -> &str {
     match b {
@@ -132,7 +133,19 @@ pub(crate) fn spatial_check_report(
         model.settings.t_end,
         crate::validate::output_rows(model)
     ));
-    s.push_str("  formulations that can run this model: augmented (spatial models, issue 33)\n");
+    // the formulations whose build and initial state take this system
+    // (those that integrate q' = v refuse n_q ≠ n_v, joint refuses what its
+    // joint coordinates cannot hold, by name)
+    let settings = formulation_settings(model);
+    let can: Vec<FormulationKind> = FormulationKind::ALL
+        .into_iter()
+        .filter(|&k| {
+            jounce_formulation::build_kind(k, &settings, &sys)
+                .and_then(|mut f| f.initial_state(0.0, &asm.q, &asm.v).map(|_| ()))
+                .is_ok()
+        })
+        .collect();
+    s.push_str(&crate::check::formulations_of(&can, &entry.info));
     for w in &warnings {
         s.push_str(&format!("  warning: {w}\n"));
     }

@@ -336,8 +336,20 @@ fn family_cases() -> Vec<FamilyCase> {
         (
             "structural, fixed",
             "generalized_alpha",
-            vec!["index3"],
+            vec!["index3", "augmented_lagrangian"],
             fixed(1e-3),
+        ),
+        (
+            "structural, augmented Lagrangian",
+            "generalized_alpha",
+            vec!["augmented_lagrangian"],
+            adaptive.clone(),
+        ),
+        (
+            "structural, augmented Lagrangian",
+            "newmark",
+            vec!["augmented_lagrangian"],
+            adaptive.clone(),
         ),
         (
             "Adams",

@@ -209,6 +209,46 @@ pub fn fd_iteration_matrix<P: DaeProblem + ?Sized>(
     Ok(())
 }
 
+/// Loosen the weights of the algebraic components of index 3 (the
+/// multipliers λ of the index-3 form) from componentwise to normwise:
+/// w_i = h² / (atol + rtol·‖λ‖∞), with ‖λ‖∞ the largest |y_j| over those
+/// components, instead of h² / (atol + rtol·|λ_i|).
+///
+/// Why: λ comes out of the linear solves of the iteration with an error of
+/// the order of ε‖λ‖ times the conditioning of the constraint Jacobian
+/// (normwise backward stability of LU; Higham, *Accuracy and Stability of
+/// Numerical Algorithms*, 2nd ed., Thm. 9.3 and §7.1), and index-3
+/// multipliers magnify the round-off of Φ by 1/h² on top. A componentwise
+/// tolerance asks a multiplier that is nearly zero (the outer links of a
+/// long chain in free fall: |λ_i| = 2e-5 N beside ‖λ‖∞ = 1.5e4 N) for a
+/// resolution no double-precision solve gives; the Newton iteration of
+/// radau5 then stalls at every step size (`bench/implicit-at-size-2026-11-29.md`:
+/// 500 to 1000 links failed at t = 1e-4 s down to h = 5e-13 s). The
+/// velocities and positions keep their componentwise weights, and so do
+/// the index-2 multipliers of the GGL form (there the normwise weight let
+/// Φ_q v drift to 1.4 tol on the pendulum of `dae_radau.rs`: their
+/// round-off is not magnified by 1/h²). A problem without index-3
+/// algebraic components is unchanged.
+pub fn normwise_multiplier_weights<P: DaeProblem + ?Sized>(
+    p: &P,
+    y: &[f64],
+    rtol: f64,
+    atol: f64,
+    h: f64,
+    w: &mut [f64],
+) {
+    let (idx, diff) = (p.variable_index(), p.is_differential());
+    let is_multiplier = |i: usize| !diff[i] && idx[i] == 3;
+    let norm = (0..w.len())
+        .filter(|&i| is_multiplier(i))
+        .map(|i| y[i].abs())
+        .fold(0.0, f64::max);
+    let hs = h.abs();
+    for i in (0..w.len()).filter(|&i| is_multiplier(i)) {
+        w[i] = hs * hs / (atol + rtol * norm);
+    }
+}
+
 /// F(t, y, y') into `r`, counted in `stats.n_rhs`; a non-finite value is
 /// an [`EvalError::NonFinite`] (the steppers' one way to evaluate F).
 pub(crate) fn counted_residual(
