@@ -19,7 +19,7 @@
 //!   aligned |Δp| = 2 sin(θ/4), θ the angle between the two
 //!   orientations); calibrated on the heavy top, the tumbling body and
 //!   the spatial double pendulum (`tests/suite/spatial_error_estimate.rs`:
-//!   estimate / true error 1.02 to 1.34 over 27 runs).
+//!   estimate / true error 0.98 to 1.29 over 27 runs).
 //!
 //! Not yet: the reactions of redundant rows and the singular-configuration
 //! monitor (both built on the planar system: the monitor groups the
