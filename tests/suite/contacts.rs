@@ -316,8 +316,9 @@ fn an_impact_contact_passed_through_fails_the_run_by_name() {
 }
 
 /// Issue 31: a penalty contact that starts 5.5 m deep is warned by name
-/// with its depth, by `check` and in the run's diagnostics; a ball
-/// resting at its static indentation (m g / k) is not.
+/// with its depth, by `check` and in the run's diagnostics (the run then
+/// fails: the depth is past the radius); a ball resting at its static
+/// indentation (m g / k) is not.
 #[test]
 fn a_penalty_contact_that_starts_deep_is_warned() {
     let penalty = (
@@ -337,18 +338,27 @@ fn a_penalty_contact_that_starts_deep_is_warned() {
         report.warnings
     );
     assert!(report.text.contains(want), "{}", report.text);
+    // 5.5 m is past the ball's radius: the run fails at its first row
+    // (issue 33: a penalty contact pressed beyond its radius), its summary
+    // with the input warning
     let run = sim
         .run(&jounce::RunOptions {
             t_end: Some(0.1),
             ..jounce::RunOptions::default()
         })
-        .unwrap();
+        .unwrap_err();
     assert!(
-        run.diagnostics()
+        run.to_string().contains("more than the radius 0.25 m"),
+        "{run}"
+    );
+    assert!(
+        run.partial
+            .summary
+            .diagnostics
             .iter()
             .any(|d| d.starts_with("input warning: ") && d.contains(want)),
         "{:?}",
-        run.diagnostics()
+        run.partial.summary.diagnostics
     );
     // at rest on the contact: indentation m g / k = 9.81e-5 m
     let resting = ball_variant(&[

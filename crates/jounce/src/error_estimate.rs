@@ -15,7 +15,14 @@
 //! [`jounce_integrate::global_error::weighted_diff`]), with |y| each
 //! component's largest magnitude along the run (a velocity through zero
 //! is judged against its size, not against atol alone), the largest over
-//! the output times. When the second run's error is r times the first's,
+//! the output times. Unit quaternions among the positions (spatial
+//! bodies, [`StateLayout::quaternions`]) are compared with their signs
+//! aligned: p and −p are the same rotation, and for unit p_a, p_b with
+//! p_a·p_b = cos(θ/2) ≥ 0 the difference is |p_a − p_b| = 2 sin(θ/4), θ
+//! the angle of the rotation from one orientation to the other (≈ θ/2 for
+//! a small one), so the four components measure the rotation error in
+//! the same weights as the step-size control gives them, whatever sign
+//! each run's quaternion carries. When the second run's error is r times the first's,
 //! the difference is (1 − r) times the first run's error
 //! ([`jounce_integrate::global_error::looser_run_error`]): r = 2^(−p) for a
 //! step halved with a method of order p (the registry's
@@ -66,6 +73,41 @@ pub struct StateDifference {
     pub rows: usize,
 }
 
+/// Where a run's time series holds its state: `t`, then the `nq`
+/// positions, then the `nv` velocities ([`crate::observer::timeseries_header`]
+/// order), with unit quaternions at some of the positions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateLayout {
+    /// Number of position coordinates n_q.
+    pub nq: usize,
+    /// Number of velocity coordinates n_v.
+    pub nv: usize,
+    /// The index in q of the first of each unit quaternion's 4 components
+    /// (compared up to sign: module documentation).
+    pub quaternions: Vec<usize>,
+}
+
+impl StateLayout {
+    /// n_q = n_v coordinates without quaternions (planar body coordinates).
+    pub fn plain(nq: usize) -> Self {
+        Self {
+            nq,
+            nv: nq,
+            quaternions: Vec::new(),
+        }
+    }
+
+    /// Columns of the state after `t`: n_q + n_v.
+    pub fn len(&self) -> usize {
+        self.nq + self.nv
+    }
+
+    /// Whether the state is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// The difference between the positions and velocities of two runs of the
 /// same model (their time series: `t`, then the `nq` coordinates, then the
 /// `nq` velocities, as [`crate::observer::timeseries_header`] orders
@@ -73,7 +115,7 @@ pub struct StateDifference {
 /// error norm of the step-size control, weighted RMS over the components
 /// with weights atol + rtol·|y|, |y| the component's largest magnitude
 /// along `reference`; the largest over the output times. `None` when they
-/// share no output time.
+/// share no output time. [`state_difference_in`] for any [`StateLayout`].
 ///
 /// ```
 /// use jounce::error_estimate::state_difference;
@@ -99,7 +141,38 @@ pub fn state_difference(
     rtol: f64,
     atol: f64,
 ) -> Option<StateDifference> {
-    let n = 2 * nq;
+    state_difference_in(run, reference, &StateLayout::plain(nq), rtol, atol)
+}
+
+/// [`state_difference`] of states laid out as `layout` says: the n_q + n_v
+/// columns after `t`, each weighted by atol + rtol·max_t |y_ref|, the
+/// quaternions' components with their signs aligned first (p_run → −p_run
+/// where p_run·p_ref < 0; module documentation: |Δp| = 2 sin(θ/4)).
+///
+/// ```
+/// use jounce::error_estimate::{state_difference_in, StateLayout};
+/// use jounce::sink::{RowSink, TimeSeries};
+/// let series = |p: [f64; 4]| {
+///     let mut s = TimeSeries::default();
+///     let cols = ["t", "qw", "qx", "qy", "qz", "wx", "wy", "wz"];
+///     s.begin(&cols.map(String::from)).unwrap();
+///     s.row(&[0.0, p[0], p[1], p[2], p[3], 0.0, 0.0, 0.0]).unwrap();
+///     s
+/// };
+/// let layout = StateLayout { nq: 4, nv: 3, quaternions: vec![0] };
+/// let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+/// // −p is the same rotation as p: no difference
+/// let d = state_difference_in(&series([-c, -s, 0.0, 0.0]), &series([c, s, 0.0, 0.0]), &layout, 1e-6, 1e-6);
+/// assert!(d.unwrap().absolute < 1e-15);
+/// ```
+pub fn state_difference_in(
+    run: &TimeSeries,
+    reference: &TimeSeries,
+    layout: &StateLayout,
+    rtol: f64,
+    atol: f64,
+) -> Option<StateDifference> {
+    let n = layout.len();
     let (ca, cb) = (run.columns(), reference.columns());
     if ca.len() < n + 1 || cb.len() < n + 1 {
         return None;
@@ -113,6 +186,9 @@ pub fn state_difference(
             atol + rtol * scale
         })
         .collect();
+    // the sign of each component of the run in this row: −1 on the
+    // components of a quaternion opposite to the reference's
+    let mut sign = vec![1.0; n];
     let mut out = StateDifference {
         scaled: 0.0,
         absolute: 0.0,
@@ -131,9 +207,17 @@ pub fn state_difference(
         if !near(tb[j]) {
             continue;
         }
+        for &o in &layout.quaternions {
+            let Some(cols) = ca.get(o + 1..o + 5).zip(cb.get(o + 1..o + 5)) else {
+                continue;
+            };
+            let dot: f64 = cols.0.iter().zip(cols.1).map(|(a, b)| a[i] * b[j]).sum();
+            let s = if dot < 0.0 { -1.0 } else { 1.0 };
+            sign[o..o + 4].fill(s);
+        }
         let mut sum = 0.0;
         for k in 0..n {
-            let x = (ca[k + 1][i] - cb[k + 1][j]).abs();
+            let x = (sign[k] * ca[k + 1][i] - cb[k + 1][j]).abs();
             let x = if x.is_nan() { f64::INFINITY } else { x };
             sum += (x / weight[k]).powi(2);
             out.absolute = out.absolute.max(x);
@@ -243,7 +327,7 @@ pub fn reference_breakdown(
 }
 
 /// The global error estimate of a completed run of `model` whose
-/// positions and velocities are `run` (`nq` coordinates) after
+/// positions and velocities are `run` (laid out as `layout`) after
 /// `run_steps` accepted steps: the same model run again into memory at
 /// rtol/ρ, atol/ρ (a fixed step: h/2), compared in the run's norm. A second
 /// run that fails, or that breaks down ([`reference_breakdown`]), gives no
@@ -252,7 +336,7 @@ pub(crate) fn estimate(
     model: &Model,
     info: &MethodInfo,
     run: &TimeSeries,
-    nq: usize,
+    layout: &StateLayout,
     run_steps: u64,
 ) -> ErrorEstimateSummary {
     let it = &model.settings.integrator;
@@ -326,7 +410,7 @@ pub(crate) fn estimate(
         out.error = Some(why);
         return out;
     }
-    match state_difference(run, &series, nq, it.rtol, it.atol) {
+    match state_difference_in(run, &series, layout, it.rtol, it.atol) {
         Some(d) => {
             let e = looser_run_error(d.scaled, r);
             out.estimated_global_error = Some(e);

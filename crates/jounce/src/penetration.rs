@@ -2,7 +2,10 @@
 //! evaluated after assembly on the system's switching functions
 //! ([`SystemQueries::switching_functions`]), the one check shared by every
 //! command that sets a model up ([`crate::setup::assemble_model`]: `run`,
-//! `check`, `static`, `modes`, `compare`, `sweep`).
+//! `check`, `static`, `modes`, `compare`, `sweep`), and of a spatial run
+//! (`spatial_run.rs`: sphere-plane and sphere-sphere pairs, the
+//! sphere's radius in place of the circle's, the plane in place of the
+//! line).
 //!
 //! - A contact with Newton's impact law acts only at the event of its gap
 //!   closing: one that starts with its gap below −[`PENETRATION_TOLERANCE`]
@@ -29,7 +32,7 @@
 //!   diagnostics (`input warning: ...`).
 
 use jounce_mechanics::{MechanicalSystem, SystemQueries};
-use jounce_model::{ContactGeometry, ForceKind, Model};
+use jounce_model::{ContactGeometry, ForceKind, Model, SpatialContactGeometry};
 
 use crate::error::RunError;
 
@@ -86,39 +89,119 @@ pub fn start_gaps<S: MechanicalSystem + ?Sized>(sys: &S, q: &[f64]) -> Vec<Start
         .collect()
 }
 
-/// The model's contact element named `name`.
-fn contact_geometry(model: &Model, name: &str) -> Option<(ContactGeometry, String)> {
+/// What the checks need of a contact pair's shape, planar or spatial.
+struct PairShape {
+    /// For a circle (sphere) or point against a line (plane), the radius
+    /// r of the circle (0 for a point); `None` for two circles (spheres).
+    line_radius: Option<f64>,
+    /// The smaller radius of the pair's circles (spheres); `None` for a
+    /// point against a line.
+    smallest_radius: Option<f64>,
+    /// "line" in a planar model, "plane" in a spatial one.
+    surface: &'static str,
+    /// Name of body b (the circle's or sphere's).
+    body: String,
+}
+
+/// The shape of the model's contact element named `name` (a planar
+/// `[[forces]]` contact or a spatial `[[contacts]]` one).
+fn pair_shape(model: &Model, name: &str) -> Option<PairShape> {
+    use jounce_model::BodyRef;
+    if let Some(sm) = &model.spatial {
+        return sm.forces.iter().find_map(|f| match &f.kind {
+            jounce_model::SpatialForceKind::Contact { geometry, b, .. } if f.name == name => {
+                let body = match b.body {
+                    BodyRef::Ground => "ground".to_string(),
+                    BodyRef::Body(i) => sm.bodies[i].name.clone(),
+                };
+                let (line_radius, smallest_radius) = match *geometry {
+                    SpatialContactGeometry::SpherePlane { radius, .. } => {
+                        (Some(radius), Some(radius))
+                    }
+                    SpatialContactGeometry::SphereSphere { radius_a, radius_b } => {
+                        (None, Some(radius_a.min(radius_b)))
+                    }
+                };
+                Some(PairShape {
+                    line_radius,
+                    smallest_radius,
+                    surface: "plane",
+                    body,
+                })
+            }
+            _ => None,
+        });
+    }
     model.forces.iter().find_map(|f| match &f.kind {
         ForceKind::Contact { geometry, b, .. } if f.name == name => {
             let body = match b.body {
-                jounce_model::BodyRef::Ground => "ground".to_string(),
-                jounce_model::BodyRef::Body(i) => model.bodies[i].name.clone(),
+                BodyRef::Ground => "ground".to_string(),
+                BodyRef::Body(i) => model.bodies[i].name.clone(),
             };
-            Some((*geometry, body))
+            let (line_radius, smallest_radius) = match *geometry {
+                ContactGeometry::CircleLine { radius, .. } => (Some(radius), Some(radius)),
+                ContactGeometry::PointLine { .. } => (Some(0.0), None),
+                ContactGeometry::CircleCircle { radius_a, radius_b } => {
+                    (None, Some(radius_a.min(radius_b)))
+                }
+            };
+            Some(PairShape {
+                line_radius,
+                smallest_radius,
+                surface: "line",
+                body,
+            })
         }
         _ => None,
     })
 }
 
-/// What would be true with the line's normal reversed: for a line contact
-/// whose body lies on the other side of the line (the gap with −n is not
-/// negative), a hint that the normal may be flipped.
+/// The smaller radius of the circles (spheres) of the model's contact
+/// element named `name`; `None` for a point against a line or an unknown
+/// name.
+pub(crate) fn smallest_radius(model: &Model, name: &str) -> Option<f64> {
+    pair_shape(model, name).and_then(|p| p.smallest_radius)
+}
+
+/// The weight of all the model's bodies, Σ m |g| \[N\].
+fn total_weight(model: &Model) -> f64 {
+    match &model.spatial {
+        Some(sm) => {
+            let g = sm.gravity.iter().map(|x| x * x).sum::<f64>().sqrt();
+            sm.bodies.iter().map(|b| b.mass * g).sum()
+        }
+        None => {
+            let g = model.gravity[0].hypot(model.gravity[1]);
+            model.bodies.iter().map(|b| b.mass * g).sum()
+        }
+    }
+}
+
+/// What would be true with the line's (plane's) normal reversed: for a
+/// line contact whose body lies on the other side of the line (the gap
+/// with −n is not negative), a hint that the normal may be flipped.
 fn flipped_normal_hint(model: &Model, c: &StartGap) -> String {
-    let Some((geometry, body)) = contact_geometry(model, &c.name) else {
+    let Some(shape) = pair_shape(model, &c.name) else {
         return String::new();
     };
+    let surface = shape.surface;
     // n·(P_b − P_a) = g + r; with −n the gap is −(g + r) − r
-    let flipped = match geometry {
-        ContactGeometry::CircleLine { radius, .. } => -c.gap - 2.0 * radius,
-        ContactGeometry::PointLine { .. } => -c.gap,
-        ContactGeometry::CircleCircle { .. } => {
-            return "; one circle starts inside the other: move the bodies apart".to_string()
-        }
+    let Some(radius) = shape.line_radius else {
+        return format!(
+            "; one {} starts inside the other: move the bodies apart",
+            if surface == "plane" {
+                "sphere"
+            } else {
+                "circle"
+            }
+        );
     };
+    let flipped = -c.gap - 2.0 * radius;
     if flipped >= -PENETRATION_TOLERANCE {
         format!(
-            "; body '{body}' lies on the other side of the line, {:.4e} m clear of it: if that \
+            "; body '{}' lies on the other side of the {surface}, {:.4e} m clear of it: if that \
              is its free side, the normal normal1 is flipped (it must point to the free side)",
+            shape.body,
             flipped.max(0.0)
         )
     } else {
@@ -174,19 +257,14 @@ pub fn penalty_penetration_warnings<S: MechanicalSystem + ?Sized>(
     sys: &S,
     q: &[f64],
 ) -> Vec<String> {
-    let g = model.gravity[0].hypot(model.gravity[1]);
-    let weight: f64 = model.bodies.iter().map(|b| b.mass * g).sum();
+    let weight = total_weight(model);
     let mut w = Vec::new();
     for c in start_gaps(sys, q) {
         let depth = c.depth();
         if c.impact || !(depth > PENETRATION_TOLERANCE) {
             continue;
         }
-        let radius = contact_geometry(model, &c.name).and_then(|(geometry, _)| match geometry {
-            ContactGeometry::CircleLine { radius, .. } => Some(radius),
-            ContactGeometry::CircleCircle { radius_a, radius_b } => Some(radius_a.min(radius_b)),
-            ContactGeometry::PointLine { .. } => None,
-        });
+        let radius = pair_shape(model, &c.name).and_then(|p| p.smallest_radius);
         let too_strong = c.elastic_force > FORCE_FACTOR * weight;
         let too_deep = radius.is_some_and(|r| depth > DEPTH_FRACTION * r);
         if !(too_strong || too_deep) {
@@ -205,8 +283,13 @@ pub fn penalty_penetration_warnings<S: MechanicalSystem + ?Sized>(
             )
         } else {
             format!(
-                "the depth is {:.1} % of the circle's radius {} m",
+                "the depth is {:.1} % of the {}'s radius {} m",
                 100.0 * depth / radius.unwrap_or(f64::NAN),
+                if model.spatial.is_some() {
+                    "sphere"
+                } else {
+                    "circle"
+                },
                 radius.unwrap_or(f64::NAN)
             )
         };

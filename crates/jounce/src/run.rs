@@ -510,7 +510,7 @@ pub(crate) fn integrate_model(
             model,
             &entry.info,
             &r.kept,
-            sys.nq(),
+            &crate::error_estimate::StateLayout::plain(sys.nq()),
             stats.n_accept,
         )),
         _ => None,

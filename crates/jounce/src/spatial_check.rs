@@ -2,7 +2,9 @@
 //! bodies, joints and force elements, coordinates and degrees of freedom,
 //! and the run's start (settings, formulation) — the planar report's
 //! content without its planar-only parts (redundant-row reactions,
-//! bodies' moves in x, y, θ, fixed-step stability).
+//! bodies' moves in x, y, θ, fixed-step stability); contacts that start
+//! penetrated are refused or warned as in a planar check
+//! ([`crate::penetration`]).
 //!
 //! Owns: the spatial check report. Must not: change a planar check.
 
@@ -37,6 +39,10 @@ pub(crate) fn spatial_check_report(
     let (q0, v0) = sys.initial_state();
     let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
         .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
+    // contacts that start penetrated: refused (impact law) or warned
+    // (penalty), as a spatial run does
+    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
+    let warnings = crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q);
     let mut s = String::new();
     s.push_str(&format!(
         "model '{}' ({}), spatial\n",
@@ -140,6 +146,9 @@ pub(crate) fn spatial_check_report(
         })
         .collect();
     s.push_str(&crate::check::formulations_of(&can, &entry.info));
+    for w in &warnings {
+        s.push_str(&format!("  warning: {w}\n"));
+    }
     let start = build_formulation(model, &sys).and_then(|mut form| {
         form.initial_state(0.0, &asm.q, &asm.v)
             .map(|_| ())
@@ -158,7 +167,7 @@ pub(crate) fn spatial_check_report(
         degrees_of_freedom: asm.dof,
         redundant: asm.redundant.clone(),
         singular: asm.singular.clone(),
-        warnings: Vec::new(),
+        warnings,
         text: s,
     })
 }

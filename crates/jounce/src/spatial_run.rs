@@ -1,15 +1,34 @@
 //! The run of a spatial model (`[model] space = "spatial"`): the same
 //! pipeline as a planar run — settings validated, the system built and
 //! assembled, the formulation built, the integration streamed through the
-//! run's observer, the summary — without the planar-only watches
-//! (redundant-row reactions, singular configurations, beam strains, the
-//! contacts' penetration watch, the error estimate), which issue 33 will
-//! bring to spatial models. Contacts themselves run as in a planar run:
-//! their gaps are the system's switching functions, located as events
-//! and followed by the impact law's impulse by whichever formulation runs
-//! the model, with `gap` and `normal_force` columns. The solution checks
-//! and the breakpoint crossings are those of a planar run, the model's
-//! size from the spatial bodies.
+//! run's observer, the summary — with the planar run's trust watches:
+//!
+//! - the solution checks (non-finite values, energy growth beyond the
+//!   work put in, constraint drift, an impact contact passed through, a
+//!   penalty contact pressed beyond its sphere's radius;
+//!   [`crate::trust::SolutionChecks`]) and the breakpoints stepped across;
+//! - contacts that start penetrated: an impact contact refused, a penalty
+//!   contact deeper than an elastic indentation warned
+//!   ([`crate::penetration`]);
+//! - a fixed explicit step beyond the stability limit of the
+//!   linearisation at t = 0 ([`crate::validate::fixed_step_verdict`]);
+//! - the global error estimate (`settings.checks.error_estimate`,
+//!   [`crate::error_estimate`]) and its accuracy warning, the run's
+//!   positions and velocities compared with a second run's, each body's
+//!   unit quaternion up to sign (p and −p are one rotation; with signs
+//!   aligned |Δp| = 2 sin(θ/4), θ the angle between the two
+//!   orientations); calibrated on the heavy top, the tumbling body and
+//!   the spatial double pendulum (`tests/suite/spatial_error_estimate.rs`:
+//!   estimate / true error 0.98 to 1.29 over 27 runs).
+//!
+//! Not yet: the reactions of redundant rows and the singular-configuration
+//! monitor (both built on the planar system: the monitor groups the
+//! velocities into bodies by their coordinates' labels, which n_q ≠ n_v
+//! misaligns), beam strains (no spatial beams). Contacts themselves run
+//! as in a planar run: their gaps are the system's switching functions,
+//! located as events and followed by the impact law's impulse by
+//! whichever formulation runs the model, with `gap` and `normal_force`
+//! columns. The model's size is from the spatial bodies.
 //!
 //! Formulations: `augmented`, `projection` and `penalty` (the ODE in
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
@@ -153,22 +172,54 @@ pub(crate) fn integrate_spatial_model(
     let (q0, v0) = sys.initial_state();
     let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
         .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
+    // an impact contact that starts penetrated never sees its gap close
+    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
     let mut form = build_formulation(model, &sys)?;
     let y0 = form
         .initial_state(0.0, &asm.q, &asm.v)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-    let mut diagnostics: Vec<String> = Vec::new();
-    if model.settings.checks.error_estimate {
-        diagnostics.push(
-            "note: the global error estimate is not available for spatial models yet (issue 33)"
-                .into(),
-        );
+    let mut diagnostics: Vec<String> =
+        crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q)
+            .into_iter()
+            .map(|w| format!("input warning: {w}"))
+            .collect();
+    // a fixed explicit step beyond the stability limit of the
+    // linearisation at t = 0, as in a planar run
+    if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
+    {
+        match model.settings.checks.on_failure {
+            jounce_model::OnCheckFailure::Fail => {
+                return Err(RunError::Setup(format!(
+                    "{}: {msg} (settings.checks.on_failure = \"warn\" runs it anyway)",
+                    model.source
+                )))
+            }
+            jounce_model::OnCheckFailure::Warn => {
+                diagnostics.push(format!("stability warning: {msg}"))
+            }
+        }
     }
     let Output {
         timeseries,
         steps,
         progress,
     } = output;
+    // an error estimate keeps the run's positions and velocities to compare
+    // them with the second run's, the quaternions up to sign
+    let layout = crate::error_estimate::StateLayout {
+        nq: sys.nq(),
+        nv: sys.nv(),
+        quaternions: (0..sys.nq() / NQ_BODY).map(|b| NQ_BODY * b + 3).collect(),
+    };
+    let mut recorder = None;
+    let timeseries: &mut dyn RowSink = if model.settings.checks.error_estimate {
+        recorder.insert(crate::error_estimate::StateRecorder::new(
+            timeseries,
+            1 + layout.len(),
+        ))
+    } else {
+        timeseries
+    };
     let velocities: Vec<String> = (0..sys.nv()).map(|i| sys.velocity_label(i)).collect();
     let mut timeseries = SpatialColumns {
         inner: timeseries,
@@ -229,9 +280,28 @@ pub(crate) fn integrate_spatial_model(
     let extremes = obs.extremes;
     let interrupted = obs.interrupted;
     drop(obs);
+    // the estimate: the model run again into memory (`work` stays this
+    // run's integration alone)
+    let estimate = match (&result, recorder) {
+        (Ok(_), Some(r)) => Some(crate::error_estimate::estimate(
+            model,
+            &entry.info,
+            &r.kept,
+            &layout,
+            stats.n_accept,
+        )),
+        _ => None,
+    };
     diagnostics.extend(crate::run::accuracy_diagnostics(
-        model, &opts, &stats, &extremes, None,
+        model,
+        &opts,
+        &stats,
+        &extremes,
+        estimate.as_ref(),
     ));
+    let mut accuracy = accuracy;
+    accuracy.estimated_global_error = estimate.as_ref().and_then(|e| e.estimated_global_error);
+    accuracy.error_estimate = estimate;
     let summary = RunSummary {
         formulation: crate::run::formulation_summary(model, form.name()),
         degrees_of_freedom: asm.dof,
