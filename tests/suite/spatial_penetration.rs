@@ -17,9 +17,7 @@
 //! - a fast small ball on a large fixed step does not tunnel through the
 //!   floor (its impact is located between the steps), and a bullet
 //!   through a post on a penalty contact entered and left within one step
-//!   is located and bounces back (but see the ignored
-//!   `a_bullet_does_not_tunnel_wherever_the_post_stands`: a defect of the
-//!   event locator shared by both).
+//!   is located and bounces back, wherever the post stands.
 
 use jounce::{RunFailure, RunOptions, RunResult, Simulation};
 use jounce_model::OnCheckFailure;
@@ -350,19 +348,20 @@ fn a_bullet_against_a_stiff_post_bounces_back_in_both() {
     }
 }
 
-/// A defect of the event locator, planar and spatial alike (found by
-/// issue 33's twins): when the contact's onset root is taken just before
-/// its gap crosses zero, the gap is held at 0 for the next step, and
+/// The event locator, planar and spatial alike (a defect found by issue
+/// 33's twins): when the contact's onset root was taken just before its
+/// gap crossed zero, the gap was held at exactly 0 for the next step, and
 /// neither the crossing test nor the tangents' dip (`tangent_dip` in
-/// jounce-integrate, which needs g0 · g0' < 0) looks at a function that
-/// starts at 0: the restarted step (0.9 s) carries the bullet through the
-/// post untouched and the run "completes" with x = +1000 m. Measured with
-/// the post at x = 100 m (spatial tunnels, planar bounces) and at
-/// x = 101 m (both tunnel); at 99.7, 100.05 and 100.3 m both bounce.
+/// jounce-integrate, which needs g0 · g0' < 0) looked at a function that
+/// starts at 0: the restarted step (0.9 s) carried the bullet through the
+/// post untouched and the run "completed" with x = +1000 m (post at
+/// x = 100 m: spatial tunnelled, planar bounced; at 101 m both tunnelled).
+/// The gap is now held on its new side at the smallest normal magnitude,
+/// so that leaving the post within the step is a crossing: both bounce
+/// wherever the post stands.
 #[test]
-#[ignore = "event locator: a gap held at 0 after its onset root misses a contact crossed within the next step (jounce-integrate)"]
 fn a_bullet_does_not_tunnel_wherever_the_post_stands() {
-    for post in [100.0, 101.0] {
+    for post in [99.7, 100.0, 100.05, 100.3, 101.0, 101.37, 102.5, 137.0] {
         for (k, r) in twins(|s| bullet(s, post, "1e7", 1.0, 0.5), &RunOptions::default())
             .into_iter()
             .enumerate()

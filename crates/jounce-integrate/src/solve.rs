@@ -825,10 +825,14 @@ struct EventState {
     /// The root (time, event) the redone step is heading for.
     pending: Option<(f64, usize)>,
     /// An event taken just before its function crossed
-    /// ([`root_just_ahead`]): the function is held at zero after the
-    /// event, so that the crossing a rounding error later is not found
-    /// again.
-    held_on_new_side: Option<usize>,
+    /// ([`root_just_ahead`]), and the sign of the side it was crossing to:
+    /// after the event the function is held there at the smallest normal
+    /// magnitude, so that the crossing a rounding error later is not found
+    /// again, while a return to the old side within the next step is a
+    /// crossing (a bullet through a post within one step after its
+    /// contact's onset). Held at exactly 0 it was neither: the step after
+    /// the onset ran through the post untouched.
+    held_on_new_side: Option<(usize, f64)>,
 }
 
 impl EventState {
@@ -1143,7 +1147,9 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
                 if crossing(dir, ev.g_old[idx], ev.g_new[idx]) {
                     Some((tb, idx))
                 } else if root_just_ahead(dir, ev.g_old[idx], ev.g_new[idx], tb - ta) {
-                    ev.held_on_new_side = Some(idx);
+                    // g_new is still on the old side: the new one is
+                    // the other
+                    ev.held_on_new_side = Some((idx, -ev.g_new[idx].signum()));
                     Some((tb, idx))
                 } else {
                     None
@@ -1270,10 +1276,11 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             EventAction::StateChanged => self.after_state_change(te, idx, ta)?,
             // the root is the end of the bracket on the crossed
             // side: the functions' values there carry their new signs
-            // (but one taken just before its crossing is held at 0)
+            // (one taken just before its crossing is held on its new
+            // side, at the smallest normal magnitude)
             EventAction::Continue => {
-                if let Some(i) = held {
-                    self.ev.g_old[i] = 0.0;
+                if let Some((i, side)) = held {
+                    self.ev.g_old[i] = side * f64::MIN_POSITIVE;
                 }
             }
         }
