@@ -151,8 +151,7 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (unit quaternions) and a
-/// formulation that integrates q' = v (partitioning, state_space, odae;
-/// joint unless the system's joint coordinates have n_q = n_v).
+/// formulation that integrates q' = v (partitioning, state_space, odae).
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -163,14 +162,11 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     // positions that are not velocities (unit quaternions): augmented,
     // projection, penalty, index3, ggl and augmented_lagrangian integrate
     // q' = T(q) v (or update q by the exponential map) and keep q on its
-    // manifold; joint integrates its own joint coordinates, which need
-    // n_q = n_v only there (a spatial tree: one coordinate per joint
-    // freedom; built only for this check when the body n_q ≠ n_v); the
-    // others integrate q' = v
+    // manifold; joint integrates q' = T(q) v of its own joint coordinates
+    // (the quaternions of free joints normalised after each step, as
+    // augmented); the others integrate q' = v
     let joint_space_ok = || {
-        kind == K::Joint
-            && sys.n_friction_rows() == 0
-            && sys.joint_coordinates().is_some_and(|js| js.nq() == js.nv())
+        kind == K::Joint && sys.n_friction_rows() == 0 && sys.joint_coordinates().is_some()
     };
     if sys.nq() != sys.nv()
         && !joint_space_ok()
