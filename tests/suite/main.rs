@@ -48,6 +48,7 @@ mod spatial_chain;
 mod spatial_contacts;
 mod spatial_examples;
 mod spatial_formulations;
+mod spatial_free_joint;
 mod spatial_joint_coordinates;
 mod spatial_static;
 mod step_history;
