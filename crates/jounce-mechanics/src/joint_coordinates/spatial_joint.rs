@@ -29,7 +29,7 @@
 //! joint frame; singular when the second is ±90°, the axis e₃ chosen
 //! along the child's centre of mass from the joint point, the singularity
 //! then a child pointing along the parent's e₁), joined by massless
-//! frames, so that n_q = n_v. Each S is fixed in the parent frame of its
+//! frames, one coordinate per freedom (free joints below). Each S is fixed in the parent frame of its
 //! node, so c = Ṡ q' = (v_parent × S) q' (RBDA ch. 4; a motion vector
 //! fixed in a body moving with v changes at the rate v × m, ch. 2).
 //!
@@ -61,11 +61,20 @@
 //! kinematics, Φ_q = Φ_x J(q) (J the body velocities per joint rate) and
 //! γ = γ_body − Φ_x J̇ v. With cut joints q'' solves the dense KKT system
 //! [M Φ_qᵀ; Φ_q 0][q''; λ] = [f; γ] (M by CRBA, f by RNEA), with optional
-//! Baumgarte terms. A body not joined to ground through the tree (a free
-//! body, or one held only by a distance joint) gives a system whose
-//! [`JointCoordinateSystem::joint_state`] returns
-//! [`JointSpaceError::Unsupported`] naming the body, so that the `joint`
-//! formulation refuses the model by name.
+//! Baumgarte terms.
+//!
+//! **Free joints** (RBDA sec. 4.5, floating bases, and Table 4.1). A body
+//! the tree from ground does not reach (a free body, or one held only by
+//! cut joints) is the root of its own tree, joined to ground by a free
+//! joint with the positions (r, p) — its reference point in the world and
+//! its unit quaternion — and the rates ν = (ṙ, ω'), ω' in the body frame,
+//! as in the body coordinates of [`SpatialSystem`]. Its motion subspace
+//! in the fixed frame is S(q) ν = (A ω', ṙ + r × A ω') and c = Ṡ ν =
+//! (0, −ω × ṙ); the articulated-body algorithm solves the root as a
+//! floating base, I^A a + p^A = 0 (RBDA sec. 9.3). Then n_q = n_v + 1 per
+//! free joint, q' = T(q) v ([`JointCoordinateSystem::position_derivative`],
+//! ṗ = ½ p ⊗ (0, ω')) and q ⊕ δ the exponential map
+//! ([`JointCoordinateSystem::integrate_position`]), p normalised.
 //!
 //! **Jacobians** ([`JointCoordinateSystem::forward_dynamics_jacobians`],
 //! [`JointCoordinateSystem::inverse_dynamics_jacobians`]) are by central
@@ -510,18 +519,8 @@ impl SpatialJointSystem {
             }
         }
         cut.sort_unstable();
+        // every body is in a tree now (from ground or a free root)
         for j in cut {
-            let ends = sys.joints[j].bodies;
-            if let Some(b) = ends.iter().flatten().find(|&&b| !visited[b]) {
-                return Err(JointSpaceError::Unsupported {
-                    joint: format!("body '{}'", sys.body_name(*b)),
-                    problem: format!(
-                        "is joined to the rest only through the closure joint '{}'; not \
-                         supported in spatial joint coordinates yet",
-                        sys.joints[j].name
-                    ),
-                });
-            }
             self.cut_rows
                 .extend(first_row[j]..first_row[j] + sys.joints[j].equations());
         }
