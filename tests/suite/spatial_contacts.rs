@@ -320,7 +320,14 @@ atol = 1e-10
 #[test]
 fn a_spatial_contact_is_an_event_of_every_formulation() {
     let mut last: Option<f64> = None;
-    for f in ["augmented", "projection", "penalty", "index3", "ggl", "joint"] {
+    for f in [
+        "augmented",
+        "projection",
+        "penalty",
+        "index3",
+        "ggl",
+        "joint",
+    ] {
         let method = if f == "index3" || f == "ggl" {
             "radau5"
         } else {

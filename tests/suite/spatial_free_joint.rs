@@ -247,7 +247,10 @@ output_interval = 0.01
     let joint = run(&path, "joint", 1.0);
     remove_model(&path);
     let d = final_difference(&body, &joint, &["base", "arm"], 1.0);
-    let parts = [("base", 3.0, [0.3, 0.4, 0.5]), ("arm", 1.0, [0.01, 0.08, 0.08])];
+    let parts = [
+        ("base", 3.0, [0.3, 0.4, 0.5]),
+        ("arm", 1.0, [0.01, 0.08, 0.08]),
+    ];
     let totals = |i: usize| {
         let (mut p, mut l) = ([0.0f64; 3], [0.0f64; 3]);
         for (b, m, inertia) in parts {
@@ -309,7 +312,9 @@ fn tumbling_body_under_joint_with_radau5() {
     assert_eq!(s.status, "completed");
     let d = final_difference(&reference, &ts, &["body"], 1.0);
     let drift = norm_drift(&ts, "body");
-    eprintln!("tumbling body, joint + radau5 vs augmented + dop853: {d:e}, quaternion norm {drift:e}");
+    eprintln!(
+        "tumbling body, joint + radau5 vs augmented + dop853: {d:e}, quaternion norm {drift:e}"
+    );
     assert!(d < 1e-7, "{d:e}");
     assert!(drift <= 1e-12, "{drift:e}");
 }

@@ -165,9 +165,8 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     // manifold; joint integrates q' = T(q) v of its own joint coordinates
     // (the quaternions of free joints normalised after each step, as
     // augmented); the others integrate q' = v
-    let joint_space_ok = || {
-        kind == K::Joint && sys.n_friction_rows() == 0 && sys.joint_coordinates().is_some()
-    };
+    let joint_space_ok =
+        || kind == K::Joint && sys.n_friction_rows() == 0 && sys.joint_coordinates().is_some();
     if sys.nq() != sys.nv()
         && !joint_space_ok()
         && !(matches!(

@@ -297,7 +297,8 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
             return Ok(StepFix::Unchanged);
         }
         let q = &mut y[..self.nq];
-        self.js.integrate_position(q, &self.zero, &mut self.projected);
+        self.js
+            .integrate_position(q, &self.zero, &mut self.projected);
         if self.projected[..] == q[..] {
             return Ok(StepFix::Unchanged);
         }

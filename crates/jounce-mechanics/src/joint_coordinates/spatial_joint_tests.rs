@@ -560,9 +560,7 @@ fn floating_trees_match_crba_rnea_and_the_body_kkt_dynamics() {
             assert!((v[i] - v2[i]).abs() < 1e-9, "{}", js.coordinate_label(i));
         }
     }
-    eprintln!(
-        "floating trees: ABA vs CRBA/RNEA {worst_aba:e}, joint vs body KKT {worst_kkt:e}"
-    );
+    eprintln!("floating trees: ABA vs CRBA/RNEA {worst_aba:e}, joint vs body KKT {worst_kkt:e}");
 }
 
 /// q' = T(q) v is the derivative of the retraction: d/ds (q ⊕ s v) at
