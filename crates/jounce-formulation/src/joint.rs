@@ -38,9 +38,10 @@
 //! the integrator's error; after every accepted step q is projected back,
 //! q ← q ⊕ 0 ([`JointCoordinateSystem::integrate_position`]), reported as a
 //! correction ([`StepFix::Corrected`]), as `augmented` does for body
-//! coordinates. The Jacobian is then by differences of the right-hand side
-//! (declared inexact: the exact one above is that of q' = v), and the
-//! second-order form is not offered, since q'' is not v'.
+//! coordinates. The Jacobian's upper blocks are then T(q) and
+//! ∂(T(q) v)/∂q, exact (T(q) v is affine in q), its lower ones ∂a/∂q
+//! (n_v × n_q) and ∂a/∂v as above; the second-order form is not offered,
+//! since q'' is not v'.
 //!
 //! **Output.** [`Formulation::physical_state`] maps (q, v) to body
 //! coordinates by forward kinematics, so results, energies and the
@@ -77,9 +78,14 @@ pub struct Joint<'a, S: MechanicalSystem + ?Sized> {
     n: usize,
     /// Number of joint positions n_q (> n with free joints).
     nq: usize,
-    /// Zero rate increment and the projected positions (n_q ≠ n only).
+    /// Zero rate increment, the projected positions, and the buffers of
+    /// the kinematic block of the Jacobian (n_q ≠ n only).
     zero: Vec<f64>,
     projected: Vec<f64>,
+    shifted: Vec<f64>,
+    rate0: Vec<f64>,
+    rate1: Vec<f64>,
+    unit: Vec<f64>,
     /// Number of closure constraints m.
     m: usize,
     /// Body-coordinate sizes, for `physical_state`.
@@ -162,6 +168,10 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
             nq,
             zero: vec![0.0; if nq == n { 0 } else { n }],
             projected: vec![0.0; extra],
+            shifted: vec![0.0; extra],
+            rate0: vec![0.0; extra],
+            rate1: vec![0.0; extra],
+            unit: vec![0.0; if nq == n { 0 } else { n }],
             m,
             body_nc: sys.nc(),
             acc: vec![0.0; n],
@@ -219,6 +229,47 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
         Ok(())
     }
 
+    /// The Jacobian of q' = T(q) v, v' = a(t, q, v) (n_q ≠ n_v): see
+    /// [`OdeProblem::jacobian`].
+    fn jacobian_with_map(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let (n, nq) = (self.n, self.nq);
+        let (q, v) = y.split_at(nq);
+        self.acceleration_jacobians(t, q, v)?;
+        jac.fill(0.0);
+        self.js.position_derivative(q, v, &mut self.rate0);
+        self.shifted.copy_from_slice(q);
+        for j in 0..nq {
+            self.shifted[j] = q[j] + 1.0;
+            self.js.position_derivative(&self.shifted, v, &mut self.rate1);
+            self.shifted[j] = q[j];
+            for i in 0..nq {
+                jac[(i, j)] = self.rate1[i] - self.rate0[i];
+            }
+        }
+        for j in 0..n {
+            self.unit[j] = 1.0;
+            self.js.position_derivative(q, &self.unit, &mut self.rate1);
+            self.unit[j] = 0.0;
+            for i in 0..nq {
+                jac[(i, nq + j)] = self.rate1[i];
+            }
+        }
+        for i in 0..n {
+            for j in 0..nq {
+                jac[(nq + i, j)] = self.da_dq[(i, j)];
+            }
+            for j in 0..n {
+                jac[(nq + i, nq + j)] = self.da_dv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
     /// ∂q''/∂q and ∂q''/∂v into `da_dq`, `da_dv` (exact).
     fn acceleration_jacobians(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
         self.js
@@ -262,11 +313,15 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
     }
 
     /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact: dual numbers through the
-    /// articulated-body algorithm (tree) or the KKT system (closed loops);
-    /// by differences of the right-hand side when n_q ≠ n_v.
+    /// articulated-body algorithm (tree) or the KKT system (closed loops).
+    /// When n_q ≠ n_v the upper blocks are those of q' = T(q) v: T(q)
+    /// column by column (T(q) e_j, linear in v) and ∂(T(q) v)/∂q column by
+    /// column as T(q + e_j) v − T(q) v, exact since T(q) v is affine in q
+    /// (ṗ = ½ p ⊗ (0, ω') is linear in p, every other rate independent
+    /// of q).
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
         if self.nq != self.n {
-            return jounce_integrate::jacobian::fd_jacobian(self, t, y, jac);
+            return self.jacobian_with_map(t, y, jac);
         }
         let n = self.n;
         let (q, v) = y.split_at(n);
@@ -283,7 +338,7 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
     }
 
     fn has_exact_jacobian(&self) -> bool {
-        self.nq == self.n
+        true
     }
 
     fn breakpoints(&self) -> &[f64] {
