@@ -245,7 +245,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
         self.shifted.copy_from_slice(q);
         for j in 0..nq {
             self.shifted[j] = q[j] + 1.0;
-            self.js.position_derivative(&self.shifted, v, &mut self.rate1);
+            self.js
+                .position_derivative(&self.shifted, v, &mut self.rate1);
             self.shifted[j] = q[j];
             for i in 0..nq {
                 jac[(i, j)] = self.rate1[i] - self.rate0[i];

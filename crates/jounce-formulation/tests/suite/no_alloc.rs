@@ -136,7 +136,12 @@ fn joint_with_free_joints_does_not_allocate() {
         f.physical_state(0.05, &y, &mut q, &mut v, &mut lambda)
             .unwrap();
         let after = allocations();
-        assert_eq!(after, before, "{file}: joint allocated {} times", after - before);
+        assert_eq!(
+            after,
+            before,
+            "{file}: joint allocated {} times",
+            after - before
+        );
     }
 }
 
