@@ -51,6 +51,7 @@ mod spatial_error_estimate;
 mod spatial_examples;
 mod spatial_forms;
 mod spatial_formulations;
+mod spatial_free_joint;
 mod spatial_joint_coordinates;
 mod spatial_modes;
 mod spatial_penetration;

@@ -152,7 +152,8 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
 /// [`FormulationError::BadParameter`] for settings out of range,
 /// [`FormulationError::PositionsNotVelocities`] for a system whose
 /// positions and velocities differ in number (unit quaternions) and
-/// `joint` unless the system's joint coordinates have n_q = n_v.
+/// `joint` without joint coordinates, or friction solved with the
+/// accelerations.
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,
@@ -164,15 +165,11 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     // projection, penalty, index3, ggl, odae and augmented_lagrangian
     // integrate q' = T(q) v (or update q by the exponential map) and keep
     // q on its manifold; partitioning and state_space partition
-    // [Φ; |p|² − 1] (ManifoldPartitioning); joint integrates its own
-    // joint coordinates, which need n_q = n_v only there (a spatial tree:
-    // one coordinate per joint freedom; built only for this check when
-    // the body n_q ≠ n_v)
-    let joint_space_ok = || {
-        kind == K::Joint
-            && sys.n_friction_rows() == 0
-            && sys.joint_coordinates().is_some_and(|js| js.nq() == js.nv())
-    };
+    // [Φ; |p|² − 1] (ManifoldPartitioning); joint integrates q' = T(q) v
+    // of its own joint coordinates (the quaternions of free joints
+    // normalised after each step, as augmented)
+    let joint_space_ok =
+        || kind == K::Joint && sys.n_friction_rows() == 0 && sys.joint_coordinates().is_some();
     let manifold = sys.nq() != sys.nv();
     if manifold && !joint_space_ok() && (kind == K::Joint || sys.n_friction_rows() > 0) {
         return Err(FormulationError::PositionsNotVelocities {

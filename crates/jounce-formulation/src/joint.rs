@@ -31,6 +31,18 @@
 //! ∂a/∂v from the articulated-body algorithm (tree) or the KKT solve
 //! (closed loops) run in dual numbers: exact.
 //!
+//! **Positions that are not rates** (n_q > n_v: the unit quaternion of
+//! a free joint, the implicit root joint of a spatial body not joined to
+//! ground; Featherstone 2008, sec. 4.5). q' = T(q) v
+//! ([`JointCoordinateSystem::position_derivative`]) keeps |p| = 1 only to
+//! the integrator's error; after every accepted step q is projected back,
+//! q ← q ⊕ 0 ([`JointCoordinateSystem::integrate_position`]), reported as a
+//! correction ([`StepFix::Corrected`]), as `augmented` does for body
+//! coordinates. The Jacobian's upper blocks are then T(q) and
+//! ∂(T(q) v)/∂q, exact (T(q) v is affine in q), its lower ones ∂a/∂q
+//! (n_v × n_q) and ∂a/∂v as above; the second-order form is not offered,
+//! since q'' is not v'.
+//!
 //! **Output.** [`Formulation::physical_state`] maps (q, v) to body
 //! coordinates by forward kinematics, so results, energies and the
 //! constraint violations of the original joints are those of a body
@@ -41,7 +53,7 @@
 //! at most [`MULTIPLIER_ROWS_MAX`] constraint rows (dense, output only);
 //! larger systems report zeros.
 
-use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem};
+use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
 use jounce_mechanics::{JointCoordinateSystem, JointData, JointSpaceError, MechanicalSystem};
 use nalgebra::DMatrix;
 
@@ -62,8 +74,18 @@ pub struct Joint<'a, S: MechanicalSystem + ?Sized> {
     sys: &'a S,
     js: Box<dyn JointCoordinateSystem>,
     data: JointData,
-    /// Number of joint coordinates n (= rates).
+    /// Number of joint rates n.
     n: usize,
+    /// Number of joint positions n_q (> n with free joints).
+    nq: usize,
+    /// Zero rate increment, the projected positions, and the buffers of
+    /// the kinematic block of the Jacobian (n_q ≠ n only).
+    zero: Vec<f64>,
+    projected: Vec<f64>,
+    shifted: Vec<f64>,
+    rate0: Vec<f64>,
+    rate1: Vec<f64>,
+    unit: Vec<f64>,
     /// Number of closure constraints m.
     m: usize,
     /// Body-coordinate sizes, for `physical_state`.
@@ -128,8 +150,7 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
     ///
     /// # Errors
     /// [`FormulationError::BadParameter`] when the system has no joint
-    /// coordinates, [`FormulationError::PositionsNotVelocities`] when its
-    /// joint positions and rates differ in number (q' = v is integrated).
+    /// coordinates.
     pub fn new(sys: &'a S) -> Result<Self, FormulationError> {
         let js = sys
             .joint_coordinates()
@@ -139,17 +160,18 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
                          revolute and translational joints)"
                     .into(),
             })?;
-        if js.nq() != js.nv() {
-            return Err(FormulationError::PositionsNotVelocities {
-                formulation: "joint".into(),
-                nq: js.nq(),
-                nv: js.nv(),
-            });
-        }
-        let (n, m) = (js.nv(), js.nc());
+        let (n, nq, m) = (js.nv(), js.nq(), js.nc());
+        let extra = if nq == n { 0 } else { nq };
         Ok(Self {
             data: js.data(),
             n,
+            nq,
+            zero: vec![0.0; if nq == n { 0 } else { n }],
+            projected: vec![0.0; extra],
+            shifted: vec![0.0; extra],
+            rate0: vec![0.0; extra],
+            rate1: vec![0.0; extra],
+            unit: vec![0.0; if nq == n { 0 } else { n }],
             m,
             body_nc: sys.nc(),
             acc: vec![0.0; n],
@@ -210,12 +232,54 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
         Ok(())
     }
 
-    /// ∂q''/∂q and ∂q''/∂v into `da_dq`, `da_dv` (exact), sized n × n on
-    /// the first call.
+    /// The Jacobian of q' = T(q) v, v' = a(t, q, v) (n_q ≠ n_v): see
+    /// [`OdeProblem::jacobian`].
+    fn jacobian_with_map(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        jac: &mut DMatrix<f64>,
+    ) -> Result<(), EvalError> {
+        let (n, nq) = (self.n, self.nq);
+        let (q, v) = y.split_at(nq);
+        self.acceleration_jacobians(t, q, v)?;
+        jac.fill(0.0);
+        self.js.position_derivative(q, v, &mut self.rate0);
+        self.shifted.copy_from_slice(q);
+        for j in 0..nq {
+            self.shifted[j] = q[j] + 1.0;
+            self.js
+                .position_derivative(&self.shifted, v, &mut self.rate1);
+            self.shifted[j] = q[j];
+            for i in 0..nq {
+                jac[(i, j)] = self.rate1[i] - self.rate0[i];
+            }
+        }
+        for j in 0..n {
+            self.unit[j] = 1.0;
+            self.js.position_derivative(q, &self.unit, &mut self.rate1);
+            self.unit[j] = 0.0;
+            for i in 0..nq {
+                jac[(i, nq + j)] = self.rate1[i];
+            }
+        }
+        for i in 0..n {
+            for j in 0..nq {
+                jac[(nq + i, j)] = self.da_dq[(i, j)];
+            }
+            for j in 0..n {
+                jac[(nq + i, nq + j)] = self.da_dv[(i, j)];
+            }
+        }
+        Ok(())
+    }
+
+    /// ∂q''/∂q and ∂q''/∂v into `da_dq` (n × n_q), `da_dv` (n × n), exact,
+    /// sized on the first call.
     fn acceleration_jacobians(&mut self, t: f64, q: &[f64], v: &[f64]) -> Result<(), EvalError> {
-        let n = self.n;
+        let (n, nq) = (self.n, self.nq);
         if self.da_dq.nrows() != n {
-            self.da_dq = DMatrix::zeros(n, n);
+            self.da_dq = DMatrix::zeros(n, nq);
             self.da_dv = DMatrix::zeros(n, n);
         }
         self.js
@@ -226,13 +290,13 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
 
 impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
     fn dim(&self) -> usize {
-        2 * self.n
+        self.nq + self.n
     }
 
     fn rhs(&mut self, t: f64, y: &[f64], dy: &mut [f64]) -> Result<(), EvalError> {
         let n = self.n;
-        let (q, v) = y.split_at(n);
-        let (dq, dv) = dy.split_at_mut(n);
+        let (q, v) = y.split_at(self.nq);
+        let (dq, dv) = dy.split_at_mut(self.nq);
         // q'' straight into dy
         self.js
             .forward_dynamics(&mut self.data, t, q, v, dv)
@@ -240,9 +304,14 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
         // q' = v, and q'' finite; element by element (n is small where
         // the cost of this matters, and a call to memcpy is not)
         let mut finite = true;
-        for ((dqi, &vi), &ai) in dq.iter_mut().zip(v).zip(dv.iter()) {
-            *dqi = vi;
-            finite &= ai.is_finite();
+        if self.nq == n {
+            for ((dqi, &vi), &ai) in dq.iter_mut().zip(v).zip(dv.iter()) {
+                *dqi = vi;
+                finite &= ai.is_finite();
+            }
+        } else {
+            self.js.position_derivative(q, v, dq);
+            finite = dv.iter().all(|a| a.is_finite());
         }
         if !finite {
             return Err(EvalError::NonFinite {
@@ -255,7 +324,15 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
 
     /// J = [[0, I], [∂a/∂q, ∂a/∂v]], exact: dual numbers through the
     /// articulated-body algorithm (tree) or the KKT system (closed loops).
+    /// When n_q ≠ n_v the upper blocks are those of q' = T(q) v: T(q)
+    /// column by column (T(q) e_j, linear in v) and ∂(T(q) v)/∂q column by
+    /// column as T(q + e_j) v − T(q) v, exact since T(q) v is affine in q
+    /// (ṗ = ½ p ⊗ (0, ω') is linear in p, every other rate independent
+    /// of q).
     fn jacobian(&mut self, t: f64, y: &[f64], jac: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        if self.nq != self.n {
+            return self.jacobian_with_map(t, y, jac);
+        }
         let n = self.n;
         let (q, v) = y.split_at(n);
         self.acceleration_jacobians(t, q, v)?;
@@ -278,8 +355,29 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
         &self.breakpoints
     }
 
+    /// q ← q ⊕ 0 when positions are not rates (unit quaternions
+    /// normalised); nothing otherwise.
+    fn after_step(&mut self, _t: f64, y: &mut [f64]) -> Result<StepFix, EvalError> {
+        if self.nq == self.n {
+            return Ok(StepFix::Unchanged);
+        }
+        let q = &mut y[..self.nq];
+        self.js
+            .integrate_position(q, &self.zero, &mut self.projected);
+        if self.projected[..] == q[..] {
+            return Ok(StepFix::Unchanged);
+        }
+        q.copy_from_slice(&self.projected);
+        Ok(StepFix::Corrected)
+    }
+
+    /// M(q) q'' = f(t, q, v), only when q' = v (n_q = n_v).
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        Some(self)
+        if self.nq == self.n {
+            Some(self)
+        } else {
+            None
+        }
     }
 }
 
@@ -375,9 +473,8 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
                 self.js.body_nq()
             )));
         }
-        let n = self.n;
-        let mut y = vec![0.0; 2 * n];
-        let (q, v) = y.split_at_mut(n);
+        let mut y = vec![0.0; self.nq + self.n];
+        let (q, v) = y.split_at_mut(self.nq);
         self.js
             .joint_state(&mut self.data, q0, v0, TREE_TOL, q, v)
             .map_err(|e| bad(format!("initial state: {e}")))?;
@@ -408,8 +505,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
         v: &mut [f64],
         lambda: &mut [f64],
     ) -> Result<(), EvalError> {
-        let n = self.n;
-        let (yq, yv) = y.split_at(n);
+        let (yq, yv) = y.split_at(self.nq);
         self.js.body_state(&mut self.data, yq, yv, q, v);
         let nc = self.body_nc;
         lambda[..nc].fill(0.0);
@@ -456,7 +552,7 @@ impl<S: MechanicalSystem + ?Sized> Formulation for Joint<'_, S> {
         _lambda: &mut [f64],
     ) -> Result<(), EvalError> {
         // forward kinematics only: the multipliers need the accelerations
-        let (yq, yv) = y.split_at(self.n);
+        let (yq, yv) = y.split_at(self.nq);
         self.js.body_state(&mut self.data, yq, yv, q, v);
         Ok(())
     }

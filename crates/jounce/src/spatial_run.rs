@@ -35,7 +35,8 @@
 //! q' − T(q) v = 0 for radau5 and bdf; index3 also for the structural
 //! methods, which update rotations by the exponential map) and
 //! `augmented_lagrangian` (the same exponential-map update), `joint`
-//! (joint coordinates of the kinematic tree, n_q = n_v there,
+//! (joint coordinates of the kinematic tree, a free joint with a unit
+//! quaternion at the root of each body not joined to ground, q' = T(q) v,
 //! [`jounce_mechanics::SpatialJointSystem`]); the others refuse
 //! n_q ≠ n_v by name ([`jounce_formulation::FormulationError`]).
 //! The positions reported are always on |p| = 1.

@@ -109,6 +109,46 @@ fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &s
     );
 }
 
+/// The joint formulation of spatial models with free joints (n_q ≠ n_v:
+/// q' = T(q) v, the quaternions normalised after each step): right-hand
+/// side, Jacobian, the step's projection and the map back to body
+/// coordinates allocate nothing.
+#[test]
+fn joint_with_free_joints_does_not_allocate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for file in ["tumbling_body.toml", "spatial_bouncing_ball.toml"] {
+        let model = jounce_model::load_file(&root.join(file)).unwrap();
+        let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+        let mut f = build("joint", &FormulationSettings::default(), &sys).unwrap();
+        let (q0, v0) = sys.initial_state();
+        let mut y = f.initial_state(0.0, &q0, &v0).unwrap();
+        assert_eq!(y.len(), 13, "{file}: 7 positions and 6 rates");
+        y[3] += 1e-3;
+        let mut dy = vec![0.0; y.len()];
+        let mut jac = DMatrix::zeros(y.len(), y.len());
+        let (mut q, mut v, mut lambda) = (
+            vec![0.0; sys.nq()],
+            vec![0.0; sys.nv()],
+            vec![0.0; sys.nc()],
+        );
+        let before = allocations();
+        for k in 0..5 {
+            f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+        }
+        f.jacobian(0.05, &y, &mut jac).unwrap();
+        f.after_step(0.05, &mut y).unwrap();
+        f.physical_state(0.05, &y, &mut q, &mut v, &mut lambda)
+            .unwrap();
+        let after = allocations();
+        assert_eq!(
+            after,
+            before,
+            "{file}: joint allocated {} times",
+            after - before
+        );
+    }
+}
+
 /// Every formulation on `sys`; those integrating independent coordinates
 /// only where there are some (`dof` > 0; the driven slider-crank has none).
 fn every_formulation<S: MechanicalSystem>(

@@ -29,7 +29,7 @@
 //! joint frame; singular when the second is ±90°, the axis e₃ chosen
 //! along the child's centre of mass from the joint point, the singularity
 //! then a child pointing along the parent's e₁), joined by massless
-//! frames, so that n_q = n_v. Each S is fixed in the parent frame of its
+//! frames, one coordinate per freedom (free joints below). Each S is fixed in the parent frame of its
 //! node, so c = Ṡ q' = (v_parent × S) q' (RBDA ch. 4; a motion vector
 //! fixed in a body moving with v changes at the rate v × m, ch. 2).
 //!
@@ -61,11 +61,20 @@
 //! kinematics, Φ_q = Φ_x J(q) (J the body velocities per joint rate) and
 //! γ = γ_body − Φ_x J̇ v. With cut joints q'' solves the dense KKT system
 //! [M Φ_qᵀ; Φ_q 0][q''; λ] = [f; γ] (M by CRBA, f by RNEA), with optional
-//! Baumgarte terms. A body not joined to ground through the tree (a free
-//! body, or one held only by a distance joint) gives a system whose
-//! [`JointCoordinateSystem::joint_state`] returns
-//! [`JointSpaceError::Unsupported`] naming the body, so that the `joint`
-//! formulation refuses the model by name.
+//! Baumgarte terms.
+//!
+//! **Free joints** (RBDA sec. 4.5, floating bases, and Table 4.1). A body
+//! the tree from ground does not reach (a free body, or one held only by
+//! cut joints) is the root of its own tree, joined to ground by a free
+//! joint with the positions (r, p) — its reference point in the world and
+//! its unit quaternion — and the rates ν = (ṙ, ω'), ω' in the body frame,
+//! as in the body coordinates of [`SpatialSystem`]. Its motion subspace
+//! in the fixed frame is S(q) ν = (A ω', ṙ + r × A ω') and c = Ṡ ν =
+//! (0, −ω × ṙ); the articulated-body algorithm solves the root as a
+//! floating base, I^A a + p^A = 0 (RBDA sec. 9.3). Then n_q = n_v + 1 per
+//! free joint, q' = T(q) v ([`JointCoordinateSystem::position_derivative`],
+//! ṗ = ½ p ⊗ (0, ω')) and q ⊕ δ the exponential map
+//! ([`JointCoordinateSystem::integrate_position`]), p normalised.
 //!
 //! **Jacobians** ([`JointCoordinateSystem::forward_dynamics_jacobians`],
 //! [`JointCoordinateSystem::inverse_dynamics_jacobians`]) are by central
@@ -77,8 +86,8 @@
 
 use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
 
-use crate::spatial::body::{NQ_BODY, NV_BODY};
-use crate::spatial::quaternion::{product, rotation};
+use crate::spatial::body::{retract, NQ_BODY, NV_BODY};
+use crate::spatial::quaternion::{product, quaternion_rate, rotation};
 use crate::spatial::SpatialSystem;
 use crate::system::MechanicalSystem;
 use jounce_model::SpatialJointKind;
@@ -96,6 +105,10 @@ enum NodeKind {
     Prismatic,
     /// No motion.
     Fixed,
+    /// Six freedoms relative to ground (a tree's root only): positions
+    /// (r, p), r the body's reference point in the world and p its unit
+    /// quaternion, rates ν = (ṙ, ω') with ω' in the body frame.
+    Free,
 }
 
 /// A tree node: one rigid frame (a body's, or a massless frame between
@@ -120,8 +133,11 @@ struct Node {
     s_c: [f64; 3],
     /// A₀ as a quaternion.
     p0: [f64; 4],
-    /// Index of the joint coordinate (`None`: fixed).
+    /// Index of the (first) joint rate (`None`: fixed).
     dof: Option<usize>,
+    /// Index of the (first) joint position (`None`: fixed); differs from
+    /// `dof` after a free joint (7 positions, 6 rates).
+    qdof: Option<usize>,
     /// e.g. `joint 'elbow' (angle)`.
     label: String,
     /// One of a spherical joint's Cardan angles.
@@ -137,6 +153,8 @@ enum TreeKind {
     Universal,
     Spherical,
     Fixed,
+    /// The implicit root joint of a body not joined to ground.
+    Free,
 }
 
 /// A tree joint of the body system: its nodes and coordinates.
@@ -150,9 +168,10 @@ struct TreeJoint {
     /// First node and number of nodes (the last carries the child body).
     first_node: usize,
     n_nodes: usize,
-    /// First coordinate and number of coordinates.
+    /// First rate and number of rates, first position.
     first_dof: usize,
     n_dof: usize,
+    first_q: usize,
     /// The axes (parent frame) of the single-axis factors.
     axes: [[f64; 3]; 3],
     /// A₀ = A_P₀ᵀ A_C₀ of the whole joint.
@@ -176,7 +195,10 @@ pub struct SpatialJointSystem {
     mass: Vec<f64>,
     inertia: Vec<Matrix3<f64>>,
     gravity: Vector3<f64>,
+    /// Number of joint rates n_v.
     ndof: usize,
+    /// Number of joint positions n_q (n_v + 1 per free joint).
+    npos: usize,
     /// Force elements other than weight and gyroscopic moment exist.
     has_forces: bool,
     /// Why the system has no joint coordinates (a body the tree does not
@@ -302,6 +324,43 @@ pub(crate) fn inertia_at_origin(m: f64, ic: &Matrix3<f64>, c: &Vector3<f64>) -> 
     out
 }
 
+/// The motion subspace of a free joint in the fixed frame: the columns
+/// S_k with V = S ν for the rates ν = (ṙ, ω') of a body at r with
+/// rotation A: V = (ω, ṙ + r × ω), ω = A ω' (RBDA Table 4.1, the free
+/// joint, with the body-frame angular and world linear rates of the body
+/// coordinates; V at the world origin, RBDA sec. 2.9), so that
+/// S_k = (0, e_k) for ṙ_k and (A e_k, r × A e_k) for ω'_k.
+fn free_subspace(a: &Matrix3<f64>, r: &Vector3<f64>) -> [Vector6<f64>; 6] {
+    std::array::from_fn(|k| {
+        if k < 3 {
+            let mut e = Vector3::zeros();
+            e[k] = 1.0;
+            six(&Vector3::zeros(), &e)
+        } else {
+            let h = a.column(k - 3).into_owned();
+            six(&h, &r.cross(&h))
+        }
+    })
+}
+
+/// The rates ν = (ṙ, ω') of a free joint with spatial velocity V = (ω,
+/// v_O) (the inverse of [`free_subspace`]): ṙ = v_O + ω × r, ω' = Aᵀ ω.
+fn free_rates(a: &Matrix3<f64>, r: &Vector3<f64>, v: &Vector6<f64>) -> [f64; 6] {
+    let w = Vector3::new(v[0], v[1], v[2]);
+    let rdot = Vector3::new(v[3], v[4], v[5]) + w.cross(r);
+    let wb = a.transpose() * w;
+    [rdot[0], rdot[1], rdot[2], wb[0], wb[1], wb[2]]
+}
+
+/// Sᵀ f of a free joint for the force f = (n_O, f) at the world origin:
+/// (f, Aᵀ (n_O − r × f)), the force and the moment about r in the body
+/// frame.
+fn free_forces(a: &Matrix3<f64>, r: &Vector3<f64>, f: &Vector6<f64>) -> [f64; 6] {
+    let ff = Vector3::new(f[3], f[4], f[5]);
+    let n = a.transpose() * (Vector3::new(f[0], f[1], f[2]) - r.cross(&ff));
+    [ff[0], ff[1], ff[2], n[0], n[1], n[2]]
+}
+
 /// Cardan angles (a, b, c) of M = R_x(a) R_y(b) R_z(c).
 fn cardan_xyz(m: &Matrix3<f64>) -> [f64; 3] {
     let a = (-m[(1, 2)]).atan2(m[(2, 2)]);
@@ -336,6 +395,7 @@ impl SpatialJointSystem {
             inertia: Vec::new(),
             gravity: v3(&sys.gravity),
             ndof: 0,
+            npos: 0,
             has_forces: !sys.forces.is_empty(),
             unsupported: None,
             cut_rows: Vec::new(),
@@ -346,6 +406,7 @@ impl SpatialJointSystem {
             out.mass.clear();
             out.inertia.clear();
             out.ndof = 0;
+            out.npos = 0;
             out.cut_rows.clear();
             out.unsupported = Some(e);
         }
@@ -420,10 +481,22 @@ impl SpatialJointSystem {
             first_row.push(rows);
             rows += el.equations();
         }
-        // the tree's nodes, breadth first from ground
+        // the tree's nodes, breadth first from ground; then each body the
+        // ground's tree does not reach is the root of its own tree, joined
+        // to ground by a free joint (RBDA sec. 4.5, floating bases), in
+        // model order
         let mut visited = vec![false; nb];
         let mut queue: std::collections::VecDeque<Option<usize>> = [None].into();
-        while let Some(x) = queue.pop_front() {
+        loop {
+            let Some(x) = queue.pop_front() else {
+                let Some(root) = visited.iter().position(|v| !v) else {
+                    break;
+                };
+                visited[root] = true;
+                self.add_free_joint(root, &pose0);
+                queue.push_back(Some(root));
+                continue;
+            };
             for (j, el) in sys.joints.iter().enumerate() {
                 if !in_tree[j] {
                     continue;
@@ -446,30 +519,57 @@ impl SpatialJointSystem {
             }
         }
         cut.sort_unstable();
+        // every body is in a tree now (from ground or a free root)
         for j in cut {
-            let ends = sys.joints[j].bodies;
-            if let Some(b) = ends.iter().flatten().find(|&&b| !visited[b]) {
-                return Err(JointSpaceError::Unsupported {
-                    joint: format!("body '{}'", sys.body_name(*b)),
-                    problem: format!(
-                        "is joined to the rest only through the closure joint '{}'; not \
-                         supported in spatial joint coordinates yet",
-                        sys.joints[j].name
-                    ),
-                });
-            }
             self.cut_rows
                 .extend(first_row[j]..first_row[j] + sys.joints[j].equations());
         }
-        if let Some(b) = visited.iter().position(|v| !v) {
-            return Err(JointSpaceError::Unsupported {
-                joint: format!("body '{}'", sys.body_name(b)),
-                problem: "is not joined to ground through joints (a free body needs a \
-                          quaternion, n_q ≠ n_v); not supported in spatial joint coordinates yet"
-                    .into(),
-            });
-        }
         Ok(())
+    }
+
+    /// Appends the free joint of the tree root `child` (RBDA sec. 4.5 and
+    /// Table 4.1, the 6-DoF joint, here with the positions (r, p) and rates
+    /// (ṙ, ω') of the body coordinates of [`SpatialSystem`]).
+    fn add_free_joint(
+        &mut self,
+        child: usize,
+        pose0: &dyn Fn(Option<usize>) -> (Matrix3<f64>, Vector3<f64>),
+    ) {
+        let name = format!("free joint of body '{}'", self.sys.body_name(child));
+        let (first_node, first_dof, first_q) = (self.nodes.len(), self.ndof, self.npos);
+        self.nodes.push(Node {
+            parent: None,
+            body: Some(child),
+            kind: NodeKind::Free,
+            h: [0.0; 3],
+            s_p: [0.0; 3],
+            s_c: [0.0; 3],
+            p0: [1.0, 0.0, 0.0, 0.0],
+            dof: Some(first_dof),
+            qdof: Some(first_q),
+            label: name.clone(),
+            cardan: false,
+        });
+        self.ndof += 6;
+        self.npos += 7;
+        self.mass.push(self.sys.mass[child]);
+        self.inertia.push(mat(&self.sys.inertia[child]));
+        self.body_node[child] = first_node;
+        self.joints.push(TreeJoint {
+            name,
+            kind: TreeKind::Free,
+            parent: None,
+            child,
+            first_node,
+            n_nodes: 1,
+            first_dof,
+            n_dof: 6,
+            first_q,
+            axes: [[0.0; 3]; 3],
+            a0: pose0(Some(child)).0,
+            s_p: [0.0; 3],
+            s_c: [0.0; 3],
+        });
     }
 
     /// Appends the nodes of joint `j` with its end `parent_side` on the
@@ -569,17 +669,19 @@ impl SpatialJointSystem {
                 (NodeKind::Revolute, axes[2], [0.0; 3], "angle 3"),
             ],
             TreeKind::Fixed => vec![(NodeKind::Fixed, [0.0; 3], s_p, "")],
+            TreeKind::Free => unreachable!("free joints are added by add_free_joint"),
         };
         let parent_node = parent.map(|b| self.body_node[b]);
-        let (first_node, first_dof) = (self.nodes.len(), self.ndof);
+        let (first_node, first_dof, first_q) = (self.nodes.len(), self.ndof, self.npos);
         let n_f = factors.len();
         for (k, (nk, h, sp, cname)) in factors.into_iter().enumerate() {
             let last = k + 1 == n_f;
-            let dof = if nk == NodeKind::Fixed {
-                None
+            let (dof, qdof) = if nk == NodeKind::Fixed {
+                (None, None)
             } else {
                 self.ndof += 1;
-                Some(self.ndof - 1)
+                self.npos += 1;
+                (Some(self.ndof - 1), Some(self.npos - 1))
             };
             self.nodes.push(Node {
                 parent: if k == 0 {
@@ -594,6 +696,7 @@ impl SpatialJointSystem {
                 s_c: if last { s_c } else { [0.0; 3] },
                 p0: if last { p0 } else { identity },
                 dof,
+                qdof,
                 cardan: kind == TreeKind::Spherical,
                 label: if cname.is_empty() {
                     format!("joint '{name}'")
@@ -619,6 +722,7 @@ impl SpatialJointSystem {
             n_nodes: n_f,
             first_dof,
             n_dof: self.ndof - first_dof,
+            first_q,
             axes,
             a0,
             s_p: s_p_slide,
@@ -652,7 +756,12 @@ impl SpatialJointSystem {
                     Vector6::zeros(),
                 ),
             };
-            let (qi, vi) = n.dof.map_or((0.0, 0.0), |k| (q[k], v[k]));
+            if n.kind == NodeKind::Free {
+                self.free_kinematics(w, i, q, v);
+                continue;
+            }
+            let qi = n.qdof.map_or(0.0, |k| q[k]);
+            let vi = n.dof.map_or(0.0, |k| v[k]);
             let h = ap * v3(&n.h);
             let (quat, o, s) = match n.kind {
                 NodeKind::Revolute => {
@@ -665,7 +774,7 @@ impl SpatialJointSystem {
                     let o = rp + ap * (v3(&n.s_p) + v3(&n.h) * qi);
                     (quat, o, six(&Vector3::zeros(), &h))
                 }
-                NodeKind::Fixed => {
+                NodeKind::Fixed | NodeKind::Free => {
                     let quat = product(&pp, &n.p0);
                     (quat, rp + ap * v3(&n.s_p), Vector6::zeros())
                 }
@@ -679,6 +788,32 @@ impl SpatialJointSystem {
             w.vel[i] = vp + s * vi;
             w.c[i] = cross_motion(&vp, &s) * vi;
         }
+    }
+
+    /// Pose, velocity and c of the free root node `i`: r = q[0..3],
+    /// p = q[3..7]/|q[3..7]| (the dynamics independent of the integration
+    /// error in |p|), V = S ν (see [`free_subspace`]) and, ground being
+    /// at rest, c = Ṡ ν = (0, −ω × ṙ): ω = A ω' gives ω̇ = A ω̇' (Ȧ ω' =
+    /// A (ω' × ω') = 0) and v_O = ṙ − ω × r gives v̇_O = r̈ − ω̇ × r −
+    /// ω × ṙ (RBDA sec. 4.5; the fixed-frame form of its eq. 4.44).
+    fn free_kinematics(&self, w: &mut SpatialJointWork, i: usize, q: &[f64], v: &[f64]) {
+        let n = &self.nodes[i];
+        let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
+            return;
+        };
+        let x = &q[kq..kq + 7];
+        let norm = (x[3] * x[3] + x[4] * x[4] + x[5] * x[5] + x[6] * x[6]).sqrt();
+        let quat = [x[3] / norm, x[4] / norm, x[5] / norm, x[6] / norm];
+        let a = rot_of(&quat);
+        let r = Vector3::new(x[0], x[1], x[2]);
+        let rdot = Vector3::new(v[kv], v[kv + 1], v[kv + 2]);
+        let omega = a * Vector3::new(v[kv + 3], v[kv + 4], v[kv + 5]);
+        w.quat[i] = quat;
+        w.rot[i] = a;
+        w.pos[i] = r;
+        w.s[i] = Vector6::zeros();
+        w.vel[i] = six(&omega, &(rdot + r.cross(&omega)));
+        w.c[i] = six(&Vector3::zeros(), &(-omega.cross(&rdot)));
     }
 
     /// Spatial inertias at O of the bodies after [`Self::kinematics`].
@@ -788,6 +923,10 @@ impl SpatialJointSystem {
         }
         for i in (0..n).rev() {
             let node = &self.nodes[i];
+            if node.kind == NodeKind::Free {
+                // a root: its articulated inertia and bias are complete
+                continue;
+            }
             let (mut ia, mut pa) = (w.ia[i], w.pa[i]);
             if node.dof.is_some() {
                 let s = w.s[i];
@@ -823,6 +962,24 @@ impl SpatialJointSystem {
         let root = self.root_acceleration();
         for i in 0..n {
             let node = &self.nodes[i];
+            if node.kind == NodeKind::Free {
+                // floating base (RBDA sec. 9.3, eq. 9.24 in the fixed
+                // frame): I^A a + p^A = 0 for the root's acceleration a
+                // (a₀ = −a_g included), then S ν' = a − a₀ − c
+                let Some(chol) = w.ia[i].cholesky() else {
+                    return Err(JointSpaceError::ZeroArticulatedInertia {
+                        joint: node.label.clone(),
+                        value: w.ia[i].determinant(),
+                    });
+                };
+                let acc = -chol.solve(&w.pa[i]);
+                let rates = free_rates(&w.rot[i], &w.pos[i], &(acc - root - w.c[i]));
+                if let Some(k) = node.dof {
+                    a[k..k + 6].copy_from_slice(&rates);
+                }
+                w.acc[i] = acc;
+                continue;
+            }
             let ap = node.parent.map_or(root, |p| w.acc[p]) + w.c[i];
             w.acc[i] = match node.dof {
                 Some(k) => {
@@ -856,17 +1013,20 @@ impl SpatialJointSystem {
         for i in 0..n {
             let node = &self.nodes[i];
             let mut acc = node.parent.map_or(root, |p| w.acc[p]) + w.c[i];
-            if let Some(k) = node.dof {
-                acc += w.s[i] * qdd[k];
-            }
+            acc += self.motion(w, i, qdd);
             w.acc[i] = acc;
             let iv = w.inertia[i] * w.vel[i];
             w.pa[i] = w.inertia[i] * acc + cross_force(&w.vel[i], &iv) - w.fext[i];
         }
         for i in (0..n).rev() {
             let node = &self.nodes[i];
-            if let Some(k) = node.dof {
-                tau[k] = w.s[i].dot(&w.pa[i]);
+            match (node.kind, node.dof) {
+                (NodeKind::Free, Some(k)) => {
+                    let t = free_forces(&w.rot[i], &w.pos[i], &w.pa[i]);
+                    tau[k..k + 6].copy_from_slice(&t);
+                }
+                (_, Some(k)) => tau[k] = w.s[i].dot(&w.pa[i]),
+                _ => {}
             }
             if let Some(p) = node.parent {
                 let f = w.pa[i];
@@ -896,17 +1056,55 @@ impl SpatialJointSystem {
         m.fill(0.0);
         for i in 0..n {
             let Some(k) = self.nodes[i].dof else { continue };
-            let f = w.ia[i] * w.s[i];
-            m[(k, k)] = w.s[i].dot(&f);
-            let mut j = self.nodes[i].parent;
-            while let Some(p) = j {
-                if let Some(l) = self.nodes[p].dof {
-                    let x = w.s[p].dot(&f);
-                    m[(k, l)] = x;
-                    m[(l, k)] = x;
+            let (si, ni) = self.subspace(w, i);
+            for (a, sa) in si.iter().enumerate().take(ni) {
+                let f = w.ia[i] * sa;
+                for (b, sb) in si.iter().enumerate().take(ni) {
+                    m[(k + a, k + b)] = sb.dot(&f);
                 }
-                j = self.nodes[p].parent;
+                let mut j = self.nodes[i].parent;
+                while let Some(p) = j {
+                    if let Some(l) = self.nodes[p].dof {
+                        let (sp, np) = self.subspace(w, p);
+                        for (b, sb) in sp.iter().enumerate().take(np) {
+                            let x = sb.dot(&f);
+                            m[(k + a, l + b)] = x;
+                            m[(l + b, k + a)] = x;
+                        }
+                    }
+                    j = self.nodes[p].parent;
+                }
             }
+        }
+    }
+
+    /// The motion subspace of node `i` after [`Self::kinematics`]: its
+    /// columns and their number (6 for a free joint, 1 for a single-axis
+    /// node, 0 for a fixed one).
+    fn subspace(&self, w: &SpatialJointWork, i: usize) -> ([Vector6<f64>; 6], usize) {
+        match (self.nodes[i].kind, self.nodes[i].dof) {
+            (NodeKind::Free, _) => (free_subspace(&w.rot[i], &w.pos[i]), 6),
+            (_, Some(_)) => {
+                let mut s = [Vector6::zeros(); 6];
+                s[0] = w.s[i];
+                (s, 1)
+            }
+            _ => ([Vector6::zeros(); 6], 0),
+        }
+    }
+
+    /// S_i x_i: the velocity (or acceleration) across node `i` of the
+    /// joint rates (accelerations) x, after [`Self::kinematics`].
+    fn motion(&self, w: &SpatialJointWork, i: usize, x: &[f64]) -> Vector6<f64> {
+        let node = &self.nodes[i];
+        match (node.kind, node.dof) {
+            (NodeKind::Free, Some(k)) => {
+                let a = w.rot[i] * Vector3::new(x[k + 3], x[k + 4], x[k + 5]);
+                let l = Vector3::new(x[k], x[k + 1], x[k + 2]);
+                six(&a, &(l + w.pos[i].cross(&a)))
+            }
+            (_, Some(k)) => w.s[i] * x[k],
+            _ => Vector6::zeros(),
         }
     }
 
@@ -914,11 +1112,8 @@ impl SpatialJointSystem {
     /// accelerations `qdd`, after [`Self::kinematics`].
     fn accelerations(&self, w: &mut SpatialJointWork, qdd: &[f64]) {
         for (i, node) in self.nodes.iter().enumerate() {
-            let mut acc = node.parent.map_or(Vector6::zeros(), |p| w.acc[p]) + w.c[i];
-            if let Some(k) = node.dof {
-                acc += w.s[i] * qdd[k];
-            }
-            w.acc[i] = acc;
+            let acc = node.parent.map_or(Vector6::zeros(), |p| w.acc[p]) + w.c[i];
+            w.acc[i] = acc + self.motion(w, i, qdd);
         }
     }
 
@@ -1115,7 +1310,53 @@ impl SpatialJointSystem {
 
 impl JointCoordinateSystem for SpatialJointSystem {
     fn nq(&self) -> usize {
+        self.npos
+    }
+
+    fn nv(&self) -> usize {
         self.ndof
+    }
+
+    /// q' = v but for a free joint: ṙ = v[0..3] and ṗ = ½ p ⊗ (0, ω')
+    /// (Haug eq. 9.3.29; RBDA sec. 4.5).
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        for n in &self.nodes {
+            let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
+                continue;
+            };
+            if n.kind == NodeKind::Free {
+                qdot[kq..kq + 3].copy_from_slice(&v[kv..kv + 3]);
+                let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
+                let rate = quaternion_rate(&p, &[v[kv + 3], v[kv + 4], v[kv + 5]]);
+                qdot[kq + 3..kq + 7].copy_from_slice(&rate);
+            } else {
+                qdot[kq] = v[kv];
+            }
+        }
+    }
+
+    /// q + δ but for a free joint: (r + δ_r, p ⊗ exp(δ_ω)/|p ⊗ exp(δ_ω)|),
+    /// the exponential map of the body-frame rotation increment as in the
+    /// body coordinates ([`crate::spatial::body::retract`]).
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for n in &self.nodes {
+            let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
+                continue;
+            };
+            if n.kind == NodeKind::Free {
+                let r = [q[kq], q[kq + 1], q[kq + 2]];
+                let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
+                let d: [f64; NV_BODY] = std::array::from_fn(|k| delta[kv + k]);
+                let (r, p) = retract(&r, &p, &d);
+                let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+                out[kq..kq + 3].copy_from_slice(&r);
+                for k in 0..4 {
+                    out[kq + 3 + k] = p[k] / norm;
+                }
+            } else {
+                out[kq] = q[kq] + delta[kv];
+            }
+        }
     }
 
     fn nc(&self) -> usize {
@@ -1136,6 +1377,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
             spatial: Some(Box::new(SpatialJointWork::new(
                 self.nodes.len(),
                 self.sys.body_count(),
+                self.npos,
                 self.ndof,
                 self.cut_rows.len(),
                 self.sys.nc(),
@@ -1145,10 +1387,17 @@ impl JointCoordinateSystem for SpatialJointSystem {
     }
 
     fn coordinate_label(&self, i: usize) -> String {
-        self.nodes.iter().find(|n| n.dof == Some(i)).map_or_else(
-            || format!("joint coordinate {i} (out of range)"),
-            |n| n.label.clone(),
-        )
+        const FREE: [&str; 6] = ["ẋ", "ẏ", "ż", "ωx'", "ωy'", "ωz'"];
+        for n in &self.nodes {
+            match (n.kind, n.dof) {
+                (NodeKind::Free, Some(k)) if (k..k + 6).contains(&i) => {
+                    return format!("{} ({})", n.label, FREE[i - k]);
+                }
+                (_, Some(k)) if k == i => return n.label.clone(),
+                _ => {}
+            }
+        }
+        format!("joint coordinate {i} (out of range)")
     }
 
     fn constraint_label(&self, r: usize) -> String {
@@ -1182,7 +1431,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
             let slide = |h: &[f64; 3]| {
                 v3(h).dot(&(ap.transpose() * (rc + ac * v3(&j.s_c) - rp) - v3(&j.s_p)))
             };
-            let k = j.first_dof;
+            let k = j.first_q;
             match j.kind {
                 TreeKind::Revolute => q[k] = angle_about(&wrel, &v3(&j.axes[0])),
                 TreeKind::Prismatic => q[k] = slide(&j.axes[0]),
@@ -1205,6 +1454,10 @@ impl JointCoordinateSystem for SpatialJointSystem {
                     q[k..k + 3].copy_from_slice(&ang);
                 }
                 TreeKind::Fixed => {}
+                TreeKind::Free => {
+                    let x = &body_q[NQ_BODY * j.child..NQ_BODY * (j.child + 1)];
+                    q[k..k + 7].copy_from_slice(x);
+                }
             }
         }
         // rates: S q' = v_child − v_parent, least squares over the joint's
@@ -1217,6 +1470,11 @@ impl JointCoordinateSystem for SpatialJointSystem {
                 - Self::body_twist(body_q, body_v, j.parent);
             let nd = j.n_dof;
             if nd == 0 {
+                continue;
+            }
+            if j.kind == TreeKind::Free {
+                let x = &body_v[NV_BODY * j.child..NV_BODY * (j.child + 1)];
+                v[j.first_dof..j.first_dof + 6].copy_from_slice(x);
                 continue;
             }
             let cols: Vec<Vector6<f64>> = (j.first_node..j.first_node + j.n_nodes)
@@ -1307,7 +1565,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
     ) -> Result<(), JointSpaceError> {
         let baumgarte = data.baumgarte;
         let w = Self::work(data);
-        let n = self.ndof;
+        let (n, nq) = (self.ndof, self.npos);
         let (mut x, mut y, mut a1, mut a2) = (
             std::mem::take(&mut w.q1),
             std::mem::take(&mut w.q2),
@@ -1316,7 +1574,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
         );
         let mut result = Ok(());
         'outer: for (seed_q, out) in [(true, da_dq), (false, da_dv)] {
-            for j in 0..n {
+            for j in 0..if seed_q { nq } else { n } {
                 x.copy_from_slice(q);
                 y.copy_from_slice(v);
                 let target = if seed_q { &mut x } else { &mut y };
@@ -1379,7 +1637,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
         c: &mut DMatrix<f64>,
     ) {
         let w = Self::work(data);
-        let n = self.ndof;
+        let (n, nq) = (self.ndof, self.npos);
         let (mut x, mut y, mut t1, mut t2) = (
             std::mem::take(&mut w.q1),
             std::mem::take(&mut w.q2),
@@ -1387,7 +1645,7 @@ impl JointCoordinateSystem for SpatialJointSystem {
             std::mem::take(&mut w.a2),
         );
         for (seed_q, out) in [(true, k), (false, c)] {
-            for j in 0..n {
+            for j in 0..if seed_q { nq } else { n } {
                 x.copy_from_slice(q);
                 y.copy_from_slice(v);
                 let target = if seed_q { &mut x } else { &mut y };

@@ -453,22 +453,148 @@ fn joint_state_round_trip_and_inconsistency() {
     }
 }
 
-/// A free body (no joint path to ground) is refused by name, without
-/// panics.
+/// A random tree whose joints to ground are removed: every body that was
+/// joined to ground becomes the root of a floating tree (a free joint),
+/// with the loads and gravity of [`random_tree`].
+fn floating(rng: &mut Rng, n: usize) -> SpatialModel {
+    let mut model = random_tree(rng, n, Kinds::All, true);
+    model.joints.retain(|j| {
+        let (a, b) = j.kind.attachments();
+        a.body != BodyRef::Ground && b.body != BodyRef::Ground
+    });
+    model
+}
+
+/// A random joint state (q, v) of `js`, its quaternions unit (q ⊕ 0).
+fn random_joint_state(rng: &mut Rng, js: &SpatialJointSystem) -> (Vec<f64>, Vec<f64>) {
+    let (q, v) = (random_state(rng, js.nq()).0, random_state(rng, js.nv()).1);
+    let mut out = vec![0.0; js.nq()];
+    js.integrate_position(&q, &vec![0.0; js.nv()], &mut out);
+    (out, v)
+}
+
+/// A body not joined to ground is the root of its own tree through a
+/// free joint (RBDA sec. 4.5): 7 positions, 6 rates each.
 #[test]
-fn free_bodies_are_refused_by_name() {
+fn free_bodies_get_a_free_joint() {
     let mut rng = Rng::new(5);
     let mut model = random_tree(&mut rng, 2, Kinds::RevolutePrismatic, false);
     model.joints.remove(1);
-    let sys = SpatialSystem::from_spatial(&model).unwrap();
-    let js = SpatialJointSystem::new(&sys);
+    let (sys, js) = system(&model);
+    assert_eq!(js.nv(), 1 + 6);
+    assert_eq!(js.nq(), 1 + 7);
+    let labels: Vec<String> = (0..js.nv()).map(|i| js.coordinate_label(i)).collect();
+    assert!(labels[1].contains("free joint of body 'b1'"), "{labels:?}");
     let mut data = js.data();
     let (x, xd) = sys.initial_state();
-    let msg = js
-        .joint_state(&mut data, &x, &xd, 1e-6, &mut [], &mut [])
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("body 'b1'"), "{msg}");
+    let (mut q, mut v) = (vec![0.0; js.nq()], vec![0.0; js.nv()]);
+    js.joint_state(&mut data, &x, &xd, 1e-10, &mut q, &mut v)
+        .unwrap();
+    assert_eq!(&q[1..8], &x[7..14]);
+}
+
+/// (d) Free-floating trees (free roots with children of every joint
+/// kind, loads, gravity): the articulated-body algorithm with a floating
+/// base (RBDA sec. 9.3) equals M⁻¹ f (CRBA, RNEA), and its body
+/// accelerations equal the body-coordinate KKT dynamics
+/// [M Φ_xᵀ; Φ_x 0][ẍ; λ] = [Q; γ], both to 1e-10; joint_state inverts
+/// body_state.
+#[test]
+fn floating_trees_match_crba_rnea_and_the_body_kkt_dynamics() {
+    let mut rng = Rng::new(11);
+    let (mut worst_aba, mut worst_kkt): (f64, f64) = (0.0, 0.0);
+    for n in [1, 2, 3, 4, 6, 9, 12, 16, 20] {
+        let model = floating(&mut rng, n);
+        let (sys, js) = system(&model);
+        assert!(js.nq() > js.nv(), "n = {n}: a free root");
+        let nd = js.nv();
+        let mut data = js.data();
+        let (q, v) = random_joint_state(&mut rng, &js);
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.2, &q, &v, &mut a).unwrap();
+        // ABA against CRBA / RNEA
+        let mut m = DMatrix::zeros(nd, nd);
+        js.mass_matrix(&mut data, &q, &mut m);
+        assert!(m.clone().cholesky().is_some(), "n = {n}: M not SPD");
+        let mut f = vec![0.0; nd];
+        js.bias_forces(&mut data, 0.2, &q, &v, &mut f);
+        let x = m.lu().solve(&DVector::from_vec(f)).unwrap();
+        let scale = max_abs(x.iter().copied()).max(1.0);
+        let err = max_abs((0..nd).map(|i| a[i] - x[i])) / scale;
+        worst_aba = worst_aba.max(err);
+        assert!(err < 1e-10, "n = {n}: ABA vs CRBA/RNEA {err:e}");
+        // body accelerations against the body KKT system
+        let (nq, nv, nc) = (sys.nq(), sys.nv(), sys.nc());
+        let (mut x, mut xd, mut xdd) = (vec![0.0; nq], vec![0.0; nv], vec![0.0; nv]);
+        js.body_state(&mut data, &q, &v, &mut x, &mut xd);
+        js.body_acceleration(&mut data, &q, &v, &a, &mut xdd);
+        let mut phi = vec![0.0; nc];
+        sys.constraints(0.2, &x, &mut phi);
+        assert!(max_abs(phi.iter().copied()) < 1e-12, "n = {n}: Φ = {phi:?}");
+        let mut mb = DMatrix::zeros(nv, nv);
+        sys.mass_matrix(&x, &mut mb);
+        let mut qf = vec![0.0; nv];
+        sys.generalized_forces(0.2, &x, &xd, &mut qf);
+        let mut jac = DMatrix::zeros(nc, nv);
+        sys.constraint_jacobian(0.2, &x, &mut jac);
+        let mut gamma = vec![0.0; nc];
+        sys.gamma(0.2, &x, &xd, &mut gamma);
+        let mut k = DMatrix::zeros(nv + nc, nv + nc);
+        k.view_mut((0, 0), (nv, nv)).copy_from(&mb);
+        k.view_mut((nv, 0), (nc, nv)).copy_from(&jac);
+        k.view_mut((0, nv), (nv, nc)).copy_from(&jac.transpose());
+        let rhs = DVector::from_iterator(nv + nc, qf.iter().chain(&gamma).copied());
+        let sol = k.full_piv_lu().solve(&rhs).unwrap();
+        let scale = max_abs(sol.rows(0, nv).iter().copied()).max(1.0);
+        let err = max_abs((0..nv).map(|i| sol[i] - xdd[i])) / scale;
+        worst_kkt = worst_kkt.max(err);
+        assert!(err < 1e-10, "n = {n}: joint vs body KKT {err:e}");
+        // round trip
+        let (mut q2, mut v2) = (vec![0.0; js.nq()], vec![0.0; nd]);
+        js.joint_state(&mut data, &x, &xd, 1e-10, &mut q2, &mut v2)
+            .unwrap();
+        for i in 0..js.nq() {
+            assert!((q[i] - q2[i]).abs() < 1e-10, "n = {n}: q[{i}]");
+        }
+        for i in 0..nd {
+            assert!((v[i] - v2[i]).abs() < 1e-9, "{}", js.coordinate_label(i));
+        }
+    }
+    eprintln!("floating trees: ABA vs CRBA/RNEA {worst_aba:e}, joint vs body KKT {worst_kkt:e}");
+}
+
+/// q' = T(q) v is the derivative of the retraction: d/ds (q ⊕ s v) at
+/// s = 0 (central differences, to 1e-8), and q ⊕ 0 has unit quaternions.
+#[test]
+fn position_derivative_is_the_derivative_of_the_retraction() {
+    let mut rng = Rng::new(12);
+    let model = floating(&mut rng, 6);
+    let (_, js) = system(&model);
+    let (nq, nv) = (js.nq(), js.nv());
+    let (q, v) = random_state(&mut rng, nq.max(nv));
+    let (q, v) = (&q[..nq], &v[..nv]);
+    let mut q0 = vec![0.0; nq];
+    js.integrate_position(q, &vec![0.0; nv], &mut q0);
+    let mut qdot = vec![0.0; nq];
+    js.position_derivative(&q0, v, &mut qdot);
+    let h = 1e-5;
+    let (mut qp, mut qm) = (vec![0.0; nq], vec![0.0; nq]);
+    let dp: Vec<f64> = v.iter().map(|x| x * h).collect();
+    let dm: Vec<f64> = v.iter().map(|x| -x * h).collect();
+    js.integrate_position(&q0, &dp, &mut qp);
+    js.integrate_position(&q0, &dm, &mut qm);
+    let err = max_abs((0..nq).map(|i| (qp[i] - qm[i]) / (2.0 * h) - qdot[i]));
+    assert!(err < 1e-8, "{err:e}");
+    let mut quaternions = 0;
+    for nd in &js.nodes {
+        if nd.kind == NodeKind::Free {
+            let k = nd.qdof.unwrap();
+            let norm = q0[k + 3..k + 7].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-15);
+            quaternions += 1;
+        }
+    }
+    assert!(quaternions > 0);
 }
 
 /// A random tree closed by a spherical joint from its last body to ground
@@ -739,4 +865,76 @@ fn cardan_singularity_of_a_spherical_joint_is_reported() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("j0") && err.contains("Cardan"), "{err}");
+}
+
+/// A floating tree closed by a distance joint (a cut joint: the KKT
+/// system in joint coordinates with free roots): at the initial poses and
+/// rates in the null space of Φ_q, the body accelerations equal the
+/// body-coordinate KKT dynamics to 1e-10.
+#[test]
+fn floating_tree_with_a_closure_matches_the_body_kkt_dynamics() {
+    let mut rng = Rng::new(13);
+    let mut worst: f64 = 0.0;
+    for n in [2, 4, 7] {
+        let mut model = floating(&mut rng, n);
+        let world = |m: &SpatialModel, b: usize, s: [f64; 3]| {
+            let body = &m.bodies[b];
+            v3(&body.position) + rot_of(&body.orientation) * v3(&s)
+        };
+        let (s0, s1) = (rng.vec3(0.3), rng.vec3(0.3));
+        let length = (world(&model, 0, s0) - world(&model, n - 1, s1)).norm();
+        model.joints.push(SpatialJoint {
+            name: "rod".into(),
+            kind: SpatialJointKind::Distance {
+                a: SpatialAttachment {
+                    body: BodyRef::Body(0),
+                    point: s0,
+                },
+                b: SpatialAttachment {
+                    body: BodyRef::Body(n - 1),
+                    point: s1,
+                },
+                length,
+            },
+        });
+        let (sys, js) = system(&model);
+        let (nd, m) = (js.nv(), js.nc());
+        assert_eq!(m, 1);
+        let mut data = js.data();
+        let (x0, xd0) = sys.initial_state();
+        let (mut q, mut v) = (vec![0.0; js.nq()], vec![0.0; nd]);
+        js.joint_state(&mut data, &x0, &xd0, 1e-10, &mut q, &mut v)
+            .unwrap();
+        let mut jac = DMatrix::zeros(m, nd);
+        js.constraint_jacobian(&mut data, 0.0, &q, &mut jac);
+        let vr = DVector::from_iterator(nd, (0..nd).map(|_| rng.uniform(-1.0, 1.0)));
+        let jt = jac.transpose();
+        let y = (&jac * &jt).lu().solve(&(&jac * &vr)).unwrap();
+        let v: Vec<f64> = (vr - jt * y).iter().copied().collect();
+        let mut a = vec![0.0; nd];
+        js.forward_dynamics(&mut data, 0.0, &q, &v, &mut a).unwrap();
+        let (nq, nv, nc) = (sys.nq(), sys.nv(), sys.nc());
+        let (mut x, mut xd, mut xdd) = (vec![0.0; nq], vec![0.0; nv], vec![0.0; nv]);
+        js.body_state(&mut data, &q, &v, &mut x, &mut xd);
+        js.body_acceleration(&mut data, &q, &v, &a, &mut xdd);
+        let mut mb = DMatrix::zeros(nv, nv);
+        sys.mass_matrix(&x, &mut mb);
+        let mut qf = vec![0.0; nv];
+        sys.generalized_forces(0.0, &x, &xd, &mut qf);
+        let mut bj = DMatrix::zeros(nc, nv);
+        sys.constraint_jacobian(0.0, &x, &mut bj);
+        let mut gamma = vec![0.0; nc];
+        sys.gamma(0.0, &x, &xd, &mut gamma);
+        let mut k = DMatrix::zeros(nv + nc, nv + nc);
+        k.view_mut((0, 0), (nv, nv)).copy_from(&mb);
+        k.view_mut((nv, 0), (nc, nv)).copy_from(&bj);
+        k.view_mut((0, nv), (nv, nc)).copy_from(&bj.transpose());
+        let rhs = DVector::from_iterator(nv + nc, qf.iter().chain(&gamma).copied());
+        let sol = k.full_piv_lu().solve(&rhs).unwrap();
+        let scale = max_abs(sol.rows(0, nv).iter().copied()).max(1.0);
+        let err = max_abs((0..nv).map(|i| sol[i] - xdd[i])) / scale;
+        worst = worst.max(err);
+        assert!(err < 1e-10, "n = {n}: {err:e}");
+    }
+    eprintln!("floating tree with a distance closure vs body KKT: {worst:e}");
 }

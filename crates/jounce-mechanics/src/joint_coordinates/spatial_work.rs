@@ -87,10 +87,10 @@ pub(crate) struct SpatialJointWork {
 }
 
 impl SpatialJointWork {
-    /// Buffers for `n` nodes, `nb` bodies, `nd` joint coordinates, `nc`
-    /// closure rows and `nc_body` body-system constraint rows (the closure
-    /// buffers empty when `nc` = 0).
-    pub fn new(n: usize, nb: usize, nd: usize, nc: usize, nc_body: usize) -> Self {
+    /// Buffers for `n` nodes, `nb` bodies, `nq` joint positions, `nd`
+    /// joint rates, `nc` closure rows and `nc_body` body-system constraint
+    /// rows (the closure buffers empty when `nc` = 0).
+    pub fn new(n: usize, nb: usize, nq: usize, nd: usize, nc: usize, nc_body: usize) -> Self {
         let z6 = Vector6::zeros();
         let (k, kb, kv) = if nc == 0 {
             (0, 0, 0)
@@ -116,7 +116,7 @@ impl SpatialJointWork {
             body_v: vec![0.0; 6 * nb],
             body_f: vec![0.0; 6 * nb],
             body_f0: vec![0.0; 6 * nb],
-            q1: vec![0.0; nd],
+            q1: vec![0.0; nq],
             q2: vec![0.0; nd],
             a1: vec![0.0; nd],
             a2: vec![0.0; nd],

@@ -91,10 +91,10 @@ pub enum JointSpaceError {
 
 /// A mechanical system in joint coordinates.
 ///
-/// Positions q (n_q) and rates v (n_v; q' = v while n_q = n_v, as in
-/// planar joint coordinates; spherical joints with quaternions will add
-/// the map) and m
-/// closure constraints. The body-coordinate system it came from has
+/// Positions q (n_q) and rates v (n_v) with q' = T(q) v
+/// ([`JointCoordinateSystem::position_derivative`]; q' = v while
+/// n_q = n_v, as in planar joint coordinates; a free joint's unit
+/// quaternion makes n_q > n_v) and m closure constraints. The body-coordinate system it came from has
 /// [`JointCoordinateSystem::body_nq`] positions; [`JointCoordinateSystem::body_state`]
 /// maps a joint state to it, [`JointCoordinateSystem::joint_state`] back.
 pub trait JointCoordinateSystem {
@@ -108,6 +108,19 @@ pub trait JointCoordinateSystem {
 
     /// Number of closure constraints m (cut joints and drivers).
     fn nc(&self) -> usize;
+    /// q' = T(q) v (len n_q): the kinematic map of the joint positions;
+    /// q' = v by default (n_q = n_v).
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
+    /// q ⊕ δ (len n_q) for the rate-space increment δ (len n_v), on the
+    /// configuration manifold (unit quaternions normalised, so that δ = 0
+    /// projects q onto it); q + δ by default (n_q = n_v).
+    fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for ((o, x), d) in out.iter_mut().zip(q).zip(delta) {
+            *o = x + d;
+        }
+    }
 
     /// Number of position coordinates of the body-coordinate system.
     fn body_nq(&self) -> usize;
@@ -184,7 +197,7 @@ pub trait JointCoordinateSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError>;
 
-    /// ∂q''/∂q and ∂q''/∂v (n_v × n_v each) of
+    /// ∂q''/∂q (n_v × n_q) and ∂q''/∂v (n_v × n_v) of
     /// [`JointCoordinateSystem::forward_dynamics`], exact (dual numbers).
     ///
     /// # Errors
