@@ -55,6 +55,7 @@ mod spatial_free_joint;
 mod spatial_joint_coordinates;
 mod spatial_modes;
 mod spatial_penetration;
+mod spatial_singular;
 mod spatial_static;
 mod step_history;
 mod structural_correctness;

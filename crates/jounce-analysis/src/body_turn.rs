@@ -10,7 +10,7 @@
 //! twice its own speed whatever N is.
 //!
 //! The bodies are the groups of velocity coordinates whose labels
-//! ([`MechanicalSystem::coordinate_label`]) share the element name before
+//! ([`MechanicalSystem::velocity_label`]) share the element name before
 //! the last dot (`crank3.x`, `crank3.y`, `crank3.theta`); a coordinate
 //! whose label has no dot is a body of its own. Nothing here knows which
 //! coordinates a body has.
@@ -74,7 +74,7 @@ impl BodyTurns {
         let mut names: Vec<String> = Vec::new();
         let mut body_of = Vec::with_capacity(sys.nv());
         for i in 0..sys.nv() {
-            let label = sys.coordinate_label(i);
+            let label = sys.velocity_label(i);
             let name = element_of(&label);
             let b = match names.iter().position(|n| n == name) {
                 Some(b) => b,

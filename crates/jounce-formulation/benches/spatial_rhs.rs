@@ -156,6 +156,9 @@ impl MechanicalSystem for Dense<'_> {
     fn coordinate_label(&self, i: usize) -> String {
         self.0.coordinate_label(i)
     }
+    fn velocity_label(&self, i: usize) -> String {
+        self.0.velocity_label(i)
+    }
     fn breakpoints(&self) -> Vec<f64> {
         self.0.breakpoints()
     }

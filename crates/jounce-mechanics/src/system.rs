@@ -184,6 +184,13 @@ pub trait MechanicalSystem {
     /// Human-readable name of coordinate `i`, e.g. `crank.theta`.
     fn coordinate_label(&self, i: usize) -> String;
 
+    /// Human-readable name of velocity `i` (of n_v), whose element name
+    /// before the last `.` is its body's, e.g. `top.wz`. The positions'
+    /// names where they are the velocities' (n_q = n_v).
+    fn velocity_label(&self, i: usize) -> String {
+        self.coordinate_label(i)
+    }
+
     /// Times at which the applied forces or drivers are not smooth (steps,
     /// table knots, ends of ramps), sorted ascending; empty when there are
     /// none.

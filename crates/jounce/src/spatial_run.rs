@@ -21,10 +21,14 @@
 //!   the spatial double pendulum (`tests/suite/spatial_error_estimate.rs`:
 //!   estimate / true error 0.98 to 1.29 over 27 runs).
 //!
-//! Not yet: the reactions of redundant rows and the singular-configuration
-//! monitor (both built on the planar system: the monitor groups the
-//! velocities into bodies by their coordinates' labels, which n_q ≠ n_v
-//! misaligns), beam strains (no spatial beams). Contacts themselves run
+//! - the singular-configuration monitor (singular configurations, branch
+//!   switches, lock-up; [`jounce_analysis::SingularityMonitor`]) on Φ_v
+//!   and the velocities, grouped into bodies by their labels
+//!   ([`jounce_mechanics::MechanicalSystem::velocity_label`]).
+//!
+//! Not yet: the reactions of redundant rows (built on the planar system;
+//! spatial redundant joints are refused by name), beam strains (no
+//! spatial beams). Contacts themselves run
 //! as in a planar run: their gaps are the system's switching functions,
 //! located as events and followed by the impact law's impulse by
 //! whichever formulation runs the model, with `gap` and `normal_force`
@@ -34,11 +38,12 @@
 //! y = [q; v] with q' = T(q) v), `index3` and `ggl` (the DAE with
 //! q' − T(q) v = 0 for radau5 and bdf; index3 also for the structural
 //! methods, which update rotations by the exponential map) and
-//! `augmented_lagrangian` (the same exponential-map update), `joint`
-//! (joint coordinates of the kinematic tree, a free joint with a unit
-//! quaternion at the root of each body not joined to ground, q' = T(q) v,
-//! [`jounce_mechanics::SpatialJointSystem`]); the others refuse
-//! n_q ≠ n_v by name ([`jounce_formulation::FormulationError`]).
+//! `augmented_lagrangian` (the same exponential-map update), `odae` (the
+//! quaternions' norms among its invariants), `partitioning` and
+//! `state_space` (the quaternions among the constrained coordinates),
+//! `joint` (joint coordinates of the kinematic tree, a free joint with a
+//! unit quaternion at the root of each body not joined to ground,
+//! q' = T(q) v, [`jounce_mechanics::SpatialJointSystem`]).
 //! The positions reported are always on |p| = 1.
 //!
 //! Output columns: `t`, each body's `x, y, z` (centre of mass, world) and
@@ -258,6 +263,13 @@ pub(crate) fn integrate_spatial_model(
     obs.checks = Some(crate::trust::SolutionChecks::new(model, sys.nc()));
     obs.crossings = crate::trust::BreakpointCrossings::new(model);
     obs.warn_on_switch = model.settings.checks.on_failure == jounce_model::OnCheckFailure::Warn;
+    // singular configurations, branch switches and lock-up at every
+    // accepted step, as in a planar run (in velocity space: Φ_v, diag(M)
+    // of the 6 velocities of each body)
+    let mut mon = jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, asm.redundant.len());
+    mon.set_conservative(crate::setup::is_conservative(model));
+    mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
+    obs.singular = Some(mon);
     let result = jounce_integrate::solve(
         form.as_mut(),
         stepper.as_mut(),

@@ -521,16 +521,6 @@ impl SpatialSystem {
         &self.names[b]
     }
 
-    /// Name of velocity `i`, e.g. `top.wz` (ω' in the body frame).
-    #[must_use]
-    pub fn velocity_label(&self, i: usize) -> String {
-        format!(
-            "{}.{}",
-            self.names[i / NV_BODY],
-            VELOCITY_LABELS[i % NV_BODY]
-        )
-    }
-
     /// Name of position increment `i` of q ⊞ Δ (of n_v), e.g. `top.rz`
     /// (the z component of the body-frame rotation vector) or `top.x`
     /// (the centre of mass's translation along world x).
@@ -1492,6 +1482,14 @@ impl MechanicalSystem for SpatialSystem {
 
     fn constraint_row_meaning(&self, _row: usize) -> String {
         String::new()
+    }
+
+    /// Name of velocity `i`, e.g. `top.wz` (ω' in the body frame).
+    fn velocity_label(&self, i: usize) -> String {
+        match self.names.get(i / NV_BODY) {
+            Some(name) => format!("{name}.{}", VELOCITY_LABELS[i % NV_BODY]),
+            None => format!("v[{i}]"),
+        }
     }
 
     /// Name of position `i` (of q, len n_q), e.g. `top.z`, `top.qw`.
