@@ -347,8 +347,11 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
         Ok(())
     }
 
+    /// Exact where the joint system's Jacobians are (planar trees); the
+    /// spatial ones are difference quotients, so that the integrator may
+    /// treat them as such.
     fn has_exact_jacobian(&self) -> bool {
-        true
+        self.js.jacobians_are_exact()
     }
 
     fn breakpoints(&self) -> &[f64] {
@@ -443,7 +446,7 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
     }
 
     fn has_exact_tangent(&self) -> bool {
-        true
+        self.js.jacobians_are_exact()
     }
 }
 

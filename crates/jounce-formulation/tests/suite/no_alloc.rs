@@ -131,6 +131,8 @@ fn joint_with_free_joints_does_not_allocate() {
             vec![0.0; sys.nv()],
             vec![0.0; sys.nc()],
         );
+        // the Jacobian's n × n blocks are sized on its first call
+        f.jacobian(0.05, &y, &mut jac).unwrap();
         let before = allocations();
         for k in 0..5 {
             f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();

@@ -1552,6 +1552,11 @@ impl JointCoordinateSystem for SpatialJointSystem {
         self.dynamics(Self::work(data), baumgarte, t, q, v, a)
     }
 
+    /// Central differences of the recursions (module documentation).
+    fn jacobians_are_exact(&self) -> bool {
+        false
+    }
+
     /// Central finite differences of the articulated-body algorithm (a
     /// stopgap: see the module documentation).
     fn forward_dynamics_jacobians(

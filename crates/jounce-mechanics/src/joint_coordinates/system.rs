@@ -197,8 +197,17 @@ pub trait JointCoordinateSystem {
         a: &mut [f64],
     ) -> Result<(), JointSpaceError>;
 
+    /// Whether [`JointCoordinateSystem::forward_dynamics_jacobians`] and
+    /// the inverse-dynamics Jacobians are exact (dual numbers: the planar
+    /// trees) rather than difference quotients (the spatial ones, a
+    /// documented stopgap).
+    fn jacobians_are_exact(&self) -> bool {
+        true
+    }
+
     /// ∂q''/∂q (n_v × n_q) and ∂q''/∂v (n_v × n_v) of
-    /// [`JointCoordinateSystem::forward_dynamics`], exact (dual numbers).
+    /// [`JointCoordinateSystem::forward_dynamics`], exact (dual numbers)
+    /// where [`JointCoordinateSystem::jacobians_are_exact`].
     ///
     /// # Errors
     /// As [`JointCoordinateSystem::forward_dynamics`].
