@@ -53,6 +53,7 @@ mod spatial_formulations;
 mod spatial_joint_coordinates;
 mod spatial_modes;
 mod spatial_static;
+mod spatial_static_at_size;
 mod step_history;
 mod structural_correctness;
 mod studies_physics;
