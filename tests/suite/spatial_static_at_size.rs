@@ -254,3 +254,86 @@ fn the_sparse_tangent_modes_of_a_hanging_spatial_chain_are_the_dense_ones() {
         lowest.shape
     );
 }
+
+/// The chain of [`chain`] hanging at rest: rod 0 level along x, every
+/// other rod straight down below its tip (turned by π/2 about world y),
+/// the hinge axes given in the world frame of this pose.
+fn hanging_chain(n: usize) -> String {
+    let mut s = String::from(
+        "[model]\nname = \"hanging spatial chain\"\nspace = \"spatial\"\n\
+         gravity = [0.0, 0.0, -9.81]\n[settings]\nt_end = 0.01\n",
+    );
+    let inertia = "inertia = [0.0005, 0.0033333333333333335, 0.0033333333333333335]";
+    for i in 0..n {
+        s += &if i == 0 {
+            format!(
+                "[[bodies]]\nname = \"rod0\"\nmass = 1.0\n{inertia}\nposition = [0.1, 0.0, 0.0]\n"
+            )
+        } else {
+            format!(
+                "[[bodies]]\nname = \"rod{i}\"\nmass = 1.0\n{inertia}\nposition = [0.2, 0.0, {:?}]\n\
+                 orientation_axis_angle = [0.0, 1.0, 0.0, {:?}]\n",
+                -(0.2 * (i - 1) as f64 + 0.1),
+                std::f64::consts::FRAC_PI_2
+            )
+        };
+    }
+    for i in 0..n {
+        let a = if i == 0 {
+            "body1 = \"ground\"\npoint1 = [0.0, 0.0, 0.0]".to_string()
+        } else {
+            format!("body1 = \"rod{}\"\npoint1 = [0.1, 0.0, 0.0]", i - 1)
+        };
+        let axis = match i {
+            0 => "[0.0, 0.0, 1.0]",
+            _ if i % 2 == 1 => "[0.0, 1.0, 0.0]",
+            _ => "[1.0, 0.0, 0.0]",
+        };
+        s += &format!(
+            "[[joints]]\nname = \"hinge{i}\"\ntype = \"revolute\"\n{a}\nbody2 = \"rod{i}\"\n\
+             point2 = [-0.1, 0.0, 0.0]\naxis = {axis}\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn statics_and_modes_of_the_hanging_1000_body_spatial_chain_on_the_sparse_path() {
+    let model = jounce_model::from_str(&hanging_chain(1000), "hanging1000.toml").unwrap();
+    let sys = SpatialSystem::from_model(&model).unwrap();
+    let (q0, _) = sys.initial_state();
+    // statics: order 11 000, the sparse path by itself; every hinge
+    // carries the weight below it to 1e-8
+    let start = Instant::now();
+    let eq = jounce_analysis::static_equilibrium::static_equilibrium(&sys, 0.0, &q0).unwrap();
+    let t_static = start.elapsed().as_secs_f64();
+    check_hanging(&sys, &eq.q, &eq.lambda, 1e-8);
+    assert_eq!(eq.stability(), "neutral", "{eq:?}"); // the free turn about z
+                                                     // modes: the tangent pencil on the sparse path; the lowest is the
+                                                     // hanging chain's first swing, ω₁ = (j₀,₁/2) √(g/L) for the 999 rods
+                                                     // of L = 199.8 m below rod 0 (a uniform heavy chain, Rayleigh's
+                                                     // Theory of Sound §240; j₀,₁ = 2.404826 the first zero of J₀)
+    let v = vec![0.0; sys.nv()];
+    let start = Instant::now();
+    let a =
+        jounce_analysis::tangent_modes(&sys, 0.0, &eq.q, &v, &|i| sys.tangent_label(i)).unwrap();
+    let t_modes = start.elapsed().as_secs_f64();
+    eprintln!("hanging 1000-body spatial chain: static {t_static:.2} s, modes {t_modes:.2} s");
+    assert_eq!(a.degrees_of_freedom, 1000);
+    let lowest = a
+        .modes
+        .iter()
+        .filter(|m| m.kind == jounce_analysis::ModeKind::Oscillatory)
+        .map(|m| m.eigenvalue_im.abs())
+        .fold(f64::INFINITY, f64::min);
+    let exact = 2.404_825_557_695_773 / 2.0 * (9.81_f64 / 199.8).sqrt();
+    assert!(
+        (lowest - exact).abs() < 1e-3 * exact,
+        "lowest ω {lowest} against {exact}"
+    );
+    // the planar scale test's bounds (10 s, there of CPU in a child)
+    assert!(
+        t_static < 10.0 && t_modes < 10.0,
+        "{t_static} s, {t_modes} s"
+    );
+}
