@@ -916,7 +916,7 @@ fn unsupported_direction_sparse<S: MechanicalSystem + ?Sized>(
         return None;
     }
     let i = (0..n).max_by(|&a, &b| z[a].abs().total_cmp(&z[b].abs()))?;
-    Some(no_support(st.sys.coordinate_label(i), load))
+    Some(no_support(st.sys.tangent_coordinate_label(i), load))
 }
 
 /// [`StaticError::NoSupport`] for a direction in which coordinate
@@ -1064,7 +1064,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
         return None;
     }
     let d = basis * g;
-    Some(no_support(st.sys.coordinate_label(d.iamax()), load))
+    Some(no_support(st.sys.tangent_coordinate_label(d.iamax()), load))
 }
 
 #[cfg(test)]
@@ -1184,6 +1184,54 @@ point2 = "A"
                 < 1e-6 * dense.max_reduced_stiffness,
             "{dense:?} {sparse:?}"
         );
+    }
+
+    /// A spatial body held by a fixed joint and a free one: the free one
+    /// is named with its tangent direction (velocity index 8 is
+    /// `loose.z`, where the position labels of 7 a body would say
+    /// `loose.y`), on both paths.
+    #[test]
+    fn a_free_spatial_body_has_no_support_in_z_on_both_paths() {
+        let text = r#"
+[model]
+space = "spatial"
+gravity = [0.0, 0.0, -9.81]
+
+[[bodies]]
+name = "anchor"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [0.0, 0.0, 0.0]
+
+[[bodies]]
+name = "loose"
+mass = 2.0
+inertia = [0.1, 0.1, 0.1]
+position = [3.0, 0.0, 1.0]
+
+[[joints]]
+name = "weld"
+type = "fixed"
+body1 = "ground"
+body2 = "anchor"
+"#;
+        let model = jounce_model::from_str(text, "loose.toml").unwrap();
+        let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+        let (q0, _) = sys.initial_state();
+        for sparse in [false, true] {
+            match static_equilibrium_using(&sys, 0.0, &q0, Some(sparse)) {
+                Err(StaticError::NoSupport {
+                    what,
+                    direction,
+                    load,
+                }) => {
+                    assert_eq!(what, "body 'loose'", "sparse: {sparse}");
+                    assert_eq!(direction, "z", "sparse: {sparse}");
+                    assert!((load - 2.0 * 9.81).abs() < 1e-6, "sparse: {sparse}: {load}");
+                }
+                other => panic!("sparse: {sparse}: {other:?}"),
+            }
+        }
     }
 
     #[test]
