@@ -57,6 +57,7 @@ mod spatial_modes;
 mod spatial_penetration;
 mod spatial_singular;
 mod spatial_static;
+mod spatial_static_at_size;
 mod step_history;
 mod structural_correctness;
 mod studies_physics;

@@ -30,7 +30,8 @@ pub use body_turn::BodyTurn;
 pub use energy_balance::{EnergyAccount, EnergyBalance};
 pub use invariants::{InvariantExtremes, InvariantMonitor, Invariants};
 pub use modes::{
-    linearised_modes, modes_refusal, sparse_modes, Mode, ModeAnalysis, ModeKind, ModesError,
+    linearised_modes, modes_refusal, sparse_modes, sparse_modes_labelled, Mode, ModeAnalysis,
+    ModeKind, ModesError,
 };
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};

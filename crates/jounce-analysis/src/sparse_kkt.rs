@@ -50,11 +50,14 @@ pub(crate) struct SparseKkt {
 }
 
 impl SparseKkt {
-    /// The sparse structure of `sys` at q, or `None` when the system has
-    /// no sparsity pattern or a configuration-dependent M (the dense path
-    /// is then the only one).
+    /// The sparse structure of `sys` at q (len n_q), or `None` when the
+    /// system has no sparsity pattern or a configuration-dependent M (the
+    /// dense path is then the only one). Every matrix here lives in
+    /// velocity space (n_v columns), also where n_q ≠ n_v (unit
+    /// quaternions): Φ_q is then the Jacobian along q ⊞ δ, as the
+    /// system's [`jounce_mechanics::Sparsity`] fills it.
     pub fn new<S: MechanicalSystem + ?Sized>(sys: &S, t: f64, q: &[f64]) -> Option<SparseKkt> {
-        if sys.nq() != sys.nv() || !sys.mass_matrix_is_constant() {
+        if !sys.mass_matrix_is_constant() {
             return None;
         }
         let (n, m) = (sys.nv(), sys.nc());

@@ -58,7 +58,11 @@
 //! matrix assembled straight into the system's tangent and Φ_q patterns
 //! and factored by a sparse LU (faer's simplicial LU with a COLAMD
 //! ordering, through `jounce_integrate::sparse_lu`) instead of the dense
-//! SVD; storage and work per iteration O(nnz). Pseudo-transient
+//! SVD; storage and work per iteration O(nnz). Spatial systems (n_q ≠
+//! n_v) take it too: K_T and Φ_q are filled along q ⊞ δ in their n_v
+//! columns ([`jounce_mechanics::Sparsity::fill_tangent`]) and every step
+//! moves q by [`MechanicalSystem::integrate_position`], as on the dense
+//! path. Pseudo-transient
 //! continuation there also refuses a step that violates the constraints
 //! by more than a quarter of its size and lowers μ as the squared residual
 //! ratio ([`MAX_PSEUDO_TRANSIENT_SPARSE`]). Its reduced-stiffness range
@@ -246,11 +250,11 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     /// K_T = −∂Q/∂q + ∂(Φ_qᵀλ)/∂q and Φ_q at x (sparse: `None` when
     /// the system cannot fill its sparse tangent there).
     fn tangent(&self, x: &[f64]) -> Option<Tangent> {
-        let n = self.n;
+        let nq = self.nq;
         if let Some(sp) = &self.sparse {
             let mut sp = sp.borrow_mut();
             return sp
-                .fill_tangent(self.sys, self.t, &x[..n], &self.zero_v, &x[n..])
+                .fill_tangent(self.sys, self.t, &x[..nq], &self.zero_v, &x[nq..])
                 .then(|| Tangent::Sparse(sp.k.clone()));
         }
         let (k, jac) = self.dense_tangent(x);
@@ -301,7 +305,7 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
     }
 
     /// Sparse path only: whether the step Δq leaves the constraints
-    /// violated by more than a quarter of its size, ‖Φ(q + Δq)‖∞ >
+    /// violated by more than a quarter of its size, ‖Φ(q ⊞ Δq)‖∞ >
     /// ¼ ‖Δq‖∞ (Φ(q) + Φ_q Δq = 0 for the step, so this is the error of
     /// the linearisation, about α/2 for a rotation by α): a trust region
     /// on the curvature of the constraint manifold, free of the model's
@@ -312,9 +316,9 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
             return false;
         }
         let n = self.n;
-        let q: Vec<f64> = x[..n].iter().zip(dx.iter()).map(|(a, b)| a + b).collect();
+        let moved = self.advance(x, dx);
         let mut phi = vec![0.0; self.m];
-        self.sys.constraints(self.t, &q, &mut phi);
+        self.sys.constraints(self.t, &moved[..self.nq], &mut phi);
         let base = r.rows(n, self.m).amax();
         let after = phi.iter().fold(0.0_f64, |a, b| a.max(b.abs()));
         !(after <= base + 0.25 * dx.rows(0, n).amax())
@@ -516,9 +520,8 @@ fn too_large(n: usize, m: usize) -> String {
 /// support, [`StaticError::NotConverged`] when the iteration fails for
 /// another reason, [`StaticError::Unsupported`] for non-finite input, or
 /// n + m above [`MAX_DENSE_ORDER`] for a system the sparse path cannot
-/// take (no sparsity pattern, a configuration-dependent mass matrix, or
-/// n_q ≠ n_v) (refused before any evaluation, naming
-/// the size and the budget).
+/// take (no sparsity pattern or a configuration-dependent mass matrix)
+/// (refused before any evaluation, naming the size and the budget).
 pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
@@ -558,19 +561,6 @@ fn solve<S: MechanicalSystem + ?Sized>(
         ));
     }
     let want_sparse = use_sparse.unwrap_or(n + m > MAX_DENSE_ORDER);
-    if want_sparse && nq != n {
-        return Err(StaticError::Unsupported(if n + m > MAX_DENSE_ORDER {
-            format!(
-                "{}; the sparse factorisation takes only systems whose positions and \
-                 velocities have the same dimension",
-                too_large(n, m)
-            )
-        } else {
-            "the sparse factorisation takes only systems whose positions and velocities have \
-             the same dimension"
-                .into()
-        }));
-    }
     let sparse =
         if want_sparse {
             match SparseKkt::new(sys, t, q0) {
@@ -902,7 +892,7 @@ fn unsupported_direction_sparse<S: MechanicalSystem + ?Sized>(
     }
     let mut f = vec![0.0; n];
     st.sys
-        .generalized_forces(st.t, &x0[..n], &st.zero_v, &mut f);
+        .generalized_forces(st.t, &x0[..st.nq], &st.zero_v, &mut f);
     let mut b = vec![0.0; n + m];
     b[..n].copy_from_slice(&f);
     let mut z = vec![0.0; n];
@@ -926,7 +916,7 @@ fn unsupported_direction_sparse<S: MechanicalSystem + ?Sized>(
         return None;
     }
     let i = (0..n).max_by(|&a, &b| z[a].abs().total_cmp(&z[b].abs()))?;
-    Some(no_support(st.sys.coordinate_label(i), load))
+    Some(no_support(st.sys.tangent_coordinate_label(i), load))
 }
 
 /// [`StaticError::NoSupport`] for a direction in which coordinate
@@ -1074,7 +1064,7 @@ fn unsupported_direction<S: MechanicalSystem + ?Sized>(
         return None;
     }
     let d = basis * g;
-    Some(no_support(st.sys.coordinate_label(d.iamax()), load))
+    Some(no_support(st.sys.tangent_coordinate_label(d.iamax()), load))
 }
 
 #[cfg(test)]
@@ -1168,9 +1158,80 @@ point2 = "A"
         assert!((carried(1) - 9.81).abs() < 1e-8, "{}", carried(1));
         assert!(eq.force_residual < 1e-8 && eq.constraint_residual < 1e-10);
         assert_ne!(eq.stability(), "unstable");
-        // the sparse path does not take quaternions: refused by name
-        let err = static_equilibrium_using(&sys, 0.0, &q0, Some(true)).unwrap_err();
-        assert!(err.to_string().contains("same dimension"), "{err}");
+        // the sparse path takes the quaternions too (Newton in velocity
+        // space on the sparse KKT, q moved by q ⊞ Δq) and ends at the same
+        // equilibrium with the same reactions and stiffness range
+        let sparse = static_equilibrium_using(&sys, 0.0, &q0, Some(true)).unwrap();
+        let dense = static_equilibrium_using(&sys, 0.0, &q0, Some(false)).unwrap();
+        for b in 0..2 {
+            // the same pose: positions, and the quaternions up to sign
+            let (pd, ps) = (&dense.q[7 * b..7 * b + 7], &sparse.q[7 * b..7 * b + 7]);
+            for k in 0..3 {
+                assert!((pd[k] - ps[k]).abs() < 1e-10, "{pd:?} vs {ps:?}");
+            }
+            let dot: f64 = (3..7).map(|k| pd[k] * ps[k]).sum();
+            assert!(1.0 - dot.abs() < 1e-12, "{pd:?} vs {ps:?}");
+            let norm: f64 = ps[3..].iter().map(|x| x * x).sum();
+            assert!((norm.sqrt() - 1.0).abs() < 1e-14);
+        }
+        for (a, b) in dense.lambda.iter().zip(&sparse.lambda) {
+            assert!((a - b).abs() < 1e-10 * (1.0 + a.abs()), "{a} vs {b}");
+        }
+        assert!(sparse.force_residual < 1e-8 && sparse.constraint_residual < 1e-10);
+        assert_eq!(sparse.stability(), dense.stability());
+        assert!(
+            (dense.max_reduced_stiffness - sparse.max_reduced_stiffness).abs()
+                < 1e-6 * dense.max_reduced_stiffness,
+            "{dense:?} {sparse:?}"
+        );
+    }
+
+    /// A spatial body held by a fixed joint and a free one: the free one
+    /// is named with its tangent direction (velocity index 8 is
+    /// `loose.z`, where the position labels of 7 a body would say
+    /// `loose.y`), on both paths.
+    #[test]
+    fn a_free_spatial_body_has_no_support_in_z_on_both_paths() {
+        let text = r#"
+[model]
+space = "spatial"
+gravity = [0.0, 0.0, -9.81]
+
+[[bodies]]
+name = "anchor"
+mass = 1.0
+inertia = [0.1, 0.1, 0.1]
+position = [0.0, 0.0, 0.0]
+
+[[bodies]]
+name = "loose"
+mass = 2.0
+inertia = [0.1, 0.1, 0.1]
+position = [3.0, 0.0, 1.0]
+
+[[joints]]
+name = "weld"
+type = "fixed"
+body1 = "ground"
+body2 = "anchor"
+"#;
+        let model = jounce_model::from_str(text, "loose.toml").unwrap();
+        let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+        let (q0, _) = sys.initial_state();
+        for sparse in [false, true] {
+            match static_equilibrium_using(&sys, 0.0, &q0, Some(sparse)) {
+                Err(StaticError::NoSupport {
+                    what,
+                    direction,
+                    load,
+                }) => {
+                    assert_eq!(what, "body 'loose'", "sparse: {sparse}");
+                    assert_eq!(direction, "z", "sparse: {sparse}");
+                    assert!((load - 2.0 * 9.81).abs() < 1e-6, "sparse: {sparse}: {load}");
+                }
+                other => panic!("sparse: {sparse}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -72,8 +72,10 @@ const RANK_TOL: f64 = 1e-9;
 /// [`ModesError::Eval`] for a state of the wrong length or not finite, or
 /// a motion the constraints allow that has no inertia (NᵀMN singular);
 /// [`ModesError::TangentNotAnEquilibrium`] at a state with velocities or
-/// unbalanced forces; [`ModesError::TooLarge`] above [`MAX_DIMENSION`]
-/// states; [`ModesError::NoEigenvalues`] when the eigenvalues fail.
+/// unbalanced forces; [`ModesError::NoEigenvalues`] when the eigenvalues
+/// fail. Above [`MAX_DIMENSION`] states (2 (n_v − m)) the same pencil is
+/// solved on the sparse path ([`crate::modes::sparse_modes_labelled`]:
+/// the lowest modes and the fastest), with its errors.
 pub fn tangent_modes<S: MechanicalSystem + ?Sized>(
     sys: &S,
     t: f64,
@@ -86,6 +88,19 @@ pub fn tangent_modes<S: MechanicalSystem + ?Sized>(
         return Err(ModesError::Eval(
             "the state is not finite or has the wrong length".into(),
         ));
+    }
+    // a large model: at least 2 (n_v − m) states, above the dense
+    // budget; the same pencil on the sparse path (shift-invert Arnoldi for
+    // the lowest modes and the fastest)
+    if 2 * n.saturating_sub(m) > MAX_DIMENSION {
+        return crate::modes::sparse_modes_labelled(
+            sys,
+            t,
+            q,
+            v,
+            crate::modes::SPARSE_LOWEST_MODES,
+            label,
+        );
     }
     let mut mass = DMatrix::zeros(n, n);
     sys.mass_matrix(q, &mut mass);

@@ -361,6 +361,10 @@ impl<S: MechanicalSystem + ?Sized> MechanicalSystem for IndependentRows<'_, S> {
         self.inner.velocity_label(i)
     }
 
+    fn tangent_coordinate_label(&self, i: usize) -> String {
+        self.inner.tangent_coordinate_label(i)
+    }
+
     fn breakpoints(&self) -> Vec<f64> {
         self.inner.breakpoints()
     }

@@ -191,6 +191,14 @@ pub trait MechanicalSystem {
         self.coordinate_label(i)
     }
 
+    /// Human-readable name of velocity-space (tangent) coordinate `i` of
+    /// n_v, the increment Δ_i of q ⊞ Δ: the position coordinate's name
+    /// where n_q = n_v (the default); for unit quaternions the body's
+    /// translation or rotation-vector component, e.g. `rod.rz`.
+    fn tangent_coordinate_label(&self, i: usize) -> String {
+        self.coordinate_label(i)
+    }
+
     /// Times at which the applied forces or drivers are not smooth (steps,
     /// table knots, ends of ramps), sorted ascending; empty when there are
     /// none.

@@ -42,11 +42,8 @@ pub(crate) fn spatial_modes_report(
         .map_err(|e| RunError::Setup(format!("{src}: assembly failed: {e}")))?;
     // up front, before a static equilibrium: at least 2 (n_v − m) states
     let lower_bound = 2 * sys.nv().saturating_sub(sys.nc());
-    if lower_bound > jounce_analysis::MAX_DIMENSION {
-        let e = jounce_analysis::ModesError::TooLarge(lower_bound);
-        return Err(RunError::Setup(format!(
-            "{src}: {e}; the sparse path of large models takes planar ones only so far"
-        )));
+    if let Some(e) = jounce_analysis::modes_refusal(&sys, lower_bound) {
+        return Err(RunError::Setup(format!("{src}: {e}")));
     }
     let (q, v, label) = match at {
         LinearisationPoint::Initial => (asm.q, asm.v, "initial state".to_string()),

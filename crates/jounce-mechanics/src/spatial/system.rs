@@ -1493,6 +1493,10 @@ impl MechanicalSystem for SpatialSystem {
     }
 
     /// Name of position `i` (of q, len n_q), e.g. `top.z`, `top.qw`.
+    fn tangent_coordinate_label(&self, i: usize) -> String {
+        self.tangent_label(i)
+    }
+
     fn coordinate_label(&self, i: usize) -> String {
         match self.names.get(i / NQ_BODY) {
             Some(name) => format!("{name}.{}", POSITION_LABELS[i % NQ_BODY]),
