@@ -358,16 +358,30 @@ fn parse_param(s: &str) -> Result<(String, f64), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Ctrl-C or SIGTERM: the run in progress stops at its next step and
+    // Ctrl-C or SIGTERM during a command that integrates (run, compare,
+    // bench, sweep, study): the run in progress stops at its next step and
     // writes its rows and summary (status "interrupted"); a second signal
-    // while it does so is ignored, a third ends the process at once
-    let signals = std::sync::atomic::AtomicUsize::new(0);
-    let _ = ctrlc::set_handler(move || {
-        jounce::interrupt::request_stop();
-        if signals.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 2 {
-            std::process::exit(130);
-        }
-    });
+    // while it does so is ignored, a third ends the process at once. The
+    // other commands (static, modes, check, ...) never look at the request:
+    // there a signal ends the process as usual (a `jounce static` of a
+    // large model ignored SIGTERM)
+    let integrates = matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Compare(_)
+            | Command::Bench(_)
+            | Command::Sweep(_)
+            | Command::Study(_)
+    );
+    if integrates {
+        let signals = std::sync::atomic::AtomicUsize::new(0);
+        let _ = ctrlc::set_handler(move || {
+            jounce::interrupt::request_stop();
+            if signals.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 2 {
+                std::process::exit(130);
+            }
+        });
+    }
     match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Static { model, out } => {

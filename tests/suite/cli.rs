@@ -623,3 +623,42 @@ fn a_run_stopped_by_a_signal_writes_its_rows_and_summary() {
     let rows = std::fs::read_to_string(&series).unwrap().lines().count();
     assert!(rows >= 3, "{rows} lines kept");
 }
+
+/// A command that does not integrate ends on SIGTERM as any process does:
+/// `jounce static` of the released 1000-body spatial chain (minutes of
+/// Newton iterations) caught the signal for a run's orderly stop that it
+/// never looks at, and went on until SIGKILL.
+#[test]
+fn a_static_solve_ends_on_sigterm() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("cli-static-sigterm");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_jounce"))
+        .args([
+            "static",
+            repo("examples/spatial_chain_1000.toml").to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed().as_secs() >= 10 {
+            let _ = child.kill();
+            panic!("jounce static still running 10 s after SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+}
