@@ -872,21 +872,13 @@ mod tests {
             sys.constraints(t, &f.q, &mut phi);
             let res = phi.iter().fold(0.0f64, |s, x| s.max(x.abs()));
             assert!(res < 1e-10, "{what}: Φ {res:e}");
-            let h = 1e-6;
-            let (mut fp, mut fm) = (vec![0.0; nd], vec![0.0; nd]);
             let scale = jac.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-            let mut worst = 0.0f64;
-            for j in 0..nd {
-                let (mut yp, mut ym) = (y.clone(), y.clone());
-                yp[j] += h;
-                ym[j] -= h;
-                f.rhs(t, &yp, &mut fp).unwrap();
-                f.rhs(t, &ym, &mut fm).unwrap();
-                for i in 0..nd {
-                    let d = (fp[i] - fm[i]) / (2.0 * h) - jac[(i, j)];
-                    worst = worst.max(d.abs() / scale);
-                }
-            }
+            let worst = jounce_integrate::testkit::jacobian_difference_error(
+                |y, dy| f.rhs(t, y, dy).unwrap(),
+                &y,
+                &jac,
+                1e-6,
+            );
             eprintln!("{what}: J vs differences {worst:.1e}, |J| {scale:.1e}");
             assert!(worst < 1e-6, "{what}: J differs by {worst:e}");
         }

@@ -338,21 +338,12 @@ mod tests {
                 .collect();
             let mut gy = DMatrix::from_element(pp, nd, f64::NAN);
             p.invariant_jacobian(t, &y, &mut gy).unwrap();
-            let h = 1e-6;
-            let (mut gp, mut gm) = (vec![0.0; pp], vec![0.0; pp]);
-            let scale = gy.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-            let mut worst = 0.0f64;
-            for j in 0..nd {
-                let (mut yp, mut ym) = (y.clone(), y.clone());
-                yp[j] += h;
-                ym[j] -= h;
-                p.invariants(t, &yp, &mut gp).unwrap();
-                p.invariants(t, &ym, &mut gm).unwrap();
-                for i in 0..pp {
-                    let d = (gp[i] - gm[i]) / (2.0 * h) - gy[(i, j)];
-                    worst = worst.max(d.abs() / scale);
-                }
-            }
+            let worst = jounce_integrate::testkit::jacobian_difference_error(
+                |y, g| p.invariants(t, y, g).unwrap(),
+                &y,
+                &gy,
+                1e-6,
+            );
             // the velocity rows depend on q: the (Φ_q v)_q block is exercised
             let hess = (0..m)
                 .flat_map(|i| (0..n).map(move |j| (i, j)))
@@ -473,21 +464,12 @@ mod tests {
             let off = g[2 * m..].iter().fold(0.0f64, |s, x| s.max(x.abs()));
             let mut gy = DMatrix::from_element(pp, nd, f64::NAN);
             p.invariant_jacobian(t, &y, &mut gy).unwrap();
-            let h = 1e-6;
-            let (mut gp, mut gm) = (vec![0.0; pp], vec![0.0; pp]);
-            let scale = gy.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-            let mut worst = 0.0f64;
-            for j in 0..nd {
-                let (mut yp, mut ym) = (y.clone(), y.clone());
-                yp[j] += h;
-                ym[j] -= h;
-                p.invariants(t, &yp, &mut gp).unwrap();
-                p.invariants(t, &ym, &mut gm).unwrap();
-                for i in 0..pp {
-                    let d = (gp[i] - gm[i]) / (2.0 * h) - gy[(i, j)];
-                    worst = worst.max(d.abs() / scale);
-                }
-            }
+            let worst = jounce_integrate::testkit::jacobian_difference_error(
+                |y, g| p.invariants(t, y, g).unwrap(),
+                &y,
+                &gy,
+                1e-6,
+            );
             eprintln!("{what}: |g(y0)| {g0:.1e}, |c(y)| {off:.1e}, G vs differences {worst:.1e}");
             assert!(g0 < 1e-9, "{what}: g(y0) = {g0:e}");
             assert!(off > 1e-3, "{what}: the point must be off the manifold");

@@ -30,6 +30,36 @@ pub fn loglog_slope(h: &[f64], err: &[f64]) -> f64 {
     sxy / sxx
 }
 
+/// The check of an analytic Jacobian `jac` (m × n) of f: R^n → R^m at
+/// y: the largest |(f(y + h e_j) − f(y − h e_j))/(2h) − J_ij| over all
+/// entries (central differences, error O(h²)), relative to
+/// max(1, max |J_ij|).
+pub fn jacobian_difference_error(
+    mut f: impl FnMut(&[f64], &mut [f64]),
+    y: &[f64],
+    jac: &DMatrix<f64>,
+    h: f64,
+) -> f64 {
+    let m = jac.nrows();
+    let (mut fp, mut fm) = (vec![0.0; m], vec![0.0; m]);
+    let scale = jac.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+    let (mut yp, mut ym) = (y.to_vec(), y.to_vec());
+    let mut worst = 0.0f64;
+    for j in 0..y.len() {
+        yp[j] = y[j] + h;
+        ym[j] = y[j] - h;
+        f(&yp, &mut fp);
+        f(&ym, &mut fm);
+        yp[j] = y[j];
+        ym[j] = y[j];
+        for i in 0..m {
+            let d = (fp[i] - fm[i]) / (2.0 * h) - jac[(i, j)];
+            worst = worst.max(d.abs() / scale);
+        }
+    }
+    worst
+}
+
 /// Max-norm of a − b.
 pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
