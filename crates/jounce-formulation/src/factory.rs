@@ -146,21 +146,20 @@ pub fn build<'a, S: MechanicalSystem + ?Sized>(
     build_kind(kind, settings, sys)
 }
 
-/// Build the formulation `kind` for `sys`.
+/// Whether the formulation `kind` takes `sys` by the rules that need no
+/// construction (cheap: what `jounce check` lists without building every
+/// formulation of a large model): positions that are not velocities,
+/// friction solved with the accelerations. A formulation admitted here may
+/// still refuse the system when built (no degrees of freedom for the
+/// partitioning ones, redundant constraints, settings).
 ///
 /// # Errors
-/// [`FormulationError::BadParameter`] for settings out of range,
-/// [`FormulationError::PositionsNotVelocities`] for a system whose
-/// positions and velocities differ in number (unit quaternions) and
-/// `joint` without joint coordinates, or friction solved with the
-/// accelerations.
-pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
+/// As [`build_kind`], for these rules.
+pub fn admits<S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
-    settings: &FormulationSettings,
-    sys: &'a S,
-) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
+    sys: &S,
+) -> Result<(), FormulationError> {
     use FormulationKind as K;
-    let s = settings;
     // positions that are not velocities (unit quaternions): augmented,
     // projection, penalty, index3, ggl, odae and augmented_lagrangian
     // integrate q' = T(q) v (or update q by the exponential map) and keep
@@ -189,6 +188,26 @@ pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
             ),
         });
     }
+    Ok(())
+}
+
+/// Build the formulation `kind` for `sys`.
+///
+/// # Errors
+/// [`FormulationError::BadParameter`] for settings out of range,
+/// [`FormulationError::PositionsNotVelocities`] for a system whose
+/// positions and velocities differ in number (unit quaternions) and
+/// `joint` without joint coordinates, or friction solved with the
+/// accelerations.
+pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
+    kind: FormulationKind,
+    settings: &FormulationSettings,
+    sys: &'a S,
+) -> Result<Box<dyn Formulation + 'a>, FormulationError> {
+    use FormulationKind as K;
+    let s = settings;
+    admits(kind, sys)?;
+    let manifold = sys.nq() != sys.nv();
     let f: Box<dyn Formulation + 'a> = match kind {
         K::Augmented if sys.n_friction_rows() > 0 => Box::new(FrictionAugmented::new(
             sys,

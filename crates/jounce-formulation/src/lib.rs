@@ -97,7 +97,7 @@ pub use augmented_lagrangian::AugmentedLagrangian;
 pub use dae_formulation::{ConstrainedEquations, DaeFormulation};
 pub use error::FormulationError;
 pub use factory::{
-    build, build_kind, forms, help, provides, FormulationKind, FormulationSettings, NAMES,
+    admits, build, build_kind, forms, help, provides, FormulationKind, FormulationSettings, NAMES,
 };
 pub use formulation::Formulation;
 pub use friction::{FrictionAugmented, FrictionMode};
