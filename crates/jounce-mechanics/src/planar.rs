@@ -923,12 +923,9 @@ impl Sparsity for PlanarSystem {
 
     /// The element blocks of [`Self::constraint_force_jacobian`] and
     /// [`Self::force_jacobians`] added at their entries of `pattern`
-    /// instead of into n × n matrices. An element's entries come along a
-    /// row in ascending columns, mostly one after the other in the sorted
-    /// pattern: the entry after the last one found is tried first, the
-    /// binary search only when it does not match. The search was 85 % of
-    /// this function and 15 % of bdf's CPU on the index-3 form of a
-    /// 1000-link chain (perf, issue 32).
+    /// instead of into n × n matrices, each entry's slot found by
+    /// `PatternSlots` (the entry after the last one found first, then a
+    /// binary search).
     fn fill_tangent(
         &self,
         t: f64,
@@ -941,19 +938,8 @@ impl Sparsity for PlanarSystem {
     ) -> bool {
         k.fill(0.0);
         c.fill(0.0);
-        let next = std::cell::Cell::new(0usize);
-        let slot = |row: usize, col: usize| {
-            let at = next.get();
-            let found = if pattern.get(at) == Some(&(row, col)) {
-                Some(at)
-            } else {
-                pattern.binary_search(&(row, col)).ok()
-            };
-            if let Some(e) = found {
-                next.set(e + 1);
-            }
-            found
-        };
+        let slots = crate::sparse::PatternSlots::new(pattern);
+        let slot = |row: usize, col: usize| slots.find(row, col);
         self.constraint_force_blocks(t, q, lambda, |row, col, h| match slot(row, col) {
             Some(e) => {
                 k[e] += h;

@@ -211,6 +211,41 @@ impl SparseMatrix {
     }
 }
 
+/// The slot of entry (row, col) in a sorted coordinate pattern, for
+/// adding an element's blocks into a tangent stored on that pattern
+/// (`fill_tangent`). An element's entries come along a row in ascending
+/// columns, mostly one after the other in the pattern: the entry after
+/// the last one found is tried first, the binary search only when it does
+/// not match (the search was 85 % of the planar `fill_tangent` and 15 % of
+/// bdf's CPU on the index-3 form of a 1000-link chain, issue 32).
+pub(crate) struct PatternSlots<'p> {
+    pattern: &'p [(usize, usize)],
+    next: std::cell::Cell<usize>,
+}
+
+impl<'p> PatternSlots<'p> {
+    pub(crate) fn new(pattern: &'p [(usize, usize)]) -> Self {
+        Self {
+            pattern,
+            next: std::cell::Cell::new(0),
+        }
+    }
+
+    /// The index of (row, col) in the pattern, `None` when it is not there.
+    pub(crate) fn find(&self, row: usize, col: usize) -> Option<usize> {
+        let at = self.next.get();
+        let found = if self.pattern.get(at) == Some(&(row, col)) {
+            Some(at)
+        } else {
+            self.pattern.binary_search(&(row, col)).ok()
+        };
+        if let Some(e) = found {
+            self.next.set(e + 1);
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1738,7 +1738,8 @@ impl Sparsity for SpatialSystem {
     ) -> bool {
         k.fill(0.0);
         c.fill(0.0);
-        let slot = |row: usize, col: usize| pattern.binary_search(&(row, col)).ok();
+        let slots = crate::sparse::PatternSlots::new(pattern);
+        let slot = |row: usize, col: usize| slots.find(row, col);
         self.constraint_force_blocks(t, q, lambda, |row, col, h| match slot(row, col) {
             Some(e) => {
                 k[e] += h;
