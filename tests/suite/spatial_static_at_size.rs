@@ -129,22 +129,21 @@ fn the_sparse_path_finds_the_dense_paths_hanging_spatial_chain() {
     );
 }
 
+/// A 200-rod chain released horizontally (order 2200, the sparse path by
+/// itself): Newton from the start fails (the residual is stationary where
+/// the rods lie level), the pseudo-transient iteration ended in a false
+/// "no support" after 57 s; the descent of the potential energy on the
+/// constraint manifold brings it to rest.
 #[test]
-#[ignore = "open: the sparse iteration does not yet bring a released 3-D chain of 200 or more \
-            rods to rest (a 200-rod chain ends in a false 'no support' after 57 s of CPU)"]
-fn the_1000_body_spatial_chain_hangs_straight_down_on_the_sparse_path() {
-    // n_q = 7000, n_v = 6000, 5000 constraint rows: a Newton system of
-    // order 11 000, above the dense budget, so `static_equilibrium` takes
-    // the sparse path by itself
-    let model =
-        jounce_model::load_file(&support::repo("examples/spatial_chain_1000.toml")).unwrap();
+fn a_released_200_rod_spatial_chain_hangs_straight_down_on_the_sparse_path() {
+    let model = jounce_model::from_str(&chain(200), "chain200.toml").unwrap();
     let sys = SpatialSystem::from_model(&model).unwrap();
-    assert_eq!((sys.nq(), sys.nv(), sys.nc()), (7000, 6000, 5000));
+    assert_eq!((sys.nq(), sys.nv(), sys.nc()), (1400, 1200, 1000));
     let (q0, _) = sys.initial_state();
     let start = Instant::now();
     let eq = jounce_analysis::static_equilibrium::static_equilibrium(&sys, 0.0, &q0).unwrap();
     eprintln!(
-        "static of the 1000-body spatial chain: {:.2} s, {} iterations, {} load steps, {}",
+        "static of the 200-rod spatial chain: {:.2} s, {} iterations, {} load steps, {}",
         start.elapsed().as_secs_f64(),
         eq.iterations,
         eq.load_steps,
@@ -152,11 +151,14 @@ fn the_1000_body_spatial_chain_hangs_straight_down_on_the_sparse_path() {
     );
     check_hanging(&sys, &eq.q, &eq.lambda, 1e-8);
     assert!(eq.constraint_residual < 1e-10, "{}", eq.constraint_residual);
-    assert_ne!(eq.stability(), "unstable");
+    // free to turn about the vertical through the first hinge: neutral
+    assert_eq!(eq.stability(), "neutral");
 }
 
+/// The released example (order 11 000) end to end: `jounce static` writes
+/// the hanging state (the energy descent, then Newton; about 80 s of
+/// release CPU on a loaded 2-core machine).
 #[test]
-#[ignore = "open: as the_1000_body_spatial_chain_hangs_straight_down_on_the_sparse_path"]
 fn jounce_static_of_the_1000_body_spatial_chain_writes_its_hanging_state() {
     let out = support::scratch("spatial_static_at_size");
     let out_s = out.to_string_lossy().to_string();
