@@ -639,7 +639,10 @@ fn position_derivative_is_the_derivative_of_the_retraction() {
         assert!((norm - 1.0).abs() < 1e-15);
         quaternions += 1;
     }
-    assert!(quaternions > 0 && spherical > 0, "{quaternions} {spherical}");
+    assert!(
+        quaternions > 0 && spherical > 0,
+        "{quaternions} {spherical}"
+    );
 }
 
 /// A random tree closed by a spherical joint from its last body to ground
