@@ -985,10 +985,17 @@ impl SpatialJointSystem {
                 let d_inv = match d.cholesky() {
                     Some(ch) if ch.l().diagonal().min().powi(2) > 1e-12 * scale => ch.inverse(),
                     _ => {
+                        // its smallest eigenvalue (the eigen-solver only on
+                        // finite entries: a NaN state must not stall it)
+                        let value = if d.iter().all(|x| x.is_finite()) {
+                            d.symmetric_eigenvalues().min()
+                        } else {
+                            f64::NAN
+                        };
                         return Err(JointSpaceError::ZeroArticulatedInertia {
                             joint: node.label.clone(),
-                            value: d.symmetric_eigenvalues().min(),
-                        })
+                            value,
+                        });
                     }
                 };
                 let tau = -(s3.transpose() * pa);

@@ -1010,7 +1010,8 @@ fn spherical_joints_at_the_former_cardan_singularity_are_regular() {
 
 /// The quaternion of a spherical joint carries 4 positions and 3 rates,
 /// labelled by the child-frame angular rates; the model's initial
-/// configuration is p = (1, 0, 0, 0).
+/// configuration is p = (1, 0, 0, 0); a non-finite quaternion is an
+/// error naming the joint, not a panic.
 #[test]
 fn a_spherical_joint_has_a_quaternion_and_names_its_rates() {
     let mut rng = Rng::new(10);
@@ -1028,6 +1029,12 @@ fn a_spherical_joint_has_a_quaternion_and_names_its_rates() {
     js.joint_state(&mut data, &x, &xd, 1e-12, &mut q, &mut v)
         .unwrap();
     assert!(position_difference(&js, &q, &[1.0, 0.0, 0.0, 0.0]) < 1e-15);
+    let mut a = vec![0.0; 3];
+    let err = js
+        .forward_dynamics(&mut data, 0.0, &[f64::NAN, 0.0, 0.0, 0.0], &v, &mut a)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("joint 'j0'"), "{err}");
 }
 
 /// A floating tree closed by a distance joint (a cut joint: the KKT
