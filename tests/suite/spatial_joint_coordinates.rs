@@ -153,23 +153,52 @@ fn run_difference(a: &Series, b: &Series, bodies: &[&str]) -> f64 {
     worst
 }
 
-/// The spatial double pendulum with gravity along −z: released along x,
-/// both links swing in the x-z plane, link1 turning about −y from x to
-/// −z. Three Cardan angles about the joint frame of the former model
-/// (e₃ = x towards link1's centre of mass, e₁ = z, e₂ = −y) had their
-/// second angle at −90° there, a singular articulated inertia; the unit
-/// quaternion of the spherical joint has no such orientation. `joint`
-/// passes through it (link1's x changes sign in the x-z plane, checked)
-/// and agrees with `augmented` (dop853, rtol 1e-10, atol 1e-12) to 1e-8
-/// in every output row up to t = 1, and the quaternions of both
-/// spherical joints in the joint state stay unit to 1e-12 in every step.
+/// The spatial double pendulum with gravity along −z, released along x
+/// with a slow turn about the vertical (ω = 1e-7 rad/s, both links): the
+/// links swing down almost in the x-z plane, link1 turning from x to
+/// within about 1e-7 rad of −z at t ≈ 0.72. Three Cardan angles about the
+/// joint frame of the former model (e₃ = x towards link1's centre of
+/// mass, e₁ = z, e₂ = −y) had their second angle at −90° there: the
+/// former `joint` (main at 257238e) stopped at t = 0.7238613 with
+/// "singular articulated inertia … joint 'shoulder' (angle 1) (or its
+/// Cardan angles at their singularity …) sees D = 3.75e-12" (with
+/// ω = 1e-5 it crept on for 47 000 steps and was stopped after 300 s at
+/// t = 0.72386; exactly in the plane, ω = 0, the crossing is harmless
+/// for Cardan angles, the angular velocity staying along e₂). The unit
+/// quaternion of the spherical joint has no such orientation: `joint`
+/// passes (link1's x changes sign below the shoulder, checked) and agrees
+/// with `augmented` (dop853, rtol 1e-10, atol 1e-12) to 1e-8 in every
+/// output row up to t = 1, and the quaternions of both spherical joints
+/// in the joint state stay unit to 1e-12 in every step.
 #[test]
 fn spatial_double_pendulum_through_the_former_cardan_singularity() {
     let dir = support::scratch("spatial_joint_cardan");
+    let w = 1e-7;
     let text = std::fs::read_to_string(support::repo("examples/spatial_double_pendulum.toml"))
         .unwrap()
-        .replace("gravity = [0.0, -9.81, 0.0]", "gravity = [0.0, 0.0, -9.81]");
+        .replace("gravity = [0.0, -9.81, 0.0]", "gravity = [0.0, 0.0, -9.81]")
+        // ω about the vertical through the shoulder: v = ω × r
+        .replace(
+            "position = [0.5, 0.0, 0.0]\n",
+            &format!(
+                "position = [0.5, 0.0, 0.0]\nangular_velocity = [0.0, 0.0, {w:e}]\n\
+                 velocity = [0.0, {:e}, 0.0]\n",
+                0.5 * w
+            ),
+        )
+        .replace(
+            "position = [1.5, 0.0, 0.0]\n",
+            &format!(
+                "position = [1.5, 0.0, 0.0]\nangular_velocity = [0.0, 0.0, {w:e}]\n\
+                 velocity = [0.0, {:e}, 0.0]\n",
+                1.5 * w
+            ),
+        );
     assert!(text.contains("gravity = [0.0, 0.0, -9.81]"));
+    assert_eq!(
+        text.matches("angular_velocity = [0.0, 0.0, 1e-7]").count(),
+        2
+    );
     let path = dir.join("pendulum.toml");
     std::fs::write(&path, &text).unwrap();
     let path = path.to_str().unwrap().to_string();
@@ -190,8 +219,8 @@ fn spatial_double_pendulum_through_the_former_cardan_singularity() {
         ts
     };
     let (body, joint) = (run("augmented"), run("joint"));
-    // link1 passes through −z: its centre of mass crosses x = 0 below
-    // the shoulder, in the plane y = 0
+    // link1 passes −z: its centre of mass crosses x = 0 below the
+    // shoulder, within 1e-6 of the plane y = 0
     let (x, y, z) = (
         joint.col("link1.x"),
         joint.col("link1.y"),
@@ -201,7 +230,7 @@ fn spatial_double_pendulum_through_the_former_cardan_singularity() {
         .find(|&i| x[i - 1] > 0.0 && x[i] <= 0.0)
         .expect("link1 passes the vertical before t = 1");
     assert!(z[crossing] < -0.49, "z = {}", z[crossing]);
-    assert!(y.iter().all(|y| y.abs() < 1e-12));
+    assert!(y.iter().all(|y| y.abs() < 1e-6));
     let at_end = final_difference(&body, &joint, &["link1", "link2"]);
     let over_run = run_difference(&body, &joint, &["link1", "link2"]);
     // the joint state itself: unit quaternions in every step
