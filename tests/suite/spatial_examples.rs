@@ -69,6 +69,20 @@ fn heavy_top_under_projection_keeps_the_closed_form_and_the_joint() {
     );
 }
 
+/// The same in joint coordinates: the tip a spherical joint with a unit
+/// quaternion (the `joint` formulation, Featherstone's articulated-body
+/// algorithm); the joint holds by construction.
+#[test]
+fn heavy_top_in_joint_coordinates_keeps_the_closed_form() {
+    heavy_top(
+        Overrides {
+            formulation: Some("joint".into()),
+            ..Overrides::default()
+        },
+        1e-12,
+    );
+}
+
 fn heavy_top(overrides: Overrides, violation: f64) {
     let (s, ts) = run_example("examples/heavy_top.toml", overrides, "top");
     assert_eq!(s.status, "completed");

@@ -109,20 +109,26 @@ fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &s
     );
 }
 
-/// The joint formulation of spatial models with free joints (n_q ≠ n_v:
-/// q' = T(q) v, the quaternions normalised after each step): right-hand
-/// side, Jacobian, the step's projection and the map back to body
-/// coordinates allocate nothing.
+/// The joint formulation of spatial models with free or spherical joints
+/// (n_q ≠ n_v: q' = T(q) v, the quaternions normalised after each step):
+/// right-hand side, Jacobian, the step's projection and the map back to
+/// body coordinates allocate nothing.
 #[test]
 fn joint_with_free_joints_does_not_allocate() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    for file in ["tumbling_body.toml", "spatial_bouncing_ball.toml"] {
+    // free joints: 7 positions and 6 rates; spherical joints: 4 and 3
+    for (file, len) in [
+        ("tumbling_body.toml", 13),
+        ("spatial_bouncing_ball.toml", 13),
+        ("spatial_double_pendulum.toml", 14),
+        ("heavy_top.toml", 7),
+    ] {
         let model = jounce_model::load_file(&root.join(file)).unwrap();
         let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
         let mut f = build("joint", &FormulationSettings::default(), &sys).unwrap();
         let (q0, v0) = sys.initial_state();
         let mut y = f.initial_state(0.0, &q0, &v0).unwrap();
-        assert_eq!(y.len(), 13, "{file}: 7 positions and 6 rates");
+        assert_eq!(y.len(), len, "{file}");
         y[3] += 1e-3;
         let mut dy = vec![0.0; y.len()];
         let mut jac = DMatrix::zeros(y.len(), y.len());

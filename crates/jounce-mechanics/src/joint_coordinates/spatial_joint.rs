@@ -24,17 +24,27 @@
 //! none, with the motion subspace S (RBDA Table 4.1 in the fixed frame):
 //! revolute about the unit axis u through the point o, S = (u, o × u);
 //! prismatic along u, S = (0, u); fixed, S = {}. A cylindrical joint is a
-//! revolute and a prismatic node, a universal joint two revolute nodes and
-//! a spherical joint three (Cardan angles about the axes e₁, e₂, e₃ of a
-//! joint frame; singular when the second is ±90°, the axis e₃ chosen
-//! along the child's centre of mass from the joint point, the singularity
-//! then a child pointing along the parent's e₁), joined by massless
-//! frames, one coordinate per freedom (free joints below). Each S is fixed in the parent frame of its
-//! node, so c = Ṡ q' = (v_parent × S) q' (RBDA ch. 4; a motion vector
-//! fixed in a body moving with v changes at the rate v × m, ch. 2).
+//! revolute and a prismatic node, a universal joint two revolute nodes,
+//! joined by a massless frame, one coordinate per freedom. Each such S is
+//! fixed in the parent frame of its node, so c = Ṡ q' = (v_parent × S) q'
+//! (RBDA ch. 4; a motion vector fixed in a body moving with v changes at
+//! the rate v × m, ch. 2).
+//!
+//! **Spherical joints** (RBDA sec. 4.5 and Table 4.1, "spherical", with
+//! a unit quaternion): one node with the positions p, the unit quaternion
+//! of the child frame relative to the frame A_P A₀ of the parent, A_C =
+//! A_P A₀ R(p), and the rates ω', the relative angular velocity in the
+//! child frame, ṗ = ½ p ⊗ (0, ω') (n_q = n_v + 1, as for the free joint
+//! below): no orientation is singular, unlike three Cardan angles. Its
+//! motion subspace in the child frame is S = [1 0]ᵀ at the joint point;
+//! in the fixed frame the columns S_k = (A_C e_k, o × A_C e_k), o the
+//! joint point. S is fixed in the child frame, so Ṡ = v_child × S and
+//! c = Ṡ ω' = v_child × S ω' = v_parent × S ω' (v_child = v_parent + S ω'
+//! and S ω' × S ω' = 0): the same c = (v_parent × S) q' as for the others.
 //!
 //! The zero of every joint coordinate is the model's initial
-//! configuration (for a URDF, the URDF's zero configuration).
+//! configuration (for a URDF, the URDF's zero configuration); of a
+//! spherical joint's quaternion, p = (1, 0, 0, 0).
 //!
 //! **Algorithms**: forward dynamics by the articulated-body algorithm
 //! (RBDA Table 7.1, in the fixed frame as RBDA sec. 7.3 suggests for
@@ -72,8 +82,9 @@
 //! in the fixed frame is S(q) ν = (A ω', ṙ + r × A ω') and c = Ṡ ν =
 //! (0, −ω × ṙ); the articulated-body algorithm solves the root as a
 //! floating base, I^A a + p^A = 0 (RBDA sec. 9.3). Then n_q = n_v + 1 per
-//! free joint, q' = T(q) v ([`JointCoordinateSystem::position_derivative`],
-//! ṗ = ½ p ⊗ (0, ω')) and q ⊕ δ the exponential map
+//! free or spherical joint, q' = T(q) v
+//! ([`JointCoordinateSystem::position_derivative`], ṗ = ½ p ⊗ (0, ω'))
+//! and q ⊕ δ the exponential map
 //! ([`JointCoordinateSystem::integrate_position`]), p normalised.
 //!
 //! **Jacobians** ([`JointCoordinateSystem::forward_dynamics_jacobians`],
@@ -84,10 +95,10 @@
 //! the planar ones are. Φ_q and γ are exact (the body system's exact
 //! derivatives composed with forward kinematics).
 
-use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, Matrix3, Matrix6, Matrix6x3, Vector3, Vector6};
 
 use crate::spatial::body::{retract, NQ_BODY, NV_BODY};
-use crate::spatial::quaternion::{product, quaternion_rate, rotation};
+use crate::spatial::quaternion::{product, quaternion_rate, rotation, turn};
 use crate::spatial::SpatialSystem;
 use crate::system::MechanicalSystem;
 use jounce_model::SpatialJointKind;
@@ -109,14 +120,20 @@ enum NodeKind {
     /// (r, p), r the body's reference point in the world and p its unit
     /// quaternion, rates ν = (ṙ, ω') with ω' in the body frame.
     Free,
+    /// Rotation about the joint point s_P: positions p, the unit
+    /// quaternion of the child frame relative to A_P A₀ (A_C = A_P A₀
+    /// R(p)), rates ω', the relative angular velocity in the child frame
+    /// (RBDA Table 4.1, spherical).
+    Spherical,
 }
 
 /// A tree node: one rigid frame (a body's, or a massless frame between
-/// the single-axis factors of a cylindrical, universal or spherical
-/// joint) and the joint coordinate that moves it relative to its parent:
+/// the single-axis factors of a cylindrical or universal joint) and the
+/// joint coordinates that move it relative to its parent:
 ///
 /// ```text
-/// A_C = A_P Rot(h, q) A₀  (revolute)   or  A_P A₀  (prismatic, fixed),
+/// A_C = A_P Rot(h, q) A₀  (revolute),   A_P A₀ R(p)  (spherical),
+///       A_P A₀  (prismatic, fixed),
 /// o   = r_P + A_P (s_P + h q [prismatic]),   r_C = o − A_C s_C.
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -136,12 +153,11 @@ struct Node {
     /// Index of the (first) joint rate (`None`: fixed).
     dof: Option<usize>,
     /// Index of the (first) joint position (`None`: fixed); differs from
-    /// `dof` after a free joint (7 positions, 6 rates).
+    /// `dof` after a free (7 positions, 6 rates) or spherical (4
+    /// positions, 3 rates) joint.
     qdof: Option<usize>,
     /// e.g. `joint 'elbow' (angle)`.
     label: String,
-    /// One of a spherical joint's Cardan angles.
-    cardan: bool,
 }
 
 /// The kinds of tree joints.
@@ -361,14 +377,6 @@ fn free_forces(a: &Matrix3<f64>, r: &Vector3<f64>, f: &Vector6<f64>) -> [f64; 6]
     [ff[0], ff[1], ff[2], n[0], n[1], n[2]]
 }
 
-/// Cardan angles (a, b, c) of M = R_x(a) R_y(b) R_z(c).
-fn cardan_xyz(m: &Matrix3<f64>) -> [f64; 3] {
-    let a = (-m[(1, 2)]).atan2(m[(2, 2)]);
-    let b = m[(0, 2)].atan2((m[(1, 2)].powi(2) + m[(2, 2)].powi(2)).sqrt());
-    let c = (-m[(0, 1)]).atan2(m[(0, 0)]);
-    [a, b, c]
-}
-
 /// Angle θ of a rotation W = Rot(h, θ) about the unit axis h.
 fn angle_about(w: &Matrix3<f64>, h: &Vector3<f64>) -> f64 {
     let vee = Vector3::new(
@@ -548,7 +556,6 @@ impl SpatialJointSystem {
             dof: Some(first_dof),
             qdof: Some(first_q),
             label: name.clone(),
-            cardan: false,
         });
         self.ndof += 6;
         self.npos += 7;
@@ -638,16 +645,7 @@ impl SpatialJointSystem {
         };
         let axes = match kind {
             TreeKind::Universal => [hp, arr(&(a0 * v3(&hc))), [0.0; 3]],
-            TreeKind::Spherical => {
-                let d = a0 * v3(&s_c) * -1.0;
-                let e3 = if d.norm() > 1e-12 * (1.0 + v3(&s_p).norm()) {
-                    unit(&arr(&d))
-                } else {
-                    [0.0, 0.0, 1.0]
-                };
-                let (e1, e2) = crate::spatial::revolute::perpendiculars(&e3);
-                [e1, e2, e3]
-            }
+            TreeKind::Spherical => [[0.0; 3]; 3],
             _ => [hp, [0.0; 3], [0.0; 3]],
         };
         let identity = [1.0, 0.0, 0.0, 0.0];
@@ -663,11 +661,7 @@ impl SpatialJointSystem {
                 (NodeKind::Revolute, axes[0], s_p, "angle 1"),
                 (NodeKind::Revolute, axes[1], [0.0; 3], "angle 2"),
             ],
-            TreeKind::Spherical => vec![
-                (NodeKind::Revolute, axes[0], s_p, "angle 1"),
-                (NodeKind::Revolute, axes[1], [0.0; 3], "angle 2"),
-                (NodeKind::Revolute, axes[2], [0.0; 3], "angle 3"),
-            ],
+            TreeKind::Spherical => vec![(NodeKind::Spherical, [0.0; 3], s_p, "")],
             TreeKind::Fixed => vec![(NodeKind::Fixed, [0.0; 3], s_p, "")],
             TreeKind::Free => unreachable!("free joints are added by add_free_joint"),
         };
@@ -676,13 +670,20 @@ impl SpatialJointSystem {
         let n_f = factors.len();
         for (k, (nk, h, sp, cname)) in factors.into_iter().enumerate() {
             let last = k + 1 == n_f;
-            let (dof, qdof) = if nk == NodeKind::Fixed {
+            // rates and positions of the node: a spherical joint's
+            // quaternion p has 4 positions and 3 rates ω'
+            let (n_v, n_q) = match nk {
+                NodeKind::Fixed => (0, 0),
+                NodeKind::Spherical => (3, 4),
+                _ => (1, 1),
+            };
+            let (dof, qdof) = if n_v == 0 {
                 (None, None)
             } else {
-                self.ndof += 1;
-                self.npos += 1;
-                (Some(self.ndof - 1), Some(self.npos - 1))
+                (Some(self.ndof), Some(self.npos))
             };
+            self.ndof += n_v;
+            self.npos += n_q;
             self.nodes.push(Node {
                 parent: if k == 0 {
                     parent_node
@@ -697,7 +698,6 @@ impl SpatialJointSystem {
                 p0: if last { p0 } else { identity },
                 dof,
                 qdof,
-                cardan: kind == TreeKind::Spherical,
                 label: if cname.is_empty() {
                     format!("joint '{name}'")
                 } else {
@@ -760,6 +760,10 @@ impl SpatialJointSystem {
                 self.free_kinematics(w, i, q, v);
                 continue;
             }
+            if n.kind == NodeKind::Spherical {
+                self.spherical_kinematics(w, i, (&pp, &ap, &rp, &vp), q, v);
+                continue;
+            }
             let qi = n.qdof.map_or(0.0, |k| q[k]);
             let vi = n.dof.map_or(0.0, |k| v[k]);
             let h = ap * v3(&n.h);
@@ -774,7 +778,7 @@ impl SpatialJointSystem {
                     let o = rp + ap * (v3(&n.s_p) + v3(&n.h) * qi);
                     (quat, o, six(&Vector3::zeros(), &h))
                 }
-                NodeKind::Fixed | NodeKind::Free => {
+                NodeKind::Fixed | NodeKind::Free | NodeKind::Spherical => {
                     let quat = product(&pp, &n.p0);
                     (quat, rp + ap * v3(&n.s_p), Vector6::zeros())
                 }
@@ -814,6 +818,47 @@ impl SpatialJointSystem {
         w.s[i] = Vector6::zeros();
         w.vel[i] = six(&omega, &(rdot + r.cross(&omega)));
         w.c[i] = six(&Vector3::zeros(), &(-omega.cross(&rdot)));
+    }
+
+    /// Pose, motion subspace, velocity and c of the spherical node `i`
+    /// with the parent's quaternion, rotation, origin and velocity
+    /// `parent` (module documentation; RBDA Table 4.1, spherical):
+    /// p = q/|q| (the dynamics independent of the integration error in
+    /// |p|), A_C = A_P A₀ R(p), o = r_P + A_P s_P, r_C = o − A_C s_C, the
+    /// columns S_k = (A_C e_k, o × A_C e_k), v = v_P + S ω' and
+    /// c = v_P × S ω'.
+    fn spherical_kinematics(
+        &self,
+        w: &mut SpatialJointWork,
+        i: usize,
+        parent: (&[f64; 4], &Matrix3<f64>, &Vector3<f64>, &Vector6<f64>),
+        q: &[f64],
+        v: &[f64],
+    ) {
+        let (pp, ap, rp, vp) = parent;
+        let n = &self.nodes[i];
+        let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
+            return;
+        };
+        let x = &q[kq..kq + 4];
+        let norm = (x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]).sqrt();
+        let p = [x[0] / norm, x[1] / norm, x[2] / norm, x[3] / norm];
+        let quat = product(&product(pp, &n.p0), &p);
+        let a = rot_of(&quat);
+        let o = rp + ap * v3(&n.s_p);
+        let mut s3 = Matrix6x3::zeros();
+        for k in 0..3 {
+            let h = a.column(k).into_owned();
+            s3.set_column(k, &six(&h, &o.cross(&h)));
+        }
+        let vj = s3 * Vector3::new(v[kv], v[kv + 1], v[kv + 2]);
+        w.quat[i] = quat;
+        w.rot[i] = a;
+        w.pos[i] = o - a * v3(&n.s_c);
+        w.s[i] = Vector6::zeros();
+        w.s3[i] = s3;
+        w.vel[i] = vp + vj;
+        w.c[i] = cross_motion(vp, &vj);
     }
 
     /// Spatial inertias at O of the bodies after [`Self::kinematics`].
@@ -903,7 +948,9 @@ impl SpatialJointSystem {
     ///         a_i = a'_i + S_i q''_i                 (RBDA eqs. 7.45–7.46)
     /// ```
     ///
-    /// A fixed node (no S) passes I^A and p^A on unchanged.
+    /// A fixed node (no S) passes I^A and p^A on unchanged; a spherical
+    /// node has three columns in S, D a 3 × 3 matrix and D⁻¹ for 1/D
+    /// (RBDA Table 7.1 for multi-DoF joints).
     fn aba(
         &self,
         w: &mut SpatialJointWork,
@@ -928,21 +975,45 @@ impl SpatialJointSystem {
                 continue;
             }
             let (mut ia, mut pa) = (w.ia[i], w.pa[i]);
-            if node.dof.is_some() {
+            if node.kind == NodeKind::Spherical {
+                // three rates: D = Sᵀ U a 3 × 3 matrix (RBDA eqs. 7.41–7.44
+                // with multi-column S)
+                let s3 = w.s3[i];
+                let u = ia * s3;
+                let d = s3.transpose() * u;
+                let scale = ia.trace().abs();
+                let d_inv = match d.cholesky() {
+                    Some(ch) if ch.l().diagonal().min().powi(2) > 1e-12 * scale => ch.inverse(),
+                    _ => {
+                        // its smallest eigenvalue (the eigen-solver only on
+                        // finite entries: a NaN state must not stall it)
+                        let value = if d.iter().all(|x| x.is_finite()) {
+                            d.symmetric_eigenvalues().min()
+                        } else {
+                            f64::NAN
+                        };
+                        return Err(JointSpaceError::ZeroArticulatedInertia {
+                            joint: node.label.clone(),
+                            value,
+                        });
+                    }
+                };
+                let tau = -(s3.transpose() * pa);
+                w.u3[i] = u;
+                w.d3_inv[i] = d_inv;
+                w.tau3[i] = tau;
+                ia -= u * d_inv * u.transpose();
+                pa += ia * w.c[i] + u * (d_inv * tau);
+            } else if node.dof.is_some() {
                 let s = w.s[i];
                 let u = ia * s;
                 let d = s.dot(&u);
                 let scale = ia.trace().abs();
                 if !(d > 1e-12 * scale) {
-                    let joint = if node.cardan {
-                        format!(
-                            "{} (or its Cardan angles at their singularity, the second at ±90°)",
-                            node.label
-                        )
-                    } else {
-                        node.label.clone()
-                    };
-                    return Err(JointSpaceError::ZeroArticulatedInertia { joint, value: d });
+                    return Err(JointSpaceError::ZeroArticulatedInertia {
+                        joint: node.label.clone(),
+                        value: d,
+                    });
                 }
                 let d_inv = 1.0 / d;
                 let tau = -s.dot(&pa);
@@ -982,6 +1053,11 @@ impl SpatialJointSystem {
             }
             let ap = node.parent.map_or(root, |p| w.acc[p]) + w.c[i];
             w.acc[i] = match node.dof {
+                Some(k) if node.kind == NodeKind::Spherical => {
+                    let qdd = w.d3_inv[i] * (w.tau3[i] - w.u3[i].transpose() * ap);
+                    a[k..k + 3].copy_from_slice(qdd.as_slice());
+                    ap + w.s3[i] * qdd
+                }
                 Some(k) => {
                     let qdd = (w.tau[i] - w.u[i].dot(&ap)) * w.d_inv[i];
                     a[k] = qdd;
@@ -1024,6 +1100,10 @@ impl SpatialJointSystem {
                 (NodeKind::Free, Some(k)) => {
                     let t = free_forces(&w.rot[i], &w.pos[i], &w.pa[i]);
                     tau[k..k + 6].copy_from_slice(&t);
+                }
+                (NodeKind::Spherical, Some(k)) => {
+                    let t = w.s3[i].transpose() * w.pa[i];
+                    tau[k..k + 3].copy_from_slice(t.as_slice());
                 }
                 (_, Some(k)) => tau[k] = w.s[i].dot(&w.pa[i]),
                 _ => {}
@@ -1079,11 +1159,18 @@ impl SpatialJointSystem {
     }
 
     /// The motion subspace of node `i` after [`Self::kinematics`]: its
-    /// columns and their number (6 for a free joint, 1 for a single-axis
-    /// node, 0 for a fixed one).
+    /// columns and their number (6 for a free joint, 3 for a spherical
+    /// one, 1 for a single-axis node, 0 for a fixed one).
     fn subspace(&self, w: &SpatialJointWork, i: usize) -> ([Vector6<f64>; 6], usize) {
         match (self.nodes[i].kind, self.nodes[i].dof) {
             (NodeKind::Free, _) => (free_subspace(&w.rot[i], &w.pos[i]), 6),
+            (NodeKind::Spherical, _) => {
+                let mut s = [Vector6::zeros(); 6];
+                for (k, col) in s.iter_mut().enumerate().take(3) {
+                    *col = w.s3[i].column(k).into_owned();
+                }
+                (s, 3)
+            }
             (_, Some(_)) => {
                 let mut s = [Vector6::zeros(); 6];
                 s[0] = w.s[i];
@@ -1103,6 +1190,7 @@ impl SpatialJointSystem {
                 let l = Vector3::new(x[k], x[k + 1], x[k + 2]);
                 six(&a, &(l + w.pos[i].cross(&a)))
             }
+            (NodeKind::Spherical, Some(k)) => w.s3[i] * Vector3::new(x[k], x[k + 1], x[k + 2]),
             (_, Some(k)) => w.s[i] * x[k],
             _ => Vector6::zeros(),
         }
@@ -1317,44 +1405,62 @@ impl JointCoordinateSystem for SpatialJointSystem {
         self.ndof
     }
 
-    /// q' = v but for a free joint: ṙ = v[0..3] and ṗ = ½ p ⊗ (0, ω')
-    /// (Haug eq. 9.3.29; RBDA sec. 4.5).
+    /// q' = v but for a free joint: ṙ = v[0..3] and ṗ = ½ p ⊗ (0, ω'),
+    /// and for a spherical joint ṗ = ½ p ⊗ (0, ω') (Haug eq. 9.3.29; RBDA
+    /// sec. 4.5).
     fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
         for n in &self.nodes {
             let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
                 continue;
             };
-            if n.kind == NodeKind::Free {
-                qdot[kq..kq + 3].copy_from_slice(&v[kv..kv + 3]);
-                let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
-                let rate = quaternion_rate(&p, &[v[kv + 3], v[kv + 4], v[kv + 5]]);
-                qdot[kq + 3..kq + 7].copy_from_slice(&rate);
-            } else {
-                qdot[kq] = v[kv];
+            match n.kind {
+                NodeKind::Free => {
+                    qdot[kq..kq + 3].copy_from_slice(&v[kv..kv + 3]);
+                    let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
+                    let rate = quaternion_rate(&p, &[v[kv + 3], v[kv + 4], v[kv + 5]]);
+                    qdot[kq + 3..kq + 7].copy_from_slice(&rate);
+                }
+                NodeKind::Spherical => {
+                    let p = [q[kq], q[kq + 1], q[kq + 2], q[kq + 3]];
+                    let rate = quaternion_rate(&p, &[v[kv], v[kv + 1], v[kv + 2]]);
+                    qdot[kq..kq + 4].copy_from_slice(&rate);
+                }
+                _ => qdot[kq] = v[kv],
             }
         }
     }
 
     /// q + δ but for a free joint: (r + δ_r, p ⊗ exp(δ_ω)/|p ⊗ exp(δ_ω)|),
     /// the exponential map of the body-frame rotation increment as in the
-    /// body coordinates ([`crate::spatial::body::retract`]).
+    /// body coordinates ([`crate::spatial::body::retract`]), and for a
+    /// spherical joint p ⊗ exp(δ)/|p ⊗ exp(δ)| of its child-frame
+    /// increment.
     fn integrate_position(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
         for n in &self.nodes {
             let (Some(kq), Some(kv)) = (n.qdof, n.dof) else {
                 continue;
             };
-            if n.kind == NodeKind::Free {
-                let r = [q[kq], q[kq + 1], q[kq + 2]];
-                let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
-                let d: [f64; NV_BODY] = std::array::from_fn(|k| delta[kv + k]);
-                let (r, p) = retract(&r, &p, &d);
-                let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-                out[kq..kq + 3].copy_from_slice(&r);
-                for k in 0..4 {
-                    out[kq + 3 + k] = p[k] / norm;
+            match n.kind {
+                NodeKind::Free => {
+                    let r = [q[kq], q[kq + 1], q[kq + 2]];
+                    let p = [q[kq + 3], q[kq + 4], q[kq + 5], q[kq + 6]];
+                    let d: [f64; NV_BODY] = std::array::from_fn(|k| delta[kv + k]);
+                    let (r, p) = retract(&r, &p, &d);
+                    let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    out[kq..kq + 3].copy_from_slice(&r);
+                    for k in 0..4 {
+                        out[kq + 3 + k] = p[k] / norm;
+                    }
                 }
-            } else {
-                out[kq] = q[kq] + delta[kv];
+                NodeKind::Spherical => {
+                    let p = [q[kq], q[kq + 1], q[kq + 2], q[kq + 3]];
+                    let p = turn(&p, &[delta[kv], delta[kv + 1], delta[kv + 2]]);
+                    let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    for k in 0..4 {
+                        out[kq + k] = p[k] / norm;
+                    }
+                }
+                _ => out[kq] = q[kq] + delta[kv],
             }
         }
     }
@@ -1392,6 +1498,9 @@ impl JointCoordinateSystem for SpatialJointSystem {
             match (n.kind, n.dof) {
                 (NodeKind::Free, Some(k)) if (k..k + 6).contains(&i) => {
                     return format!("{} ({})", n.label, FREE[i - k]);
+                }
+                (NodeKind::Spherical, Some(k)) if (k..k + 3).contains(&i) => {
+                    return format!("{} ({})", n.label, FREE[3 + i - k]);
                 }
                 (_, Some(k)) if k == i => return n.label.clone(),
                 _ => {}
@@ -1448,10 +1557,9 @@ impl JointCoordinateSystem for SpatialJointSystem {
                     q[k + 1] = (-m[(2, 0)]).atan2(m[(2, 2)]);
                 }
                 TreeKind::Spherical => {
-                    let e =
-                        Matrix3::from_columns(&[v3(&j.axes[0]), v3(&j.axes[1]), v3(&j.axes[2])]);
-                    let ang = cardan_xyz(&(e.transpose() * wrel * e));
-                    q[k..k + 3].copy_from_slice(&ang);
+                    // R(p) = (A_P A₀)ᵀ A_C
+                    let p = quat_of(&(j.a0.transpose() * ap.transpose() * ac));
+                    q[k..k + 4].copy_from_slice(&p);
                 }
                 TreeKind::Fixed => {}
                 TreeKind::Free => {
@@ -1478,8 +1586,10 @@ impl JointCoordinateSystem for SpatialJointSystem {
                 continue;
             }
             let cols: Vec<Vector6<f64>> = (j.first_node..j.first_node + j.n_nodes)
-                .filter(|&i| self.nodes[i].dof.is_some())
-                .map(|i| w.s[i])
+                .flat_map(|i| {
+                    let (s, k) = self.subspace(w, i);
+                    s.into_iter().take(k)
+                })
                 .collect();
             let g = DMatrix::from_fn(nd, nd, |r, c| cols[r].dot(&cols[c]));
             let rhs = nalgebra::DVector::from_fn(nd, |r, _| cols[r].dot(&dv));

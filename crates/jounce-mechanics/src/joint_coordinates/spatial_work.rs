@@ -3,7 +3,7 @@
 //! the value evaluations (forward dynamics, mass matrix, inverse dynamics)
 //! allocate nothing.
 
-use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, Matrix3, Matrix6, Matrix6x3, Vector3, Vector6};
 
 /// Per-node buffers of forward kinematics and of the articulated-body,
 /// composite-rigid-body and Newton–Euler recursions, all in 6-D spatial
@@ -39,6 +39,14 @@ pub(crate) struct SpatialJointWork {
     pub d_inv: Vec<f64>,
     /// u_i = τ_i − S_iᵀ p^A_i.
     pub tau: Vec<f64>,
+    /// The three columns S_i of a spherical node (zero for the others).
+    pub s3: Vec<Matrix6x3<f64>>,
+    /// U_i = I^A_i S_i of a spherical node.
+    pub u3: Vec<Matrix6x3<f64>>,
+    /// D_i⁻¹ = (S_iᵀ U_i)⁻¹ of a spherical node.
+    pub d3_inv: Vec<Matrix3<f64>>,
+    /// u_i = τ_i − S_iᵀ p^A_i of a spherical node.
+    pub tau3: Vec<Vector3<f64>>,
     /// Body positions of forward kinematics (7 per body), for the force
     /// elements.
     pub body_q: Vec<f64>,
@@ -112,6 +120,10 @@ impl SpatialJointWork {
             u: vec![z6; n],
             d_inv: vec![0.0; n],
             tau: vec![0.0; n],
+            s3: vec![Matrix6x3::zeros(); n],
+            u3: vec![Matrix6x3::zeros(); n],
+            d3_inv: vec![Matrix3::zeros(); n],
+            tau3: vec![Vector3::zeros(); n],
             body_q: vec![0.0; 7 * nb],
             body_v: vec![0.0; 6 * nb],
             body_f: vec![0.0; 6 * nb],
