@@ -65,13 +65,13 @@ use std::time::Instant;
 use jounce_io::RunSummary;
 use jounce_mechanics::spatial::body::{NQ_BODY, NV_BODY};
 use jounce_mechanics::spatial::quaternion::{euler_zyx, mat_vec, rotation};
-use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
+use jounce_mechanics::{MechanicalSystem, SpatialSystem};
 use jounce_model::Model;
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header_with_velocities, RunObserver};
+use crate::redundancy::RunSystem;
 use crate::run::Output;
-use crate::setup::build_formulation;
 use crate::sink::RowSink;
 
 /// The columns each body adds after a run's own: orientation angles, then
@@ -176,19 +176,21 @@ pub(crate) fn integrate_spatial_model(
     let sys = SpatialSystem::from_model(model)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
     let (q0, v0) = sys.initial_state();
-    let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
-        .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
-    // an impact contact that starts penetrated never sees its gap close
-    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
-    let mut form = build_formulation(model, &sys)?;
-    let y0 = form
-        .initial_state(0.0, &asm.q, &asm.v)
-        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    // assembled as a planar model is: rows that cannot be closed named
+    // as inconsistent redundant constraints where they are, an impact
+    // contact that starts penetrated refused (its gap never closes)
+    let asm = crate::setup::assemble_from(model, &sys, &q0, &v0)?;
+    // redundant rows: refused when inconsistent or under `joint`; else the
+    // formulation runs on the independent rows when it needs them, as in
+    // a planar run
+    let run_sys = RunSystem::new(model, &sys, &asm);
+    let (mut form, y0) = run_sys.start(model, &asm)?;
     let mut diagnostics: Vec<String> =
         crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q)
             .into_iter()
             .map(|w| format!("input warning: {w}"))
             .collect();
+    diagnostics.extend(run_sys.redundancy.reactions_note());
     // a fixed explicit step beyond the stability limit of the
     // linearisation at t = 0, as in a planar run
     if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
@@ -252,6 +254,9 @@ pub(crate) fn integrate_spatial_model(
     let progress = progress.map(|p| p as &mut dyn crate::sink::Progress);
     let mut obs = RunObserver::new(&sys, timeseries, model.settings.t_end, progress);
     obs.steps = steps;
+    // the multipliers written (and the joints' loads from them) are the
+    // minimum-norm ones over all rows when the model has redundant rows
+    obs.reactions = run_sys.reactions(model);
     obs.cost_from = model
         .settings
         .cost_from
@@ -266,7 +271,12 @@ pub(crate) fn integrate_spatial_model(
     // singular configurations, branch switches and lock-up at every
     // accepted step, as in a planar run (in velocity space: Φ_v, diag(M)
     // of the 6 velocities of each body)
-    let mut mon = jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, asm.redundant.len());
+    let mut mon = jounce_analysis::SingularityMonitor::new(
+        &sys,
+        0.0,
+        &asm.q,
+        run_sys.redundancy.rows.len(),
+    );
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
     obs.singular = Some(mon);
@@ -327,6 +337,7 @@ pub(crate) fn integrate_spatial_model(
         work: crate::run::work_summary(&stats, wall),
         cost_from,
         diagnostics,
+        non_unique_reactions: run_sys.non_unique_reactions(),
         accuracy,
         ..crate::run::completed_summary_base(model)
     };
