@@ -24,11 +24,19 @@
 //! - the singular-configuration monitor (singular configurations, branch
 //!   switches, lock-up; [`jounce_analysis::SingularityMonitor`]) on Φ_v
 //!   and the velocities, grouped into bodies by their labels
-//!   ([`jounce_mechanics::MechanicalSystem::velocity_label`]).
+//!   ([`jounce_mechanics::MechanicalSystem::velocity_label`]);
+//! - redundant joints, as in a planar run and through the same code
+//!   ([`crate::redundancy::RunSystem`]): an inconsistent redundant row is
+//!   refused by name before integrating (at assembly when the rows cannot
+//!   be closed together); the formulations that need Φ_q of full row rank
+//!   run on the independent rows, penalty and augmented_lagrangian on all
+//!   rows, `joint` refuses the model naming the rows; the multipliers
+//!   written, and the joints' loads computed from them, are the
+//!   minimum-norm ones over all rows (a pair of identical joints shares
+//!   its load equally), with the note that they are not unique
+//!   (`tests/suite/spatial_redundant.rs`).
 //!
-//! Not yet: the reactions of redundant rows (built on the planar system;
-//! spatial redundant joints are refused by name), beam strains (no
-//! spatial beams). Contacts themselves run
+//! Not yet: beam strains (no spatial beams). Contacts themselves run
 //! as in a planar run: their gaps are the system's switching functions,
 //! located as events and followed by the impact law's impulse by
 //! whichever formulation runs the model, with `gap` and `normal_force`
@@ -56,7 +64,9 @@
 //! velocity in the world frame `wx_world, wy_world, wz_world` (A ω');
 //! then, for each joint, the load it applies to its second body at that
 //! body's joint point, world frame: `fx, fy, fz, mx, my, mz`, a driven
-//! joint's including its drivers' ([`SpatialSystem::joint_reactions`]).
+//! joint's including its drivers' ([`SpatialSystem::joint_reactions`]
+//! with the multipliers of the row: the minimum-norm ones over all rows
+//! for a model with redundant joints).
 //!
 //! Owns: the spatial run path. Must not: change a planar run.
 
