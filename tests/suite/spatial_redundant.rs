@@ -213,10 +213,9 @@ fn doubled_shoulder_moves_as_one_shoulder_under_every_formulation() {
             "{f}"
         );
         assert!(
-            s.diagnostics
-                .iter()
-                .any(|d| d.contains("redundant constraints: joint 'shoulder_again' (x)")
-                    && d.contains("not unique")),
+            s.diagnostics.iter().any(|d| d
+                .contains("redundant constraints: joint 'shoulder_again' (x)")
+                && d.contains("not unique")),
             "{f}: {:?}",
             s.diagnostics
         );
@@ -227,10 +226,8 @@ fn doubled_shoulder_moves_as_one_shoulder_under_every_formulation() {
 /// rows and the formulations that run it, as for a planar model.
 #[test]
 fn joint_refuses_a_doubled_shoulder_by_name() {
-    let text = double_pendulum(true, 0.0, "augmented").replace(
-        "formulation = \"augmented\"",
-        "formulation = \"joint\"",
-    );
+    let text = double_pendulum(true, 0.0, "augmented")
+        .replace("formulation = \"augmented\"", "formulation = \"joint\"");
     match run(&text, "spatial-dp-joint") {
         Outcome::Refused(why) => assert!(
             why.contains("formulation 'joint' cannot run a model with redundant constraints")
@@ -276,7 +273,11 @@ fn doubled_shoulders_share_the_single_shoulders_load_equally() {
                     .max((a[i] - 0.5 * single[i]).abs())
                     .max((b[i] - 0.5 * single[i]).abs());
                 if c.starts_with('m') {
-                    assert!(a[i].abs() < 1e-9 && b[i].abs() < 1e-9, "{f}: {c} = {}", a[i]);
+                    assert!(
+                        a[i].abs() < 1e-9 && b[i].abs() < 1e-9,
+                        "{f}: {c} = {}",
+                        a[i]
+                    );
                 }
             }
         }
@@ -391,7 +392,10 @@ fn pendulum_hits_the_floor_and_stays_above_it(law: &str, depth: f64, tag: &str) 
              by {d:.2e}",
             y[y.len() - 1]
         );
-        assert!(min_gap >= -depth, "{name}: through the floor: gap {min_gap}");
+        assert!(
+            min_gap >= -depth,
+            "{name}: through the floor: gap {min_gap}"
+        );
         // the ball reached the floor (the arm stops 20.4° before the
         // bottom, y = 0.8 sin 20.4° = 0.279 m) and swung back
         assert!(y_min > 0.2 && y_min < 0.32, "{name}: min y {y_min}");
@@ -449,7 +453,10 @@ fn check_lists_the_formulations_that_run_the_doubled_shoulder() {
     );
     let line = text
         .lines()
-        .find_map(|l| l.trim().strip_prefix("formulations that can run this model: "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("formulations that can run this model: ")
+        })
         .expect("the formulations line");
     let listed: Vec<&str> = line.split(", ").collect();
     let expected: Vec<&str> = jounce_model::FormulationKind::ALL
@@ -460,7 +467,10 @@ fn check_lists_the_formulations_that_run_the_doubled_shoulder() {
     assert_eq!(listed, expected, "{text}");
     let by_dop853 = text
         .lines()
-        .find_map(|l| l.trim().strip_prefix("of those, integrator 'dop853' runs: "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("of those, integrator 'dop853' runs: ")
+        })
         .expect("the integrator's line");
     assert_eq!(
         by_dop853, "augmented, partitioning, projection, penalty, state_space",

@@ -402,10 +402,8 @@ impl<'a, S: MechanicalSystem + ?Sized> RunSystem<'a, S> {
     /// minimum-norm ones over all rows, when the model has redundant rows
     /// ([`Redundancy::reactions`]), for the run's observer.
     pub fn reactions(&self, model: &Model) -> Option<MinimumNormReactions> {
-        self.redundancy.reactions(
-            self.sys,
-            formulation_name(model.settings.formulation.kind),
-        )
+        self.redundancy
+            .reactions(self.sys, formulation_name(model.settings.formulation.kind))
     }
 
     /// The labels of the rows whose reactions are not unique (the

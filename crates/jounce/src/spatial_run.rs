@@ -281,12 +281,8 @@ pub(crate) fn integrate_spatial_model(
     // singular configurations, branch switches and lock-up at every
     // accepted step, as in a planar run (in velocity space: Φ_v, diag(M)
     // of the 6 velocities of each body)
-    let mut mon = jounce_analysis::SingularityMonitor::new(
-        &sys,
-        0.0,
-        &asm.q,
-        run_sys.redundancy.rows.len(),
-    );
+    let mut mon =
+        jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, run_sys.redundancy.rows.len());
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
     obs.singular = Some(mon);
