@@ -8,8 +8,9 @@
 //!   minimum-norm multipliers over all rows) add up to the single
 //!   shoulder's, each carrying half: two identical rows share their load
 //!   equally in the minimum-norm solution;
-//! - a second shoulder 1 cm off the first is refused by name before
-//!   integrating, by `run` and `check` alike;
+//! - a second shoulder 1 cm off the first, and a second motor that
+//!   agrees with the first at t = 0 and parts from it later, are refused
+//!   by name before integrating, by `run` and `check` alike;
 //! - the product rule: a pendulum on a doubled revolute swinging into a
 //!   sphere–plane contact (impact law, penalty law), and a ball on a
 //!   doubled prismatic guide dropped on the floor (impact law), hit the
@@ -551,4 +552,52 @@ fn a_ball_on_a_doubled_guide_bounces_on_the_floor_and_stays_above_it() {
         let bound = if f == "penalty" { PENALTY_BOUND } else { 1e-8 };
         assert!(d <= bound, "{name}: positions differ by {d:e} > {bound:e}");
     }
+}
+
+/// A second motor on the spatial slider-crank's hinge that agrees with
+/// the first at t = 0 in angle and speed, θ = 2π t + 0.5 t² against 2π t,
+/// parts from it later: its row is consistent at the start and
+/// inconsistent within t_end. `run` and `check` refuse it before
+/// integrating, naming the driver, as for a planar model (its drivers
+/// sampled over the run's interval); the same motor declared twice runs
+/// and moves as one.
+#[test]
+fn a_second_motor_that_parts_from_the_first_later_is_refused_before_integrating() {
+    let base = std::fs::read_to_string(repo("examples/spatial_slider_crank.toml")).unwrap();
+    let motor = |c2: f64| {
+        format!(
+            "[[drivers]]\nname = \"crank_drive_again\"\ntype = \"joint\"\njoint = \"hinge\"\n\
+             function = {{ type = \"polynomial\", coefficients = [0.0, 6.283185307179586, {c2:?}] }}\n\n"
+        )
+    };
+    let text = |c2: f64| with_settings(&base, &motor(c2), "augmented", "dop853", None, 1.0);
+    match run(&text(0.5), "spatial-sc-motor-late") {
+        Outcome::Refused(why) => assert!(
+            why.contains("inconsistent redundant constraint")
+                && why.contains("driver 'crank_drive_again': inconsistent"),
+            "{why}"
+        ),
+        Outcome::Completed { .. } => panic!("a motor parting from the first ran"),
+        Outcome::Failed(why) => panic!("refused only while integrating: {why}"),
+    }
+    let model = jounce_model::from_str(&text(0.5), "late.toml").unwrap();
+    let why = jounce::check::check_report(&model)
+        .expect_err("check refuses")
+        .to_string();
+    assert!(
+        why.contains("driver 'crank_drive_again': inconsistent"),
+        "{why}"
+    );
+    // the same motor twice: consistent, and the slider where one motor
+    // puts it
+    let one = with_settings(&base, "", "augmented", "dop853", None, 1.0);
+    let (a, _, _) = completed(run(&one, "spatial-sc-motor-one"), "one motor");
+    let (b, _, _) = completed(run(&text(0.0), "spatial-sc-motor-two"), "two motors");
+    let cols: Vec<String> = ["crank", "rod", "slider"]
+        .iter()
+        .flat_map(|b| ["x", "y", "z"].map(|c| format!("{b}.{c}")))
+        .collect();
+    let d = last_row_difference(&a, &b, &cols);
+    println!("the same motor twice: positions at t = 1 s differ by {d:.2e}");
+    assert!(d <= 1e-8, "positions differ by {d:e}");
 }

@@ -112,8 +112,13 @@ impl Redundancy {
         if asm.redundant_rows.is_empty() {
             return Redundancy::default();
         }
-        // drivers move Φ with t: sample the run's interval too
-        let later: Vec<f64> = if model.drivers.is_empty() {
+        // drivers move Φ with t: sample the run's interval too (a spatial
+        // model's drivers are its own: `model.drivers` is the plane's)
+        let driven = match &model.spatial {
+            Some(sm) => !sm.drivers.is_empty(),
+            None => !model.drivers.is_empty(),
+        };
+        let later: Vec<f64> = if !driven {
             Vec::new()
         } else {
             (1..=DRIVER_SAMPLES)
