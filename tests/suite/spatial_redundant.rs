@@ -248,11 +248,12 @@ fn joint_refuses_a_doubled_shoulder_by_name() {
 /// of Φ_q is spanned by (e_r − e_k)/√2 for each pair, and the
 /// minimum-norm multipliers have λ_r = λ_k. Their moments about the
 /// joint point are zero (a spherical joint transmits none). Checked
-/// under a formulation on the independent rows (augmented) and one on
-/// all rows (augmented Lagrangian).
+/// under a formulation on the independent rows (augmented) and two on
+/// all rows (augmented Lagrangian; penalty, whose doubled rows are
+/// doubled springs, within 1e-5 N).
 #[test]
 fn doubled_shoulders_share_the_single_shoulders_load_equally() {
-    for f in ["augmented", "augmented_lagrangian"] {
+    for f in ["augmented", "augmented_lagrangian", "penalty"] {
         let tag = format!("spatial-dp-loads-{f}");
         let (one, _, _) = completed(
             run(&double_pendulum(false, 0.0, f), &format!("{tag}-one")),
@@ -290,8 +291,11 @@ fn doubled_shoulders_share_the_single_shoulders_load_equally() {
         // the pendulum released horizontally pulls on its shoulder with
         // tens of newtons: the comparison is not vacuous
         assert!(peak > 10.0, "{f}: peak load {peak}");
-        assert!(sum_err <= 1e-8, "{f}: the sum is {sum_err:e} N off");
-        assert!(half_err <= 1e-8, "{f}: a share is {half_err:e} N off half");
+        // penalty runs the doubled rows as doubled springs: its loads are
+        // those of a slightly other motion (measured 2.2e-6 N off)
+        let bound = if f == "penalty" { 1e-5 } else { 1e-8 };
+        assert!(sum_err <= bound, "{f}: the sum is {sum_err:e} N off");
+        assert!(half_err <= bound, "{f}: a share is {half_err:e} N off half");
     }
 }
 
