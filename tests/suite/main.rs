@@ -55,6 +55,7 @@ mod spatial_free_joint;
 mod spatial_joint_coordinates;
 mod spatial_modes;
 mod spatial_penetration;
+mod spatial_redundant;
 mod spatial_singular;
 mod spatial_static;
 mod spatial_static_at_size;

@@ -2,8 +2,10 @@
 //! in turn is declared a second time (a consistent redundant constraint),
 //! and the mutated model is run under every formulation.
 //!
-//! Every run must either complete with the original model's motion (every
-//! body's x, y and θ within 1e-8 of the original's at t_end, or within a
+//! Planar and spatial examples (up to 20 bodies) are two campaigns. Every
+//! run must either complete with the original model's motion (every
+//! body's x, y and θ, spatial x, y, z and quaternion, within 1e-8 of the
+//! original's at t_end, or within a
 //! tenth of the run's own error where that is larger: see [`judge`]) or be
 //! refused by `jounce check` and `jounce run` alike, where the
 //! original runs with a message naming the duplicated element's rows. No run
@@ -43,8 +45,13 @@ const RUNS: [(&str, &str, Option<f64>); 11] = [
     ("joint", "dopri5", None),
 ];
 
-/// The shipped example files.
-fn examples() -> Vec<std::path::PathBuf> {
+/// Largest spatial example (in bodies) whose mutants are run: the
+/// 1000-body chain's 1000 mutants would dominate the campaign.
+const SPATIAL_BODIES_MAX: usize = 20;
+
+/// The shipped example files, planar or spatial (`spatial`; those of at
+/// most [`SPATIAL_BODIES_MAX`] bodies).
+fn examples(spatial: bool) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for dir in ["examples", "examples/studies", "examples/benchmarks"] {
         let Ok(entries) = std::fs::read_dir(repo(dir)) else {
@@ -52,11 +59,13 @@ fn examples() -> Vec<std::path::PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            // spatial models: redundant rows are not analysed for them yet
-            // (issue 33), so their duplicated joints are not mutations here
-            let spatial =
-                std::fs::read_to_string(&p).is_ok_and(|t| t.contains("space = \"spatial\""));
-            if p.extension().is_some_and(|x| x == "toml") && !spatial {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let is_spatial = text.contains("space = \"spatial\"");
+            let small = text.matches("[[bodies]]").count() <= SPATIAL_BODIES_MAX;
+            if p.extension().is_some_and(|x| x == "toml")
+                && is_spatial == spatial
+                && (!spatial || small)
+            {
                 files.push(p);
             }
         }
@@ -157,11 +166,25 @@ fn run(text: &str, origin: &str, f: &str, method: &str, step: Option<f64>) -> (O
     let outcome = match result {
         Ok(_) => {
             let s = Series::read(&out.join("timeseries.csv"));
-            let last: Vec<f64> = model
-                .bodies
+            // every body's position: x, y, θ; spatial x, y, z and its unit
+            // quaternion (continuous from the same start: no sign flip)
+            let columns: Vec<String> = match &model.spatial {
+                Some(sm) => sm
+                    .bodies
+                    .iter()
+                    .flat_map(|b| {
+                        ["x", "y", "z", "qw", "qx", "qy", "qz"].map(|c| format!("{}.{c}", b.name))
+                    })
+                    .collect(),
+                None => model
+                    .bodies
+                    .iter()
+                    .flat_map(|b| ["x", "y", "theta"].map(|c| format!("{}.{c}", b.name)))
+                    .collect(),
+            };
+            let last: Vec<f64> = columns
                 .iter()
-                .flat_map(|b| ["x", "y", "theta"].map(|c| format!("{}.{c}", b.name)))
-                .map(|c| *s.col(&c).last().expect("a row"))
+                .map(|c| *s.col(c).last().expect("a row"))
                 .collect();
             Outcome::Completed(last)
         }
@@ -245,14 +268,13 @@ fn judge(
     }
 }
 
-#[test]
-fn every_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_name() {
-    let files = examples();
-    assert!(files.len() >= 40, "{} example files", files.len());
+/// What the campaign over `files` found: the number of mutants and one
+/// verdict per mutant and formulation.
+fn campaign(files: &[std::path::PathBuf]) -> (usize, Vec<Result<&'static str, String>>) {
     // (file, mutated text) for every joint and driver of every example
     let mut mutants = Vec::new();
     let mut originals = Vec::new();
-    for file in &files {
+    for file in files {
         let text = std::fs::read_to_string(file).unwrap();
         let ranges: Vec<(usize, usize)> = blocks(&text, "joints")
             .into_iter()
@@ -267,7 +289,6 @@ fn every_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_n
             mutants.push((o, duplicate(&text, r).0));
         }
     }
-    assert!(mutants.len() >= 90, "{} mutants", mutants.len());
     let original_runs: Vec<Vec<(Outcome, bool)>> = originals
         .par_iter()
         .map(|(file, text)| {
@@ -290,11 +311,17 @@ fn every_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_n
                 .map(move |f| judge(file, text, &runs[f], &runs[0].0, f))
         })
         .collect();
+    (mutants.len(), verdicts)
+}
+
+/// Print the campaign's counts and violations; assert there are none and
+/// that at least five formulations per mutant compared motions.
+fn report(mutants: usize, verdicts: &[Result<&'static str, String>]) {
     let count = |what: &str| verdicts.iter().filter(|v| v.as_deref() == Ok(what)).count();
     let failures: Vec<&String> = verdicts.iter().filter_map(|v| v.as_ref().err()).collect();
     println!(
         "{} mutants x {} formulations: {} same motion, {} refused by name, {} fail like the original, {} violations",
-        mutants.len(),
+        mutants,
         RUNS.len(),
         count("same motion"),
         count("refused"),
@@ -305,8 +332,25 @@ fn every_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_n
         println!("  {f}");
     }
     assert!(failures.is_empty(), "{} violations", failures.len());
-    assert!(
-        count("same motion") >= mutants.len() * 5,
-        "too few runs compared"
-    );
+    assert!(count("same motion") >= mutants * 5, "too few runs compared");
+}
+
+#[test]
+fn every_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_name() {
+    let files = examples(false);
+    assert!(files.len() >= 40, "{} example files", files.len());
+    let (mutants, verdicts) = campaign(&files);
+    assert!(mutants >= 90, "{mutants} mutants");
+    report(mutants, &verdicts);
+}
+
+/// The same campaign over the spatial examples (issue 33): the double
+/// pendulum, the heavy top, the slider-crank, the double wishbone.
+#[test]
+fn every_spatial_joint_and_driver_declared_twice_runs_as_the_original_or_is_refused_by_name() {
+    let files = examples(true);
+    assert!(files.len() >= 4, "{} spatial example files", files.len());
+    let (mutants, verdicts) = campaign(&files);
+    assert!(mutants >= 15, "{mutants} mutants");
+    report(mutants, &verdicts);
 }

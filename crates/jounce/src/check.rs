@@ -9,7 +9,7 @@ use jounce_model::{BodyRef, FormulationKind, JointKind, Model};
 
 use crate::error::RunError;
 use crate::redundancy::Redundancy;
-use crate::setup::{assemble_model, build_formulation, build_system, formulation_name};
+use crate::setup::{assemble_model, build_system, formulation_name};
 use crate::validate::{fixed_step_verdict, validate_run_settings};
 
 fn body_name(model: &Model, b: BodyRef) -> String {
@@ -146,7 +146,8 @@ pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
         asm.rank,
         asm.dof
     ));
-    let redundancy = crate::redundancy::Redundancy::analyse(model, &sys, &asm);
+    let run_sys = crate::redundancy::RunSystem::new(model, &sys, &asm);
+    let redundancy = &run_sys.redundancy;
     if redundancy.is_empty() {
         s.push_str("  no redundant constraints\n");
     } else {
@@ -189,7 +190,7 @@ pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
         model.settings.t_end,
         crate::validate::output_rows(model)
     ));
-    s.push_str(&formulations_line(&redundancy, &entry.info));
+    s.push_str(&formulations_line(redundancy, &entry.info));
     let mut warnings: Vec<String> = crate::warnings::input_warnings(model)
         .into_iter()
         .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
@@ -200,20 +201,9 @@ pub fn check_report(model: &Model) -> Result<CheckReport, RunError> {
     // the run's own start: the formulation at the assembled state, and a
     // fixed step's stability on its linearisation; the report so far is
     // kept for the user when it fails
-    let form_name = formulation_name(model.settings.formulation.kind);
-    let independent = redundancy.independent_rows(&sys, form_name);
-    let form = redundancy
-        .refuse(model, form_name)
-        .and_then(|()| match &independent {
-            Some(rows) => build_formulation(model, rows),
-            None => build_formulation(model, &sys),
-        });
-    let start = form.and_then(|mut form| {
-        let y0 = form
-            .initial_state(0.0, &asm.q, &asm.v)
-            .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
-        Ok(fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0))
-    });
+    let start = run_sys
+        .start(model, &asm)
+        .map(|(mut form, y0)| fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0));
     let text = match start {
         Err(e) => Err(RunError::Check {
             report: s,

@@ -15,8 +15,12 @@
 //! - the multipliers written are the minimum-norm ones over all rows
 //!   ([`MinimumNormReactions`]), and the run says that those of the
 //!   redundant rows (and the rows they depend on) are not unique.
+//!
+//! The planar and the spatial run (and check) share all of it through
+//! [`RunSystem`]: the system a formulation is built on, generic over the
+//! mechanical system.
 
-use jounce_formulation::FormulationKind;
+use jounce_formulation::{Formulation, FormulationKind};
 use jounce_mechanics::{
     redundant_consistency, Assembly, IndependentRows, MechanicalSystem, MinimumNormReactions,
     NormalForce, RedundantRow, SystemQueries,
@@ -24,6 +28,7 @@ use jounce_mechanics::{
 use jounce_model::Model;
 
 use crate::error::RunError;
+use crate::setup::{formulation_name, formulation_settings};
 
 /// Times in (0, t_end] at which the consistency of redundant rows is
 /// measured again when the model has drivers.
@@ -107,8 +112,13 @@ impl Redundancy {
         if asm.redundant_rows.is_empty() {
             return Redundancy::default();
         }
-        // drivers move Φ with t: sample the run's interval too
-        let later: Vec<f64> = if model.drivers.is_empty() {
+        // drivers move Φ with t: sample the run's interval too (a spatial
+        // model's drivers are its own: `model.drivers` is the plane's)
+        let driven = match &model.spatial {
+            Some(sm) => !sm.drivers.is_empty(),
+            None => !model.drivers.is_empty(),
+        };
+        let later: Vec<f64> = if !driven {
             Vec::new()
         } else {
             (1..=DRIVER_SAMPLES)
@@ -296,5 +306,118 @@ impl Redundancy {
             ));
         }
         s
+    }
+}
+
+/// The system a run builds its formulation on, with what it knows about
+/// the model's redundant rows: the model's system for a model without
+/// them and for the formulations that run all rows (penalty,
+/// augmented_lagrangian), else its independent rows ([`IndependentRows`],
+/// built once at set-up). Generic over the mechanical system: the planar
+/// and the spatial run and check build and start their formulations
+/// through it alike.
+pub struct RunSystem<'a, S: MechanicalSystem + ?Sized> {
+    sys: &'a S,
+    /// The model's redundant rows, their consistency and the friction on
+    /// them.
+    pub redundancy: Redundancy,
+    /// The system without its redundant rows, when it has any.
+    independent: Option<IndependentRows<'a, S>>,
+}
+
+impl<'a, S: MechanicalSystem + ?Sized> RunSystem<'a, S> {
+    /// The redundant rows of the assembled model analysed
+    /// ([`Redundancy::analyse`]), and the independent rows set up when
+    /// there are any. Refuses nothing: see [`RunSystem::refuse`].
+    pub fn new(model: &Model, sys: &'a S, asm: &Assembly) -> RunSystem<'a, S> {
+        let redundancy = Redundancy::analyse(model, sys, asm);
+        let independent =
+            (!redundancy.is_empty()).then(|| IndependentRows::new(sys, &redundancy.dropped));
+        RunSystem {
+            sys,
+            redundancy,
+            independent,
+        }
+    }
+
+    /// Why the model's own formulation cannot run it
+    /// ([`Redundancy::refuse`]).
+    ///
+    /// # Errors
+    /// [`RunError::Setup`] naming the model file and the rows.
+    pub fn refuse(&self, model: &Model) -> Result<(), RunError> {
+        self.redundancy
+            .refuse(model, formulation_name(model.settings.formulation.kind))
+    }
+
+    /// The formulation `kind` with the model's settings, built on the
+    /// independent rows when it needs Φ_q of full row rank and the model
+    /// has redundant rows, else on the model's system. Refuses nothing
+    /// about redundancy itself (see [`RunSystem::refuse`]).
+    ///
+    /// # Errors
+    /// [`RunError::Setup`] naming the model file when the factory refuses.
+    pub fn build(
+        &self,
+        model: &Model,
+        kind: FormulationKind,
+    ) -> Result<Box<dyn Formulation + '_>, RunError> {
+        let settings = formulation_settings(model);
+        let built = match &self.independent {
+            Some(rows) if kind.needs_independent_rows() => {
+                jounce_formulation::build_kind(kind, &settings, rows)
+            }
+            _ => jounce_formulation::build_kind(kind, &settings, self.sys),
+        };
+        built.map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
+    }
+
+    /// The model's own formulation refused ([`RunSystem::refuse`]) or
+    /// built ([`RunSystem::build`]) and started at the assembled state:
+    /// the formulation and its initial state y₀.
+    ///
+    /// # Errors
+    /// [`RunError::Setup`] naming the model file: the refusal, the
+    /// factory's, or the formulation's at the initial state.
+    pub fn start(
+        &self,
+        model: &Model,
+        asm: &Assembly,
+    ) -> Result<(Box<dyn Formulation + '_>, Vec<f64>), RunError> {
+        self.refuse(model)?;
+        let mut form = self.build(model, model.settings.formulation.kind)?;
+        let y0 = form
+            .initial_state(0.0, &asm.q, &asm.v)
+            .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+        Ok((form, y0))
+    }
+
+    /// Whether formulation `kind` runs the model as far as its start: it
+    /// runs redundant rows if the model has them
+    /// ([`FormulationKind::runs_redundant`]), is built
+    /// ([`RunSystem::build`]) and starts at the assembled state.
+    pub fn starts(&self, model: &Model, kind: FormulationKind, asm: &Assembly) -> bool {
+        (self.redundancy.is_empty() || kind.runs_redundant())
+            && self
+                .build(model, kind)
+                .is_ok_and(|mut f| f.initial_state(0.0, &asm.q, &asm.v).is_ok())
+    }
+
+    /// The map from the multipliers of the model's formulation to the
+    /// minimum-norm ones over all rows, when the model has redundant rows
+    /// ([`Redundancy::reactions`]), for the run's observer.
+    pub fn reactions(&self, model: &Model) -> Option<MinimumNormReactions> {
+        self.redundancy
+            .reactions(self.sys, formulation_name(model.settings.formulation.kind))
+    }
+
+    /// The labels of the rows whose reactions are not unique (the
+    /// summary's `non_unique_reactions`).
+    pub fn non_unique_reactions(&self) -> Vec<String> {
+        self.redundancy
+            .rows
+            .iter()
+            .map(|r| r.label.clone())
+            .collect()
     }
 }

@@ -13,7 +13,7 @@ use jounce_model::{FormulationKind, Model, OnCheckFailure};
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header, RunObserver};
-use crate::setup::{assemble_model, build_formulation, build_system};
+use crate::setup::{assemble_model, build_system};
 use crate::simulation::RunOptions;
 use crate::sink::{CsvFile, Progress, RowSink};
 use crate::trust::SolutionChecks;
@@ -416,23 +416,14 @@ pub(crate) fn integrate_model(
 
     // redundant rows: refused when inconsistent or under `joint`; else the
     // formulation runs on the independent rows when it needs them
-    let form_name = crate::setup::formulation_name(model.settings.formulation.kind);
-    let redundancy = crate::redundancy::Redundancy::analyse(model, &sys, &asm);
-    redundancy.refuse(model, form_name)?;
-    let independent = redundancy.independent_rows(&sys, form_name);
-    let mut form = match &independent {
-        Some(rows) => build_formulation(model, rows)?,
-        None => build_formulation(model, &sys)?,
-    };
-    let y0 = form
-        .initial_state(0.0, &asm.q, &asm.v)
-        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    let run_sys = crate::redundancy::RunSystem::new(model, &sys, &asm);
+    let (mut form, y0) = run_sys.start(model, &asm)?;
     let mut diagnostics: Vec<String> = crate::warnings::input_warnings(model)
         .into_iter()
         .chain(crate::warnings::assembly_warnings(model, &sys, &asm))
         .map(|w| format!("input warning: {w}"))
         .collect();
-    diagnostics.extend(redundancy.reactions_note());
+    diagnostics.extend(run_sys.redundancy.reactions_note());
     if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
     {
         match model.settings.checks.on_failure {
@@ -476,7 +467,7 @@ pub(crate) fn integrate_model(
         model,
         &sys,
         &asm.q,
-        &redundancy,
+        &run_sys,
         adaptive_rtol,
         (timeseries, steps, progress),
     );
@@ -536,7 +527,7 @@ pub(crate) fn integrate_model(
         work: work_summary(&stats, wall),
         cost_from,
         diagnostics,
-        non_unique_reactions: redundancy.rows.iter().map(|r| r.label.clone()).collect(),
+        non_unique_reactions: run_sys.non_unique_reactions(),
         accuracy,
         ..completed_summary_base(model)
     };
@@ -560,7 +551,7 @@ fn run_observer<'a>(
     model: &Model,
     sys: &'a PlanarSystem,
     q0: &[f64],
-    redundancy: &crate::redundancy::Redundancy,
+    run_sys: &crate::redundancy::RunSystem<'_, PlanarSystem>,
     adaptive_rtol: Option<f64>,
     (timeseries, steps, progress): (
         &'a mut dyn RowSink,
@@ -568,7 +559,6 @@ fn run_observer<'a>(
         Option<&'a mut dyn Progress>,
     ),
 ) -> RunObserver<'a> {
-    let form_name = crate::setup::formulation_name(model.settings.formulation.kind);
     let mut obs = RunObserver::new(sys, timeseries, model.settings.t_end, progress);
     obs.checks = Some(SolutionChecks::new(model, sys.nc()));
     obs.cost_from = model
@@ -576,8 +566,9 @@ fn run_observer<'a>(
         .cost_from
         .map(crate::observer::SubintervalCost::new);
     obs.steps = steps;
-    obs.reactions = redundancy.reactions(sys, form_name);
-    let mut mon = jounce_analysis::SingularityMonitor::new(sys, 0.0, q0, redundancy.rows.len());
+    obs.reactions = run_sys.reactions(model);
+    let mut mon =
+        jounce_analysis::SingularityMonitor::new(sys, 0.0, q0, run_sys.redundancy.rows.len());
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(adaptive_rtol);
     obs.singular = Some(mon);

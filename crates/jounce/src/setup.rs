@@ -118,13 +118,24 @@ pub fn build_system(model: &Model) -> Result<PlanarSystem, RunError> {
 /// impact law that starts penetrated
 /// ([`crate::penetration::refuse_penetrated_impacts`]).
 pub fn assemble_model(model: &Model, sys: &PlanarSystem) -> Result<Assembly, RunError> {
-    let (q0, v0, tol) = (
-        sys.initial_q(),
-        sys.initial_v(),
-        model.settings.assembly_tol,
-    );
-    let asm = assemble(sys, 0.0, &q0, &v0, tol).map_err(|e| {
-        let redundancy = diagnose_inconsistent_redundancy(sys, 0.0, &q0, &v0, tol)
+    assemble_from(model, sys, &sys.initial_q(), &sys.initial_v())
+}
+
+/// [`assemble_model`] for any mechanical system from its file's
+/// positions and velocities `q0`, `v0` (the spatial run and check assemble
+/// through it too).
+///
+/// # Errors
+/// As [`assemble_model`].
+pub fn assemble_from<S: MechanicalSystem + ?Sized>(
+    model: &Model,
+    sys: &S,
+    q0: &[f64],
+    v0: &[f64],
+) -> Result<Assembly, RunError> {
+    let tol = model.settings.assembly_tol;
+    let asm = assemble(sys, 0.0, q0, v0, tol).map_err(|e| {
+        let redundancy = diagnose_inconsistent_redundancy(sys, 0.0, q0, v0, tol)
             .map(|rows| {
                 let bad: Vec<String> = rows
                     .iter()

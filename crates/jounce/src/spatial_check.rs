@@ -1,20 +1,23 @@
 //! `jounce check` of a spatial model: the system built and assembled, its
 //! bodies, joints and force elements, coordinates and degrees of freedom,
-//! and the run's start (settings, formulation) — the planar report's
-//! content without its planar-only parts (redundant-row reactions,
-//! bodies' moves in x, y, θ, fixed-step stability); contacts that start
-//! penetrated are refused or warned as in a planar check
-//! ([`crate::penetration`]).
+//! its redundant rows (their consistency, the rows they depend on, who
+//! runs them: [`crate::redundancy`], as in a planar check), and the run's
+//! start (settings, formulation; an inconsistent redundant row or
+//! redundancy under `joint` refused as a run refuses it) — the planar
+//! report's content without its planar-only parts (bodies' moves in x, y,
+//! θ, fixed-step stability); contacts that start penetrated are refused or
+//! warned as in a planar check ([`crate::penetration`]).
 //!
 //! Owns: the spatial check report. Must not: change a planar check.
 
 use jounce_mechanics::spatial::body::NQ_BODY;
-use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
+use jounce_mechanics::{MechanicalSystem, SpatialSystem};
 use jounce_model::{BodyRef, Model, SpatialForceKind, SpatialJointKind, SpatialModel};
 
 use crate::check::CheckReport;
 use crate::error::RunError;
-use crate::setup::{build_formulation, formulation_name, formulation_settings};
+use crate::redundancy::RunSystem;
+use crate::setup::formulation_name;
 use crate::validate::validate_run_settings;
 use jounce_model::FormulationKind;
 
@@ -42,11 +45,10 @@ pub(crate) fn spatial_check_report(
     let sys = SpatialSystem::from_model(model)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
     let (q0, v0) = sys.initial_state();
-    let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
-        .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
-    // contacts that start penetrated: refused (impact law) or warned
-    // (penalty), as a spatial run does
-    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
+    // assembled as a planar model is: rows that cannot be closed named
+    // as inconsistent redundant constraints where they are, an impact
+    // contact that starts penetrated refused (its gap never closes)
+    let asm = crate::setup::assemble_from(model, &sys, &q0, &v0)?;
     let warnings = crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q);
     let mut s = String::new();
     s.push_str(&format!(
@@ -113,13 +115,17 @@ pub(crate) fn spatial_check_report(
         asm.rank,
         asm.dof
     ));
-    if asm.redundant.is_empty() {
+    // redundant rows analysed as in a planar check: their consistency,
+    // the rows they depend on, who runs them
+    let run_sys = RunSystem::new(model, &sys, &asm);
+    if run_sys.redundancy.is_empty() {
         s.push_str("  no redundant constraints\n");
     } else {
         s.push_str(&format!(
             "  redundant constraints: {}\n",
             asm.redundant.join(", ")
         ));
+        s.push_str(&run_sys.redundancy.report());
     }
     if !asm.singular.is_empty() {
         s.push_str(&format!(
@@ -140,12 +146,13 @@ pub(crate) fn spatial_check_report(
     ));
     // the formulations that take this system: the factory's rules
     // (positions that are not velocities, friction), partitioning and
-    // state_space only with degrees of freedom; the others' build and
-    // start are tried where that is cheap (a model of up to
-    // CHECK_BUILD_BODIES bodies: partitioning of the 1000-body chain
-    // factors a dense 6000 × 7000 Jacobian)
+    // state_space only with degrees of freedom, with redundant rows those
+    // that run them (all but joint); the others' build and start (on the
+    // independent rows where a run builds them there) are tried where
+    // that is cheap (a model of up to CHECK_BUILD_BODIES bodies:
+    // partitioning of the 1000-body chain factors a dense 6000 × 7000
+    // Jacobian)
     let small = sys.nq() / NQ_BODY <= CHECK_BUILD_BODIES;
-    let settings = formulation_settings(model);
     let can: Vec<FormulationKind> = FormulationKind::ALL
         .into_iter()
         .filter(|&k| {
@@ -155,22 +162,17 @@ pub(crate) fn spatial_check_report(
                         k,
                         FormulationKind::Partitioning | FormulationKind::StateSpace
                     ))
-                && (!small
-                    || jounce_formulation::build_kind(k, &settings, &sys)
-                        .and_then(|mut f| f.initial_state(0.0, &asm.q, &asm.v).map(|_| ()))
-                        .is_ok())
+                && (run_sys.redundancy.is_empty() || k.runs_redundant())
+                && (!small || run_sys.starts(model, k, &asm))
         })
         .collect();
     s.push_str(&crate::check::formulations_of(&can, &entry.info));
     for w in &warnings {
         s.push_str(&format!("  warning: {w}\n"));
     }
-    let start = build_formulation(model, &sys).and_then(|mut form| {
-        form.initial_state(0.0, &asm.q, &asm.v)
-            .map(|_| ())
-            .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))
-    });
-    if let Err(e) = start {
+    // the run's own start: refused (inconsistent redundant rows, joint),
+    // or built and started as the run does it
+    if let Err(e) = run_sys.start(model, &asm) {
         return Err(RunError::Check {
             report: s,
             reason: e.to_string(),

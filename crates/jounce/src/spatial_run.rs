@@ -24,11 +24,19 @@
 //! - the singular-configuration monitor (singular configurations, branch
 //!   switches, lock-up; [`jounce_analysis::SingularityMonitor`]) on Φ_v
 //!   and the velocities, grouped into bodies by their labels
-//!   ([`jounce_mechanics::MechanicalSystem::velocity_label`]).
+//!   ([`jounce_mechanics::MechanicalSystem::velocity_label`]);
+//! - redundant joints, as in a planar run and through the same code
+//!   ([`crate::redundancy::RunSystem`]): an inconsistent redundant row is
+//!   refused by name before integrating (at assembly when the rows cannot
+//!   be closed together); the formulations that need Φ_q of full row rank
+//!   run on the independent rows, penalty and augmented_lagrangian on all
+//!   rows, `joint` refuses the model naming the rows; the multipliers
+//!   written, and the joints' loads computed from them, are the
+//!   minimum-norm ones over all rows (a pair of identical joints shares
+//!   its load equally), with the note that they are not unique
+//!   (`tests/suite/spatial_redundant.rs`).
 //!
-//! Not yet: the reactions of redundant rows (built on the planar system;
-//! spatial redundant joints are refused by name), beam strains (no
-//! spatial beams). Contacts themselves run
+//! Not yet: beam strains (no spatial beams). Contacts themselves run
 //! as in a planar run: their gaps are the system's switching functions,
 //! located as events and followed by the impact law's impulse by
 //! whichever formulation runs the model, with `gap` and `normal_force`
@@ -56,7 +64,9 @@
 //! velocity in the world frame `wx_world, wy_world, wz_world` (A ω');
 //! then, for each joint, the load it applies to its second body at that
 //! body's joint point, world frame: `fx, fy, fz, mx, my, mz`, a driven
-//! joint's including its drivers' ([`SpatialSystem::joint_reactions`]).
+//! joint's including its drivers' ([`SpatialSystem::joint_reactions`]
+//! with the multipliers of the row: the minimum-norm ones over all rows
+//! for a model with redundant joints).
 //!
 //! Owns: the spatial run path. Must not: change a planar run.
 
@@ -65,13 +75,13 @@ use std::time::Instant;
 use jounce_io::RunSummary;
 use jounce_mechanics::spatial::body::{NQ_BODY, NV_BODY};
 use jounce_mechanics::spatial::quaternion::{euler_zyx, mat_vec, rotation};
-use jounce_mechanics::{assemble, MechanicalSystem, SpatialSystem};
+use jounce_mechanics::{MechanicalSystem, SpatialSystem};
 use jounce_model::Model;
 
 use crate::error::RunError;
 use crate::observer::{timeseries_header_with_velocities, RunObserver};
+use crate::redundancy::RunSystem;
 use crate::run::Output;
-use crate::setup::build_formulation;
 use crate::sink::RowSink;
 
 /// The columns each body adds after a run's own: orientation angles, then
@@ -176,19 +186,21 @@ pub(crate) fn integrate_spatial_model(
     let sys = SpatialSystem::from_model(model)
         .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
     let (q0, v0) = sys.initial_state();
-    let asm = assemble(&sys, 0.0, &q0, &v0, model.settings.assembly_tol)
-        .map_err(|e| RunError::Setup(format!("{}: assembly failed: {e}", model.source)))?;
-    // an impact contact that starts penetrated never sees its gap close
-    crate::penetration::refuse_penetrated_impacts(model, &sys, &asm.q)?;
-    let mut form = build_formulation(model, &sys)?;
-    let y0 = form
-        .initial_state(0.0, &asm.q, &asm.v)
-        .map_err(|e| RunError::Setup(format!("{}: {e}", model.source)))?;
+    // assembled as a planar model is: rows that cannot be closed named
+    // as inconsistent redundant constraints where they are, an impact
+    // contact that starts penetrated refused (its gap never closes)
+    let asm = crate::setup::assemble_from(model, &sys, &q0, &v0)?;
+    // redundant rows: refused when inconsistent or under `joint`; else the
+    // formulation runs on the independent rows when it needs them, as in
+    // a planar run
+    let run_sys = RunSystem::new(model, &sys, &asm);
+    let (mut form, y0) = run_sys.start(model, &asm)?;
     let mut diagnostics: Vec<String> =
         crate::penetration::penalty_penetration_warnings(model, &sys, &asm.q)
             .into_iter()
             .map(|w| format!("input warning: {w}"))
             .collect();
+    diagnostics.extend(run_sys.redundancy.reactions_note());
     // a fixed explicit step beyond the stability limit of the
     // linearisation at t = 0, as in a planar run
     if let Some(msg) = crate::validate::fixed_step_verdict(model, entry, &opts, form.as_mut(), &y0)
@@ -252,6 +264,9 @@ pub(crate) fn integrate_spatial_model(
     let progress = progress.map(|p| p as &mut dyn crate::sink::Progress);
     let mut obs = RunObserver::new(&sys, timeseries, model.settings.t_end, progress);
     obs.steps = steps;
+    // the multipliers written (and the joints' loads from them) are the
+    // minimum-norm ones over all rows when the model has redundant rows
+    obs.reactions = run_sys.reactions(model);
     obs.cost_from = model
         .settings
         .cost_from
@@ -266,7 +281,8 @@ pub(crate) fn integrate_spatial_model(
     // singular configurations, branch switches and lock-up at every
     // accepted step, as in a planar run (in velocity space: Φ_v, diag(M)
     // of the 6 velocities of each body)
-    let mut mon = jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, asm.redundant.len());
+    let mut mon =
+        jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, run_sys.redundancy.rows.len());
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
     obs.singular = Some(mon);
@@ -327,6 +343,7 @@ pub(crate) fn integrate_spatial_model(
         work: crate::run::work_summary(&stats, wall),
         cost_from,
         diagnostics,
+        non_unique_reactions: run_sys.non_unique_reactions(),
         accuracy,
         ..crate::run::completed_summary_base(model)
     };
