@@ -38,6 +38,7 @@ pub use recommendation::{recommend, ExplicitLimit, Recommendation};
 pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
 pub use static_equilibrium::{
     static_equilibrium, static_equilibrium_using, StaticEquilibrium, StaticError, MAX_DENSE_ORDER,
+    SPARSE_FROM_ORDER,
 };
 pub use step_stability::{
     eigenvalues_of, fixed_step_stability, linearised_eigenvalues, linearised_jacobian,

@@ -65,8 +65,9 @@
 //! has no support, and the error names it (`body 'x' has no support in
 //! y`).
 //!
-//! **Large systems** (n + m above [`MAX_DENSE_ORDER`], with a sparsity
-//! pattern and a constant mass matrix): the same iterations, with the KKT
+//! **Large systems** (n + m above [`SPARSE_FROM_ORDER`], with a sparsity
+//! pattern and a constant mass matrix; without them the dense path takes
+//! up to [`MAX_DENSE_ORDER`]): the same iterations, with the KKT
 //! matrix assembled straight into the system's tangent and Φ_q patterns
 //! and factored by a sparse LU (faer's simplicial LU with a COLAMD
 //! ordering, through `jounce_integrate::sparse_lu`) instead of the dense
@@ -714,6 +715,12 @@ impl<S: MechanicalSystem + ?Sized> Statics<'_, S> {
 /// densely: issue 31).
 pub const MAX_DENSE_ORDER: usize = 2000;
 
+/// Order n + m from which the sparse KKT factorisation is used by default
+/// when the system has a sparsity pattern and a constant mass matrix: a
+/// 100-rod spatial chain released horizontally (order 1100) took 178 s of
+/// dense factorisations, the sparse path about 2 s.
+pub const SPARSE_FROM_ORDER: usize = 500;
+
 /// The refusal of a system above [`MAX_DENSE_ORDER`], naming its size.
 fn too_large(n: usize, m: usize) -> String {
     let order = n + m;
@@ -751,8 +758,9 @@ pub fn static_equilibrium<S: MechanicalSystem + ?Sized>(
 /// the sparse KKT factorisation (refused, naming why, for a system
 /// without a sparsity pattern or with a configuration-dependent mass
 /// matrix), `Some(false)` the dense one (refused above
-/// [`MAX_DENSE_ORDER`]), `None` the dense one up to [`MAX_DENSE_ORDER`]
-/// and the sparse one above. For comparing the two paths.
+/// [`MAX_DENSE_ORDER`]), `None` the sparse one above
+/// [`SPARSE_FROM_ORDER`] where the system allows it, else the dense one up
+/// to [`MAX_DENSE_ORDER`]. For comparing the two paths.
 ///
 /// # Errors
 /// As [`static_equilibrium()`].
@@ -777,11 +785,13 @@ fn solve<S: MechanicalSystem + ?Sized>(
             "the start configuration is not finite or has the wrong length".into(),
         ));
     }
-    let want_sparse = use_sparse.unwrap_or(n + m > MAX_DENSE_ORDER);
+    let want_sparse = use_sparse.unwrap_or(n + m > SPARSE_FROM_ORDER);
     let sparse =
         if want_sparse {
             match SparseKkt::new(sys, t, q0) {
                 Some(sp) => Some(RefCell::new(sp)),
+                // mid-size without a pattern: the dense path, as before
+                None if use_sparse.is_none() && n + m <= MAX_DENSE_ORDER => None,
                 None if n + m > MAX_DENSE_ORDER => {
                     return Err(StaticError::Unsupported(format!(
                         "{}; the system has no sparsity pattern or a configuration-dependent \
