@@ -46,7 +46,7 @@
 //!   g = v_t · d, d = v_t/|v_t| frozen at the last mode decision (the
 //!   1-D g = v_t, up to the sign s). Past that root (the driver evaluates
 //!   there while locating it) e is continued smoothly as
-//!   e = w/|w|, w = sign(v_t·d) v_t + η d, η = [`STICK_SPEED`] (for a
+//!   e = w/|w|, w = sign(v_t·d) v_t + η d, η = 10⁻¹⁰ m/s (`STICK_SPEED`; for a
 //!   1-D element exactly the frozen sign s, as the planar law): with
 //!   v_t ≈ s d near a stop, e ≈ d on both sides of s = 0 instead of
 //!   flipping. The bias of η is η/|v_t| in direction (10⁻¹⁰ at 1 m/s).
@@ -286,7 +286,10 @@ impl<'a, S: MechanicalSystem + ?Sized> FrictionAugmented<'a, S> {
     /// e = w/|w|, w = sign(v_t·d) v_t + η d (see the module documentation).
     fn slip_unit(&self, f: usize, k: usize) -> f64 {
         let d = self.frozen_direction(f);
-        let vt = [self.rows[f].sliding_velocity, self.rows[f + 1].sliding_velocity];
+        let vt = [
+            self.rows[f].sliding_velocity,
+            self.rows[f + 1].sliding_velocity,
+        ];
         let sign = if vt[0] * d[0] + vt[1] * d[1] < 0.0 {
             -1.0
         } else {
@@ -460,8 +463,8 @@ impl<'a, S: MechanicalSystem + ?Sized> FrictionAugmented<'a, S> {
     }
 
     /// Set the element at row `i`, whose sticking force left the cone,
-    /// slipping against that force (from the last solve, in stick mode);
-    /// `previous` the 1-D sign or 2-D direction to fall back on.
+    /// slipping against that force (from the last solve, in stick mode),
+    /// decided at sliding speed `speed`.
     fn slip_against_force(&mut self, i: usize, speed: f64) {
         if self.dims[i] == 2 {
             let f = self.force2(i);
@@ -504,10 +507,7 @@ impl<'a, S: MechanicalSystem + ?Sized> FrictionAugmented<'a, S> {
             }
         }
         for i in 0..nf {
-            if self.first[i] != i
-                || !stick_slip(&self.rows[i])
-                || self.speed(i) > STICK_SPEED
-            {
+            if self.first[i] != i || !stick_slip(&self.rows[i]) || self.speed(i) > STICK_SPEED {
                 continue;
             }
             self.set_stick(i);

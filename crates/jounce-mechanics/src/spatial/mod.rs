@@ -38,4 +38,6 @@ mod force_tests;
 #[cfg(test)]
 mod sparsity_tests;
 #[cfg(test)]
+mod stick_slip_tests;
+#[cfg(test)]
 mod tests;

@@ -36,10 +36,10 @@ use super::body::{
     coordinates, retract, Pose, NQ_BODY, NV_BODY, POSITION_LABELS, TANGENT_LABELS, VELOCITY_LABELS,
 };
 use super::contact::{self, SpatialContactParams};
-use super::stick_slip::ContactFriction;
 use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, product, quaternion_rate, Vec3};
+use super::stick_slip::ContactFriction;
 use crate::capabilities::{
     AppliedLoads, FrictionRows, SecondDerivatives, Sparsity, SwitchingFunctions,
 };
