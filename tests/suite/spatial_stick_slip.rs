@@ -454,8 +454,8 @@ fn block_pushed_sideways_slides_on_a_curved_path_and_sticks() {
 /// augmented formulation only: the others refuse it naming the contact.
 #[test]
 fn spatial_stick_slip_is_refused_by_other_formulations_by_name() {
-    let text = std::fs::read_to_string(support::repo("examples/spatial_sphere_on_table.toml"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(support::repo("examples/spatial_sphere_on_table.toml")).unwrap();
     for kind in ["projection", "index3", "penalty", "joint"] {
         let mut m = jounce_model::from_str(&text, "table.toml").unwrap();
         m.settings.formulation.kind = kind.parse().unwrap();

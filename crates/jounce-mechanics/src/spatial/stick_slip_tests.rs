@@ -41,7 +41,10 @@ fn system() -> (SpatialSystem, Vec<f64>, Vec<f64>) {
 /// (v_t,1, v_t,2) of contact `c` at (q, v).
 fn sliding(sys: &SpatialSystem, q: &[f64], v: &[f64], c: usize) -> [f64; 2] {
     let mut jf = vec![0.0; sys.nv()];
-    [0, 1].map(|k| sys.friction_row(0.0, q, v, 2 * c + k, &mut jf).sliding_velocity)
+    [0, 1].map(|k| {
+        sys.friction_row(0.0, q, v, 2 * c + k, &mut jf)
+            .sliding_velocity
+    })
 }
 
 #[test]
@@ -91,7 +94,10 @@ fn rows_are_the_tangential_relative_velocity_in_an_orthonormal_frame() {
             for (j, &jj) in jf.iter().enumerate() {
                 let mut e = vec![0.0; sys.nv()];
                 e[j] = 1.0;
-                assert!((sliding(&sys, &q, &e, c)[k] - jj).abs() < 1e-13, "column {j}");
+                assert!(
+                    (sliding(&sys, &q, &e, c)[k] - jj).abs() < 1e-13,
+                    "column {j}"
+                );
             }
         }
     }
@@ -115,6 +121,10 @@ fn gamma_is_minus_the_rate_of_the_sliding_velocity_along_the_motion() {
             - sliding(&sys, &moved(-h), &v, i / 2)[i % 2])
             / (2.0 * h);
         assert!(gamma.abs() > 1e-3, "row {i}: {gamma}");
-        assert!((gamma + rate).abs() < 1e-7, "row {i}: γ_f {gamma} vs −rate {}", -rate);
+        assert!(
+            (gamma + rate).abs() < 1e-7,
+            "row {i}: γ_f {gamma} vs −rate {}",
+            -rate
+        );
     }
 }
