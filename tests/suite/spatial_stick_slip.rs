@@ -468,3 +468,99 @@ fn spatial_stick_slip_is_refused_by_other_formulations_by_name() {
         );
     }
 }
+
+/// A block-like sphere (r = 0.05 m, 10⁹ kg m²) on a fixed sphere of
+/// radius 1 m (a sphere-sphere contact with ground), placed at θ from the
+/// top at its static penetration m g cos θ / k.
+fn ball_on_dome(theta: f64, t_end: f64) -> String {
+    let (k, d) = (1e7f64, 1.05 - G * theta.cos() / 1e7);
+    format!(
+        r#"[model]
+space = "spatial"
+gravity = [0.0, 0.0, -9.81]
+
+[[bodies]]
+name = "ball"
+mass = 1.0
+inertia = [1e9, 1e9, 1e9]
+position = [{:e}, 0.0, {:e}]
+
+[[contacts]]
+name = "dome"
+type = "sphere_sphere"
+body1 = "ground"
+radius1 = 1.0
+body2 = "ball"
+radius2 = 0.05
+law = "linear"
+stiffness = {k:e}
+damping = {:e}
+friction = 0.2
+static_friction = 0.3
+friction_law = "stick_slip"
+
+[settings]
+t_end = {t_end}
+output_interval = 0.005
+
+[settings.integrator]
+method = "dopri5"
+rtol = 1e-11
+atol = 1e-13
+"#,
+        d * theta.sin(),
+        d * theta.cos(),
+        2.0 * k.sqrt()
+    )
+}
+
+/// Sphere-sphere contacts: at 15° from the top of a dome (tan θ = 0.27,
+/// between μ = 0.2 and μ_s = 0.3) the ball is held by static friction
+/// with |F| = m g sin θ and its contact point does not move; at 30° it
+/// slides off, its friction force at every sliding row of magnitude
+/// μ F_n and opposite to the sliding velocity (the isotropic cone's
+/// boundary).
+#[test]
+fn ball_on_a_dome_sticks_below_and_slides_on_the_cone_above_the_friction_angle() {
+    let theta = 15f64.to_radians();
+    let (_, ts) = run_text(&ball_on_dome(theta, 0.5), "dome-hold");
+    let slide = sliding_speed(&ts, "dome")
+        .iter()
+        .fold(0.0f64, |m, &x| m.max(x));
+    let f = friction_magnitude(&ts, "dome");
+    let f_err = (f[f.len() - 1] / (G * theta.sin()) - 1.0).abs();
+    eprintln!("dome 15°: max |v_t| {slide:.1e} m/s, |F| = m g sin θ to {f_err:.1e}");
+    assert!(slide < 1e-13, "{slide}");
+    assert!(f_err < 1e-9, "{f_err}");
+
+    let (_, ts) = run_text(&ball_on_dome(30f64.to_radians(), 0.3), "dome-slide");
+    let (f1, f2) = (
+        ts.col("dome.t1.friction_force"),
+        ts.col("dome.t2.friction_force"),
+    );
+    let (s1, s2) = (
+        ts.col("dome.t1.sliding_velocity"),
+        ts.col("dome.t2.sliding_velocity"),
+    );
+    let fnorm = ts.col("dome.normal_force");
+    let (mut rows, mut worst_mag, mut worst_dir) = (0, 0.0f64, 0.0f64);
+    for k in 0..f1.len() {
+        let (fm, sm) = (f1[k].hypot(f2[k]), s1[k].hypot(s2[k]));
+        if sm < 1e-6 || fnorm[k] <= 0.0 {
+            continue;
+        }
+        rows += 1;
+        worst_mag = worst_mag.max((fm - 0.2 * fnorm[k]).abs() / fnorm[k]);
+        worst_dir = worst_dir.max(((f1[k] * s1[k] + f2[k] * s2[k]) / (fm * sm) + 1.0).abs());
+    }
+    let v_end = sliding_speed(&ts, "dome")[f1.len() - 1];
+    eprintln!(
+        "dome 30°: {rows} sliding rows, ||F| − μ F_n|/F_n ≤ {worst_mag:.1e}, \
+         1 + cos(F, v_t) ≤ {worst_dir:.1e}; sliding at {v_end:.3} m/s at the end"
+    );
+    assert!(rows > 50 && v_end > 0.1, "{rows} {v_end}");
+    assert!(
+        worst_mag < 1e-9 && worst_dir < 1e-9,
+        "{worst_mag} {worst_dir}"
+    );
+}
