@@ -59,6 +59,7 @@ mod spatial_redundant;
 mod spatial_singular;
 mod spatial_static;
 mod spatial_static_at_size;
+mod spatial_stick_slip;
 mod step_history;
 mod structural_correctness;
 mod studies_physics;

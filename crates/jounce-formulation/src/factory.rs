@@ -166,17 +166,9 @@ pub fn admits<S: MechanicalSystem + ?Sized>(
     // q on its manifold; partitioning and state_space partition
     // [Φ; |p|² − 1] (ManifoldPartitioning); joint integrates q' = T(q) v
     // of its own joint coordinates (the quaternions of free joints
-    // normalised after each step, as augmented)
-    let joint_space_ok =
-        || kind == K::Joint && sys.n_friction_rows() == 0 && sys.joint_coordinates().is_some();
-    let manifold = sys.nq() != sys.nv();
-    if manifold && !joint_space_ok() && (kind == K::Joint || sys.n_friction_rows() > 0) {
-        return Err(FormulationError::PositionsNotVelocities {
-            formulation: kind.name().to_string(),
-            nq: sys.nq(),
-            nv: sys.nv(),
-        });
-    }
+    // normalised after each step, as augmented); friction rows are solved
+    // for by augmented only (FrictionAugmented, on either kind of
+    // positions), so that rule comes first and names the element
     if sys.n_friction_rows() > 0 && kind != K::Augmented {
         return Err(FormulationError::BadParameter {
             formulation: kind.name().to_string(),
@@ -188,17 +180,25 @@ pub fn admits<S: MechanicalSystem + ?Sized>(
             ),
         });
     }
+    let manifold = sys.nq() != sys.nv();
+    if manifold && kind == K::Joint && sys.joint_coordinates().is_none() {
+        return Err(FormulationError::PositionsNotVelocities {
+            formulation: kind.name().to_string(),
+            nq: sys.nq(),
+            nv: sys.nv(),
+        });
+    }
     Ok(())
 }
 
 /// Build the formulation `kind` for `sys`.
 ///
 /// # Errors
-/// [`FormulationError::BadParameter`] for settings out of range,
-/// [`FormulationError::PositionsNotVelocities`] for a system whose
-/// positions and velocities differ in number (unit quaternions) and
-/// `joint` without joint coordinates, or friction solved with the
-/// accelerations.
+/// [`FormulationError::BadParameter`] for settings out of range or
+/// friction solved with the accelerations under another formulation than
+/// `augmented`, [`FormulationError::PositionsNotVelocities`] for a system
+/// whose positions and velocities differ in number (unit quaternions)
+/// and `joint` without joint coordinates.
 pub fn build_kind<'a, S: MechanicalSystem + ?Sized>(
     kind: FormulationKind,
     settings: &FormulationSettings,

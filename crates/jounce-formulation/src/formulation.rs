@@ -160,14 +160,6 @@ pub(crate) fn check_state_dimensions(
     Ok(())
 }
 
-/// q and v from a state y = [q; v; …] (formulations that integrate the
-/// body coordinates themselves).
-pub(crate) fn split_motion(y: &[f64], q: &mut [f64], v: &mut [f64]) {
-    let n = q.len();
-    q.copy_from_slice(&y[..n]);
-    v.copy_from_slice(&y[n..2 * n]);
-}
-
 /// q ← q ⊕ 0 (`zero` of length n_v): the positions put back on their
 /// manifold (unit quaternions normalised) after an accepted step of an ODE
 /// form whose positions are not its velocities; `projected` is scratch of

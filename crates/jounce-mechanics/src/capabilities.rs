@@ -166,6 +166,16 @@ pub trait FrictionRows {
 
     /// Name of the element of friction row `i`.
     fn friction_name(&self, i: usize) -> String;
+
+    /// Number of rows of the friction element that row `i` belongs to: 1
+    /// for a sliding direction (planar contacts, translational joints), 2
+    /// for the tangent plane of a spatial contact, whose rows are
+    /// consecutive and share one isotropic Coulomb cone
+    /// |F| ≤ μ_s F_n, F = (F₁, F₂) (Pfeiffer & Glocker 1996, §4.3). Every
+    /// row of an element answers the same number. Default: 1.
+    fn friction_dimension(&self, _i: usize) -> usize {
+        1
+    }
 }
 
 /// What callers ask of any [`MechanicalSystem`], with the meaning of an
@@ -426,6 +436,12 @@ pub trait SystemQueries: MechanicalSystem {
     fn friction_label(&self, i: usize) -> String {
         self.friction()
             .map_or_else(|| format!("friction {i}"), |f| f.friction_name(i))
+    }
+
+    /// Rows of the friction element of row `i`
+    /// ([`FrictionRows::friction_dimension`]; 1 without the capability).
+    fn friction_element_rows(&self, i: usize) -> usize {
+        self.friction().map_or(1, |f| f.friction_dimension(i))
     }
 }
 

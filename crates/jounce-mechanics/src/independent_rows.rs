@@ -520,4 +520,8 @@ impl<S: MechanicalSystem + ?Sized> FrictionRows for IndependentRows<'_, S> {
     fn friction_name(&self, i: usize) -> String {
         self.inner.friction_label(i)
     }
+
+    fn friction_dimension(&self, i: usize) -> usize {
+        self.inner.friction_element_rows(i)
+    }
 }

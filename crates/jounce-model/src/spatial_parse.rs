@@ -21,7 +21,7 @@ use crate::spatial::{
     rotation_matrix, SpatialAttachment, SpatialBody, SpatialContactGeometry, SpatialDriver,
     SpatialForce, SpatialForceKind, SpatialFrame, SpatialJoint, SpatialJointKind, SpatialModel,
 };
-use crate::types::{BodyRef, FrictionLaw};
+use crate::types::BodyRef;
 
 /// Top-level tables a spatial file may have.
 pub(crate) const SPATIAL_TOP_KEYS: &[&str] = &[
@@ -816,15 +816,6 @@ impl SpatialCtx {
         };
         let (law, stiffness, damping) = contact_law(e)?;
         let friction = parse_friction(e)?;
-        if let Some(f) = &friction {
-            if matches!(f.law, FrictionLaw::StickSlip { .. }) {
-                return Err(e.invalid(
-                    "friction_law",
-                    &e.value_span("friction_law"),
-                    "stick_slip friction is not supported on spatial contacts yet (use friction_law = \"regularised\")",
-                ));
-            }
-        }
         Ok(SpatialForce {
             name: n.name.clone(),
             kind: SpatialForceKind::Contact {
@@ -1301,6 +1292,22 @@ friction = 0.4
             }
             k => panic!("expected a contact, got {k:?}"),
         }
+        // the stick–slip law, read as on planar contacts
+        let sticky = BALL.replace(
+            "friction = 0.4",
+            "friction = 0.4\nfriction_law = \"stick_slip\"\nstatic_friction = 0.5",
+        );
+        let m = from_str(&sticky, "ball.toml").unwrap();
+        assert!(matches!(
+            m.spatial.unwrap().forces[0].kind,
+            crate::SpatialForceKind::Contact {
+                friction: Some(crate::Friction {
+                    coefficient,
+                    law: crate::FrictionLaw::StickSlip { static_coefficient },
+                }),
+                ..
+            } if coefficient == 0.4 && static_coefficient == 0.5
+        ));
         let pair = BALL
             .replace("\"sphere_plane\"", "\"sphere_sphere\"")
             .replace(
@@ -1345,8 +1352,13 @@ friction = 0.4
             ("\"sphere_plane\"", "\"sphere_cube\"", "sphere_plane"),
             (
                 "friction = 0.4",
-                "friction = 0.4\nfriction_law = \"stick_slip\"",
-                "stick_slip friction is not supported on spatial contacts yet",
+                "friction = 0.4\nfriction_law = \"stick_slip\"\nstatic_friction = 0.3",
+                "must be at least the kinetic coefficient friction = 0.4, got 0.3",
+            ),
+            (
+                "friction = 0.4",
+                "friction = 0.4\nfriction_law = \"stick_slip\"\nfriction_velocity = 1e-3",
+                "the stick_slip law sticks exactly",
             ),
             (
                 "law = \"hertz\"\nstiffness = 1e6\nfriction = 0.4",

@@ -157,6 +157,56 @@ fn joint_with_free_joints_does_not_allocate() {
     }
 }
 
+/// Stick–slip friction of a spatial contact (the augmented KKT system
+/// extended by the 2-D friction force, n_q ≠ n_v): right-hand side while
+/// slipping and while sticking, the mode and contact events, the friction
+/// forces, the step's retraction and the physical state allocate nothing.
+#[test]
+fn spatial_stick_slip_does_not_allocate() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let model = jounce_model::load_file(&root.join("spatial_sphere_on_table.toml")).unwrap();
+    let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+    let mut f = build("augmented", &FormulationSettings::default(), &sys).unwrap();
+    let (q0, v0) = sys.initial_state();
+    for rolling in [false, true] {
+        let mut v = v0.clone();
+        if rolling {
+            // rolling without slip: ω' = (−v_y, v_x, 0)/r, the element sticks
+            v[3] = -v0[1] / 0.1;
+            v[4] = v0[0] / 0.1;
+        }
+        let mut y = f.initial_state(0.0, &q0, &v).unwrap();
+        assert_eq!(y.len(), 13);
+        let mut dy = vec![0.0; y.len()];
+        let mut g = vec![0.0; f.n_events()];
+        let mut forces = vec![0.0; jounce_mechanics::SystemQueries::n_friction_rows(&sys)];
+        let (mut q, mut vv, mut lambda) = (vec![0.0; 7], vec![0.0; 6], vec![0.0; 0]);
+        let before = allocations();
+        for k in 0..5 {
+            f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
+        }
+        f.events(0.05, &y, &mut g).unwrap();
+        f.friction_forces(0.05, &y, &mut forces).unwrap();
+        f.after_step(0.05, &mut y).unwrap();
+        f.physical_state(0.05, &y, &mut q, &mut vv, &mut lambda)
+            .unwrap();
+        let after = allocations();
+        assert_eq!(
+            after,
+            before,
+            "stick–slip (rolling: {rolling}) allocated {} times",
+            after - before
+        );
+        // sticking: the friction force of rolling is zero, sliding μ m g
+        let fmag = forces[0].hypot(forces[1]);
+        let want = if rolling { 0.0 } else { 0.2 * 9.81 };
+        assert!(
+            (fmag - want).abs() < 1e-9,
+            "rolling {rolling}: |F| = {fmag}"
+        );
+    }
+}
+
 /// Every formulation on `sys`; those integrating independent coordinates
 /// only where there are some (`dof` > 0; the driven slider-crank has none).
 fn every_formulation<S: MechanicalSystem>(

@@ -7,7 +7,8 @@
 //! exponential map), [`body`] (coordinates, pose, retraction), one file per
 //! joint ([`spherical`], [`revolute`], [`universal`], [`cylindrical`],
 //! [`prismatic`], [`fixed`], [`distance`]), [`driver`] (revolute and
-//! prismatic drivers), [`contact`] (sphere-plane and sphere-sphere contact), [`forces`] (weight, gyroscopic moment, loads,
+//! prismatic drivers), [`contact`] (sphere-plane and sphere-sphere contact), [`stick_slip`]
+//! (their stick–slip friction rows), [`forces`] (weight, gyroscopic moment, loads,
 //! spring-dampers) and [`system`] (the contract and exact derivatives).
 
 pub mod body;
@@ -22,6 +23,7 @@ pub mod prismatic;
 pub mod quaternion;
 pub mod revolute;
 pub mod spherical;
+pub mod stick_slip;
 pub mod system;
 pub mod universal;
 
@@ -35,5 +37,7 @@ mod drive_tests;
 mod force_tests;
 #[cfg(test)]
 mod sparsity_tests;
+#[cfg(test)]
+mod stick_slip_tests;
 #[cfg(test)]
 mod tests;

@@ -39,7 +39,10 @@ use super::contact::{self, SpatialContactParams};
 use super::driver::Drive;
 use super::forces::{self, End};
 use super::quaternion::{dot, mat_vec, product, quaternion_rate, Vec3};
-use crate::capabilities::{AppliedLoads, SecondDerivatives, Sparsity, SwitchingFunctions};
+use super::stick_slip::ContactFriction;
+use crate::capabilities::{
+    AppliedLoads, FrictionRows, SecondDerivatives, Sparsity, SwitchingFunctions,
+};
 use crate::data::{Quantities, SystemData};
 use crate::error::MechanicsError;
 use crate::kinematics::Scalar;
@@ -146,6 +149,8 @@ pub struct SpatialSystem {
     /// The contact elements (indices into `forces`), in order: the
     /// switching functions.
     contacts: Vec<usize>,
+    /// The contacts with stick–slip friction ([`super::stick_slip`]).
+    pub(super) frictions: Vec<ContactFriction>,
     /// (joint, row within it) of every constraint row.
     row_owner: Vec<(usize, usize)>,
     /// The positions of Φ_q that can be nonzero: each row of a joint (or
@@ -187,7 +192,7 @@ fn row_names(kind: &SpatialJointKind) -> &'static [&'static str] {
 }
 
 /// The pose of body `b` at (q ⊕ inner) ⊕ outer (ground: the world frame).
-fn pose<D: Scalar>(
+pub(super) fn pose<D: Scalar>(
     q: &[f64],
     b: Option<usize>,
     inner: &[D; NV_BODY],
@@ -205,7 +210,7 @@ fn pose<D: Scalar>(
 }
 
 /// The pose of body `b` at q.
-fn pose_at(q: &[f64], b: Option<usize>) -> Pose<f64> {
+pub(super) fn pose_at(q: &[f64], b: Option<usize>) -> Pose<f64> {
     match b {
         None => Pose::ground(),
         Some(b) => {
@@ -409,6 +414,20 @@ impl SpatialSystem {
         }
         let (jac_pattern, jac_slots, jac_nnz) =
             jacobian_layout(&joints, row_owner.len(), NV_BODY * sm.bodies.len());
+        let force_data = Self::force_data(sm, &joints)?;
+        let contacts: Vec<usize> = (sm.forces.iter().enumerate())
+            .filter(|(_, f)| matches!(f.kind, SpatialForceKind::Contact { .. }))
+            .map(|(i, _)| i)
+            .collect();
+        let frictions = (contacts.iter().enumerate())
+            .filter_map(|(k, &e)| match (&sm.forces[e].kind, &force_data[e]) {
+                (SpatialForceKind::Contact { a, b, .. }, ForceData::Contact(p)) => {
+                    let (pa, pb) = (start_pose(sm, index(a.body)), start_pose(sm, index(b.body)));
+                    ContactFriction::new(k, p, &pa, &pb)
+                }
+                _ => None,
+            })
+            .collect();
         Ok(SpatialSystem {
             jac_pattern,
             jac_slots,
@@ -417,11 +436,9 @@ impl SpatialSystem {
             mass: sm.bodies.iter().map(|b| b.mass).collect(),
             inertia: sm.bodies.iter().map(|b| b.inertia).collect(),
             gravity: sm.gravity,
-            force_data: Self::force_data(sm, &joints)?,
-            contacts: (sm.forces.iter().enumerate())
-                .filter(|(_, f)| matches!(f.kind, SpatialForceKind::Contact { .. }))
-                .map(|(i, _)| i)
-                .collect(),
+            force_data,
+            contacts,
+            frictions,
             joints,
             joint_count,
             forces: sm.forces.clone(),
@@ -1545,7 +1562,9 @@ impl MechanicalSystem for SpatialSystem {
         Some(self)
     }
 
-    crate::absent_capabilities!(friction);
+    fn friction(&self) -> Option<&dyn FrictionRows> {
+        (!self.frictions.is_empty()).then_some(self as &dyn FrictionRows)
+    }
 
     fn joint_coordinates(&self) -> Option<Box<dyn crate::JointCoordinateSystem>> {
         Some(Box::new(crate::SpatialJointSystem::new(self)))
@@ -1555,7 +1574,7 @@ impl MechanicalSystem for SpatialSystem {
 impl SpatialSystem {
     /// Parameters and body indices (a, b) of the contact of switching
     /// function `i`.
-    fn contact(&self, i: usize) -> Option<(&SpatialContactParams, [Option<usize>; 2])> {
+    pub(super) fn contact(&self, i: usize) -> Option<(&SpatialContactParams, [Option<usize>; 2])> {
         let &e = self.contacts.get(i)?;
         match (&self.forces[e].kind, &self.force_data[e]) {
             (SpatialForceKind::Contact { a, b, .. }, ForceData::Contact(p)) => {
