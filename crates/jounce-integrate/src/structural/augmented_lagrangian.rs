@@ -147,6 +147,10 @@ const STALL_ACC: f64 = 1.0;
 const PROJECTION_TOL: f64 = 1e-11;
 /// Convergence rate above which modified Newton refreshes its tangent.
 const REFRESH_RATE: f64 = 0.2;
+/// The method parameter that switches the tangent kept across steps off
+/// (0: a fresh tangent at the first iteration of every step, the full
+/// Newton start of each step; [`Start`]).
+pub const KEEP_ITERATION_MATRIX: &str = "keep_iteration_matrix";
 /// The retries update the multipliers once Newton has converged for the
 /// current ones, to increments of â below this fraction of 1 + |â|∞.
 const INNER_TOL: f64 = 1e-6;
@@ -183,6 +187,37 @@ struct StepCoeffs {
     acc_floor: f64,
 }
 
+/// How a Newton solve starts: its iteration matrix at the first iterate.
+///
+/// Modified Newton across steps (Hairer & Wanner 1996, *Solving Ordinary
+/// Differential Equations II*, §IV.8, the strategy of radau5.f; CVODE's
+/// Jacobian reuse, Hindmarsh et al. 2005, ACM TOMS 31:363–396): the
+/// tangent K, C of an earlier step is kept while the iteration contracts,
+/// its rate θ_k = |Δâ_k| / |Δâ_{k−1}| watched; a fresh tangent is taken
+/// when θ exceeds [`REFRESH_RATE`] (in the step, or in the last solve),
+/// for the retries, and after a failed iteration (then before any cut of
+/// the step). The converged solution passes the same convergence test as
+/// full Newton's, so results change within the Newton tolerance only.
+///
+/// The factorisation itself is not kept: T holds s Φ_qᵀΦ_q with
+/// s = p · max M_ii, so a rotation δ of the constraint normals between
+/// the point T was factorised at and the iterate changes T by about p δ
+/// relative to M, and modified Newton with that T contracts at about
+/// p δ. On the pendulum of the unit tests (p = 10⁴, h = 0.02 s, δ ≈ 0.05
+/// rad per step) a kept factorisation made the first increment 16 to 170
+/// times the full Newton one and the iteration diverged; on the 1000-link
+/// chain (h ≈ 1e-3 s) δ ≈ 1e-3 still gives p δ ≈ 10. So M and Φ_q are
+/// evaluated at the step's predictor and T refactorised with the kept K
+/// and C, whose part of T, (1/c_a) K + (c_v/c_a) C, is of order (h ω)²
+/// and h ω of M.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Start {
+    /// A fresh tangent at the predictor, factorised.
+    Fresh,
+    /// The kept K and C with M and Φ_q at the predictor, factorised.
+    KeptTangent,
+}
+
 /// The running state of one step's Newton iteration: the sizes of the
 /// last two increments of â and the step's penalty.
 struct NewtonState {
@@ -202,6 +237,14 @@ struct NewtonState {
     since_refresh: u32,
     /// |Φ|∞ of the last iteration.
     phi_last: f64,
+    /// How the iteration matrix was set at the start.
+    start: Start,
+    /// The tangent comes from an earlier step (`start` not `Fresh`, no
+    /// refresh since): the first increment is not a Newton step, its
+    /// contraction rate is taken as the kept θ.
+    stale: bool,
+    /// The kept θ of the last converged solve.
+    theta_kept: f64,
 }
 
 /// What the slow-convergence test asks of the next iteration.
@@ -214,9 +257,12 @@ struct Adapted {
 
 impl NewtonState {
     /// The state before the first iteration, at the penalty `scale` · s.
-    fn new(s: f64, scale: f64, ca: f64) -> Self {
+    fn new(s: f64, scale: f64, ca: f64, start: Start, theta_kept: f64) -> Self {
         let boost = scale;
         Self {
+            start,
+            stale: start != Start::Fresh,
+            theta_kept,
             d_prev: f64::INFINITY,
             d_acc: f64::INFINITY,
             boost,
@@ -241,9 +287,9 @@ impl NewtonState {
         s: f64,
     ) -> Adapted {
         let rate = self.d_acc / self.d_prev;
-        let mut refactor = false;
-        // the retries run full Newton
-        let mut refresh = it == 0 || gated;
+        // the retries run full Newton; a kept matrix starts the others
+        let mut refresh = (it == 0 && self.start == Start::Fresh) || gated;
+        let mut refactor = it == 0 && self.start == Start::KeptTangent;
         // Φ stagnating above the tolerance while the increments still
         // fall: the multiplier iteration's slow mode, not nonlinearity
         let phi_stuck = phi_max > c.phi_tol && phi_max > 0.5 * phi_prev;
@@ -354,7 +400,29 @@ pub struct AugmentedLagrangianStepper {
     k_vals: Vec<f64>,
     c_vals: Vec<f64>,
     tangent_sparse: bool,
+    /// The Newton matrix T.
     matrix: Matrix,
+    /// The projection metric P = M + s Φ_qᵀΦ_q at the step's penalty,
+    /// factorised apart from T, and the same with the penalty the
+    /// velocity projection raised ([`Self::raise_projection_boost`]): the
+    /// acceleration projection then finds its metric still factorised.
+    projection: Matrix,
+    projection_raised: Matrix,
+    /// The penalty factor `projection` holds.
+    projection_boost: f64,
+    /// Modified Newton across steps (method parameter
+    /// [`KEEP_ITERATION_MATRIX`], default on): the tangent K, C of an
+    /// earlier step starts the next one while the iteration contracts
+    /// ([`Start`]).
+    keep_tangent: bool,
+    /// Whether K and C hold the tangent of the last converged Newton
+    /// solve (`false` after a failed one and at the start).
+    kept: bool,
+    /// The contraction rate θ = |Δâ_k| / |Δâ_{k−1}| of the last two
+    /// increments of the last converged solve (0 when it took one).
+    theta: f64,
+    /// Whether the last Newton solve started from a kept tangent.
+    started_stale: bool,
     /// Largest |Φ|∞ after convergence since the start (diagnostics).
     pub max_phi: f64,
 }
@@ -369,7 +437,9 @@ impl AugmentedLagrangianStepper {
         p: &dyn ConstrainedSecondOrderProblem,
     ) -> Self {
         let (nq, n, m) = (p.n_positions(), p.n_velocities(), p.n_constraints());
-        let (rows, tangent_entries, matrix) = match p.sparsity() {
+        // the rows of Φ_q, the tangent pattern and, when sparse, the
+        // pattern of T (M, C, K, the diagonal and Φ_qᵀΦ_q)
+        let (rows, tangent_entries, pattern) = match p.sparsity() {
             Some(sp) => {
                 let mut rows = vec![Vec::new(); m];
                 for &(k, j) in &sp.constraint_jacobian {
@@ -390,31 +460,16 @@ impl AugmentedLagrangianStepper {
                 }
                 entries.sort_unstable();
                 entries.dedup();
-                let lu = Box::new(SparseLu::new(n, &entries));
                 let mut tangent: Vec<(usize, usize)> = sp.tangent.clone();
                 tangent.extend((0..n).map(|i| (i, i)));
                 tangent.sort_unstable();
                 tangent.dedup();
-                let slots = tangent
-                    .iter()
-                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
-                    .collect();
-                (
-                    rows,
-                    tangent,
-                    Matrix::Sparse {
-                        lu,
-                        slots,
-                        pair_slots: Vec::new(),
-                    },
-                )
+                (rows, tangent, Some(entries))
             }
             None => {
                 let rows = vec![(0..n).collect::<Vec<_>>(); m];
                 let tangent = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
-                let mut lu = DenseLu::new();
-                lu.resize(n);
-                (rows, tangent, Matrix::Dense(lu))
+                (rows, tangent, None)
             }
         };
         let mut jrow = vec![0];
@@ -431,14 +486,31 @@ impl AugmentedLagrangianStepper {
                 }
             }
         }
-        let mut matrix = matrix;
-        let sparse = matches!(matrix, Matrix::Sparse { .. });
-        if let Matrix::Sparse { lu, pair_slots, .. } = &mut matrix {
-            *pair_slots = pairs
-                .iter()
-                .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
-                .collect();
-        }
+        let build = || match &pattern {
+            Some(entries) => {
+                let lu = Box::new(SparseLu::new(n, entries));
+                let slots = tangent_entries
+                    .iter()
+                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
+                    .collect();
+                let pair_slots = pairs
+                    .iter()
+                    .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
+                    .collect();
+                Matrix::Sparse {
+                    lu,
+                    slots,
+                    pair_slots,
+                }
+            }
+            None => {
+                let mut lu = DenseLu::new();
+                lu.resize(n);
+                Matrix::Dense(lu)
+            }
+        };
+        let (matrix, projection, projection_raised) = (build(), build(), build());
+        let sparse = pattern.is_some();
         let nnz = jcol.len();
         let z = || vec![0.0; n];
         Self {
@@ -495,8 +567,23 @@ impl AugmentedLagrangianStepper {
             tangent_sparse: false,
             tangent_entries,
             matrix,
+            projection,
+            projection_raised,
+            projection_boost: 1.0,
+            keep_tangent: true,
+            kept: false,
+            theta: 0.0,
+            started_stale: false,
             max_phi: 0.0,
         }
+    }
+
+    /// Modified Newton across steps on (the default) or off
+    /// ([`KEEP_ITERATION_MATRIX`]): off, every step starts from a fresh
+    /// tangent and factorisation, as before issue 32.
+    pub fn set_keep_iteration_matrix(&mut self, keep: bool) {
+        self.keep_tangent = keep;
+        self.kept &= keep;
     }
 
     /// Whether this stepper was set up for a problem of these sizes and
@@ -548,8 +635,17 @@ impl AugmentedLagrangianStepper {
     }
 
     /// T = M + c_c C + c_k K + s Φ_qᵀΦ_q from the current `mass`, `c`, `k`
-    /// and `jac`, factorised; `false` when singular.
-    fn factor(&mut self, c_c: f64, c_k: f64, boost: f64, stats: &mut crate::Stats) -> bool {
+    /// and `jac`, factorised into the Newton matrix (`newton`) or the
+    /// projection metric; `false` when singular.
+    fn factor(
+        &mut self,
+        newton: bool,
+        raised: bool,
+        c_c: f64,
+        c_k: f64,
+        boost: f64,
+        stats: &mut crate::Stats,
+    ) -> bool {
         stats.n_lu += 1;
         let s = self.s * boost;
         // K and C not evaluated yet (the start, c_c = c_k = 0): zero
@@ -558,7 +654,14 @@ impl AugmentedLagrangianStepper {
             self.dense_tangent();
         }
         let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
-        match &mut self.matrix {
+        let matrix = if newton {
+            &mut self.matrix
+        } else if raised {
+            &mut self.projection_raised
+        } else {
+            &mut self.projection
+        };
+        match matrix {
             Matrix::Dense(lu) => {
                 let t = &mut lu.lu;
                 if no_tangent {
@@ -732,7 +835,10 @@ impl AugmentedLagrangianStepper {
         p.forces(t0, &q, &v, &mut self.r)?;
         p.gamma(t0, &q, &v, &mut self.phi)?;
         self.lam_t.copy_from_slice(&self.y[nq + n..]);
-        if !self.factor(0.0, 0.0, 1.0, ctx.stats) {
+        self.kept = false;
+        self.theta = 0.0;
+        self.projection_boost = 1.0;
+        if !self.factor(false, false, 0.0, 0.0, 1.0, ctx.stats) {
             return Err(EvalError::Singular {
                 what: "augmented-Lagrangian matrix M + s Φ_qᵀΦ_q".into(),
                 t: t0,
@@ -753,7 +859,7 @@ impl AugmentedLagrangianStepper {
             for i in 0..n {
                 x[i] += self.r[i];
             }
-            Self::solve(&mut self.matrix, &mut x, ctx.stats);
+            Self::solve(&mut self.projection, &mut x, ctx.stats);
             let mut cm = std::mem::take(&mut self.cm);
             self.jac_mul(&x, &mut cm);
             self.x = x;
@@ -828,7 +934,47 @@ impl AugmentedLagrangianStepper {
         ctx: &mut StepContext,
     ) -> Result<Result<u32, u32>, EvalError> {
         let c = self.predict(h);
-        let mut st = NewtonState::new(self.s, scale, c.ca);
+        let start = self.newton_start(gated);
+        self.started_stale = start != Start::Fresh;
+        let mut st = NewtonState::new(self.s, scale, c.ca, start, self.theta);
+        let r = self.newton_iterations(p, &c, &mut st, gated, ctx);
+        match r {
+            Ok(Ok(it)) => {
+                self.kept = true;
+                if it >= 2 && st.d_prev.is_finite() {
+                    self.theta = st.d_acc / st.d_prev;
+                } else if !st.stale {
+                    self.theta = 0.0;
+                }
+            }
+            // a failed iteration leaves no matrix to keep
+            _ => self.kept = false,
+        }
+        r
+    }
+
+    /// How the step's Newton iteration starts ([`Start`]): from the kept
+    /// tangent while the last solve contracted (θ ≤ [`REFRESH_RATE`]);
+    /// fresh for the retries (`gated`), when switched off, or with none
+    /// kept.
+    fn newton_start(&self, gated: bool) -> Start {
+        if self.keep_tangent && self.kept && !gated && self.theta <= REFRESH_RATE {
+            Start::KeptTangent
+        } else {
+            Start::Fresh
+        }
+    }
+
+    /// The Newton iterations of [`Self::solve_step`] from the state `st`.
+    fn newton_iterations(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        c: &StepCoeffs,
+        st: &mut NewtonState,
+        gated: bool,
+        ctx: &mut StepContext,
+    ) -> Result<Result<u32, u32>, EvalError> {
+        let c = *c;
         for it in 0..MAX_ITER as u32 {
             ctx.stats.n_newton_iter += 1;
             self.trial_from_acceleration(&*p, &c);
@@ -862,7 +1008,7 @@ impl AugmentedLagrangianStepper {
                 st.boosted = gated;
             }
             let phi_prev = std::mem::replace(&mut st.phi_last, phi_max);
-            if it > 0 && phi_max <= c.phi_tol && self.newton_converged(&c, &st, it, ah_max) {
+            if it > 0 && phi_max <= c.phi_tol && self.newton_converged(&c, st, it, ah_max) {
                 if phi_max > self.max_phi {
                     self.max_phi = phi_max;
                 }
@@ -880,12 +1026,16 @@ impl AugmentedLagrangianStepper {
             if refresh {
                 self.refresh_tangent(p, c.t1, ctx)?;
                 st.since_refresh = 0;
+                st.stale = false;
+            } else if it == 0 {
+                // the kept tangent: M and Φ_q at the predictor
+                self.refresh_metric(p, c.t1)?;
             }
             st.since_refresh += 1;
             if refresh || refactor {
                 self.factor_newton(&c, st.boost, ctx)?;
             }
-            if !self.newton_increment(&c, &mut st, ctx) {
+            if !self.newton_increment(&c, st, ctx) {
                 return Ok(Err(it));
             }
         }
@@ -964,8 +1114,13 @@ impl AugmentedLagrangianStepper {
     fn newton_converged(&self, c: &StepCoeffs, st: &NewtonState, it: u32, ah_max: f64) -> bool {
         let d_acc = st.d_acc;
         // linear convergence at rate ρ leaves about ρ/(1 − ρ) of the
-        // last increment to go
-        let rate = d_acc / st.d_prev;
+        // last increment to go; the first increment of a kept matrix is
+        // taken to contract at the kept θ (radau5.f's first iteration)
+        let rate = if it == 1 && st.stale {
+            st.theta_kept
+        } else {
+            d_acc / st.d_prev
+        };
         let to_go = if rate < 0.9 {
             d_acc * rate.max(0.0) / (1.0 - rate)
         } else {
@@ -974,7 +1129,7 @@ impl AugmentedLagrangianStepper {
         // convergence measured in the velocities, Δv = γ h Δâ
         let v_max = self.v_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
         let tol = VEL_TOL * (1.0 + v_max) / (c.gamma * c.h);
-        let small = d_acc <= tol && (it == 1 || to_go <= TO_GO_FACTOR * tol);
+        let small = d_acc <= tol && ((it == 1 && !st.stale) || to_go <= TO_GO_FACTOR * tol);
         let stalled = rate >= 0.5 && d_acc <= STALL_ACC * c.h * (1.0 + ah_max);
         small || stalled || d_acc <= c.acc_floor
     }
@@ -1052,6 +1207,15 @@ impl AugmentedLagrangianStepper {
                 &mut self.c,
             )?;
         }
+        self.refresh_metric(p, t1)
+    }
+
+    /// M (where it is not constant) and Φ_q at the trial state.
+    fn refresh_metric(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        t1: f64,
+    ) -> Result<(), EvalError> {
         let q = std::mem::take(&mut self.q_t);
         if !p.mass_matrix_is_constant() {
             if let Err(e) = self.eval_mass(p, t1, &q) {
@@ -1073,7 +1237,7 @@ impl AugmentedLagrangianStepper {
         boost: f64,
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
-        if self.factor(c.cv / c.ca, 1.0 / c.ca, boost, ctx.stats) {
+        if self.factor(true, false, c.cv / c.ca, 1.0 / c.ca, boost, ctx.stats) {
             return Ok(());
         }
         Err(EvalError::Singular {
@@ -1116,14 +1280,21 @@ impl AugmentedLagrangianStepper {
         st.d_acc.is_finite()
     }
 
-    /// Factorise the projection metric P = M + s·`pboost` Φ_qᵀΦ_q.
+    /// Factorise the projection metric P = M + s·`pboost` Φ_qᵀΦ_q, into
+    /// `projection` at the step's penalty factor `boost`, else into
+    /// `projection_raised`.
     fn factor_projection(
         &mut self,
         t1: f64,
         pboost: f64,
+        boost: f64,
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
-        if self.factor(0.0, 0.0, pboost, ctx.stats) {
+        let raised = pboost != boost;
+        if !raised {
+            self.projection_boost = boost;
+        }
+        if self.factor(false, raised, 0.0, 0.0, pboost, ctx.stats) {
             Ok(())
         } else {
             Err(EvalError::Singular {
@@ -1188,12 +1359,17 @@ impl AugmentedLagrangianStepper {
                 break;
             }
             if Self::raise_projection_boost(e, e_prev, pboost) {
-                self.factor_projection(t1, *pboost, ctx)?;
+                self.factor_projection(t1, *pboost, self.projection_boost, ctx)?;
             }
             e_prev = e;
             let mut x = std::mem::take(&mut self.x);
             self.jac_tr_mul(self.s * *pboost, &self.cm, &mut x);
-            Self::solve(&mut self.matrix, &mut x, ctx.stats);
+            let metric = if *pboost == self.projection_boost {
+                &mut self.projection
+            } else {
+                &mut self.projection_raised
+            };
+            Self::solve(metric, &mut x, ctx.stats);
             for (vi, xi) in v.iter_mut().zip(&x) {
                 *vi -= xi;
             }
@@ -1312,7 +1488,7 @@ impl AugmentedLagrangianStepper {
                 r?;
             }
             let mut pboost = boost;
-            self.factor_projection(t1, pboost, ctx)?;
+            self.factor_projection(t1, pboost, boost, ctx)?;
             // velocities: Φ_q v = ν (ν = −Φ_t)
             p.velocity_rhs(t1, &self.q_t, &mut self.mu)?;
             let homogeneous = self.mu.iter().all(|&x| x == 0.0);
@@ -1327,11 +1503,10 @@ impl AugmentedLagrangianStepper {
             // the acceleration projection in the step's metric: a penalty
             // raised for it would converge to accelerations and forces
             // of order 1/σ_min² at a singular configuration (3e8 N on the
-            // P-C chain), which the next step then starts from
-            if pboost != boost {
-                pboost = boost;
-                self.factor_projection(t1, pboost, ctx)?;
-            }
+            // P-C chain), which the next step then starts from; that
+            // metric is still factorised in `projection` (the raised one
+            // went to `projection_raised`)
+            pboost = boost;
             // accelerations and multipliers: the index-1 augmented
             // Lagrangian at (t1, q, v), P a = Q − Φ_qᵀλ + s Φ_qᵀγ,
             // λ ← λ + s (Φ_q a − γ), from the Newton iteration's λ. With
@@ -1351,7 +1526,7 @@ impl AugmentedLagrangianStepper {
                 for i in 0..n {
                     x[i] += self.r[i];
                 }
-                Self::solve(&mut self.matrix, &mut x, ctx.stats);
+                Self::solve(&mut self.projection, &mut x, ctx.stats);
                 self.a_t.copy_from_slice(&x);
                 self.x = x;
                 let mut cm = std::mem::take(&mut self.cm);
@@ -1460,13 +1635,22 @@ impl StepAttempt for AugmentedLagrangianStepper {
         // diverge (S1 at h = 1e-3: 17° per step); the same step is tried
         // again with a penalty a hundred and then ten thousand times
         // smaller, updating the multipliers only after Newton converged
+        // (a failed iteration from a kept matrix is first retried with a
+        // fresh one at the same penalty: `kept` is dropped by the failure)
         let mut r = Err(0);
         for (k, scale) in PENALTY_RETRIES.into_iter().enumerate() {
-            r = with_al(p, |cp| self.solve_step(cp, h, scale, k > 0, ctx)).ok_or_else(|| {
-                IntegrateError::BadMethod(
-                    "the augmented Lagrangian needs an index-3 problem".into(),
-                )
-            })??;
+            for _ in 0..2 {
+                r = with_al(p, |cp| self.solve_step(cp, h, scale, k > 0, ctx)).ok_or_else(
+                    || {
+                        IntegrateError::BadMethod(
+                            "the augmented Lagrangian needs an index-3 problem".into(),
+                        )
+                    },
+                )??;
+                if r.is_ok() || !self.started_stale {
+                    break;
+                }
+            }
             if r.is_ok() {
                 break;
             }
