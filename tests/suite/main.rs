@@ -9,6 +9,7 @@ mod support;
 
 mod animation;
 mod arm_inverse_dynamics;
+mod al_tangent_reuse;
 mod augmented_lagrangian;
 mod beam;
 mod bench;
