@@ -26,10 +26,7 @@ fn run(text: &str, keep: bool, step: Option<f64>, tag: &str) -> (RunSummary, Ser
             method: Some("generalized_alpha".into()),
             formulation: Some("augmented_lagrangian".into()),
             step,
-            params: vec![(
-                "keep_iteration_matrix".into(),
-                if keep { 1.0 } else { 0.0 },
-            )],
+            params: vec![("keep_iteration_matrix".into(), if keep { 1.0 } else { 0.0 })],
             ..Overrides::default()
         },
     )

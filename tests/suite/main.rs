@@ -7,9 +7,9 @@
 mod mutation;
 mod support;
 
+mod al_tangent_reuse;
 mod animation;
 mod arm_inverse_dynamics;
-mod al_tangent_reuse;
 mod augmented_lagrangian;
 mod beam;
 mod bench;

@@ -91,6 +91,18 @@
 //! the acceleration level, (M + s Φ_qᵀΦ_q) a = Q − Φ_qᵀλ + s Φ_qᵀγ,
 //! λ ← λ + s (Φ_q a − γ), which needs no regular KKT matrix either.
 //!
+//! **Modified Newton across steps** (issue 32; Hairer & Wanner 1996,
+//! *Solving Ordinary Differential Equations II*, §IV.8): the tangent K, C
+//! of an earlier step starts the next step's iteration while the
+//! iteration contracts (rate θ = |Δâ_k|/|Δâ_{k−1}| ≤ 0.2) and the
+//! tangent's part of T is small beside M; M and Φ_q are evaluated and T is
+//! factorised at every step's predictor (s Φ_qᵀΦ_q turns with the
+//! constraints: a T kept across steps contracts at about p times their
+//! rotation, and diverged). Method parameter `keep_iteration_matrix = 0`:
+//! a fresh tangent at every step. The projection metric at the step's
+//! penalty is factorised apart from the raised one, so the acceleration
+//! projection needs no second factorisation.
+//!
 //! **Step size.** Fixed, or adaptive with the local error estimate of
 //! Zienkiewicz & Xie (1991, Earthquake Eng. Struct. Dyn. 20:871–887),
 //! e = h² (β − 1/6)(a_{n+1} − a_n) on the positions.
@@ -152,7 +164,7 @@ const REFRESH_RATE: f64 = 0.2;
 const KEEP_TANGENT_SHARE: f64 = 0.5;
 /// The method parameter that switches the tangent kept across steps off
 /// (0: a fresh tangent at the first iteration of every step, the full
-/// Newton start of each step; [`Start`]).
+/// Newton start of each step; the stepper's module documentation).
 pub const KEEP_ITERATION_MATRIX: &str = "keep_iteration_matrix";
 /// The retries update the multipliers once Newton has converged for the
 /// current ones, to increments of â below this fraction of 1 + |â|∞.
@@ -198,8 +210,10 @@ struct StepCoeffs {
 /// tangent K, C of an earlier step is kept while the iteration contracts,
 /// its rate θ_k = |Δâ_k| / |Δâ_{k−1}| watched; a fresh tangent is taken
 /// when θ exceeds [`REFRESH_RATE`] (in the step, or in the last solve),
-/// for the retries, and after a failed iteration (then before any cut of
-/// the step). The converged solution passes the same convergence test as
+/// where the tangent's part of T is not small beside M (stiff springs:
+/// [`AugmentedLagrangianStepper::newton_start`]), for the retries, and
+/// after a failed iteration (then before any cut of the step); a kept
+/// tangent's slow iteration is never accepted as stalled. The converged solution passes the same convergence test as
 /// full Newton's, so results change within the Newton tolerance only.
 ///
 /// The factorisation itself is not kept: T holds s Φ_qᵀΦ_q with
