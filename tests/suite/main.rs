@@ -7,6 +7,7 @@
 mod mutation;
 mod support;
 
+mod al_tangent_reuse;
 mod animation;
 mod arm_inverse_dynamics;
 mod augmented_lagrangian;

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod chain;
 pub mod pc_chain;
 
 use std::collections::HashMap;

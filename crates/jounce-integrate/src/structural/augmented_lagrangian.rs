@@ -91,6 +91,18 @@
 //! the acceleration level, (M + s Φ_qᵀΦ_q) a = Q − Φ_qᵀλ + s Φ_qᵀγ,
 //! λ ← λ + s (Φ_q a − γ), which needs no regular KKT matrix either.
 //!
+//! **Modified Newton across steps** (issue 32; Hairer & Wanner 1996,
+//! *Solving Ordinary Differential Equations II*, §IV.8): the tangent K, C
+//! of an earlier step starts the next step's iteration while the
+//! iteration contracts (rate θ = |Δâ_k|/|Δâ_{k−1}| ≤ 0.2) and the
+//! tangent's part of T is small beside M; M and Φ_q are evaluated and T is
+//! factorised at every step's predictor (s Φ_qᵀΦ_q turns with the
+//! constraints: a T kept across steps contracts at about p times their
+//! rotation, and diverged). Method parameter `keep_iteration_matrix = 0`:
+//! a fresh tangent at every step. The projection metric at the step's
+//! penalty is factorised apart from the raised one, so the acceleration
+//! projection needs no second factorisation.
+//!
 //! **Step size.** Fixed, or adaptive with the local error estimate of
 //! Zienkiewicz & Xie (1991, Earthquake Eng. Struct. Dyn. 20:871–887),
 //! e = h² (β − 1/6)(a_{n+1} − a_n) on the positions.
@@ -147,6 +159,13 @@ const STALL_ACC: f64 = 1.0;
 const PROJECTION_TOL: f64 = 1e-11;
 /// Convergence rate above which modified Newton refreshes its tangent.
 const REFRESH_RATE: f64 = 0.2;
+/// Largest share of the tangent in T, relative to M, at which the
+/// tangent is kept across steps ([`AugmentedLagrangianStepper::newton_start`]).
+const KEEP_TANGENT_SHARE: f64 = 0.5;
+/// The method parameter that switches the tangent kept across steps off
+/// (0: a fresh tangent at the first iteration of every step, the full
+/// Newton start of each step; the stepper's module documentation).
+pub const KEEP_ITERATION_MATRIX: &str = "keep_iteration_matrix";
 /// The retries update the multipliers once Newton has converged for the
 /// current ones, to increments of â below this fraction of 1 + |â|∞.
 const INNER_TOL: f64 = 1e-6;
@@ -183,6 +202,39 @@ struct StepCoeffs {
     acc_floor: f64,
 }
 
+/// How a Newton solve starts: its iteration matrix at the first iterate.
+///
+/// Modified Newton across steps (Hairer & Wanner 1996, *Solving Ordinary
+/// Differential Equations II*, §IV.8, the strategy of radau5.f; CVODE's
+/// Jacobian reuse, Hindmarsh et al. 2005, ACM TOMS 31:363–396): the
+/// tangent K, C of an earlier step is kept while the iteration contracts,
+/// its rate θ_k = |Δâ_k| / |Δâ_{k−1}| watched; a fresh tangent is taken
+/// when θ exceeds [`REFRESH_RATE`] (in the step, or in the last solve),
+/// where the tangent's part of T is not small beside M (stiff springs:
+/// [`AugmentedLagrangianStepper::newton_start`]), for the retries, and
+/// after a failed iteration (then before any cut of the step); a kept
+/// tangent's slow iteration is never accepted as stalled. The converged solution passes the same convergence test as
+/// full Newton's, so results change within the Newton tolerance only.
+///
+/// The factorisation itself is not kept: T holds s Φ_qᵀΦ_q with
+/// s = p · max M_ii, so a rotation δ of the constraint normals between
+/// the point T was factorised at and the iterate changes T by about p δ
+/// relative to M, and modified Newton with that T contracts at about
+/// p δ. On the pendulum of the unit tests (p = 10⁴, h = 0.02 s, δ ≈ 0.05
+/// rad per step) a kept factorisation made the first increment 16 to 170
+/// times the full Newton one and the iteration diverged; on the 1000-link
+/// chain (h ≈ 1e-3 s) δ ≈ 1e-3 still gives p δ ≈ 10. So M and Φ_q are
+/// evaluated at the step's predictor and T refactorised with the kept K
+/// and C, whose part of T, (1/c_a) K + (c_v/c_a) C, is of order (h ω)²
+/// and h ω of M.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Start {
+    /// A fresh tangent at the predictor, factorised.
+    Fresh,
+    /// The kept K and C with M and Φ_q at the predictor, factorised.
+    KeptTangent,
+}
+
 /// The running state of one step's Newton iteration: the sizes of the
 /// last two increments of â and the step's penalty.
 struct NewtonState {
@@ -202,6 +254,14 @@ struct NewtonState {
     since_refresh: u32,
     /// |Φ|∞ of the last iteration.
     phi_last: f64,
+    /// How the iteration matrix was set at the start.
+    start: Start,
+    /// The tangent comes from an earlier step (`start` not `Fresh`, no
+    /// refresh since): the first increment is not a Newton step, its
+    /// contraction rate is taken as the kept θ.
+    stale: bool,
+    /// The kept θ of the last converged solve.
+    theta_kept: f64,
 }
 
 /// What the slow-convergence test asks of the next iteration.
@@ -214,9 +274,12 @@ struct Adapted {
 
 impl NewtonState {
     /// The state before the first iteration, at the penalty `scale` · s.
-    fn new(s: f64, scale: f64, ca: f64) -> Self {
+    fn new(s: f64, scale: f64, ca: f64, start: Start, theta_kept: f64) -> Self {
         let boost = scale;
         Self {
+            start,
+            stale: start != Start::Fresh,
+            theta_kept,
             d_prev: f64::INFINITY,
             d_acc: f64::INFINITY,
             boost,
@@ -241,9 +304,9 @@ impl NewtonState {
         s: f64,
     ) -> Adapted {
         let rate = self.d_acc / self.d_prev;
-        let mut refactor = false;
-        // the retries run full Newton
-        let mut refresh = it == 0 || gated;
+        // the retries run full Newton; a kept matrix starts the others
+        let mut refresh = (it == 0 && self.start == Start::Fresh) || gated;
+        let mut refactor = it == 0 && self.start == Start::KeptTangent;
         // Φ stagnating above the tolerance while the increments still
         // fall: the multiplier iteration's slow mode, not nonlinearity
         let phi_stuck = phi_max > c.phi_tol && phi_max > 0.5 * phi_prev;
@@ -354,7 +417,38 @@ pub struct AugmentedLagrangianStepper {
     k_vals: Vec<f64>,
     c_vals: Vec<f64>,
     tangent_sparse: bool,
+    /// The Newton matrix T.
     matrix: Matrix,
+    /// The projection metric P = M + s Φ_qᵀΦ_q at the step's penalty,
+    /// factorised apart from T, and the same with the penalty the
+    /// velocity projection raised ([`Self::raise_projection_boost`]): the
+    /// acceleration projection then finds its metric still factorised.
+    projection: Matrix,
+    projection_raised: Matrix,
+    /// The penalty factor `projection` holds.
+    projection_boost: f64,
+    /// Modified Newton across steps (method parameter
+    /// [`KEEP_ITERATION_MATRIX`], default on): the tangent K, C of an
+    /// earlier step starts the next one while the iteration contracts
+    /// ([`Start`]).
+    keep_tangent: bool,
+    /// Whether K and C hold the tangent of the last converged Newton
+    /// solve (`false` after a failed one and at the start).
+    kept: bool,
+    /// The contraction rate θ = |Δâ_k| / |Δâ_{k−1}| of the last two
+    /// increments of the last converged solve (0 when it took one).
+    theta: f64,
+    /// Whether the last Newton solve started from a kept tangent.
+    started_stale: bool,
+    /// κ_K = max_i Σ_j |K_ij| / M_ii and κ_C of the last tangent
+    /// ([`Self::stiffness_ratios`]).
+    kappa_k: f64,
+    kappa_c: f64,
+    /// Row sums of |K| and |C| and the diagonal of M (scratch of
+    /// [`Self::stiffness_ratios`]).
+    row_k: Vec<f64>,
+    row_c: Vec<f64>,
+    m_diag: Vec<f64>,
     /// Largest |Φ|∞ after convergence since the start (diagnostics).
     pub max_phi: f64,
 }
@@ -369,7 +463,9 @@ impl AugmentedLagrangianStepper {
         p: &dyn ConstrainedSecondOrderProblem,
     ) -> Self {
         let (nq, n, m) = (p.n_positions(), p.n_velocities(), p.n_constraints());
-        let (rows, tangent_entries, matrix) = match p.sparsity() {
+        // the rows of Φ_q, the tangent pattern and, when sparse, the
+        // pattern of T (M, C, K, the diagonal and Φ_qᵀΦ_q)
+        let (rows, tangent_entries, pattern) = match p.sparsity() {
             Some(sp) => {
                 let mut rows = vec![Vec::new(); m];
                 for &(k, j) in &sp.constraint_jacobian {
@@ -390,31 +486,16 @@ impl AugmentedLagrangianStepper {
                 }
                 entries.sort_unstable();
                 entries.dedup();
-                let lu = Box::new(SparseLu::new(n, &entries));
                 let mut tangent: Vec<(usize, usize)> = sp.tangent.clone();
                 tangent.extend((0..n).map(|i| (i, i)));
                 tangent.sort_unstable();
                 tangent.dedup();
-                let slots = tangent
-                    .iter()
-                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
-                    .collect();
-                (
-                    rows,
-                    tangent,
-                    Matrix::Sparse {
-                        lu,
-                        slots,
-                        pair_slots: Vec::new(),
-                    },
-                )
+                (rows, tangent, Some(entries))
             }
             None => {
                 let rows = vec![(0..n).collect::<Vec<_>>(); m];
                 let tangent = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
-                let mut lu = DenseLu::new();
-                lu.resize(n);
-                (rows, tangent, Matrix::Dense(lu))
+                (rows, tangent, None)
             }
         };
         let mut jrow = vec![0];
@@ -431,14 +512,31 @@ impl AugmentedLagrangianStepper {
                 }
             }
         }
-        let mut matrix = matrix;
-        let sparse = matches!(matrix, Matrix::Sparse { .. });
-        if let Matrix::Sparse { lu, pair_slots, .. } = &mut matrix {
-            *pair_slots = pairs
-                .iter()
-                .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
-                .collect();
-        }
+        let build = || match &pattern {
+            Some(entries) => {
+                let lu = Box::new(SparseLu::new(n, entries));
+                let slots = tangent_entries
+                    .iter()
+                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
+                    .collect();
+                let pair_slots = pairs
+                    .iter()
+                    .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
+                    .collect();
+                Matrix::Sparse {
+                    lu,
+                    slots,
+                    pair_slots,
+                }
+            }
+            None => {
+                let mut lu = DenseLu::new();
+                lu.resize(n);
+                Matrix::Dense(lu)
+            }
+        };
+        let (matrix, projection, projection_raised) = (build(), build(), build());
+        let sparse = pattern.is_some();
         let nnz = jcol.len();
         let z = || vec![0.0; n];
         Self {
@@ -495,8 +593,28 @@ impl AugmentedLagrangianStepper {
             tangent_sparse: false,
             tangent_entries,
             matrix,
+            projection,
+            projection_raised,
+            projection_boost: 1.0,
+            keep_tangent: true,
+            kept: false,
+            theta: 0.0,
+            started_stale: false,
+            kappa_k: f64::INFINITY,
+            kappa_c: f64::INFINITY,
+            row_k: z(),
+            row_c: z(),
+            m_diag: z(),
             max_phi: 0.0,
         }
+    }
+
+    /// Modified Newton across steps on (the default) or off
+    /// ([`KEEP_ITERATION_MATRIX`]): off, every step starts from a fresh
+    /// tangent and factorisation, as before issue 32.
+    pub fn set_keep_iteration_matrix(&mut self, keep: bool) {
+        self.keep_tangent = keep;
+        self.kept &= keep;
     }
 
     /// Whether this stepper was set up for a problem of these sizes and
@@ -548,8 +666,17 @@ impl AugmentedLagrangianStepper {
     }
 
     /// T = M + c_c C + c_k K + s Φ_qᵀΦ_q from the current `mass`, `c`, `k`
-    /// and `jac`, factorised; `false` when singular.
-    fn factor(&mut self, c_c: f64, c_k: f64, boost: f64, stats: &mut crate::Stats) -> bool {
+    /// and `jac`, factorised into the Newton matrix (`newton`) or the
+    /// projection metric; `false` when singular.
+    fn factor(
+        &mut self,
+        newton: bool,
+        raised: bool,
+        c_c: f64,
+        c_k: f64,
+        boost: f64,
+        stats: &mut crate::Stats,
+    ) -> bool {
         stats.n_lu += 1;
         let s = self.s * boost;
         // K and C not evaluated yet (the start, c_c = c_k = 0): zero
@@ -558,7 +685,14 @@ impl AugmentedLagrangianStepper {
             self.dense_tangent();
         }
         let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
-        match &mut self.matrix {
+        let matrix = if newton {
+            &mut self.matrix
+        } else if raised {
+            &mut self.projection_raised
+        } else {
+            &mut self.projection
+        };
+        match matrix {
             Matrix::Dense(lu) => {
                 let t = &mut lu.lu;
                 if no_tangent {
@@ -732,7 +866,10 @@ impl AugmentedLagrangianStepper {
         p.forces(t0, &q, &v, &mut self.r)?;
         p.gamma(t0, &q, &v, &mut self.phi)?;
         self.lam_t.copy_from_slice(&self.y[nq + n..]);
-        if !self.factor(0.0, 0.0, 1.0, ctx.stats) {
+        self.kept = false;
+        self.theta = 0.0;
+        self.projection_boost = 1.0;
+        if !self.factor(false, false, 0.0, 0.0, 1.0, ctx.stats) {
             return Err(EvalError::Singular {
                 what: "augmented-Lagrangian matrix M + s Φ_qᵀΦ_q".into(),
                 t: t0,
@@ -753,7 +890,7 @@ impl AugmentedLagrangianStepper {
             for i in 0..n {
                 x[i] += self.r[i];
             }
-            Self::solve(&mut self.matrix, &mut x, ctx.stats);
+            Self::solve(&mut self.projection, &mut x, ctx.stats);
             let mut cm = std::mem::take(&mut self.cm);
             self.jac_mul(&x, &mut cm);
             self.x = x;
@@ -828,7 +965,60 @@ impl AugmentedLagrangianStepper {
         ctx: &mut StepContext,
     ) -> Result<Result<u32, u32>, EvalError> {
         let c = self.predict(h);
-        let mut st = NewtonState::new(self.s, scale, c.ca);
+        let start = self.newton_start(&c, gated);
+        self.started_stale = start != Start::Fresh;
+        let mut st = NewtonState::new(self.s, scale, c.ca, start, self.theta);
+        let r = self.newton_iterations(p, &c, &mut st, gated, ctx);
+        match r {
+            Ok(Ok(it)) => {
+                self.kept = true;
+                if it >= 2 && st.d_prev.is_finite() {
+                    self.theta = st.d_acc / st.d_prev;
+                } else if !st.stale {
+                    self.theta = 0.0;
+                }
+            }
+            // a failed iteration leaves no matrix to keep
+            _ => self.kept = false,
+        }
+        r
+    }
+
+    /// How the step's Newton iteration starts ([`Start`]): from the kept
+    /// tangent while the last solve contracted (θ ≤ [`REFRESH_RATE`]);
+    /// fresh for the retries (`gated`), when switched off, or with none
+    /// kept.
+    /// Only where the tangent's part of T is small beside the inertia,
+    /// κ_K/c_a + κ_C c_v/c_a ≤ [`KEEP_TANGENT_SHARE`] (κ of
+    /// [`Self::stiffness_ratios`], taken with the kept tangent): the kept
+    /// T then differs from the fresh one by that share times the relative
+    /// change of K and C. S1 with springs of 1e8 N/m at h = 1e-3 s
+    /// (share ≈ 25) failed with the kept tangent at t = 6.38 s under
+    /// newmark where full Newton runs.
+    fn newton_start(&self, c: &StepCoeffs, gated: bool) -> Start {
+        let share = self.kappa_k / c.ca + self.kappa_c * c.cv / c.ca;
+        if self.keep_tangent
+            && self.kept
+            && !gated
+            && self.theta <= REFRESH_RATE
+            && share <= KEEP_TANGENT_SHARE
+        {
+            Start::KeptTangent
+        } else {
+            Start::Fresh
+        }
+    }
+
+    /// The Newton iterations of [`Self::solve_step`] from the state `st`.
+    fn newton_iterations(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        c: &StepCoeffs,
+        st: &mut NewtonState,
+        gated: bool,
+        ctx: &mut StepContext,
+    ) -> Result<Result<u32, u32>, EvalError> {
+        let c = *c;
         for it in 0..MAX_ITER as u32 {
             ctx.stats.n_newton_iter += 1;
             self.trial_from_acceleration(&*p, &c);
@@ -862,7 +1052,7 @@ impl AugmentedLagrangianStepper {
                 st.boosted = gated;
             }
             let phi_prev = std::mem::replace(&mut st.phi_last, phi_max);
-            if it > 0 && phi_max <= c.phi_tol && self.newton_converged(&c, &st, it, ah_max) {
+            if it > 0 && phi_max <= c.phi_tol && self.newton_converged(&c, st, it, ah_max) {
                 if phi_max > self.max_phi {
                     self.max_phi = phi_max;
                 }
@@ -880,12 +1070,16 @@ impl AugmentedLagrangianStepper {
             if refresh {
                 self.refresh_tangent(p, c.t1, ctx)?;
                 st.since_refresh = 0;
+                st.stale = false;
+            } else if it == 0 {
+                // the kept tangent: M and Φ_q at the predictor
+                self.refresh_metric(p, c.t1)?;
             }
             st.since_refresh += 1;
             if refresh || refactor {
                 self.factor_newton(&c, st.boost, ctx)?;
             }
-            if !self.newton_increment(&c, &mut st, ctx) {
+            if !self.newton_increment(&c, st, ctx) {
                 return Ok(Err(it));
             }
         }
@@ -964,8 +1158,13 @@ impl AugmentedLagrangianStepper {
     fn newton_converged(&self, c: &StepCoeffs, st: &NewtonState, it: u32, ah_max: f64) -> bool {
         let d_acc = st.d_acc;
         // linear convergence at rate ρ leaves about ρ/(1 − ρ) of the
-        // last increment to go
-        let rate = d_acc / st.d_prev;
+        // last increment to go; the first increment of a kept matrix is
+        // taken to contract at the kept θ (radau5.f's first iteration)
+        let rate = if it == 1 && st.stale {
+            st.theta_kept
+        } else {
+            d_acc / st.d_prev
+        };
         let to_go = if rate < 0.9 {
             d_acc * rate.max(0.0) / (1.0 - rate)
         } else {
@@ -974,8 +1173,11 @@ impl AugmentedLagrangianStepper {
         // convergence measured in the velocities, Δv = γ h Δâ
         let v_max = self.v_t.iter().fold(0.0f64, |s, x| s.max(x.abs()));
         let tol = VEL_TOL * (1.0 + v_max) / (c.gamma * c.h);
-        let small = d_acc <= tol && (it == 1 || to_go <= TO_GO_FACTOR * tol);
-        let stalled = rate >= 0.5 && d_acc <= STALL_ACC * c.h * (1.0 + ah_max);
+        let small = d_acc <= tol && ((it == 1 && !st.stale) || to_go <= TO_GO_FACTOR * tol);
+        // (a stall is the rounding floor of a fresh tangent; a kept one
+        // converging slowly is refreshed by `adapt` instead: accepted as
+        // stalled, it failed S1 with k = 1e8 under newmark at t = 6.38 s)
+        let stalled = !st.stale && rate >= 0.5 && d_acc <= STALL_ACC * c.h * (1.0 + ah_max);
         small || stalled || d_acc <= c.acc_floor
     }
 
@@ -1052,6 +1254,56 @@ impl AugmentedLagrangianStepper {
                 &mut self.c,
             )?;
         }
+        self.refresh_metric(p, t1)?;
+        (self.kappa_k, self.kappa_c) = self.stiffness_ratios();
+        Ok(())
+    }
+
+    /// κ_K = max_i Σ_j |K_ij| / M_ii and κ_C likewise of C: the sizes of
+    /// K and C beside the inertia ([`Self::newton_start`]); infinite
+    /// where a row of K or C has no inertia on its diagonal.
+    fn stiffness_ratios(&mut self) -> (f64, f64) {
+        let n = self.n;
+        let dense_tangent = !self.tangent_sparse && self.k.nrows() == n;
+        self.row_k.fill(0.0);
+        self.row_c.fill(0.0);
+        for (e, &(i, j)) in self.tangent_entries.iter().enumerate() {
+            let (ke, ce) = if self.tangent_sparse {
+                (self.k_vals[e], self.c_vals[e])
+            } else if dense_tangent {
+                (self.k[(i, j)], self.c[(i, j)])
+            } else {
+                (0.0, 0.0)
+            };
+            self.row_k[i] += ke.abs();
+            self.row_c[i] += ce.abs();
+            if i == j {
+                self.m_diag[i] = self.mass_at(e, i, j).abs();
+            }
+        }
+        let ratio = |row: &[f64], m: &[f64]| {
+            row.iter().zip(m).fold(0.0f64, |r, (&a, &d)| {
+                if a == 0.0 {
+                    r
+                } else if d > 0.0 {
+                    r.max(a / d)
+                } else {
+                    f64::INFINITY
+                }
+            })
+        };
+        (
+            ratio(&self.row_k, &self.m_diag),
+            ratio(&self.row_c, &self.m_diag),
+        )
+    }
+
+    /// M (where it is not constant) and Φ_q at the trial state.
+    fn refresh_metric(
+        &mut self,
+        p: &mut dyn ConstrainedSecondOrderProblem,
+        t1: f64,
+    ) -> Result<(), EvalError> {
         let q = std::mem::take(&mut self.q_t);
         if !p.mass_matrix_is_constant() {
             if let Err(e) = self.eval_mass(p, t1, &q) {
@@ -1073,7 +1325,7 @@ impl AugmentedLagrangianStepper {
         boost: f64,
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
-        if self.factor(c.cv / c.ca, 1.0 / c.ca, boost, ctx.stats) {
+        if self.factor(true, false, c.cv / c.ca, 1.0 / c.ca, boost, ctx.stats) {
             return Ok(());
         }
         Err(EvalError::Singular {
@@ -1116,14 +1368,21 @@ impl AugmentedLagrangianStepper {
         st.d_acc.is_finite()
     }
 
-    /// Factorise the projection metric P = M + s·`pboost` Φ_qᵀΦ_q.
+    /// Factorise the projection metric P = M + s·`pboost` Φ_qᵀΦ_q, into
+    /// `projection` at the step's penalty factor `boost`, else into
+    /// `projection_raised`.
     fn factor_projection(
         &mut self,
         t1: f64,
         pboost: f64,
+        boost: f64,
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
-        if self.factor(0.0, 0.0, pboost, ctx.stats) {
+        let raised = pboost != boost;
+        if !raised {
+            self.projection_boost = boost;
+        }
+        if self.factor(false, raised, 0.0, 0.0, pboost, ctx.stats) {
             Ok(())
         } else {
             Err(EvalError::Singular {
@@ -1188,12 +1447,17 @@ impl AugmentedLagrangianStepper {
                 break;
             }
             if Self::raise_projection_boost(e, e_prev, pboost) {
-                self.factor_projection(t1, *pboost, ctx)?;
+                self.factor_projection(t1, *pboost, self.projection_boost, ctx)?;
             }
             e_prev = e;
             let mut x = std::mem::take(&mut self.x);
             self.jac_tr_mul(self.s * *pboost, &self.cm, &mut x);
-            Self::solve(&mut self.matrix, &mut x, ctx.stats);
+            let metric = if *pboost == self.projection_boost {
+                &mut self.projection
+            } else {
+                &mut self.projection_raised
+            };
+            Self::solve(metric, &mut x, ctx.stats);
             for (vi, xi) in v.iter_mut().zip(&x) {
                 *vi -= xi;
             }
@@ -1312,7 +1576,7 @@ impl AugmentedLagrangianStepper {
                 r?;
             }
             let mut pboost = boost;
-            self.factor_projection(t1, pboost, ctx)?;
+            self.factor_projection(t1, pboost, boost, ctx)?;
             // velocities: Φ_q v = ν (ν = −Φ_t)
             p.velocity_rhs(t1, &self.q_t, &mut self.mu)?;
             let homogeneous = self.mu.iter().all(|&x| x == 0.0);
@@ -1327,11 +1591,10 @@ impl AugmentedLagrangianStepper {
             // the acceleration projection in the step's metric: a penalty
             // raised for it would converge to accelerations and forces
             // of order 1/σ_min² at a singular configuration (3e8 N on the
-            // P-C chain), which the next step then starts from
-            if pboost != boost {
-                pboost = boost;
-                self.factor_projection(t1, pboost, ctx)?;
-            }
+            // P-C chain), which the next step then starts from; that
+            // metric is still factorised in `projection` (the raised one
+            // went to `projection_raised`)
+            pboost = boost;
             // accelerations and multipliers: the index-1 augmented
             // Lagrangian at (t1, q, v), P a = Q − Φ_qᵀλ + s Φ_qᵀγ,
             // λ ← λ + s (Φ_q a − γ), from the Newton iteration's λ. With
@@ -1351,7 +1614,7 @@ impl AugmentedLagrangianStepper {
                 for i in 0..n {
                     x[i] += self.r[i];
                 }
-                Self::solve(&mut self.matrix, &mut x, ctx.stats);
+                Self::solve(&mut self.projection, &mut x, ctx.stats);
                 self.a_t.copy_from_slice(&x);
                 self.x = x;
                 let mut cm = std::mem::take(&mut self.cm);
@@ -1460,13 +1723,22 @@ impl StepAttempt for AugmentedLagrangianStepper {
         // diverge (S1 at h = 1e-3: 17° per step); the same step is tried
         // again with a penalty a hundred and then ten thousand times
         // smaller, updating the multipliers only after Newton converged
+        // (a failed iteration from a kept matrix is first retried with a
+        // fresh one at the same penalty: `kept` is dropped by the failure)
         let mut r = Err(0);
         for (k, scale) in PENALTY_RETRIES.into_iter().enumerate() {
-            r = with_al(p, |cp| self.solve_step(cp, h, scale, k > 0, ctx)).ok_or_else(|| {
-                IntegrateError::BadMethod(
-                    "the augmented Lagrangian needs an index-3 problem".into(),
-                )
-            })??;
+            for _ in 0..2 {
+                r = with_al(p, |cp| self.solve_step(cp, h, scale, k > 0, ctx)).ok_or_else(
+                    || {
+                        IntegrateError::BadMethod(
+                            "the augmented Lagrangian needs an index-3 problem".into(),
+                        )
+                    },
+                )??;
+                if r.is_ok() || !self.started_stale {
+                    break;
+                }
+            }
             if r.is_ok() {
                 break;
             }

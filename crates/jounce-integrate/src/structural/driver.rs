@@ -2485,6 +2485,11 @@ impl Stepper for StructuralStepper {
                 let mut al = keep.unwrap_or_else(|| {
                     Box::new(AugmentedLagrangianStepper::new(scheme, penalty, cp))
                 });
+                al.set_keep_iteration_matrix(
+                    ctx.opts
+                        .param(super::augmented_lagrangian::KEEP_ITERATION_MATRIX, 1.0)
+                        != 0.0,
+                );
                 al.reset(cp, t0, y0, ctx).map(|()| al)
             });
             return match al {

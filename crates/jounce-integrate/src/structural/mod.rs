@@ -15,7 +15,7 @@ use crate::method::{check_params, Family, MethodEntry, MethodInfo, Stability};
 use crate::options::SolverOptions;
 use crate::stepper::Stepper;
 
-pub use augmented_lagrangian::AugmentedLagrangianStepper;
+pub use augmented_lagrangian::{AugmentedLagrangianStepper, KEEP_ITERATION_MATRIX};
 pub use driver::StructuralStepper;
 pub use scheme::{Balance, StructuralScheme};
 
@@ -24,7 +24,11 @@ fn boxed(s: StructuralScheme) -> Box<dyn Stepper> {
 }
 
 fn build_newmark(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("newmark", o, &["beta", "gamma", "energy_conserving"])?;
+    check_params(
+        "newmark",
+        o,
+        &["beta", "gamma", "energy_conserving", KEEP_ITERATION_MATRIX],
+    )?;
     let (beta, gamma) = (o.param("beta", 0.25), o.param("gamma", 0.5));
     let energy_conserving = o.param("energy_conserving", 0.0);
     if energy_conserving == 0.0 {
@@ -48,29 +52,33 @@ fn build_newmark(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> 
 }
 
 fn build_hht(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("hht", o, &["alpha"])?;
+    check_params("hht", o, &["alpha", KEEP_ITERATION_MATRIX])?;
     Ok(boxed(StructuralScheme::hht(o.param("alpha", -0.1))?))
 }
 
 fn build_generalized_alpha(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("generalized_alpha", o, &["rho_inf"])?;
+    check_params("generalized_alpha", o, &["rho_inf", KEEP_ITERATION_MATRIX])?;
     Ok(boxed(StructuralScheme::generalized_alpha(
         o.param("rho_inf", 0.8),
     )?))
 }
 
 fn build_midpoint(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("midpoint_rule", o, &[])?;
+    check_params("midpoint_rule", o, &[KEEP_ITERATION_MATRIX])?;
     Ok(boxed(StructuralScheme::midpoint()))
 }
 
 fn build_wilson(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("wilson", o, &["theta"])?;
+    check_params("wilson", o, &["theta", KEEP_ITERATION_MATRIX])?;
     Ok(boxed(StructuralScheme::wilson(o.param("theta", 1.4))?))
 }
 
 fn build_collocation(o: &SolverOptions) -> Result<Box<dyn Stepper>, IntegrateError> {
-    check_params("collocation", o, &["beta", "gamma", "theta"])?;
+    check_params(
+        "collocation",
+        o,
+        &["beta", "gamma", "theta", KEEP_ITERATION_MATRIX],
+    )?;
     let theta = o.param("theta", 1.4);
     // default β: the lower end of the unconditional-stability range (jalon-bayo eq. 7.42)
     let beta_default = (2.0 * theta * theta - 1.0) / (8.0 * theta.powi(3) - 4.0);
