@@ -453,5 +453,9 @@ fn tumbling_body_under_joint_with_generalized_alpha() {
     for (what, r) in [("energy", re), ("angular momentum", rh), ("state", rd)] {
         assert!((3.0..5.0).contains(&r), "{what}: ratio {r}");
     }
-    assert!(figures[0].0 < 2e-9 && figures[0].1 < 1e-7, "{:?}", figures[0]);
+    assert!(
+        figures[0].0 < 2e-9 && figures[0].1 < 1e-7,
+        "{:?}",
+        figures[0]
+    );
 }

@@ -377,7 +377,10 @@ fn spherical_joints_under_structural_methods_converge_at_second_order() {
                 for i in 0..ts.col("t").len() {
                     let p = ["qw", "qx", "qy", "qz"].map(|c| ts.col(&format!("{body}.{c}"))[i]);
                     let norm = p.iter().map(|x| x * x).sum::<f64>().sqrt();
-                    assert!((norm - 1.0).abs() <= 1e-12, "{method} h = {h}: |p| = {norm}");
+                    assert!(
+                        (norm - 1.0).abs() <= 1e-12,
+                        "{method} h = {h}: |p| = {norm}"
+                    );
                 }
             }
         }

@@ -173,25 +173,27 @@ point2 = [0.0, 0.0, 0.0]
         let (nq, n) = (so.n_positions(), so.ndof());
         assert!(nq > n, "{name}: n_q = {nq}, n = {n}");
         // a moved, turning state on the manifold
-        let turn: Vec<f64> = (0..n).map(|k| 0.4 * ((k as f64) * 0.9 + 0.3).sin()).collect();
+        let turn: Vec<f64> = (0..n)
+            .map(|k| 0.4 * ((k as f64) * 0.9 + 0.3).sin())
+            .collect();
         let mut q = vec![0.0; nq];
         so.integrate_positions(&y[..nq], &turn, &mut q);
-        let v: Vec<f64> = (0..n).map(|k| y[nq + k] + 0.5 * ((k as f64) * 1.3).cos()).collect();
+        let v: Vec<f64> = (0..n)
+            .map(|k| y[nq + k] + 0.5 * ((k as f64) * 1.3).cos())
+            .collect();
         let acc: Vec<f64> = (0..n).map(|k| 0.7 - 0.2 * k as f64).collect();
         let (mut k, mut c) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
         so.tangent(0.2, &q, &v, &acc, &mut k, &mut c).unwrap();
         let mut mass = DMatrix::zeros(n, n);
         let mut forces = vec![0.0; n];
-        let mut residual = |so: &mut dyn jounce_integrate::SecondOrderProblem,
-                            q: &[f64],
-                            v: &[f64]|
-         -> Vec<f64> {
-            so.mass_matrix(0.2, q, &mut mass).unwrap();
-            so.forces(0.2, q, v, &mut forces).unwrap();
-            (0..n)
-                .map(|i| (0..n).map(|j| mass[(i, j)] * acc[j]).sum::<f64>() - forces[i])
-                .collect()
-        };
+        let mut residual =
+            |so: &mut dyn jounce_integrate::SecondOrderProblem, q: &[f64], v: &[f64]| -> Vec<f64> {
+                so.mass_matrix(0.2, q, &mut mass).unwrap();
+                so.forces(0.2, q, v, &mut forces).unwrap();
+                (0..n)
+                    .map(|i| (0..n).map(|j| mass[(i, j)] * acc[j]).sum::<f64>() - forces[i])
+                    .collect()
+            };
         let (mut kf, mut cf) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
         let h = 1e-6;
         let (mut qp, mut qm) = (vec![0.0; nq], vec![0.0; nq]);
