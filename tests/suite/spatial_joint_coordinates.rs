@@ -358,7 +358,7 @@ fn run_structural(path: &str, method: &str, h: f64) -> Series {
 }
 
 /// Structural methods on spherical joints (n_q = 8 quaternion entries,
-/// n_v = 6 rates): `joint` + newmark and generalized_alpha at fixed steps
+/// n_v = 6 rates): `joint` + newmark, generalized_alpha and hht at fixed steps
 /// h = 1e-3 and 5e-4 agree at t = 1 with `augmented` + dop853 (rtol
 /// 1e-12) to their second order, the error ratio between h and h/2 giving
 /// an observed order within 0.2 of 2, and keep every quaternion unit to
@@ -368,7 +368,7 @@ fn spherical_joints_under_structural_methods_converge_at_second_order() {
     let path = "examples/spatial_double_pendulum.toml";
     let bodies = ["link1", "link2"];
     let reference = run(path, "augmented");
-    for method in ["generalized_alpha", "newmark"] {
+    for method in ["generalized_alpha", "newmark", "hht"] {
         let mut errors = [0.0f64; 2];
         for (k, h) in [1e-3, 5e-4].into_iter().enumerate() {
             let ts = run_structural(path, method, h);
