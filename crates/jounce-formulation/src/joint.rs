@@ -40,8 +40,16 @@
 //! correction ([`StepFix::Corrected`]), as `augmented` does for body
 //! coordinates. The Jacobian's upper blocks are then T(q) and
 //! ∂(T(q) v)/∂q, exact (T(q) v is affine in q), its lower ones ∂a/∂q
-//! (n_v × n_q) and ∂a/∂v as above; the second-order form is not offered,
-//! since q'' is not v'.
+//! (n_v × n_q) and ∂a/∂v as above. The second-order form is offered on the
+//! manifold: M(q) v' = f(t, q, v) with the positions moved by the joint
+//! system's retraction q ⊕ Δ ([`SecondOrderProblem::integrate_positions`],
+//! the exponential map of the rotation increment, p ⊗ exp(Δ_ω), then
+//! normalised), so that the structural methods update rotations as the
+//! Lie-group Newmark and generalized-α methods of Brüls & Cardona (2010),
+//! "On the use of Lie group time integrators in multibody dynamics",
+//! J. Comput. Nonlinear Dynam. 5:031002, and as they do on `index3`; K is
+//! then taken along Δ, K_Δ = (∂r/∂q) T(q) (T(q) = ∂(q ⊕ Δ)/∂Δ at Δ = 0,
+//! the map of [`JointCoordinateSystem::position_derivative`]).
 //!
 //! **Output.** [`Formulation::physical_state`] maps (q, v) to body
 //! coordinates by forward kinematics, so results, energies and the
@@ -94,6 +102,12 @@ pub struct Joint<'a, S: MechanicalSystem + ?Sized> {
     acc: Vec<f64>,
     da_dq: DMatrix<f64>,
     da_dv: DMatrix<f64>,
+    /// ∂r/∂q (n × n_q) of the second-order residual before the chain rule
+    /// to the increments Δ (n_q ≠ n only; sized on the first tangent).
+    k_q: DMatrix<f64>,
+    /// The time cap of the second-order form ([`OdeProblem::set_time_cap`]):
+    /// with n_q ≠ n the structural methods see this form unwrapped.
+    t_cap: f64,
     breakpoints: Vec<f64>,
     /// Output buffers of the body multipliers (empty when not computed).
     body: BodyMultipliers,
@@ -180,6 +194,8 @@ impl<'a, S: MechanicalSystem + ?Sized> Joint<'a, S> {
             // that an explicit method never uses
             da_dq: DMatrix::zeros(0, 0),
             da_dv: DMatrix::zeros(0, 0),
+            k_q: DMatrix::zeros(0, 0),
+            t_cap: f64::INFINITY,
             breakpoints: js.breakpoints(),
             body: BodyMultipliers::new(sys.nv(), sys.nc()),
             sys,
@@ -374,19 +390,35 @@ impl<S: MechanicalSystem + ?Sized> OdeProblem for Joint<'_, S> {
         Ok(StepFix::Corrected)
     }
 
-    /// M(q) q'' = f(t, q, v), only when q' = v (n_q = n_v).
+    fn set_time_cap(&mut self, t_cap: f64) {
+        self.t_cap = t_cap;
+    }
+
+    /// M(q) v' = f(t, q, v), with q ⊕ Δ when the positions are not rates
+    /// (module documentation).
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        if self.nq == self.n {
-            Some(self)
-        } else {
-            None
-        }
+        Some(self)
     }
 }
 
 impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
     fn ndof(&self) -> usize {
         self.n
+    }
+
+    fn n_positions(&self) -> usize {
+        self.nq
+    }
+
+    /// q ⊕ Δ of the joint system ([`JointCoordinateSystem::integrate_position`]):
+    /// q + Δ but for a quaternion p ⊗ exp(Δ_ω)/|p ⊗ exp(Δ_ω)|.
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        self.js.integrate_position(q, delta, out);
+    }
+
+    /// q' = T(q) v ([`JointCoordinateSystem::position_derivative`]).
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        self.js.position_derivative(q, v, qdot);
     }
 
     /// M(q) by the composite-rigid-body algorithm for a tree; the identity
@@ -403,6 +435,7 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
     /// f = Q − C by recursive Newton–Euler for a tree; the KKT
     /// acceleration with closure constraints.
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
         if self.m == 0 {
             self.js.bias_forces(&mut self.data, t, q, v, f);
         } else {
@@ -421,6 +454,10 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
     /// K = ∂(M(q) a − f)/∂q, C = −∂f/∂v: recursive Newton–Euler in dual
     /// numbers for a tree; with closure constraints, of r = a − q''(t, q, v),
     /// K = −∂q''/∂q, C = −∂q''/∂v (dual numbers through the KKT system).
+    /// When n_q ≠ n, K along the increments of q ⊕ Δ by the chain rule
+    /// K_Δ = K_q T(q), column j of T(q) = ∂(q ⊕ Δ)/∂Δ_j at Δ = 0 being
+    /// T(q) e_j ([`JointCoordinateSystem::position_derivative`]; a few
+    /// nonzeros, so O(n n_q) per column at most).
     fn tangent(
         &mut self,
         t: f64,
@@ -430,18 +467,58 @@ impl<S: MechanicalSystem + ?Sized> SecondOrderProblem for Joint<'_, S> {
         k: &mut DMatrix<f64>,
         c: &mut DMatrix<f64>,
     ) -> Result<(), EvalError> {
+        let t = t.min(self.t_cap);
+        let (n, nq) = (self.n, self.nq);
         if self.m > 0 {
             self.acceleration_jacobians(t, q, v)?;
-            for i in 0..self.n {
-                for j in 0..self.n {
-                    k[(i, j)] = -self.da_dq[(i, j)];
+            for i in 0..n {
+                for j in 0..n {
                     c[(i, j)] = -self.da_dv[(i, j)];
                 }
             }
+            if nq == n {
+                for i in 0..n {
+                    for j in 0..n {
+                        k[(i, j)] = -self.da_dq[(i, j)];
+                    }
+                }
+                return Ok(());
+            }
+            if self.k_q.shape() != (n, nq) {
+                self.k_q = DMatrix::zeros(n, nq);
+            }
+            for i in 0..n {
+                for j in 0..nq {
+                    self.k_q[(i, j)] = -self.da_dq[(i, j)];
+                }
+            }
+        } else if nq == n {
+            self.js
+                .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, k, c);
             return Ok(());
+        } else {
+            if self.k_q.shape() != (n, nq) {
+                self.k_q = DMatrix::zeros(n, nq);
+            }
+            self.js
+                .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, &mut self.k_q, c);
         }
-        self.js
-            .inverse_dynamics_jacobians(&mut self.data, t, q, v, a, k, c);
+        // K_Δ = K_q T(q), column by column
+        for j in 0..n {
+            self.unit[j] = 1.0;
+            self.js.position_derivative(q, &self.unit, &mut self.rate1);
+            self.unit[j] = 0.0;
+            for i in 0..n {
+                k[(i, j)] = 0.0;
+            }
+            for (l, &tl) in self.rate1.iter().enumerate() {
+                if tl != 0.0 {
+                    for i in 0..n {
+                        k[(i, j)] += self.k_q[(i, l)] * tl;
+                    }
+                }
+            }
+        }
         Ok(())
     }
 

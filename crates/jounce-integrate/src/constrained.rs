@@ -406,7 +406,13 @@ pub struct Unconstrained<'a> {
 
 impl ConstrainedSecondOrderProblem for Unconstrained<'_> {
     fn n_positions(&self) -> usize {
-        self.inner.ndof()
+        self.inner.n_positions()
+    }
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        self.inner.integrate_positions(q, delta, out)
+    }
+    fn position_derivative(&self, q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        self.inner.position_derivative(q, v, qdot)
     }
     fn n_velocities(&self) -> usize {
         self.inner.ndof()

@@ -60,7 +60,7 @@ fn residual<P: SecondOrderProblem + ?Sized>(
 ) -> Result<(), EvalError> {
     p.mass_matrix(t, q, m)?;
     p.forces(t, q, v, f)?;
-    let n = q.len();
+    let n = v.len();
     for i in 0..n {
         let mut s = -f[i];
         for j in 0..n {
@@ -71,7 +71,9 @@ fn residual<P: SecondOrderProblem + ?Sized>(
     Ok(())
 }
 
-/// K = ∂r/∂q and C = ∂r/∂v of r = M(q) a − f(t, q, v) by forward differences.
+/// K = ∂r/∂q and C = ∂r/∂v of r = M(q) a − f(t, q, v) by forward differences;
+/// K along the increments Δ of q ⊕ Δ ([`SecondOrderProblem::integrate_positions`])
+/// when the positions are not rates.
 pub fn fd_tangent<P: SecondOrderProblem + ?Sized>(
     p: &mut P,
     t: f64,
@@ -81,7 +83,7 @@ pub fn fd_tangent<P: SecondOrderProblem + ?Sized>(
     k: &mut DMatrix<f64>,
     c: &mut DMatrix<f64>,
 ) -> Result<(), EvalError> {
-    let n = q.len();
+    let n = v.len();
     let mut m = DMatrix::zeros(n, n);
     let mut f = vec![0.0; n];
     let mut r0 = vec![0.0; n];
@@ -89,11 +91,13 @@ pub fn fd_tangent<P: SecondOrderProblem + ?Sized>(
     residual(p, t, q, v, a, &mut m, &mut f, &mut r0)?;
     let mut qp = q.to_vec();
     let mut vp = v.to_vec();
+    let mut delta = vec![0.0; n];
     for j in 0..n {
-        let d = fd_increment(q[j]);
-        qp[j] = q[j] + d;
+        let d = fd_increment(q.get(j).copied().unwrap_or(0.0));
+        delta[j] = d;
+        p.integrate_positions(q, &delta, &mut qp);
+        delta[j] = 0.0;
         residual(p, t, &qp, v, a, &mut m, &mut f, &mut r1)?;
-        qp[j] = q[j];
         for i in 0..n {
             k[(i, j)] = (r1[i] - r0[i]) / d;
         }

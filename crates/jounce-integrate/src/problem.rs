@@ -307,9 +307,42 @@ pub trait OverdeterminedProblem {
 ///
 /// The first-order form used by the other methods is y = [q; v], with
 /// q' = v and v' = M⁻¹ f (see [`crate::FirstOrderForm`]).
+///
+/// **Positions that are not rates.** The positions may live on a manifold
+/// of larger dimension n_q ≥ n (unit quaternions of spatial rotations):
+/// then q' = T(q) v ([`SecondOrderProblem::position_derivative`]) and the
+/// structural methods move q by a velocity-sized increment Δ through the
+/// problem's retraction q ⊕ Δ ([`SecondOrderProblem::integrate_positions`]),
+/// the Lie-group form of the Newmark and generalized-α updates
+/// q_{n+1} = q_n ⊕ (h v_n + h²(½ − β) a_n + h² β a_{n+1}) (Brüls & Cardona,
+/// "On the use of Lie group time integrators in multibody dynamics",
+/// J. Comput. Nonlinear Dynam. 5 (2010) 031002, eqs. 20–23; the same map
+/// the index-3 form uses, [`crate::ConstrainedSecondOrderProblem::integrate_positions`]).
+/// The state is then y = [q; v] with n_q + n entries; the defaults are the
+/// vector space, n_q = n and q ⊕ Δ = q + Δ.
 pub trait SecondOrderProblem {
-    /// Number of degrees of freedom n = dim(q) = dim(v).
+    /// Number of degrees of freedom n = dim(v) = dim(q'').
     fn ndof(&self) -> usize;
+
+    /// Number of position coordinates n_q = dim(q) ≥ n. Default: n.
+    fn n_positions(&self) -> usize {
+        self.ndof()
+    }
+
+    /// q ⊕ Δ: the position reached from q (len n_q) by the velocity-sized
+    /// increment Δ (len n) into `out` (len n_q). Default: q + Δ (n_q = n).
+    /// Must not allocate.
+    fn integrate_positions(&self, q: &[f64], delta: &[f64], out: &mut [f64]) {
+        for ((o, &qi), &di) in out.iter_mut().zip(q).zip(delta) {
+            *o = qi + di;
+        }
+    }
+
+    /// q' = T(q) v (len n_q), the rate of the positions. Default: q' = v.
+    /// Must not allocate.
+    fn position_derivative(&self, _q: &[f64], v: &[f64], qdot: &mut [f64]) {
+        qdot.copy_from_slice(v);
+    }
 
     /// Mass matrix M(t, q) (n × n).
     fn mass_matrix(&mut self, t: f64, q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError>;
@@ -318,7 +351,8 @@ pub trait SecondOrderProblem {
     fn forces(&mut self, t: f64, q: &[f64], v: &[f64], f: &mut [f64]) -> Result<(), EvalError>;
 
     /// Tangent matrices of the residual r = M(q) a − f(t, q, v):
-    /// K = ∂r/∂q (stiffness, including the mass-matrix derivative term) and
+    /// K = ∂r/∂q (stiffness, including the mass-matrix derivative term;
+    /// n × n, along the increments Δ of q ⊕ Δ when n_q > n) and
     /// C = ∂r/∂v (damping). Default: forward differences.
     fn tangent(
         &mut self,

@@ -283,9 +283,20 @@ impl<P: OdeProblem + ?Sized> OdeProblem for Counting<'_, P> {
     fn breakpoints(&self) -> &[f64] {
         self.inner.breakpoints()
     }
+    /// This wrapper (time-capped) when the positions are rates; the inner
+    /// form itself when they are not (n_q > n: its retraction q ⊕ Δ is a
+    /// `&self` map this wrapper cannot reach through `&mut P`), which then
+    /// caps its time functions itself ([`OdeProblem::set_time_cap`], as the
+    /// constrained forms do).
     fn as_second_order(&mut self) -> Option<&mut dyn SecondOrderProblem> {
-        let so = self.inner.as_second_order()?;
-        self.second_order = (so.ndof(), so.has_exact_tangent());
+        let (nq, n, exact) = {
+            let so = self.inner.as_second_order()?;
+            (so.n_positions(), so.ndof(), so.has_exact_tangent())
+        };
+        if nq != n {
+            return self.inner.as_second_order();
+        }
+        self.second_order = (n, exact);
         Some(self)
     }
     fn as_constrained_second_order(

@@ -134,3 +134,94 @@ fn a_joint_without_inertia_is_refused_naming_it() {
     assert!(matches!(e, FormulationError::SingularMass { .. }), "{e:?}");
     assert!(e.to_string().contains("joint 'pin'"), "{e}");
 }
+
+/// The second-order form of spatial joint coordinates with n_q ≠ n_v (a
+/// free joint: the tumbling body; spherical joints: the spatial double
+/// pendulum, also closed by a distance rod into a loop): K is taken along
+/// the increments of the retraction q ⊕ Δ, so it equals central
+/// differences of r(Δ) = M(q ⊕ Δ) a − f(t, q ⊕ Δ, v) at Δ = 0 (and C
+/// those of r in v) to 1e-6 relative; q ⊕ 0 leaves a q on the manifold
+/// in place. (The tumbling body's K is zero:
+/// torque-free, with body-frame rates its residual does not depend on q;
+/// the pendulums' is not.)
+#[test]
+fn spatial_tangent_along_the_retraction_matches_central_differences() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let pendulum = std::fs::read_to_string(root.join("spatial_double_pendulum.toml")).unwrap();
+    let looped = pendulum.clone()
+        + r#"
+[[joints]]
+name = "closing_rod"
+type = "distance"
+body1 = "ground"
+point1 = [1.5, 1.0, 0.0]
+body2 = "link2"
+point2 = [0.0, 0.0, 0.0]
+"#;
+    let tumbling = std::fs::read_to_string(root.join("tumbling_body.toml")).unwrap();
+    for (name, text, gravity) in [
+        ("tumbling body", tumbling, false),
+        ("spatial double pendulum", pendulum, true),
+        ("closed spatial double pendulum", looped, true),
+    ] {
+        let model = jounce_model::from_str(&text, name).unwrap();
+        let sys = jounce_mechanics::SpatialSystem::from_model(&model).unwrap();
+        let mut f = build("joint", &FormulationSettings::default(), &sys).unwrap();
+        let (q0, v0) = sys.initial_state();
+        let y = f.initial_state(0.0, &q0, &v0).unwrap();
+        let so = f.as_second_order().expect("second-order form");
+        let (nq, n) = (so.n_positions(), so.ndof());
+        assert!(nq > n, "{name}: n_q = {nq}, n = {n}");
+        // a moved, turning state on the manifold
+        let turn: Vec<f64> = (0..n)
+            .map(|k| 0.4 * ((k as f64) * 0.9 + 0.3).sin())
+            .collect();
+        let mut q = vec![0.0; nq];
+        so.integrate_positions(&y[..nq], &turn, &mut q);
+        let v: Vec<f64> = (0..n)
+            .map(|k| y[nq + k] + 0.5 * ((k as f64) * 1.3).cos())
+            .collect();
+        let acc: Vec<f64> = (0..n).map(|k| 0.7 - 0.2 * k as f64).collect();
+        let (mut k, mut c) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+        so.tangent(0.2, &q, &v, &acc, &mut k, &mut c).unwrap();
+        let mut mass = DMatrix::zeros(n, n);
+        let mut forces = vec![0.0; n];
+        let mut residual =
+            |so: &mut dyn jounce_integrate::SecondOrderProblem, q: &[f64], v: &[f64]| -> Vec<f64> {
+                so.mass_matrix(0.2, q, &mut mass).unwrap();
+                so.forces(0.2, q, v, &mut forces).unwrap();
+                (0..n)
+                    .map(|i| (0..n).map(|j| mass[(i, j)] * acc[j]).sum::<f64>() - forces[i])
+                    .collect()
+            };
+        let (mut kf, mut cf) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+        let h = 1e-6;
+        let (mut qp, mut qm) = (vec![0.0; nq], vec![0.0; nq]);
+        for j in 0..n {
+            let mut d = vec![0.0; n];
+            d[j] = h;
+            so.integrate_positions(&q, &d, &mut qp);
+            d[j] = -h;
+            so.integrate_positions(&q, &d, &mut qm);
+            let (rp, rm) = (residual(so, &qp, &v), residual(so, &qm, &v));
+            let (mut vp, mut vm) = (v.clone(), v.clone());
+            vp[j] += h;
+            vm[j] -= h;
+            let (sp, sm) = (residual(so, &q, &vp), residual(so, &q, &vm));
+            for i in 0..n {
+                kf[(i, j)] = (rp[i] - rm[i]) / (2.0 * h);
+                cf[(i, j)] = (sp[i] - sm[i]) / (2.0 * h);
+            }
+        }
+        let (dk, dc) = ((&k - &kf).amax(), (&c - &cf).amax());
+        eprintln!("{name}: K along q ⊕ Δ off central differences by {dk:e}, C by {dc:e}");
+        assert_eq!(kf.amax() > 1e-3, gravity, "{name}: |K| = {:e}", kf.amax());
+        assert_close(&k, &kf, 1e-6, &format!("{name}: K"));
+        assert_close(&c, &cf, 1e-6, &format!("{name}: C"));
+        // q ⊕ 0 is q normalised (q is on the manifold already)
+        let mut same = vec![0.0; nq];
+        so.integrate_positions(&q, &vec![0.0; n], &mut same);
+        let off = (0..nq).map(|i| (same[i] - q[i]).abs()).fold(0.0, f64::max);
+        assert!(off < 1e-15, "{name}: q ⊕ 0 moved q by {off:e}");
+    }
+}

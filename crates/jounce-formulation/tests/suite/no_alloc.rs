@@ -111,8 +111,10 @@ fn joint_does_not_allocate(sys: &PlanarSystem, q0: &[f64], v0: &[f64], model: &s
 
 /// The joint formulation of spatial models with free or spherical joints
 /// (n_q ≠ n_v: q' = T(q) v, the quaternions normalised after each step):
-/// right-hand side, Jacobian, the step's projection and the map back to
-/// body coordinates allocate nothing.
+/// right-hand side, Jacobian, the step's projection, the map back to
+/// body coordinates and the second-order form of the structural methods
+/// (M, f, the tangent along q ⊕ Δ, the retraction and T(q) v) allocate
+/// nothing.
 #[test]
 fn joint_with_free_joints_does_not_allocate() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
@@ -137,13 +139,40 @@ fn joint_with_free_joints_does_not_allocate() {
             vec![0.0; sys.nv()],
             vec![0.0; sys.nc()],
         );
-        // the Jacobian's n × n blocks are sized on its first call
+        let (nq, n) = {
+            let so = f.as_second_order().expect("second-order form");
+            (so.n_positions(), so.ndof())
+        };
+        assert_eq!(nq + n, len, "{file}");
+        let (mut kt, mut ct, mut mass) = (
+            DMatrix::zeros(n, n),
+            DMatrix::zeros(n, n),
+            DMatrix::zeros(n, n),
+        );
+        let (acc, mut fv, delta) = (vec![0.1; n], vec![0.0; n], vec![0.01; n]);
+        let (mut moved, mut rate) = (vec![0.0; nq], vec![0.0; nq]);
+        // the Jacobian's n × n blocks and the tangent's n × n_q block are
+        // sized on their first calls
         f.jacobian(0.05, &y, &mut jac).unwrap();
+        let (yq, yv) = y.split_at(nq);
+        f.as_second_order()
+            .unwrap()
+            .tangent(0.05, yq, yv, &acc, &mut kt, &mut ct)
+            .unwrap();
         let before = allocations();
         for k in 0..5 {
             f.rhs(0.01 * k as f64, &y, &mut dy).unwrap();
         }
         f.jacobian(0.05, &y, &mut jac).unwrap();
+        {
+            let (yq, yv) = y.split_at(nq);
+            let so = f.as_second_order().unwrap();
+            so.mass_matrix(0.05, yq, &mut mass).unwrap();
+            so.forces(0.05, yq, yv, &mut fv).unwrap();
+            so.tangent(0.05, yq, yv, &acc, &mut kt, &mut ct).unwrap();
+            so.integrate_positions(yq, &delta, &mut moved);
+            so.position_derivative(yq, yv, &mut rate);
+        }
         f.after_step(0.05, &mut y).unwrap();
         f.physical_state(0.05, &y, &mut q, &mut v, &mut lambda)
             .unwrap();
