@@ -10,6 +10,7 @@ mod support;
 mod animation;
 mod arm_inverse_dynamics;
 mod augmented_lagrangian;
+mod bdf_tolerance;
 mod beam;
 mod bench;
 mod branch_switch_chain;

@@ -199,6 +199,7 @@ pub fn newton_solve_overdetermined(
         x,
         weights,
         settings,
+        None,
         buf,
         stats,
     )
