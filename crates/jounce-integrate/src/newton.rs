@@ -224,7 +224,7 @@ pub(crate) fn newton_iterate(
     // with the rate of an earlier solve on the same matrix (at least 0.1,
     // below 1) it is judged by that rate
     let mut rate = match prior_rate {
-        Some(r) if r.is_finite() && r >= 0.0 && r < 1.0 => r.max(0.1),
+        Some(r) if (0.0..1.0).contains(&r) => r.max(0.1),
         _ => 0.0,
     };
     let mut eta = if rate > 0.0 {
