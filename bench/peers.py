@@ -11,6 +11,7 @@ comes from this run; nothing is copied from earlier measurements.
     python3 bench/peers.py               # the ratio table (about 10-15 min)
     python3 bench/peers.py --quick       # fewer tolerances and repetitions
     python3 bench/peers.py --all-peers   # also ../shared/peers/run.sh (+9 min)
+    python3 bench/peers.py --only A,B --no-build --binary /tmp/jounce-before --out /tmp/before
 
 Output: bench/results/ratios.md (the table), bench/results/raw.jsonl (one JSON
 line per run, peers and jounce alike).
@@ -53,6 +54,9 @@ ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "jounce-be
 ap.add_argument("--out", default=os.path.join(HERE, "results"))
 ap.add_argument("--only", default="A,B,C", help="problems to run, e.g. A,B")
 ap.add_argument("--no-build", action="store_true", help="use the existing release binary")
+ap.add_argument("--binary", default=None,
+                help="jounce binary to measure (default target/release/jounce): a copy of an earlier "
+                     "build measures before/after in one session")
 ap.add_argument("--timeout", type=float, default=120.0, help="wall-clock limit per peer run [s]")
 a = ap.parse_args()
 
@@ -88,7 +92,7 @@ def setup():
 
 
 setup()
-JOUNCE = os.path.join(REPO, "target", "release", "jounce")
+JOUNCE = a.binary or os.path.join(REPO, "target", "release", "jounce")
 import numpy as np  # noqa: E402  (installed by setup.sh)
 import pa_common  # noqa: E402
 import pb_common  # noqa: E402
@@ -209,10 +213,12 @@ def problem_a():
             for method in ("dop853", "dopri5", "adams_vo", "bdf", "radau5"):
                 pts = []
                 # bdf's error on P-A is about 1e3 rtol (CVODE BDF's too: 1.5e-3 at
-                # rtol 1e-6), so it reaches 1e-7 only at rtol 1e-11 .. 1e-12
+                # rtol 1e-6), so it reaches 1e-7 only at rtol 1e-11 .. 1e-12; 1e-10
+                # too, so that the cost at 1e-7 is interpolated between neighbouring
+                # decades, as CVODE's is
                 for rtol in rtols + ([1e-12] if method == "bdf" else []):
                     if (method == "radau5" and rtol < 1e-9) or (method == "bdf" and rtol < 1e-9
-                                                                and rtol not in (1e-11, 1e-12)):
+                                                                and rtol not in (1e-10, 1e-11, 1e-12)):
                         continue
                     s, ts, cpu = jounce(os.path.join(REPO, "examples", "studies", file), t_end=1.0,
                                         method=method, formulation=form, rtol=rtol, atol=rtol * 1e-3)

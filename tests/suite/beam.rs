@@ -258,11 +258,34 @@ fn study_s4_prints_its_table() {
     );
     for hub in ["0.5", "5"] {
         // 4a as measured, for d of every load and for the axial load's
-        // alone: the cost falls steeply to critical damping (1.45 to 2.03
-        // times from ζ = 0.22) and is least at or above it
+        // alone. With bdf's Newton test of 02eb342 and before (FNEWT 0.03,
+        // two iterations per step) the cost fell steeply to critical
+        // damping (1.45 to 2.03 times from ζ = 0.22) and the claim held.
+        // With CVODE's test (one iteration per step, issue 32) the
+        // oscillation below critical damping no longer costs a second
+        // Newton iteration at every step: d = 1e-4 still costs 1.24-1.45
+        // times the d nearest 2/ω and the least cost is still at or above
+        // 2/ω, but d = 2.5e-4 ties with 5e-4 within the scatter (hub 0.5,
+        // every load: 3848 (3818-3861) against 3761 (3693-3833)), so
+        // "every d below 2/ω dearer beyond the scatter" fails and the
+        // claim does not hold as stated
         for what in ["as d rises", "as d_a rises"] {
             let r = row("4a,", Some(hub), &format!("the cost falls steeply {what}"));
-            assert!(r.ends_with(",holds"), "{r}");
+            assert!(r.ends_with(",does not hold"), "{r}");
+            // the number after the last `key` (the measured part; the
+            // claim itself quotes "costs ≥ 1.3")
+            let after = |key: &str| -> f64 {
+                let i = r.rfind(key).unwrap_or_else(|| panic!("no '{key}' in {r}")) + key.len();
+                let tail = &r[i..];
+                let end = tail
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .unwrap();
+                tail[..end].parse().unwrap()
+            };
+            assert!(after("costs ") >= 1.2, "{r}");
+            let least = r.rfind(" = ").map(|i| &r[i + 3..]).unwrap();
+            let x: f64 = least.split(' ').next().unwrap().parse().unwrap();
+            assert!(x >= 1.0 && least.contains("× 2/ω"), "least below 2/ω: {r}");
         }
         // 4b and 4c hold on both hubs
         for test in ["4b,", "4c,"] {

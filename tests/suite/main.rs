@@ -11,6 +11,7 @@ mod al_tangent_reuse;
 mod animation;
 mod arm_inverse_dynamics;
 mod augmented_lagrangian;
+mod bdf_tolerance;
 mod beam;
 mod bench;
 mod branch_switch_chain;

@@ -171,7 +171,9 @@ impl OdaeCorrector {
 /// `lu` holds the factorised A, `corr` the prepared G, Z, Q
 /// ([`OdaeCorrector::prepare`]); `buf` has len n + p. Convergence is
 /// judged on the increments Δ (which include the corrections onto g = 0)
-/// in the weighted norm, as for square systems.
+/// in the weighted norm, as for square systems, from the contraction rate
+/// `prior_rate` of an earlier solve when given
+/// ([`crate::newton::newton_solve_with_rate`]).
 ///
 /// # Errors
 /// Propagates evaluation errors of `residual`.
@@ -182,6 +184,7 @@ pub fn newton_solve_overdetermined(
     corr: &mut OdaeCorrector,
     weights: &[f64],
     settings: &NewtonSettings,
+    prior_rate: Option<f64>,
     buf: &mut [f64],
     stats: &mut Stats,
 ) -> Result<NewtonOutcome, EvalError> {
@@ -199,6 +202,7 @@ pub fn newton_solve_overdetermined(
         x,
         weights,
         settings,
+        prior_rate,
         buf,
         stats,
     )
@@ -366,6 +370,7 @@ mod tests {
                 max_iter: 30,
                 tol: 1e-13,
             },
+            None,
             &mut buf,
             &mut stats,
         )
