@@ -270,8 +270,7 @@ fn study_s4_prints_its_table() {
         // "every d below 2/ω dearer beyond the scatter" fails and the
         // claim does not hold as stated
         // The accepted criterion of 4a (the amendment: the least cost at
-        // or above 2/ω, the underdamped d dearer) holds on both hubs and
-        // both series
+        // or above 2/ω) holds on both hubs and both series
         for what in ["as d rises", "as d_a rises"] {
             let r = row(
                 "4a,",
