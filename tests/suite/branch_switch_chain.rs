@@ -265,3 +265,41 @@ fn full_matrix() {
         inaccurate.join("\n")
     );
 }
+
+/// bdf on `augmented` at rtol 1e-8 cannot pass the second singular pose
+/// of the 40-loop chain: off the constraints its vector field is singular
+/// there, and its steps shrank to about 10⁻¹⁰ s, creeping on for 8 562
+/// steps (515 s of CPU, each right-hand side a dense KKT factorisation)
+/// before the step size fell below what the arithmetic resolves. The
+/// singularity monitor now says after 50 such steps that the run has
+/// stalled there, naming the pose, in a few hundred steps.
+#[test]
+fn a_run_creeping_through_a_singular_pose_is_stopped_as_stalled() {
+    let integrator = "method = \"bdf\"\nrtol = 1e-8\natol = 1e-8\n";
+    let tag = "N40-augmented-bdf-stall";
+    let text = pc_chain_model(40, "augmented", integrator, T_END, false)
+        .replace("[settings]\n", "[settings]\nstep_history = false\n");
+    let model = jounce_model::from_str(&text, tag).unwrap();
+    let out = scratch(tag);
+    let summary = match run_model(&model, &out, None) {
+        Ok(s) => s,
+        Err(RunError::Integration { summary, .. }) => *summary,
+        Err(e) => panic!("{tag}: {e}"),
+    };
+    let _ = std::fs::remove_dir_all(&out);
+    let e = summary.error.clone().unwrap_or_default();
+    assert_eq!(summary.status, "failed", "{tag}");
+    assert!(
+        e.starts_with(jounce_analysis::singular_configuration::STALLED),
+        "{tag}: {e}"
+    );
+    assert!(e.contains("coupler3_left"), "{tag}: {e}");
+    // at the second singular pose (t ≈ 1.24 on this run's path)
+    assert!(
+        (1.2..1.3).contains(&summary.t_reached),
+        "{tag}: {}",
+        summary.t_reached
+    );
+    let steps = summary.work.steps_accepted;
+    assert!(steps < 1000, "{tag}: {steps} steps before it stopped");
+}

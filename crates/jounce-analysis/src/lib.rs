@@ -35,7 +35,7 @@ pub use modes::{
 };
 pub use period_error::PeriodError;
 pub use recommendation::{recommend, ExplicitLimit, Recommendation};
-pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor};
+pub use singular_configuration::{BranchSwitch, Passage, SingularityMonitor, Stall};
 pub use static_equilibrium::{
     static_equilibrium, static_equilibrium_using, StaticEquilibrium, StaticError, MAX_DENSE_ORDER,
     SPARSE_FROM_ORDER,

@@ -94,6 +94,16 @@ pub const UNRESOLVED_ENERGY_FLOOR: f64 = 1e-2;
 pub const BRANCH_SWITCH: &str = "branch switch";
 /// See [`BRANCH_SWITCH`].
 pub const UNRESOLVED_PASSAGE: &str = "singular passage not resolved";
+/// Consecutive accepted steps deep in a passage (s below [`S_FAILURE`]),
+/// each at a pace that would spend more than [`STALL_MARGIN`] times the
+/// run's step budget on the rest of the run, after which the run is said
+/// to have stalled there ([`SingularityMonitor::stall`]).
+pub const STALL_STEPS: usize = 50;
+/// How far beyond the step budget the pace of a stalled run must reach
+/// (as the stiffness forecast of the step loop, `FORECAST_MARGIN`).
+pub const STALL_MARGIN: f64 = 2.0;
+/// How the message of a [`Stall`] begins.
+pub const STALLED: &str = "stalled at a singular configuration";
 /// Consecutive steps at most that skip σ_min far from singular positions.
 pub const MAX_SKIPPED: usize = 3;
 /// Steps inside a passage from which the accelerations on its sides are
@@ -261,6 +271,72 @@ impl std::fmt::Display for BranchSwitch {
     }
 }
 
+/// A run that creeps through a singular configuration at steps so short
+/// that the rest of it would spend its step budget
+/// ([`SingularityMonitor::stall`]): the formulation's vector field is
+/// singular there off the constraints (an index-1 form: accelerations of
+/// order drift/σ²), so the error control shrinks the steps without end
+/// (bdf on `augmented`, P-C chain of 40 loops at rtol 1e-8: 8 562 steps
+/// of about 10⁻¹⁰ s, 515 s of CPU, before the step size fell below what
+/// the arithmetic resolves).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stall {
+    /// Time of the last accepted step.
+    pub t: f64,
+    /// The longest of the last [`STALL_STEPS`] steps.
+    pub h: f64,
+    /// s = σ_min/σ_generic at the last step.
+    pub s: f64,
+    /// The joints whose rows become dependent.
+    pub joints: Vec<String>,
+    /// Steps the rest of the run would take at pace `h`.
+    pub forecast: f64,
+    /// Whether the drivers push the mechanism into the pose (a lock-up).
+    pub driven: bool,
+    /// The run's end and step budget.
+    pub t_end: f64,
+    /// See `t_end`.
+    pub budget: u64,
+}
+
+impl std::fmt::Display for Stall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.driven {
+            return write!(
+                f,
+                "lock-up at t = {} at a singular configuration of joints {} (σ_min/σ_generic = \
+                 {:.1e}): the drivers demand a motion the mechanism cannot make there (a toggle \
+                 position); the run stalled there (the last {STALL_STEPS} steps at most {:.1e} s \
+                 long, about {:.1e} steps to t = {} at that pace, more than its budget of {}) \
+                 and was stopped early; check the driver's range and the link lengths",
+                self.t,
+                self.joints.join(", "),
+                self.s,
+                self.h,
+                self.forecast,
+                self.t_end,
+                self.budget
+            );
+        }
+        write!(
+            f,
+            "{STALLED} of joints {} at t = {} (σ_min/σ_generic = {:.1e}): the last \
+             {STALL_STEPS} steps were at most {:.1e} s long, a pace at which the run to \
+             t = {} would take about {:.1e} steps, more than its budget of {}: stopped early \
+             instead of spending it. The formulation cannot pass this pose at this \
+             tolerance; another step size or tolerance, or the formulation made for such \
+             poses (augmented_lagrangian at a fixed step), may pass it",
+            self.joints.join(", "),
+            self.t,
+            self.s,
+            self.h,
+            self.t_end,
+            self.forecast,
+            self.budget
+        )
+    }
+}
+
 /// The per-step monitor (module documentation). Set up once; `observe`
 /// allocates only when a passage opens or closes.
 pub struct SingularityMonitor {
@@ -312,6 +388,11 @@ pub struct SingularityMonitor {
     labels: Vec<String>,
     /// The bodies of the velocity coordinates, for the turn of each.
     bodies: BodyTurns,
+    /// The run's end and step budget ([`SingularityMonitor::set_horizon`]).
+    horizon: Option<(f64, u64)>,
+    /// Consecutive steps deep in a passage at a stalling pace, and the
+    /// longest of them.
+    stalled: (usize, f64),
 }
 
 /// The joint name of a constraint row label ("joint 'pivot1' (x)" →
@@ -394,6 +475,8 @@ impl SingularityMonitor {
             passages: Vec::new(),
             labels: (0..m).map(|r| joint_of(&sys.constraint_label(r))).collect(),
             bodies: BodyTurns::new(sys),
+            horizon: None,
+            stalled: (0, 0.0),
         };
         if m > 0 {
             mon.sigma_ref = mon.sigma_min(sys, t0, q0, ITERATIONS_START);
@@ -422,6 +505,54 @@ impl SingularityMonitor {
         self.energy_bound = rtol.map_or(SWITCH_ENERGY, |r| {
             (1e3 * r).clamp(UNRESOLVED_ENERGY_FLOOR, SWITCH_ENERGY)
         });
+    }
+
+    /// The run's end time and step budget (`max_steps`), which
+    /// [`SingularityMonitor::stall`] needs; without them no run stalls.
+    pub fn set_horizon(&mut self, t_end: f64, budget: u64) {
+        self.horizon = Some((t_end, budget));
+    }
+
+    /// Whether the run has stalled at a singular configuration, judged
+    /// after [`SingularityMonitor::observe`] of each accepted step: the
+    /// last [`STALL_STEPS`] steps all ended deep in one passage (s below
+    /// [`S_FAILURE`]), each shorter than (t_end − t)/([`STALL_MARGIN`] ·
+    /// budget), so that at their pace the rest of the run would take more
+    /// than [`STALL_MARGIN`] times the step budget. The same forecast as the
+    /// step loop's for stiffness, on the steps of the passage only, since a
+    /// step size that collapses at a singular pose stays collapsed (module
+    /// documentation of [`Stall`]).
+    pub fn stall(&mut self, t: f64) -> Option<Stall> {
+        let (t_end, budget) = self.horizon?;
+        let h = self.h_prev;
+        let pace = (t_end - t) / (STALL_MARGIN * budget as f64);
+        let deep = self.open.is_some() && self.s_last < S_FAILURE;
+        if !(deep && h.is_finite() && h < pace) {
+            self.stalled = (0, 0.0);
+            return None;
+        }
+        self.stalled.0 += 1;
+        self.stalled.1 = self.stalled.1.max(h);
+        if self.stalled.0 < STALL_STEPS {
+            return None;
+        }
+        let h = self.stalled.1;
+        let o = self.open.as_ref()?;
+        let joints = if o.joints.is_empty() {
+            self.joints_of(&self.u_min)
+        } else {
+            o.joints.clone()
+        };
+        Some(Stall {
+            t,
+            h,
+            s: self.s_last,
+            joints,
+            forecast: (t_end - t) / h,
+            driven: o.driven,
+            t_end,
+            budget,
+        })
     }
 
     /// (E, T) at (t, q, v) when the model is conservative, else zeros.
@@ -1268,6 +1399,61 @@ t_end = 1.0
         let text = switch.to_string();
         assert!(text.starts_with("branch switch at t = 1.57"), "{text}");
         assert!(text.contains("pivot0"), "{text}");
+    }
+
+    /// Steps on the parallelogram branch from φ = 1.5 towards the
+    /// singular pose π/2, each a fixed fraction of the way left, as an
+    /// integrator whose step size collapses there takes them; `budget`
+    /// and t_end = 3 the horizon. Returns the step count at which the
+    /// monitor said the run stalled, and its message.
+    fn creep(fraction: f64, budget: Option<u64>) -> Option<(usize, String)> {
+        let sys = parallelogram();
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        let (q0, _) = state(0.0, 1.0);
+        let mut mon = SingularityMonitor::new(&sys, 0.0, &q0, 0);
+        if let Some(b) = budget {
+            mon.set_horizon(3.0, b);
+        }
+        let mut t = 0.0;
+        // regular steps to φ = 1.5, then the creep
+        for k in 1..=150 {
+            t = 0.01 * k as f64;
+            let (q, v) = state(t, 1.0);
+            mon.observe(&sys, t, &q, &v).expect("no switch");
+            assert!(
+                mon.stall(t).is_none(),
+                "stalled at t = {t} far from the pose"
+            );
+        }
+        for k in 1..=400 {
+            t += fraction * (half_pi - t);
+            let (q, v) = state(t, 1.0);
+            mon.observe(&sys, t, &q, &v).expect("no switch");
+            if let Some(stall) = mon.stall(t) {
+                return Some((k, stall.to_string()));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_run_creeping_into_a_singular_pose_has_stalled_after_stall_steps_there() {
+        // steps of a tenth of the distance left: within about 60 steps
+        // they are shorter than 3/(2 · 1e6) and s is below S_FAILURE
+        let (k, text) = creep(0.1, Some(1_000_000)).expect("the creep is a stall");
+        assert!(
+            (STALL_STEPS..STALL_STEPS + 120).contains(&k),
+            "stalled after {k} creeping steps"
+        );
+        assert!(text.starts_with(STALLED), "{text}");
+        for joint in ["pivot0", "pivot1", "left", "right"] {
+            assert!(text.contains(joint), "{text}");
+        }
+        // the same creep with a budget that its pace does not exceed goes
+        // on: the steps of 10⁻¹⁸ s at the end are within 3e18 / 2
+        assert!(creep(0.1, Some(u64::MAX / 2)).is_none());
+        // no horizon, no judgement
+        assert!(creep(0.1, None).is_none());
     }
 
     /// A chain of n parallelograms (the P-C chain of `bench/pc_chain.py`):

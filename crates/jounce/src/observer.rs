@@ -222,8 +222,9 @@ pub struct RunObserver<'a> {
     pub warn_on_switch: bool,
     /// Branch switches recorded under `warn_on_switch`.
     pub switch_warnings: Vec<String>,
-    /// Whether a branch switch (or an unresolved singular passage)
-    /// stopped the run: its error says so already.
+    /// Whether the singularity monitor stopped the run (a branch switch,
+    /// an unresolved singular passage, a stall at a singular pose): its
+    /// error says so already.
     pub stopped_by_switch: bool,
     /// The per-step history `steps.csv`, if kept ([`STEPS_HEADER`]).
     pub steps: Option<&'a mut dyn RowSink>,
@@ -403,7 +404,15 @@ impl<'a> Observer<dyn Formulation + 'a> for RunObserver<'_> {
         };
         form.physical_motion(t, y, &mut self.q_step, &mut self.v_step, lambda)?;
         match mon.observe(self.sys, t, &self.q_step, &self.v_step) {
-            Ok(()) => Ok(()),
+            // a run creeping through a singular pose stops whatever
+            // `on_failure` says: like a spent step budget, it is no check
+            Ok(()) => match mon.stall(t) {
+                Some(stall) => {
+                    self.stopped_by_switch = true;
+                    Err(EvalError::Other(stall.to_string()))
+                }
+                None => Ok(()),
+            },
             Err(switch) if self.warn_on_switch => {
                 self.switch_warnings
                     .push(format!("check failed (run continued): {switch}"));

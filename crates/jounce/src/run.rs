@@ -571,6 +571,7 @@ fn run_observer<'a>(
         jounce_analysis::SingularityMonitor::new(sys, 0.0, q0, run_sys.redundancy.rows.len());
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(adaptive_rtol);
+    mon.set_horizon(model.settings.t_end, model.settings.integrator.max_steps);
     obs.singular = Some(mon);
     obs.crossings = crate::trust::BreakpointCrossings::new(model);
     obs.beams = crate::beam_strain::BeamStrainWatch::new(model, sys);

@@ -285,6 +285,7 @@ pub(crate) fn integrate_spatial_model(
         jounce_analysis::SingularityMonitor::new(&sys, 0.0, &asm.q, run_sys.redundancy.rows.len());
     mon.set_conservative(crate::setup::is_conservative(model));
     mon.set_energy_bound(opts.fixed_step.is_none().then_some(opts.rtol));
+    mon.set_horizon(model.settings.t_end, opts.max_steps);
     obs.singular = Some(mon);
     let result = jounce_integrate::solve(
         form.as_mut(),
