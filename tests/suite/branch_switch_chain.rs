@@ -217,25 +217,28 @@ fn check(rows: &[Row]) -> Vec<String> {
     inaccurate
 }
 
-/// The matrix sampled to run in well under a minute on one core: N = 10
-/// whole but for projection with bdf at 1e-8 (40 s at the third singular
-/// pose, where it fails), N = 40 with dop853 at every tolerance, dopri5
-/// down to 1e-7 (at 1e-8 it crawls through the second pose for minutes),
-/// radau5 at 1e-4 and bdf at 1e-4, 1e-5 and 1e-8 (radau5 at N = 40 takes
-/// 4-14 s a run). [`full_matrix`] runs every case.
+/// Every case of the matrix (N = 10 and 40, four methods, three
+/// formulations, five tolerances; `PC_CHAIN_ONLY=N40-projection-bdf cargo
+/// test --test suite branch_switch_chain:: -- --nocapture` runs the cases
+/// whose tag contains it). It was sampled while runs that crept through a
+/// singular pose took minutes each (bdf on augmented at 1e-8: 515 s);
+/// stopped as stalled there
+/// ([`a_run_creeping_through_a_singular_pose_is_stopped_as_stalled`]), the
+/// whole matrix takes about 15 s of CPU in release. Run whole, it found
+/// radau5 on index3 at rtol 1e-5 completing the 40-loop chain 0.18 rad
+/// (1.8·10⁴ tol) off θ(t), on its branch, after gaining 0.4 % of the
+/// kinetic energy in its first passage: the energy bound of a passage is
+/// 10² rtol since (`SingularityMonitor::set_energy_bound`).
 #[test]
 fn no_pc_chain_run_completes_off_its_branch() {
-    let rows = run_matrix(|n, method, form, tol| match (n, method) {
-        (10, _) => !(form == "projection" && method == "bdf" && tol < 5e-8),
-        (_, "dopri5") => tol > 5e-8,
-        (_, "dop853") => true,
-        (_, "radau5") => tol > 5e-5,
-        _ => {
-            // bdf: 1e-4, 1e-5 and 1e-8, but projection at 1e-8
-            let slow = (5e-8..=5e-6).contains(&tol) || (form == "projection" && tol < 5e-8);
-            !slow
-        }
-    });
+    let only = std::env::var("PC_CHAIN_ONLY").unwrap_or_default();
+    let rows =
+        run_matrix(|n, method, form, tol| format!("N{n}-{form}-{method}-{tol:e}").contains(&only));
+    assert!(
+        only.is_empty() || !rows.is_empty(),
+        "no case matches {only}"
+    );
+    assert!(!only.is_empty() || rows.len() >= 100, "{} runs", rows.len());
     let inaccurate = check(&rows);
     eprintln!(
         "on their branch but more than 100 tol off θ(t):\n{}",
@@ -243,26 +246,10 @@ fn no_pc_chain_run_completes_off_its_branch() {
     );
     // not vacuous: both outcomes occur
     assert!(
-        rows.iter().any(|r| r.status == "completed")
-            && rows.iter().any(|r| r.error.starts_with("branch switch")),
+        !only.is_empty()
+            || (rows.iter().any(|r| r.status == "completed")
+                && rows.iter().any(|r| r.error.starts_with("branch switch"))),
         "the matrix is vacuous"
-    );
-}
-
-/// All 120 cases (`cargo test --release --test suite branch_switch_chain:: --
-/// --ignored`; `PC_CHAIN_ONLY=N40-projection-bdf` runs the cases whose
-/// tag contains it): N = 40 with projection and bdf at 1e-8, and with
-/// augmented and dopri5 at 1e-8, each take more than 4 minutes.
-#[test]
-#[ignore]
-fn full_matrix() {
-    let only = std::env::var("PC_CHAIN_ONLY").unwrap_or_default();
-    let rows =
-        run_matrix(|n, method, form, tol| format!("N{n}-{form}-{method}-{tol:e}").contains(&only));
-    let inaccurate = check(&rows);
-    eprintln!(
-        "on their branch but more than 100 tol off θ(t):\n{}",
-        inaccurate.join("\n")
     );
 }
 

@@ -86,8 +86,8 @@ pub const SWITCH_ENERGY: f64 = 0.1;
 /// The least energy change across a passage, relative to the kinetic
 /// energy, that stops a run whose tolerance asks for more accuracy
 /// ([`SingularityMonitor::set_energy_bound`]): below it the change may be
-/// the ordinary error of a loose or explicit run.
-pub const UNRESOLVED_ENERGY_FLOOR: f64 = 1e-2;
+/// the ordinary error of a run's steps across the passage.
+pub const UNRESOLVED_ENERGY_FLOOR: f64 = 1e-3;
 /// How the message of a [`BranchSwitch`] begins: a switch of assembly
 /// branch, or a passage on the branch whose energy change the tolerance
 /// does not allow.
@@ -212,7 +212,7 @@ impl std::fmt::Display for BranchSwitch {
                 "{UNRESOLVED_PASSAGE} at t = {}: the mechanism passed a singular \
                  configuration of joints {} (σ_min/σ_generic = {:.1e}) between t = {} and \
                  t = {}, and the total energy of the conservative model changed by {:.1} % of \
-                 the kinetic energy within it, where the tolerance allows {:.0} %. The motion \
+                 the kinetic energy within it, where the tolerance allows {:.1} %. The motion \
                  after it is wrong (it lags or leads the true one); use a smaller tolerance \
                  through the singular position, another method (radau5 resolves such \
                  passages), or a fixed step with a formulation that keeps positions on the \
@@ -494,16 +494,23 @@ impl SingularityMonitor {
     /// The change of total energy across a passage, relative to the kinetic
     /// energy, that stops a conservative run: [`SWITCH_ENERGY`] (a branch
     /// switch) unless the run asks for more accuracy. An adaptive run at
-    /// rtol is held to 10³ rtol, between [`UNRESOLVED_ENERGY_FLOOR`] and
+    /// rtol is held to 10² rtol, between [`UNRESOLVED_ENERGY_FLOOR`] and
     /// [`SWITCH_ENERGY`]: a passage that loses several per cent of the
     /// energy at rtol = 1e-8 was not resolved by the error control, and the
     /// motion after it lags the true one by whole turns (P-C parallelogram,
     /// penalty with adaptive generalized-α at 1e-8: 4.6 % lost in one
     /// passage, 12.8 rad off at t = 10 s while the local errors claimed
-    /// 1e-4), although it stays on its assembly branch.
+    /// 1e-4), although it stays on its assembly branch. Why 10² rtol: a
+    /// relative change ε = ΔE/T changes the speed by ε/2, so the phase
+    /// after the passage drifts by about ε/2 · ωτ, a few radians times ε
+    /// over the turns that follow; to stay within the 100 rtol of the
+    /// crank angle that issue 31 asks, ε must stay near 10² rtol. At 10³
+    /// rtol (and a floor of 1 %) radau5 on `index3` at rtol 1e-5 completed
+    /// the 40-loop P-C chain 0.18 rad (1.8·10⁴ rtol) off the exact angle
+    /// after gaining 0.4 % of the kinetic energy in its first passage.
     pub fn set_energy_bound(&mut self, rtol: Option<f64>) {
         self.energy_bound = rtol.map_or(SWITCH_ENERGY, |r| {
-            (1e3 * r).clamp(UNRESOLVED_ENERGY_FLOOR, SWITCH_ENERGY)
+            (1e2 * r).clamp(UNRESOLVED_ENERGY_FLOOR, SWITCH_ENERGY)
         });
     }
 
@@ -1546,8 +1553,9 @@ t_end = 1.0
 
     /// A conservative run that loses 3 % of its kinetic energy in a passage
     /// (its speed falls by 1.5 %, on its branch) goes on at a fixed step
-    /// (bound 10 %) and stops at rtol = 1e-8 (bound 1 %), naming the
-    /// unresolved passage, not a branch switch.
+    /// (bound 10 %) and at rtol = 1e-3 (10²·rtol = 10 %), and stops at
+    /// rtol = 1e-8 (bound 0.1 %), naming the unresolved passage, not a
+    /// branch switch.
     #[test]
     fn energy_lost_in_a_passage_stops_a_run_whose_tolerance_forbids_it() {
         let sys = parallelogram();
@@ -1572,6 +1580,7 @@ t_end = 1.0
             Ok::<_, BranchSwitch>(mon.passages().len())
         };
         assert_eq!(run(None).expect("within 10 %"), 1);
+        assert_eq!(run(Some(1e-3)).expect("within 10 %"), 1);
         let stop = run(Some(1e-8)).expect_err("3 % is more than rtol 1e-8 allows");
         assert!(
             stop.energy_change > 0.02 && stop.energy_change < 0.04,
@@ -1582,6 +1591,6 @@ t_end = 1.0
             text.starts_with("singular passage not resolved at t = 1.57"),
             "{text}"
         );
-        assert!(text.contains("allows 1 %"), "{text}");
+        assert!(text.contains("allows 0.1 %"), "{text}");
     }
 }
