@@ -39,6 +39,8 @@ ap.add_argument("--reps", type=int, default=3)
 ap.add_argument("--peers", default=PEERS_SRC)
 ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "radau5-overhead"))
 ap.add_argument("--only", default="A,B")
+ap.add_argument("--timeout", type=float, default=30.0, help="wall-clock limit per CVODE run [s] (pb_cvode "
+                "at b = 2e4 does not finish at rtol 1e-7 in naive mode)")
 a = ap.parse_args()
 
 BIN = [tuple(b.split("=", 1)) for b in a.binary]
@@ -133,9 +135,13 @@ def pb_round():
     fn = os.path.join(a.out, "tx.bin")
     curves = {"CVODE": []}
     for rtol in PB_RTOLS:
-        r = json.loads(subprocess.run([os.path.join(WORK, "pb_cvode"), repr(b), "0.0", "naive", repr(rtol),
-                                       repr(rtol * 1e-3), str(a.reps), fn],
-                                      capture_output=True, text=True, check=True).stdout)
+        try:
+            r = json.loads(subprocess.run([os.path.join(WORK, "pb_cvode"), repr(b), "0.0", "naive", repr(rtol),
+                                           repr(rtol * 1e-3), str(a.reps), fn], capture_output=True,
+                                          text=True, check=True, timeout=a.timeout).stdout)
+        except subprocess.TimeoutExpired:
+            RAW.write(json.dumps({"p": "B", "who": "CVODE", "rtol": rtol, "status": "timeout"}) + "\n")
+            continue
         tx = np.fromfile(fn, dtype=np.float64).reshape(-1, 2)
         err = pb_common.errors(b, "step", tx[:, 0], tx[:, 1])["err_max_vs_exact"]
         curves["CVODE"].append((err, r["cpu_s"]))

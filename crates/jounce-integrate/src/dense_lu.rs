@@ -155,7 +155,8 @@ mod tests {
     #[test]
     fn singular_complex_matrix_is_refused() {
         let c = C::new;
-        let a = DMatrix::from_row_slice(2, 2, &[c(1.0, 1.0), c(2.0, 0.0), c(1.0, 1.0), c(2.0, 0.0)]);
+        let a =
+            DMatrix::from_row_slice(2, 2, &[c(1.0, 1.0), c(2.0, 0.0), c(1.0, 1.0), c(2.0, 0.0)]);
         let mut lu = DenseLu::<C>::new();
         lu.resize(2);
         lu.lu.copy_from(&a);

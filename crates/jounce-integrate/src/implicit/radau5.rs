@@ -387,7 +387,12 @@ mod tests {
         fn ndof(&self) -> usize {
             2
         }
-        fn mass_matrix(&mut self, _t: f64, _q: &[f64], m: &mut DMatrix<f64>) -> Result<(), EvalError> {
+        fn mass_matrix(
+            &mut self,
+            _t: f64,
+            _q: &[f64],
+            m: &mut DMatrix<f64>,
+        ) -> Result<(), EvalError> {
             m.fill_with_identity();
             Ok(())
         }
@@ -482,12 +487,34 @@ mod tests {
         };
         let y0 = [1.0, 0.5, 0.0, 0.0];
         let mut reduced = Radau5::new();
-        let a = solve(&mut pair(), &mut reduced, 0.0, &y0, 2.0, &opts, &mut Discard).unwrap();
+        let a = solve(
+            &mut pair(),
+            &mut reduced,
+            0.0,
+            &y0,
+            2.0,
+            &opts,
+            &mut Discard,
+        )
+        .unwrap();
         assert_eq!(reduced.form.split, Some(2), "the reduced path was taken");
         let mut full = Radau5::new();
-        let b = solve(&mut Hidden(pair()), &mut full, 0.0, &y0, 2.0, &opts, &mut Discard).unwrap();
+        let b = solve(
+            &mut Hidden(pair()),
+            &mut full,
+            0.0,
+            &y0,
+            2.0,
+            &opts,
+            &mut Discard,
+        )
+        .unwrap();
         assert_eq!(full.form.split, None);
-        assert!(a.stats.n_accept > 100, "a stiff run: {} steps", a.stats.n_accept);
+        assert!(
+            a.stats.n_accept > 100,
+            "a stiff run: {} steps",
+            a.stats.n_accept
+        );
         assert_eq!(a.stats.n_accept, b.stats.n_accept);
         assert_eq!(a.stats.n_reject, b.stats.n_reject);
         assert_eq!(a.stats.n_rhs, b.stats.n_rhs);
@@ -495,7 +522,12 @@ mod tests {
         assert_eq!(a.stats.n_jac, b.stats.n_jac);
         for m in 0..4 {
             let d = (a.y[m] - b.y[m]).abs();
-            assert!(d <= 1e-10 * (1.0 + b.y[m].abs()), "y[{m}]: {} against {}", a.y[m], b.y[m]);
+            assert!(
+                d <= 1e-10 * (1.0 + b.y[m].abs()),
+                "y[{m}]: {} against {}",
+                a.y[m],
+                b.y[m]
+            );
         }
         assert_eq!(reduced.name(), "radau5");
     }
