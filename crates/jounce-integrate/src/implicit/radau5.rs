@@ -27,10 +27,11 @@
 //!
 //! (c I − A_v − A_q/c) x2 = b2 + A_q b1 / c,   x1 = (b1 + x2)/c,
 //!
-//! the case M1 = M2 = n/2 of radau5.f's special structure (IWORK(9),
-//! IWORK(10); HW II, IV.8, "Implementation of implicit Runge–Kutta
-//! methods", second-order problems): LU of d × d instead of n × n
-//! matrices, an eighth of the work, the solutions the same to round-off.
+//! the case M1 = M2 = n/2 of radau5.f's special structure
+//! y'_i = y_{i+M2}, i ≤ M1 (IWORK(9), IWORK(10); the reduced
+//! decompositions and solves of dc_decsol.f's DECOMR/DECOMC and
+//! SLVRAR/SLVRAI): LU of d × d instead of n × n matrices, an eighth of
+//! the elimination, the solutions the same to round-off.
 
 use nalgebra::DMatrix;
 
