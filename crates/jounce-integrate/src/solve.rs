@@ -1022,11 +1022,7 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
                 StepEvents::Stands(event) => event,
             };
             let t_end_step = event.map(|e| e.0).unwrap_or(tb);
-            self.grid_outputs(t_end_step)?;
-            self.report_step(ta, t_end_step)?;
-            if self.rep.quadrature {
-                self.quadrature_rest(t_end_step)?;
-            }
+            self.observe_step(ta, t_end_step)?;
             if let Some((te, idx)) = event {
                 match self.take_event(te, idx, ta)? {
                     AfterEvent::Stop => return Ok(()),
@@ -1171,27 +1167,52 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
         Ok(StepEvents::Stands(event))
     }
 
-    /// Dense output: the grid points t0 + k dt inside the step (before
-    /// `t_end_step`, its end or its event), interpolated on the method's
-    /// continuous solution. The CPU clock (a system call of about a
-    /// microsecond here, as long as a small step) is paused only around
-    /// steps that have output, not at every step.
-    fn grid_outputs(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
-        let Some(dt) = self.rep.dt_out else {
-            return Ok(());
-        };
-        let (t0, t_end) = (self.t0, self.t_end);
-        let due = |k: u64| {
-            let to = t0 + k as f64 * dt;
-            (to < t_end_step - 1e-12 * dt && to < t_end).then_some(to)
-        };
-        if due(self.rep.out_k).is_none() {
-            return Ok(());
+    /// The observer's share of a step: the grid outputs inside it, the
+    /// step hook and the history record, the quadrature to its end. The
+    /// CPU clock (a system call of about a microsecond here, as long as a
+    /// small step) is paused once around all of it, and only at steps where
+    /// some of it is due (an output, the history, the quadrature), not at
+    /// every step; the interpolant's extra stages for the outputs are
+    /// integration work, counted.
+    fn observe_step(&mut self, ta: f64, t_end_step: f64) -> Result<(), IntegrateError> {
+        let outputs = self.next_output(t_end_step).is_some();
+        if outputs {
+            self.cx.stepper.prepare_dense_output(self.cx.p)?;
         }
-        // the interpolant's extra stages are integration work
-        self.cx.stepper.prepare_dense_output(self.cx.p)?;
-        self.clock.pause();
-        while let Some(to) = due(self.rep.out_k) {
+        let paused = outputs || self.rep.history || self.rep.quadrature;
+        if paused {
+            self.clock.pause();
+        }
+        let result = self.observe_uncounted(ta, t_end_step);
+        if paused {
+            self.clock.resume();
+        }
+        result
+    }
+
+    /// The observer's work of [`Self::observe_step`] in turn: outputs,
+    /// step hook and history, quadrature.
+    fn observe_uncounted(&mut self, ta: f64, t_end_step: f64) -> Result<(), IntegrateError> {
+        self.grid_outputs(t_end_step)?;
+        self.report_step(ta, t_end_step)?;
+        if self.rep.quadrature {
+            self.quadrature_rest(t_end_step)?;
+        }
+        Ok(())
+    }
+
+    /// The next point t0 + k dt of the output grid inside the step (before
+    /// `t_end_step`, its end or its event) and before t_end, if any.
+    fn next_output(&self, t_end_step: f64) -> Option<f64> {
+        let dt = self.rep.dt_out?;
+        let to = self.t0 + self.rep.out_k as f64 * dt;
+        (to < t_end_step - 1e-12 * dt && to < self.t_end).then_some(to)
+    }
+
+    /// Dense output: the grid points inside the step, interpolated on the
+    /// method's continuous solution (the clock paused by the caller).
+    fn grid_outputs(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
+        while let Some(to) = self.next_output(t_end_step) {
             if self.rep.quadrature {
                 quadrature_to(
                     self.cx.observer,
@@ -1207,19 +1228,18 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             *self.cx.last_out = to;
             self.rep.out_k += 1;
         }
-        self.clock.resume();
         Ok(())
     }
 
-    /// The observer's step hook (counted: it must be cheap; a progress bar
-    /// redraws at most a thousand times) and, when on, the step's record
-    /// of the per-step history, outside the CPU time.
+    /// The observer's step hook (it must be cheap: counted at steps where
+    /// nothing else of the observer's is due; a progress bar redraws at
+    /// most a thousand times) and, when on, the step's record of the
+    /// per-step history (the clock paused by the caller).
     fn report_step(&mut self, ta: f64, t_end_step: f64) -> Result<(), IntegrateError> {
         self.cx
             .observer
             .step(t_end_step, t_end_step - ta, self.cx.stats);
         if self.rep.history {
-            self.clock.pause();
             let now = Tally::of(self.cx.stats, self.cx.p);
             let last = self.rep.last;
             let e = now.error - last.error;
@@ -1235,16 +1255,15 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
                 cpu_seconds: self.clock.total,
             })?;
             self.rep.last = now;
-            self.clock.resume();
         }
         Ok(())
     }
 
     /// The rest of the step, to `t_end_step`, for the observer's
     /// quadrature on its continuous solution; preparing it is not counted
-    /// as the method's work when no output asked for it.
+    /// as the method's work when no output asked for it (the clock paused
+    /// by the caller).
     fn quadrature_rest(&mut self, t_end_step: f64) -> Result<(), IntegrateError> {
-        self.clock.pause();
         let counted = (self.cx.p.n_rhs, self.cx.p.n_jac);
         self.cx.stepper.prepare_dense_output(self.cx.p)?;
         (self.cx.p.n_rhs, self.cx.p.n_jac) = counted;
@@ -1256,7 +1275,6 @@ impl<'r, 'p, P: OdeProblem + ?Sized> Driver<'r, 'p, P> {
             t_end_step,
             &mut self.rep.q_buf,
         )?;
-        self.clock.resume();
         Ok(())
     }
 
