@@ -67,9 +67,8 @@ pub struct SparseLdlt {
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     values: Vec<f64>,
-    /// `perm[k]`: the index eliminated k-th; `inv[i]`: position of i.
+    /// `perm[k]`: the index eliminated k-th.
     perm: Vec<usize>,
-    inv: Vec<usize>,
     /// Upper triangle of P A Pᵀ by columns, and for each of its entries
     /// the slots of a_ij and a_ji in `values`.
     ap: Vec<usize>,
@@ -193,7 +192,6 @@ impl SparseLdlt {
             row_idx,
             values: vec![0.0; nnz],
             perm,
-            inv,
             ap,
             ai,
             ax: vec![0.0; nu],
@@ -540,5 +538,10 @@ mod tests {
         }
         assert!(!f.factor());
         assert!(!f.is_factored());
+    }
+}
+impl Drop for SparseLdlt {
+    fn drop(&mut self) {
+        eprintln!("TEMP SparseLdlt n {} ldlt {} lu {} lnnz {}", self.n, self.n_ldlt, self.n_lu, self.lx.len());
     }
 }

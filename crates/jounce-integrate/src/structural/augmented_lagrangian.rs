@@ -117,7 +117,7 @@ use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::problem::OdeProblem;
-use crate::sparse_lu::SparseLu;
+use crate::sparse_ldlt::SparseLdlt;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::StepContext;
 use crate::structural::scheme::StructuralScheme;
@@ -325,16 +325,34 @@ impl NewtonState {
 }
 
 /// The factorised Newton matrix T, dense or in the problem's sparse
-/// pattern ([`ConstrainedSecondOrderProblem::sparsity`]).
+/// pattern ([`ConstrainedSecondOrderProblem::sparsity`]): there by LDLᵀ
+/// with the symbolic analysis kept where T is symmetric positive definite
+/// (the projection metric always, T where K and C are symmetric), else by
+/// the LU ([`SparseLdlt`]).
 enum Matrix {
     Dense(DenseLu<f64>),
-    Sparse {
-        lu: Box<SparseLu>,
-        /// (i, j, slot) of M, C, K (the diagonal included), each slot once.
-        slots: Vec<(usize, usize, usize)>,
-        /// Slot of each (row k, pair a, pair b) of Φ_qᵀΦ_q, in `pairs` order.
-        pair_slots: Vec<usize>,
-    },
+    Sparse(Box<SparseLdlt>),
+}
+
+/// M, C, K and Φ_qᵀΦ_q in the value order of the sparse pattern of T
+/// (the same for T and both projection metrics), scattered there once per
+/// evaluation, so that each factorisation assembles T = M + c_c C + c_k K
+/// + s Φ_qᵀΦ_q by one pass over the pattern: with the tangent kept across
+/// steps and the metric factorised at two penalties, most factorisations
+/// follow no new evaluation of C and K, and the raised metric none of Φ_q.
+struct OnPattern {
+    /// Slot of each entry of `tangent_entries`.
+    tangent_slot: Vec<usize>,
+    /// Slot of each (row k, pair a, pair b) of Φ_qᵀΦ_q, in `pairs` order.
+    pair_slot: Vec<usize>,
+    m: Vec<f64>,
+    c: Vec<f64>,
+    k: Vec<f64>,
+    gram: Vec<f64>,
+    /// Which of them no longer hold the last evaluation.
+    m_stale: bool,
+    tangent_stale: bool,
+    gram_stale: bool,
 }
 
 /// Stepper of ALI3-P over one structural scheme (module documentation).
@@ -425,6 +443,8 @@ pub struct AugmentedLagrangianStepper {
     /// acceleration projection then finds its metric still factorised.
     projection: Matrix,
     projection_raised: Matrix,
+    /// M, C, K, Φ_qᵀΦ_q on the sparse pattern (sparse matrices only).
+    on_pattern: Option<Box<OnPattern>>,
     /// The penalty factor `projection` holds.
     projection_boost: f64,
     /// Modified Newton across steps (method parameter
@@ -513,22 +533,7 @@ impl AugmentedLagrangianStepper {
             }
         }
         let build = || match &pattern {
-            Some(entries) => {
-                let lu = Box::new(SparseLu::new(n, entries));
-                let slots = tangent_entries
-                    .iter()
-                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
-                    .collect();
-                let pair_slots = pairs
-                    .iter()
-                    .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
-                    .collect();
-                Matrix::Sparse {
-                    lu,
-                    slots,
-                    pair_slots,
-                }
-            }
+            Some(entries) => Matrix::Sparse(Box::new(SparseLdlt::new(n, entries))),
             None => {
                 let mut lu = DenseLu::new();
                 lu.resize(n);
@@ -537,6 +542,27 @@ impl AugmentedLagrangianStepper {
         };
         let (matrix, projection, projection_raised) = (build(), build(), build());
         let sparse = pattern.is_some();
+        let on_pattern = match &matrix {
+            Matrix::Sparse(lu) => {
+                let slot = |i, j| lu.slot(i, j).expect("in the pattern");
+                let nnz = lu.nnz();
+                Some(Box::new(OnPattern {
+                    tangent_slot: tangent_entries.iter().map(|&(i, j)| slot(i, j)).collect(),
+                    pair_slot: pairs
+                        .iter()
+                        .map(|&(a, b)| slot(jcol[a], jcol[b]))
+                        .collect(),
+                    m: vec![0.0; nnz],
+                    c: vec![0.0; nnz],
+                    k: vec![0.0; nnz],
+                    gram: vec![0.0; nnz],
+                    m_stale: true,
+                    tangent_stale: true,
+                    gram_stale: true,
+                }))
+            }
+            Matrix::Dense(_) => None,
+        };
         let nnz = jcol.len();
         let z = || vec![0.0; n];
         Self {
@@ -595,6 +621,7 @@ impl AugmentedLagrangianStepper {
             matrix,
             projection,
             projection_raised,
+            on_pattern,
             projection_boost: 1.0,
             keep_tangent: true,
             kept: false,
@@ -624,7 +651,7 @@ impl AugmentedLagrangianStepper {
             && self.nq == p.n_positions()
             && self.m == p.n_constraints()
             && self.penalty == penalty
-            && matches!(self.matrix, Matrix::Sparse { .. }) == p.sparsity().is_some()
+            && matches!(self.matrix, Matrix::Sparse(_)) == p.sparsity().is_some()
     }
 
     /// M at (t, q): on the tangent pattern by the problem's sparse
@@ -636,6 +663,9 @@ impl AugmentedLagrangianStepper {
         q: &[f64],
     ) -> Result<(), EvalError> {
         let n = self.n;
+        if let Some(on) = self.on_pattern.as_deref_mut() {
+            on.m_stale = true;
+        }
         self.mass_sparse = !self.m_vals.is_empty()
             && p.sparse_mass_matrix(t, q, &self.tangent_entries, &mut self.m_vals)?;
         if !self.mass_sparse {
@@ -685,6 +715,7 @@ impl AugmentedLagrangianStepper {
             self.dense_tangent();
         }
         let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
+        self.scatter_to_pattern(no_tangent);
         let matrix = if newton {
             &mut self.matrix
         } else if raised {
@@ -715,31 +746,75 @@ impl AugmentedLagrangianStepper {
                 }
                 lu.factor()
             }
-            Matrix::Sparse {
-                lu,
-                slots,
-                pair_slots,
-            } => {
+            Matrix::Sparse(lu) => {
+                let on = self
+                    .on_pattern
+                    .as_deref()
+                    .expect("a sparse matrix has its pattern values");
                 let vals = lu.values_mut();
-                for (e, &(i, j, slot)) in slots.iter().enumerate() {
-                    let (ce, ke) = if self.tangent_sparse {
+                if c_c == 0.0 && c_k == 0.0 {
+                    for ((v, m), g) in vals.iter_mut().zip(&on.m).zip(&on.gram) {
+                        *v = m + s * g;
+                    }
+                } else {
+                    for ((((v, m), c), k), g) in
+                        vals.iter_mut().zip(&on.m).zip(&on.c).zip(&on.k).zip(&on.gram)
+                    {
+                        *v = m + c_c * c + c_k * k + s * g;
+                    }
+                }
+                lu.factor()
+            }
+        }
+    }
+
+    /// The stale parts of [`OnPattern`] from the last evaluations: M, C, K
+    /// from the tangent entries (zero C and K when `no_tangent`), Φ_qᵀΦ_q
+    /// from `jv` (Σ_k over the rows of Φ_q of the products of their entries).
+    fn scatter_to_pattern(&mut self, no_tangent: bool) {
+        let Some(on) = self.on_pattern.as_deref_mut() else {
+            return;
+        };
+        if on.m_stale {
+            on.m_stale = false;
+            on.m.fill(0.0);
+            for (e, (&(i, j), &slot)) in self.tangent_entries.iter().zip(&on.tangent_slot).enumerate() {
+                on.m[slot] = if self.mass_sparse {
+                    self.m_vals[e]
+                } else {
+                    self.mass[(i, j)]
+                };
+            }
+        }
+        if on.tangent_stale {
+            on.tangent_stale = false;
+            on.c.fill(0.0);
+            on.k.fill(0.0);
+            if !no_tangent {
+                for (e, (&(i, j), &slot)) in
+                    self.tangent_entries.iter().zip(&on.tangent_slot).enumerate()
+                {
+                    (on.c[slot], on.k[slot]) = if self.tangent_sparse {
                         (self.c_vals[e], self.k_vals[e])
-                    } else if no_tangent {
-                        (0.0, 0.0)
                     } else {
                         (self.c[(i, j)], self.k[(i, j)])
                     };
-                    let m = if self.mass_sparse {
-                        self.m_vals[e]
-                    } else {
-                        self.mass[(i, j)]
-                    };
-                    vals[slot] = m + c_c * ce + c_k * ke;
                 }
-                for (&(a, b), &slot) in self.pairs.iter().zip(pair_slots.iter()) {
-                    vals[slot] += s * self.jv[a] * self.jv[b];
+            }
+        }
+        if on.gram_stale {
+            on.gram_stale = false;
+            on.gram.fill(0.0);
+            let mut e = 0;
+            for k in 0..self.m {
+                let row = self.jrow[k]..self.jrow[k + 1];
+                for a in row.clone() {
+                    let ja = self.jv[a];
+                    for b in row.clone() {
+                        on.gram[on.pair_slot[e]] += ja * self.jv[b];
+                        e += 1;
+                    }
                 }
-                lu.factor()
             }
         }
     }
@@ -766,7 +841,7 @@ impl AugmentedLagrangianStepper {
         stats.n_solve += 1;
         match matrix {
             Matrix::Dense(lu) => lu.solve(b),
-            Matrix::Sparse { lu, .. } => lu.solve_in_place(b),
+            Matrix::Sparse(lu) => lu.solve_in_place(b),
         }
     }
 
@@ -780,6 +855,9 @@ impl AugmentedLagrangianStepper {
     ) -> Result<(), EvalError> {
         if self.m == 0 {
             return Ok(());
+        }
+        if let Some(on) = self.on_pattern.as_deref_mut() {
+            on.gram_stale = true;
         }
         if self.jv_direct && p.sparse_constraint_jacobian(t, q, &mut self.jv)? {
             return Ok(());
@@ -1229,6 +1307,9 @@ impl AugmentedLagrangianStepper {
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
         ctx.stats.n_jac += 1;
+        if let Some(on) = self.on_pattern.as_deref_mut() {
+            on.tangent_stale = true;
+        }
         // K and C on the sparse pattern where the problem offers
         // them (no n × n fill), else dense
         self.tangent_sparse = !self.k_vals.is_empty()
