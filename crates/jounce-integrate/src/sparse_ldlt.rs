@@ -34,11 +34,10 @@ use faer::sparse::linalg::amd;
 use faer::sparse::linalg::cholesky::simplicial::{
     factorize_simplicial_numeric_ldlt, factorize_simplicial_numeric_ldlt_scratch,
     factorize_simplicial_symbolic_cholesky, factorize_simplicial_symbolic_cholesky_scratch,
-    prefactorize_symbolic_cholesky, prefactorize_symbolic_cholesky_scratch, SimplicialLdltRef,
+    prefactorize_symbolic_cholesky, prefactorize_symbolic_cholesky_scratch,
     SymbolicSimplicialCholesky,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, MatMut, Par};
 
 use crate::sparse_lu::SparseLu;
 
@@ -349,22 +348,41 @@ impl SparseLdlt {
                 .as_mut()
                 .expect("the LU holds the factors")
                 .solve_in_place(b),
-            Factors::Ldlt => {
-                let n = self.n;
-                for k in 0..n {
-                    self.work[k] = b[self.perm[k]];
-                }
-                // the simplicial solve uses no work memory
-                SimplicialLdltRef::new(&self.symbolic, &self.lx).solve_in_place_with_conj(
-                    Conj::No,
-                    MatMut::from_column_major_slice_mut(&mut self.work, n, 1),
-                    Par::Seq,
-                    MemStack::new(&mut []),
-                );
-                for k in 0..n {
-                    b[self.perm[k]] = self.work[k];
-                }
+            Factors::Ldlt => self.ldlt_solve(b),
+        }
+    }
+}
+
+impl SparseLdlt {
+    /// x = Pᵀ L⁻ᵀ D⁻¹ L⁻¹ P b in place: y = P b; L z = y by columns
+    /// (z_i −= l_ij z_j below the diagonal); z_j /= d_j; Lᵀ x = z by
+    /// columns (x_j −= Σ_i l_ij x_i); b = Pᵀ x. Column j of L holds d_j
+    /// first, then l_ij, i > j (faer's simplicial layout).
+    fn ldlt_solve(&mut self, b: &mut [f64]) {
+        let n = self.n;
+        let (cp, ri) = (self.symbolic.col_ptr(), self.symbolic.row_idx());
+        let (lx, y) = (&self.lx[..], &mut self.work[..n]);
+        for (yk, &pk) in y.iter_mut().zip(&self.perm) {
+            *yk = b[pk];
+        }
+        for j in 0..n {
+            let yj = y[j];
+            let (a, e) = (cp[j], cp[j + 1]);
+            for (&i, &l) in ri[a + 1..e].iter().zip(&lx[a + 1..e]) {
+                y[i] -= l * yj;
             }
+            y[j] = yj / lx[a];
+        }
+        for j in (0..n).rev() {
+            let (a, e) = (cp[j], cp[j + 1]);
+            let mut yj = y[j];
+            for (&i, &l) in ri[a + 1..e].iter().zip(&lx[a + 1..e]) {
+                yj -= l * y[i];
+            }
+            y[j] = yj;
+        }
+        for (&yk, &pk) in y.iter().zip(&self.perm) {
+            b[pk] = yk;
         }
     }
 }
