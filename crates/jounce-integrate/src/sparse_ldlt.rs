@@ -79,6 +79,8 @@ pub struct SparseLdlt {
     symbolic: SymbolicSimplicialCholesky<usize>,
     /// L (unit diagonal) with d_k in place of l_kk, by columns.
     lx: Vec<f64>,
+    /// 1/d_k of the last LDLᵀ.
+    d_inv: Vec<f64>,
     mem: MemBuffer,
     /// Permuted right-hand side of a solve.
     work: Vec<f64>,
@@ -200,6 +202,7 @@ impl SparseLdlt {
             symbolic,
             mem: MemBuffer::new(factorize_simplicial_numeric_ldlt_scratch::<usize, f64>(n)),
             work: vec![0.0; n],
+            d_inv: vec![0.0; n],
             lu: None,
             factors: Factors::None,
             n_ldlt: 0,
@@ -319,10 +322,14 @@ impl SparseLdlt {
             return false;
         }
         let cp = self.symbolic.col_ptr();
-        (0..n).all(|k| {
+        for (k, di) in self.d_inv.iter_mut().enumerate() {
             let d = self.lx[cp[k]];
-            d > 0.0 && d.is_finite()
-        })
+            if !(d > 0.0 && d.is_finite()) {
+                return false;
+            }
+            *di = 1.0 / d;
+        }
+        true
     }
 
     /// Whether a factorisation of the current values is available.
@@ -357,7 +364,9 @@ impl SparseLdlt {
     /// x = Pᵀ L⁻ᵀ D⁻¹ L⁻¹ P b in place: y = P b; L z = y by columns
     /// (z_i −= l_ij z_j below the diagonal); z_j /= d_j; Lᵀ x = z by
     /// columns (x_j −= Σ_i l_ij x_i); b = Pᵀ x. Column j of L holds d_j
-    /// first, then l_ij, i > j (faer's simplicial layout).
+    /// first, then l_ij, i > j (faer's simplicial layout); 1/d_j is kept
+    /// from the factorisation and the sums of the transposed solve run in
+    /// two halves (the dependency chain of the sum halved).
     fn ldlt_solve(&mut self, b: &mut [f64]) {
         let n = self.n;
         let (cp, ri) = (self.symbolic.col_ptr(), self.symbolic.row_idx());
@@ -371,15 +380,24 @@ impl SparseLdlt {
             for (&i, &l) in ri[a + 1..e].iter().zip(&lx[a + 1..e]) {
                 y[i] -= l * yj;
             }
-            y[j] = yj / lx[a];
+            y[j] = yj * self.d_inv[j];
         }
         for j in (0..n).rev() {
-            let (a, e) = (cp[j], cp[j + 1]);
-            let mut yj = y[j];
-            for (&i, &l) in ri[a + 1..e].iter().zip(&lx[a + 1..e]) {
-                yj -= l * y[i];
+            let (a, e) = (cp[j] + 1, cp[j + 1]);
+            let (rows, ls) = (&ri[a..e], &lx[a..e]);
+            let (mut s0, mut s1) = (0.0, 0.0);
+            let mut pairs = rows.chunks_exact(2).zip(ls.chunks_exact(2));
+            for (r, l) in pairs.by_ref() {
+                s0 += l[0] * y[r[0]];
+                s1 += l[1] * y[r[1]];
             }
-            y[j] = yj;
+            if let (Some(&r), Some(&l)) = (
+                rows.chunks_exact(2).remainder().first(),
+                ls.chunks_exact(2).remainder().first(),
+            ) {
+                s0 += l * y[r];
+            }
+            y[j] -= s0 + s1;
         }
         for (&yk, &pk) in y.iter().zip(&self.perm) {
             b[pk] = yk;
@@ -556,10 +574,5 @@ mod tests {
         }
         assert!(!f.factor());
         assert!(!f.is_factored());
-    }
-}
-impl Drop for SparseLdlt {
-    fn drop(&mut self) {
-        eprintln!("TEMP SparseLdlt n {} ldlt {} lu {} lnnz {}", self.n, self.n_ldlt, self.n_lu, self.lx.len());
     }
 }
