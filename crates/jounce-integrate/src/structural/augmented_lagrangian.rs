@@ -334,12 +334,14 @@ enum Matrix {
     Sparse(Box<SparseLdlt>),
 }
 
-/// M, C, K and Φ_qᵀΦ_q in the value order of the sparse pattern of T
-/// (the same for T and both projection metrics), scattered there once per
-/// evaluation, so that each factorisation assembles T = M + c_c C + c_k K
-/// + s Φ_qᵀΦ_q by one pass over the pattern: with the tangent kept across
-/// steps and the metric factorised at two penalties, most factorisations
-/// follow no new evaluation of C and K, and the raised metric none of Φ_q.
+/// M, C, K and Φ_qᵀΦ_q in the value order of T (the sparse pattern's, or
+/// the dense matrix's columns; the same for T and both projection
+/// metrics), scattered there once per evaluation, so that each
+/// factorisation assembles T = M + c_c C + c_k K + s Φ_qᵀΦ_q by one pass
+/// over the values: with the tangent kept across steps and the metric
+/// factorised at two penalties, most factorisations follow no new
+/// evaluation of C and K, and the raised metric none of Φ_q; Φ_qᵀΦ_q
+/// skips the zero entries of a dense Φ_q.
 struct OnPattern {
     /// Slot of each entry of `tangent_entries`.
     tangent_slot: Vec<usize>,
@@ -425,8 +427,6 @@ pub struct AugmentedLagrangianStepper {
     /// Whether `sparse_constraint_jacobian` fills `jv` (else it is
     /// gathered from the dense `jac`).
     jv_direct: bool,
-    /// (index a, index b) into `jv` of the same row: the terms of Φ_qᵀΦ_q.
-    pairs: Vec<(usize, usize)>,
     /// Entries of M, C and K (the tangent pattern), sorted.
     tangent_entries: Vec<(usize, usize)>,
     /// K and C on `tangent_entries` when the problem evaluates them sparse
@@ -443,8 +443,8 @@ pub struct AugmentedLagrangianStepper {
     /// acceleration projection then finds its metric still factorised.
     projection: Matrix,
     projection_raised: Matrix,
-    /// M, C, K, Φ_qᵀΦ_q on the sparse pattern (sparse matrices only).
-    on_pattern: Option<Box<OnPattern>>,
+    /// M, C, K, Φ_qᵀΦ_q in the value order of T.
+    on_pattern: OnPattern,
     /// The penalty factor `projection` holds.
     projection_boost: f64,
     /// Modified Newton across steps (method parameter
@@ -542,26 +542,30 @@ impl AugmentedLagrangianStepper {
         };
         let (matrix, projection, projection_raised) = (build(), build(), build());
         let sparse = pattern.is_some();
-        let on_pattern = match &matrix {
-            Matrix::Sparse(lu) => {
-                let slot = |i, j| lu.slot(i, j).expect("in the pattern");
-                let nnz = lu.nnz();
-                Some(Box::new(OnPattern {
-                    tangent_slot: tangent_entries.iter().map(|&(i, j)| slot(i, j)).collect(),
-                    pair_slot: pairs
-                        .iter()
-                        .map(|&(a, b)| slot(jcol[a], jcol[b]))
-                        .collect(),
-                    m: vec![0.0; nnz],
-                    c: vec![0.0; nnz],
-                    k: vec![0.0; nnz],
-                    gram: vec![0.0; nnz],
-                    m_stale: true,
-                    tangent_stale: true,
-                    gram_stale: true,
-                }))
+        let on_pattern = {
+            let slot = |i: usize, j: usize| match &matrix {
+                Matrix::Sparse(lu) => lu.slot(i, j).expect("in the pattern"),
+                // column-major
+                Matrix::Dense(_) => i + j * n,
+            };
+            let nnz = match &matrix {
+                Matrix::Sparse(lu) => lu.nnz(),
+                Matrix::Dense(_) => n * n,
+            };
+            OnPattern {
+                tangent_slot: tangent_entries.iter().map(|&(i, j)| slot(i, j)).collect(),
+                pair_slot: pairs
+                    .iter()
+                    .map(|&(a, b)| slot(jcol[a], jcol[b]))
+                    .collect(),
+                m: vec![0.0; nnz],
+                c: vec![0.0; nnz],
+                k: vec![0.0; nnz],
+                gram: vec![0.0; nnz],
+                m_stale: true,
+                tangent_stale: true,
+                gram_stale: true,
             }
-            Matrix::Dense(_) => None,
         };
         let nnz = jcol.len();
         let z = || vec![0.0; n];
@@ -612,7 +616,6 @@ impl AugmentedLagrangianStepper {
             jcol,
             jv: vec![0.0; nnz],
             jv_direct: true,
-            pairs,
             // only the sparse matrix takes K and C on the pattern
             k_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
             c_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
@@ -663,9 +666,7 @@ impl AugmentedLagrangianStepper {
         q: &[f64],
     ) -> Result<(), EvalError> {
         let n = self.n;
-        if let Some(on) = self.on_pattern.as_deref_mut() {
-            on.m_stale = true;
-        }
+        self.on_pattern.m_stale = true;
         self.mass_sparse = !self.m_vals.is_empty()
             && p.sparse_mass_matrix(t, q, &self.tangent_entries, &mut self.m_vals)?;
         if !self.mass_sparse {
@@ -723,48 +724,29 @@ impl AugmentedLagrangianStepper {
         } else {
             &mut self.projection
         };
+        let on = &self.on_pattern;
+        let vals = match matrix {
+            Matrix::Dense(lu) => lu.lu.as_mut_slice(),
+            Matrix::Sparse(lu) => lu.values_mut(),
+        };
+        if c_c == 0.0 && c_k == 0.0 {
+            for ((v, m), g) in vals.iter_mut().zip(&on.m).zip(&on.gram) {
+                *v = m + s * g;
+            }
+        } else {
+            for ((((v, m), c), k), g) in vals
+                .iter_mut()
+                .zip(&on.m)
+                .zip(&on.c)
+                .zip(&on.k)
+                .zip(&on.gram)
+            {
+                *v = m + c_c * c + c_k * k + s * g;
+            }
+        }
         match matrix {
-            Matrix::Dense(lu) => {
-                let t = &mut lu.lu;
-                if no_tangent {
-                    t.fill(0.0);
-                }
-                for (e, &(i, j)) in self.tangent_entries.iter().enumerate() {
-                    let m = if self.mass_sparse {
-                        self.m_vals[e]
-                    } else {
-                        self.mass[(i, j)]
-                    };
-                    t[(i, j)] = if no_tangent {
-                        m
-                    } else {
-                        m + c_c * self.c[(i, j)] + c_k * self.k[(i, j)]
-                    };
-                }
-                for &(a, b) in &self.pairs {
-                    t[(self.jcol[a], self.jcol[b])] += s * self.jv[a] * self.jv[b];
-                }
-                lu.factor()
-            }
-            Matrix::Sparse(lu) => {
-                let on = self
-                    .on_pattern
-                    .as_deref()
-                    .expect("a sparse matrix has its pattern values");
-                let vals = lu.values_mut();
-                if c_c == 0.0 && c_k == 0.0 {
-                    for ((v, m), g) in vals.iter_mut().zip(&on.m).zip(&on.gram) {
-                        *v = m + s * g;
-                    }
-                } else {
-                    for ((((v, m), c), k), g) in
-                        vals.iter_mut().zip(&on.m).zip(&on.c).zip(&on.k).zip(&on.gram)
-                    {
-                        *v = m + c_c * c + c_k * k + s * g;
-                    }
-                }
-                lu.factor()
-            }
+            Matrix::Dense(lu) => lu.factor(),
+            Matrix::Sparse(lu) => lu.factor(),
         }
     }
 
@@ -772,9 +754,7 @@ impl AugmentedLagrangianStepper {
     /// from the tangent entries (zero C and K when `no_tangent`), Φ_qᵀΦ_q
     /// from `jv` (Σ_k over the rows of Φ_q of the products of their entries).
     fn scatter_to_pattern(&mut self, no_tangent: bool) {
-        let Some(on) = self.on_pattern.as_deref_mut() else {
-            return;
-        };
+        let on = &mut self.on_pattern;
         if on.m_stale {
             on.m_stale = false;
             on.m.fill(0.0);
@@ -810,6 +790,10 @@ impl AugmentedLagrangianStepper {
                 let row = self.jrow[k]..self.jrow[k + 1];
                 for a in row.clone() {
                     let ja = self.jv[a];
+                    if ja == 0.0 {
+                        e += row.len();
+                        continue;
+                    }
                     for b in row.clone() {
                         on.gram[on.pair_slot[e]] += ja * self.jv[b];
                         e += 1;
@@ -856,9 +840,7 @@ impl AugmentedLagrangianStepper {
         if self.m == 0 {
             return Ok(());
         }
-        if let Some(on) = self.on_pattern.as_deref_mut() {
-            on.gram_stale = true;
-        }
+        self.on_pattern.gram_stale = true;
         if self.jv_direct && p.sparse_constraint_jacobian(t, q, &mut self.jv)? {
             return Ok(());
         }
@@ -1307,9 +1289,7 @@ impl AugmentedLagrangianStepper {
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
         ctx.stats.n_jac += 1;
-        if let Some(on) = self.on_pattern.as_deref_mut() {
-            on.tangent_stale = true;
-        }
+        self.on_pattern.tangent_stale = true;
         // K and C on the sparse pattern where the problem offers
         // them (no n × n fill), else dense
         self.tangent_sparse = !self.k_vals.is_empty()
