@@ -435,7 +435,11 @@ mod tests {
             for r in 0..2 {
                 let row = 2 * b + r;
                 j[(row, 3 * b + r)] = 1.0;
-                j[(row, 3 * b + 2)] = if r == 0 { 0.5 * th.sin() } else { -0.5 * th.cos() };
+                j[(row, 3 * b + 2)] = if r == 0 {
+                    0.5 * th.sin()
+                } else {
+                    -0.5 * th.cos()
+                };
                 if b > 0 {
                     j[(row, 3 * (b - 1) + r)] = -1.0;
                     j[(row, 3 * (b - 1) + 2)] = if r == 0 {

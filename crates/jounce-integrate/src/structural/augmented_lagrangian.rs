@@ -103,6 +103,16 @@
 //! penalty is factorised apart from the raised one, so the acceleration
 //! projection needs no second factorisation.
 //!
+//! **Factorisations.** T is symmetric positive definite wherever K and C
+//! are symmetric (the projection metric always): in the problem's sparse
+//! pattern T and both metrics are factorised by LDLᵀ with the ordering and
+//! the symbolic analysis of the first factorisation kept
+//! ([`crate::sparse_ldlt::SparseLdlt`]; the LU with partial pivoting redid
+//! its Gilbert–Peierls reach at every factorisation), by the LU where a
+//! matrix is not symmetric positive definite. M, C, K and Φ_qᵀΦ_q are kept
+//! in the matrices' value order between evaluations, so that a
+//! factorisation assembles T by one pass over its values (issue 32).
+//!
 //! **Step size.** Fixed, or adaptive with the local error estimate of
 //! Zienkiewicz & Xie (1991, Earthquake Eng. Struct. Dyn. 20:871–887),
 //! e = h² (β − 1/6)(a_{n+1} − a_n) on the positions.
@@ -554,10 +564,7 @@ impl AugmentedLagrangianStepper {
             };
             OnPattern {
                 tangent_slot: tangent_entries.iter().map(|&(i, j)| slot(i, j)).collect(),
-                pair_slot: pairs
-                    .iter()
-                    .map(|&(a, b)| slot(jcol[a], jcol[b]))
-                    .collect(),
+                pair_slot: pairs.iter().map(|&(a, b)| slot(jcol[a], jcol[b])).collect(),
                 m: vec![0.0; nnz],
                 c: vec![0.0; nnz],
                 k: vec![0.0; nnz],
@@ -758,7 +765,12 @@ impl AugmentedLagrangianStepper {
         if on.m_stale {
             on.m_stale = false;
             on.m.fill(0.0);
-            for (e, (&(i, j), &slot)) in self.tangent_entries.iter().zip(&on.tangent_slot).enumerate() {
+            for (e, (&(i, j), &slot)) in self
+                .tangent_entries
+                .iter()
+                .zip(&on.tangent_slot)
+                .enumerate()
+            {
                 on.m[slot] = if self.mass_sparse {
                     self.m_vals[e]
                 } else {
@@ -771,8 +783,11 @@ impl AugmentedLagrangianStepper {
             on.c.fill(0.0);
             on.k.fill(0.0);
             if !no_tangent {
-                for (e, (&(i, j), &slot)) in
-                    self.tangent_entries.iter().zip(&on.tangent_slot).enumerate()
+                for (e, (&(i, j), &slot)) in self
+                    .tangent_entries
+                    .iter()
+                    .zip(&on.tangent_slot)
+                    .enumerate()
                 {
                     (on.c[slot], on.k[slot]) = if self.tangent_sparse {
                         (self.c_vals[e], self.k_vals[e])
