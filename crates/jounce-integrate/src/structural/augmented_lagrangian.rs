@@ -1905,6 +1905,9 @@ mod tests {
         twice: bool,
         /// The tangent's C holds NaN (a force law whose derivative overflows).
         nan_tangent: bool,
+        /// Declares the sparsity of M, C, K (diagonal) and Φ_q: the
+        /// stepper's sparse matrices.
+        sparse: bool,
     }
 
     impl ConstrainedSecondOrderProblem for AlPendulum {
@@ -1982,6 +1985,14 @@ mod tests {
         fn has_exact_tangent(&self) -> bool {
             true
         }
+        fn sparsity(&self) -> Option<crate::constrained::IterationSparsity> {
+            self.sparse.then(|| crate::constrained::IterationSparsity {
+                tangent: vec![(0, 0), (1, 1)],
+                constraint_jacobian: (0..self.n_constraints())
+                    .flat_map(|k| [(k, 0), (k, 1)])
+                    .collect(),
+            })
+        }
     }
 
     impl OdeProblem for AlPendulum {
@@ -2008,6 +2019,7 @@ mod tests {
             p: CartesianPendulum::damped(damping),
             twice,
             nan_tangent: false,
+            sparse: false,
         }
     }
 
@@ -2125,6 +2137,55 @@ mod tests {
             (two[4] + two[5] - one[4]).abs() <= 1e-6 * one[4].abs(),
             "{one:?} {two:?}"
         );
+    }
+
+    /// The sparse path (the problem's pattern declared) factorises T and
+    /// both projection metrics by LDLᵀ on the symbolic analysis of its
+    /// set-up, every one of them (symmetric positive definite here: M = m I,
+    /// K = λ I, C = d I), none by the LU, and moves the pendulum as the
+    /// dense LU does, to rounding: fails if the LDLᵀ path is switched off or
+    /// its kept symbolic analysis, or the values kept in T's order, go
+    /// stale.
+    #[test]
+    fn the_sparse_path_factors_by_ldlt_and_moves_as_the_dense_lu() {
+        let opts = SolverOptions {
+            fixed_step: Some(0.01),
+            ..SolverOptions::default()
+        };
+        let run = |sparse: bool| {
+            let mut p = pendulum(0.3, false);
+            p.sparse = sparse;
+            let y = y0(&p, 1.2, 0.5);
+            let scheme = StructuralScheme::generalized_alpha(0.9).expect("valid ρ∞");
+            let mut st = AugmentedLagrangianStepper::new(scheme, 1e4, &p);
+            let mut stats = crate::Stats::default();
+            let mut ctx = StepContext {
+                opts: &opts,
+                stats: &mut stats,
+            };
+            st.reset(&mut p, 0.0, &y, &mut ctx).expect("reset");
+            for _ in 0..150 {
+                st.step(&mut p, 2.0, &mut ctx).expect("step");
+            }
+            let counts: Vec<(u64, u64)> = [&st.matrix, &st.projection, &st.projection_raised]
+                .iter()
+                .map(|m| match m {
+                    Matrix::Sparse(f) => (f.ldlt_count(), f.lu_count()),
+                    Matrix::Dense(_) => (0, 0),
+                })
+                .collect();
+            (st.y().to_vec(), counts, stats.n_lu)
+        };
+        let (dense, dense_counts, _) = run(false);
+        let (sparse, counts, n_factor) = run(true);
+        assert_eq!(dense_counts, vec![(0, 0); 3]);
+        let d = max_abs_diff(&dense[..4], &sparse[..4]);
+        assert!(d < 1e-12, "sparse − dense {d:e}");
+        assert!(counts.iter().all(|c| c.1 == 0), "LU used: {counts:?}");
+        let ldlt: u64 = counts.iter().map(|c| c.0).sum();
+        assert_eq!(ldlt, n_factor, "{counts:?}");
+        // T at every step's predictor, the metric at every step's end
+        assert!(counts[0].0 >= 150 && counts[1].0 >= 150, "{counts:?}");
     }
 
     /// Adaptive steps: the Zienkiewicz–Xie estimate keeps the error
