@@ -50,6 +50,7 @@ pub mod overdetermined;
 pub mod problem;
 pub mod reference_problems;
 pub mod solve;
+pub mod sparse_ldlt;
 pub mod sparse_lu;
 pub mod stats;
 pub mod step_loop;

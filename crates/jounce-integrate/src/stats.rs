@@ -16,7 +16,9 @@ pub struct Stats {
     pub n_rhs: u64,
     /// Jacobian evaluations.
     pub n_jac: u64,
-    /// LU factorisations.
+    /// Factorisations of iteration matrices: LU, or LDLᵀ where the
+    /// augmented Lagrangian's sparse matrices are symmetric positive
+    /// definite ([`crate::sparse_ldlt::SparseLdlt`]).
     pub n_lu: u64,
     /// Linear solves with an existing factorisation.
     pub n_solve: u64,

@@ -103,6 +103,16 @@
 //! penalty is factorised apart from the raised one, so the acceleration
 //! projection needs no second factorisation.
 //!
+//! **Factorisations.** T is symmetric positive definite wherever K and C
+//! are symmetric (the projection metric always): in the problem's sparse
+//! pattern T and both metrics are factorised by LDLᵀ with the ordering and
+//! the symbolic analysis of the first factorisation kept
+//! ([`crate::sparse_ldlt::SparseLdlt`]; the LU with partial pivoting redid
+//! its Gilbert–Peierls reach at every factorisation), by the LU where a
+//! matrix is not symmetric positive definite. M, C, K and Φ_qᵀΦ_q are kept
+//! in the matrices' value order between evaluations, so that a
+//! factorisation assembles T by one pass over its values (issue 32).
+//!
 //! **Step size.** Fixed, or adaptive with the local error estimate of
 //! Zienkiewicz & Xie (1991, Earthquake Eng. Struct. Dyn. 20:871–887),
 //! e = h² (β − 1/6)(a_{n+1} − a_n) on the positions.
@@ -117,7 +127,7 @@ use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::problem::OdeProblem;
-use crate::sparse_lu::SparseLu;
+use crate::sparse_ldlt::SparseLdlt;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::StepContext;
 use crate::structural::scheme::StructuralScheme;
@@ -325,16 +335,36 @@ impl NewtonState {
 }
 
 /// The factorised Newton matrix T, dense or in the problem's sparse
-/// pattern ([`ConstrainedSecondOrderProblem::sparsity`]).
+/// pattern ([`ConstrainedSecondOrderProblem::sparsity`]): there by LDLᵀ
+/// with the symbolic analysis kept where T is symmetric positive definite
+/// (the projection metric always, T where K and C are symmetric), else by
+/// the LU ([`SparseLdlt`]).
 enum Matrix {
     Dense(DenseLu<f64>),
-    Sparse {
-        lu: Box<SparseLu>,
-        /// (i, j, slot) of M, C, K (the diagonal included), each slot once.
-        slots: Vec<(usize, usize, usize)>,
-        /// Slot of each (row k, pair a, pair b) of Φ_qᵀΦ_q, in `pairs` order.
-        pair_slots: Vec<usize>,
-    },
+    Sparse(Box<SparseLdlt>),
+}
+
+/// M, C, K and Φ_qᵀΦ_q in the value order of T (the sparse pattern's, or
+/// the dense matrix's columns; the same for T and both projection
+/// metrics), scattered there once per evaluation, so that each
+/// factorisation assembles T = M + c_c C + c_k K + s Φ_qᵀΦ_q by one pass
+/// over the values: with the tangent kept across steps and the metric
+/// factorised at two penalties, most factorisations follow no new
+/// evaluation of C and K, and the raised metric none of Φ_q; Φ_qᵀΦ_q
+/// skips the zero entries of a dense Φ_q.
+struct OnPattern {
+    /// Slot of each entry of `tangent_entries`.
+    tangent_slot: Vec<usize>,
+    /// Slot of each (row k, pair a, pair b) of Φ_qᵀΦ_q, in `pairs` order.
+    pair_slot: Vec<usize>,
+    m: Vec<f64>,
+    c: Vec<f64>,
+    k: Vec<f64>,
+    gram: Vec<f64>,
+    /// Which of them no longer hold the last evaluation.
+    m_stale: bool,
+    tangent_stale: bool,
+    gram_stale: bool,
 }
 
 /// Stepper of ALI3-P over one structural scheme (module documentation).
@@ -407,8 +437,6 @@ pub struct AugmentedLagrangianStepper {
     /// Whether `sparse_constraint_jacobian` fills `jv` (else it is
     /// gathered from the dense `jac`).
     jv_direct: bool,
-    /// (index a, index b) into `jv` of the same row: the terms of Φ_qᵀΦ_q.
-    pairs: Vec<(usize, usize)>,
     /// Entries of M, C and K (the tangent pattern), sorted.
     tangent_entries: Vec<(usize, usize)>,
     /// K and C on `tangent_entries` when the problem evaluates them sparse
@@ -425,6 +453,8 @@ pub struct AugmentedLagrangianStepper {
     /// acceleration projection then finds its metric still factorised.
     projection: Matrix,
     projection_raised: Matrix,
+    /// M, C, K, Φ_qᵀΦ_q in the value order of T.
+    on_pattern: OnPattern,
     /// The penalty factor `projection` holds.
     projection_boost: f64,
     /// Modified Newton across steps (method parameter
@@ -513,22 +543,7 @@ impl AugmentedLagrangianStepper {
             }
         }
         let build = || match &pattern {
-            Some(entries) => {
-                let lu = Box::new(SparseLu::new(n, entries));
-                let slots = tangent_entries
-                    .iter()
-                    .map(|&(i, j)| (i, j, lu.slot(i, j).expect("in the pattern")))
-                    .collect();
-                let pair_slots = pairs
-                    .iter()
-                    .map(|&(a, b)| lu.slot(jcol[a], jcol[b]).expect("in the pattern"))
-                    .collect();
-                Matrix::Sparse {
-                    lu,
-                    slots,
-                    pair_slots,
-                }
-            }
+            Some(entries) => Matrix::Sparse(Box::new(SparseLdlt::new(n, entries))),
             None => {
                 let mut lu = DenseLu::new();
                 lu.resize(n);
@@ -537,6 +552,28 @@ impl AugmentedLagrangianStepper {
         };
         let (matrix, projection, projection_raised) = (build(), build(), build());
         let sparse = pattern.is_some();
+        let on_pattern = {
+            let slot = |i: usize, j: usize| match &matrix {
+                Matrix::Sparse(lu) => lu.slot(i, j).expect("in the pattern"),
+                // column-major
+                Matrix::Dense(_) => i + j * n,
+            };
+            let nnz = match &matrix {
+                Matrix::Sparse(lu) => lu.nnz(),
+                Matrix::Dense(_) => n * n,
+            };
+            OnPattern {
+                tangent_slot: tangent_entries.iter().map(|&(i, j)| slot(i, j)).collect(),
+                pair_slot: pairs.iter().map(|&(a, b)| slot(jcol[a], jcol[b])).collect(),
+                m: vec![0.0; nnz],
+                c: vec![0.0; nnz],
+                k: vec![0.0; nnz],
+                gram: vec![0.0; nnz],
+                m_stale: true,
+                tangent_stale: true,
+                gram_stale: true,
+            }
+        };
         let nnz = jcol.len();
         let z = || vec![0.0; n];
         Self {
@@ -586,7 +623,6 @@ impl AugmentedLagrangianStepper {
             jcol,
             jv: vec![0.0; nnz],
             jv_direct: true,
-            pairs,
             // only the sparse matrix takes K and C on the pattern
             k_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
             c_vals: vec![0.0; if sparse { tangent_entries.len() } else { 0 }],
@@ -595,6 +631,7 @@ impl AugmentedLagrangianStepper {
             matrix,
             projection,
             projection_raised,
+            on_pattern,
             projection_boost: 1.0,
             keep_tangent: true,
             kept: false,
@@ -624,7 +661,7 @@ impl AugmentedLagrangianStepper {
             && self.nq == p.n_positions()
             && self.m == p.n_constraints()
             && self.penalty == penalty
-            && matches!(self.matrix, Matrix::Sparse { .. }) == p.sparsity().is_some()
+            && matches!(self.matrix, Matrix::Sparse(_)) == p.sparsity().is_some()
     }
 
     /// M at (t, q): on the tangent pattern by the problem's sparse
@@ -636,6 +673,7 @@ impl AugmentedLagrangianStepper {
         q: &[f64],
     ) -> Result<(), EvalError> {
         let n = self.n;
+        self.on_pattern.m_stale = true;
         self.mass_sparse = !self.m_vals.is_empty()
             && p.sparse_mass_matrix(t, q, &self.tangent_entries, &mut self.m_vals)?;
         if !self.mass_sparse {
@@ -685,6 +723,7 @@ impl AugmentedLagrangianStepper {
             self.dense_tangent();
         }
         let no_tangent = !self.tangent_sparse && self.k.nrows() != self.n;
+        self.scatter_to_pattern(no_tangent);
         let matrix = if newton {
             &mut self.matrix
         } else if raised {
@@ -692,54 +731,89 @@ impl AugmentedLagrangianStepper {
         } else {
             &mut self.projection
         };
-        match matrix {
-            Matrix::Dense(lu) => {
-                let t = &mut lu.lu;
-                if no_tangent {
-                    t.fill(0.0);
-                }
-                for (e, &(i, j)) in self.tangent_entries.iter().enumerate() {
-                    let m = if self.mass_sparse {
-                        self.m_vals[e]
-                    } else {
-                        self.mass[(i, j)]
-                    };
-                    t[(i, j)] = if no_tangent {
-                        m
-                    } else {
-                        m + c_c * self.c[(i, j)] + c_k * self.k[(i, j)]
-                    };
-                }
-                for &(a, b) in &self.pairs {
-                    t[(self.jcol[a], self.jcol[b])] += s * self.jv[a] * self.jv[b];
-                }
-                lu.factor()
+        let on = &self.on_pattern;
+        let vals = match matrix {
+            Matrix::Dense(lu) => lu.lu.as_mut_slice(),
+            Matrix::Sparse(lu) => lu.values_mut(),
+        };
+        if c_c == 0.0 && c_k == 0.0 {
+            for ((v, m), g) in vals.iter_mut().zip(&on.m).zip(&on.gram) {
+                *v = m + s * g;
             }
-            Matrix::Sparse {
-                lu,
-                slots,
-                pair_slots,
-            } => {
-                let vals = lu.values_mut();
-                for (e, &(i, j, slot)) in slots.iter().enumerate() {
-                    let (ce, ke) = if self.tangent_sparse {
+        } else {
+            for ((((v, m), c), k), g) in vals
+                .iter_mut()
+                .zip(&on.m)
+                .zip(&on.c)
+                .zip(&on.k)
+                .zip(&on.gram)
+            {
+                *v = m + c_c * c + c_k * k + s * g;
+            }
+        }
+        match matrix {
+            Matrix::Dense(lu) => lu.factor(),
+            Matrix::Sparse(lu) => lu.factor(),
+        }
+    }
+
+    /// The stale parts of [`OnPattern`] from the last evaluations: M, C, K
+    /// from the tangent entries (zero C and K when `no_tangent`), Φ_qᵀΦ_q
+    /// from `jv` (Σ_k over the rows of Φ_q of the products of their entries).
+    fn scatter_to_pattern(&mut self, no_tangent: bool) {
+        let on = &mut self.on_pattern;
+        if on.m_stale {
+            on.m_stale = false;
+            on.m.fill(0.0);
+            for (e, (&(i, j), &slot)) in self
+                .tangent_entries
+                .iter()
+                .zip(&on.tangent_slot)
+                .enumerate()
+            {
+                on.m[slot] = if self.mass_sparse {
+                    self.m_vals[e]
+                } else {
+                    self.mass[(i, j)]
+                };
+            }
+        }
+        if on.tangent_stale {
+            on.tangent_stale = false;
+            on.c.fill(0.0);
+            on.k.fill(0.0);
+            if !no_tangent {
+                for (e, (&(i, j), &slot)) in self
+                    .tangent_entries
+                    .iter()
+                    .zip(&on.tangent_slot)
+                    .enumerate()
+                {
+                    (on.c[slot], on.k[slot]) = if self.tangent_sparse {
                         (self.c_vals[e], self.k_vals[e])
-                    } else if no_tangent {
-                        (0.0, 0.0)
                     } else {
                         (self.c[(i, j)], self.k[(i, j)])
                     };
-                    let m = if self.mass_sparse {
-                        self.m_vals[e]
-                    } else {
-                        self.mass[(i, j)]
-                    };
-                    vals[slot] = m + c_c * ce + c_k * ke;
                 }
-                for (&(a, b), &slot) in self.pairs.iter().zip(pair_slots.iter()) {
-                    vals[slot] += s * self.jv[a] * self.jv[b];
+            }
+        }
+        if on.gram_stale {
+            on.gram_stale = false;
+            on.gram.fill(0.0);
+            let mut e = 0;
+            for k in 0..self.m {
+                let row = self.jrow[k]..self.jrow[k + 1];
+                for a in row.clone() {
+                    let ja = self.jv[a];
+                    if ja == 0.0 {
+                        e += row.len();
+                        continue;
+                    }
+                    for b in row.clone() {
+                        on.gram[on.pair_slot[e]] += ja * self.jv[b];
+                        e += 1;
+                    }
                 }
-                lu.factor()
             }
         }
     }
@@ -766,7 +840,7 @@ impl AugmentedLagrangianStepper {
         stats.n_solve += 1;
         match matrix {
             Matrix::Dense(lu) => lu.solve(b),
-            Matrix::Sparse { lu, .. } => lu.solve_in_place(b),
+            Matrix::Sparse(lu) => lu.solve_in_place(b),
         }
     }
 
@@ -781,6 +855,7 @@ impl AugmentedLagrangianStepper {
         if self.m == 0 {
             return Ok(());
         }
+        self.on_pattern.gram_stale = true;
         if self.jv_direct && p.sparse_constraint_jacobian(t, q, &mut self.jv)? {
             return Ok(());
         }
@@ -1229,6 +1304,7 @@ impl AugmentedLagrangianStepper {
         ctx: &mut StepContext,
     ) -> Result<(), EvalError> {
         ctx.stats.n_jac += 1;
+        self.on_pattern.tangent_stale = true;
         // K and C on the sparse pattern where the problem offers
         // them (no n × n fill), else dense
         self.tangent_sparse = !self.k_vals.is_empty()
@@ -1829,6 +1905,9 @@ mod tests {
         twice: bool,
         /// The tangent's C holds NaN (a force law whose derivative overflows).
         nan_tangent: bool,
+        /// Declares the sparsity of M, C, K (diagonal) and Φ_q: the
+        /// stepper's sparse matrices.
+        sparse: bool,
     }
 
     impl ConstrainedSecondOrderProblem for AlPendulum {
@@ -1906,6 +1985,14 @@ mod tests {
         fn has_exact_tangent(&self) -> bool {
             true
         }
+        fn sparsity(&self) -> Option<crate::constrained::IterationSparsity> {
+            self.sparse.then(|| crate::constrained::IterationSparsity {
+                tangent: vec![(0, 0), (1, 1)],
+                constraint_jacobian: (0..self.n_constraints())
+                    .flat_map(|k| [(k, 0), (k, 1)])
+                    .collect(),
+            })
+        }
     }
 
     impl OdeProblem for AlPendulum {
@@ -1932,6 +2019,7 @@ mod tests {
             p: CartesianPendulum::damped(damping),
             twice,
             nan_tangent: false,
+            sparse: false,
         }
     }
 
@@ -2049,6 +2137,55 @@ mod tests {
             (two[4] + two[5] - one[4]).abs() <= 1e-6 * one[4].abs(),
             "{one:?} {two:?}"
         );
+    }
+
+    /// The sparse path (the problem's pattern declared) factorises T and
+    /// both projection metrics by LDLᵀ on the symbolic analysis of its
+    /// set-up, every one of them (symmetric positive definite here: M = m I,
+    /// K = λ I, C = d I), none by the LU, and moves the pendulum as the
+    /// dense LU does, to rounding: fails if the LDLᵀ path is switched off or
+    /// its kept symbolic analysis, or the values kept in T's order, go
+    /// stale.
+    #[test]
+    fn the_sparse_path_factors_by_ldlt_and_moves_as_the_dense_lu() {
+        let opts = SolverOptions {
+            fixed_step: Some(0.01),
+            ..SolverOptions::default()
+        };
+        let run = |sparse: bool| {
+            let mut p = pendulum(0.3, false);
+            p.sparse = sparse;
+            let y = y0(&p, 1.2, 0.5);
+            let scheme = StructuralScheme::generalized_alpha(0.9).expect("valid ρ∞");
+            let mut st = AugmentedLagrangianStepper::new(scheme, 1e4, &p);
+            let mut stats = crate::Stats::default();
+            let mut ctx = StepContext {
+                opts: &opts,
+                stats: &mut stats,
+            };
+            st.reset(&mut p, 0.0, &y, &mut ctx).expect("reset");
+            for _ in 0..150 {
+                st.step(&mut p, 2.0, &mut ctx).expect("step");
+            }
+            let counts: Vec<(u64, u64)> = [&st.matrix, &st.projection, &st.projection_raised]
+                .iter()
+                .map(|m| match m {
+                    Matrix::Sparse(f) => (f.ldlt_count(), f.lu_count()),
+                    Matrix::Dense(_) => (0, 0),
+                })
+                .collect();
+            (st.y().to_vec(), counts, stats.n_lu)
+        };
+        let (dense, dense_counts, _) = run(false);
+        let (sparse, counts, n_factor) = run(true);
+        assert_eq!(dense_counts, vec![(0, 0); 3]);
+        let d = max_abs_diff(&dense[..4], &sparse[..4]);
+        assert!(d < 1e-12, "sparse − dense {d:e}");
+        assert!(counts.iter().all(|c| c.1 == 0), "LU used: {counts:?}");
+        let ldlt: u64 = counts.iter().map(|c| c.0).sum();
+        assert_eq!(ldlt, n_factor, "{counts:?}");
+        // T at every step's predictor, the metric at every step's end
+        assert!(counts[0].0 >= 150 && counts[1].0 >= 150, "{counts:?}");
     }
 
     /// Adaptive steps: the Zienkiewicz–Xie estimate keeps the error
