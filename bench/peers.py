@@ -98,12 +98,32 @@ import pa_common  # noqa: E402
 import pb_common  # noqa: E402
 
 
+def has_repeat():
+    """Whether the binary integrates N times in one process (`run --repeat N`)."""
+    p = subprocess.run([JOUNCE, "run", "--help"], capture_output=True, text=True)
+    return "--repeat" in p.stdout
+
+
+REPEAT = None
+
+
 def jounce(model, reps=REPS, **over):
-    """Run jounce `reps` times; returns (summary, timeseries rows as a dict of columns, median CPU)."""
+    """Run jounce `reps` times; returns (summary, timeseries rows as a dict of columns, median CPU).
+
+    With a binary that has `run --repeat N` the `reps` runs are made in one
+    process (median of their CPU of the integration alone, warm caches and
+    resolved symbols), as the CVODE peers time their repetitions within
+    one process; an older binary runs `reps` processes."""
+    global REPEAT
+    if REPEAT is None:
+        REPEAT = has_repeat()
     args = [JOUNCE, "run", model, "-q", "--no-steps"]
     for k, v in over.items():
         if v is not None:
             args += ["--" + k.replace("_", "-"), str(v)]
+    if REPEAT and reps > 1:
+        args += ["--repeat", str(reps)]
+        reps = 1
     cpus, summary, cols = [], None, None
     with tempfile.TemporaryDirectory() as td:
         for _ in range(reps):

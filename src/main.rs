@@ -195,6 +195,13 @@ struct RunArgs {
     /// (settings.checks.error_estimate).
     #[arg(long)]
     error_estimate: bool,
+    /// Integrate the model N times in one process and report the median
+    /// CPU of the integration alone (each run's in summary.json's
+    /// work.cpu_seconds_repeats): warm caches and resolved symbols, as a
+    /// peer timed by repetitions within its own process (SUNDIALS' P-B
+    /// harness takes the median of 3). The files are the last run's.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// No progress bar and no summary on stdout.
     #[arg(short, long)]
     quiet: bool,
@@ -506,6 +513,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         no_steps,
         cost_from,
         error_estimate,
+        repeat,
         quiet,
         from_static,
         initial_state,
@@ -544,7 +552,11 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         out.unwrap_or_else(|| PathBuf::from("out").join(model.file_stem().unwrap_or_default()));
     let mut bar = (!quiet && std::io::stderr().is_terminal()).then(ProgressBar::new);
     let progress = bar.as_mut().map(|b| b as &mut dyn Progress);
-    match sim.run_to_dir(&options, &out, progress) {
+    let mut result = sim.run_to_dir(&options, &out, progress);
+    if repeat > 1 {
+        result = repeated_run(&sim, &options, &out, repeat, result);
+    }
+    match result {
         Ok(s) => {
             if !quiet {
                 print!("{}", summary_text(&s));
@@ -569,6 +581,35 @@ fn cmd_run(a: RunArgs) -> ExitCode {
             fail(&e)
         }
     }
+}
+
+/// The remaining runs of `jounce run --repeat N` after the `first`: all of
+/// them must complete; the summary is the last one's with the median CPU
+/// of the integration alone (and each run's), written to summary.json.
+fn repeated_run(
+    sim: &Simulation,
+    options: &RunOptions,
+    out: &std::path::Path,
+    repeat: u32,
+    first: Result<jounce::RunSummary, RunError>,
+) -> Result<jounce::RunSummary, RunError> {
+    let mut s = first?;
+    let mut cpus = vec![s.work.cpu_seconds];
+    for _ in 1..repeat {
+        s = sim.run_to_dir(options, out, None)?;
+        cpus.push(s.work.cpu_seconds);
+    }
+    let mut sorted = cpus.clone();
+    sorted.sort_by(f64::total_cmp);
+    let k = sorted.len();
+    s.work.cpu_seconds = if k % 2 == 1 {
+        sorted[k / 2]
+    } else {
+        0.5 * (sorted[k / 2 - 1] + sorted[k / 2])
+    };
+    s.work.cpu_seconds_repeats = cpus;
+    s.write_json(&out.join("summary.json"))?;
+    Ok(s)
 }
 
 fn cmd_study(a: StudyArgs) -> ExitCode {

@@ -129,6 +129,67 @@ fn run_writes_timeseries_and_summary() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `run --repeat 3`: three integrations in one process, the same motion
+/// and work each time, summary.json's CPU the median of the three.
+#[test]
+fn run_repeat_reports_the_median_cpu_of_its_runs() {
+    let dir = scratch("cli-run-repeat");
+    let once = scratch("cli-run-once");
+    let model = repo("examples/slider_crank.toml");
+    let run = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            model.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--t-end",
+            "0.5",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let (code, _, err) = jounce(&args);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let s = run(&dir, &["--repeat", "3"]);
+    let single = run(&once, &[]);
+    let cpus: Vec<f64> = s["work"]["cpu_seconds_repeats"]
+        .as_array()
+        .expect("each run's CPU")
+        .iter()
+        .map(|c| c.as_f64().unwrap())
+        .collect();
+    assert_eq!(cpus.len(), 3, "{s}");
+    let mut sorted = cpus.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(
+        s["work"]["cpu_seconds"].as_f64().unwrap(),
+        sorted[1],
+        "{cpus:?}"
+    );
+    // the same work as a single run, whose summary has no repeats
+    assert_eq!(
+        s["work"]["steps_accepted"],
+        single["work"]["steps_accepted"]
+    );
+    assert_eq!(
+        s["work"]["rhs_evaluations"],
+        single["work"]["rhs_evaluations"]
+    );
+    assert!(
+        single["work"].get("cpu_seconds_repeats").is_none(),
+        "{single}"
+    );
+    let (a, b) = (
+        std::fs::read_to_string(dir.join("timeseries.csv")).unwrap(),
+        std::fs::read_to_string(once.join("timeseries.csv")).unwrap(),
+    );
+    assert_eq!(a, b, "the motion differs between runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&once);
+}
+
 #[test]
 fn a_failing_run_keeps_the_rows_it_computed_and_says_when() {
     // rk4 at a step too large for the contact spring the block lands on

@@ -30,8 +30,13 @@ pub struct WorkSummary {
     pub restarts: u64,
     /// Projections onto the constraints that kept the method's history.
     pub corrections: u64,
-    /// CPU seconds of the integration alone (no output, no I/O).
+    /// CPU seconds of the integration alone (no output, no I/O); with
+    /// `jounce run --repeat N`, the median over the N runs.
     pub cpu_seconds: f64,
+    /// The integration CPU seconds of each of the N runs of `jounce run
+    /// --repeat N` in one process (absent for a single run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_seconds_repeats: Vec<f64>,
     /// Wall-clock seconds of the whole run (assembly, integration, output,
     /// and an error estimate's second run when asked for).
     pub wall_seconds: f64,

@@ -99,6 +99,8 @@ pub mod validate;
 pub mod warnings;
 
 pub use error::RunError;
+/// The summary of a run (summary.json), as the front ends report it.
+pub use jounce_io::RunSummary;
 pub use simulation::{RunFailure, RunOptions, RunResult, Simulation, Start};
 pub use sink::{RowSink, TimeSeries};
 

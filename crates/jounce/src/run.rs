@@ -887,6 +887,7 @@ pub(crate) fn work_summary(stats: &jounce_integrate::Stats, wall: Instant) -> Wo
         restarts: stats.n_restart,
         corrections: stats.n_corrections,
         cpu_seconds: stats.cpu_seconds,
+        cpu_seconds_repeats: Vec::new(),
         wall_seconds: wall.elapsed().as_secs_f64(),
     }
 }
