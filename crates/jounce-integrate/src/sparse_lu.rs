@@ -72,8 +72,6 @@ pub trait LuScalar:
     fn finite(self) -> bool;
     /// Zero.
     fn zero_value() -> Self;
-    /// 1/x.
-    fn reciprocal(self) -> Self;
 }
 
 impl LuScalar for f64 {
@@ -86,9 +84,6 @@ impl LuScalar for f64 {
     fn zero_value() -> Self {
         0.0
     }
-    fn reciprocal(self) -> Self {
-        1.0 / self
-    }
 }
 
 impl LuScalar for c64 {
@@ -100,9 +95,6 @@ impl LuScalar for c64 {
     }
     fn zero_value() -> Self {
         c64::new(0.0, 0.0)
-    }
-    fn reciprocal(self) -> Self {
-        c64::new(1.0, 0.0) / self
     }
 }
 
@@ -360,7 +352,8 @@ impl<T: LuScalar> SparseLuOf<T> {
             debug_assert_eq!(ri[d], j);
             self.u_idx.extend_from_slice(&ri[..d]);
             self.u_val.extend_from_slice(&rv[..d]);
-            self.u_inv[j] = rv[d].reciprocal();
+            // faer's reciprocal, as its solve and elimination use
+            self.u_inv[j] = T::recip_impl(&rv[d]);
             self.u_ptr[j + 1] = self.u_idx.len();
         }
         self.kept = true;
@@ -409,7 +402,7 @@ impl<T: LuScalar> SparseLuOf<T> {
                 self.kept = false;
                 return false;
             }
-            let inv = piv.reciprocal();
+            let inv = T::recip_impl(&piv);
             for l in below {
                 let i = self.l_idx[l];
                 self.l_val[l] = x[i] * inv;
