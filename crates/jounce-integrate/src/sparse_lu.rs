@@ -46,25 +46,20 @@
 //! LU with partial pivoting of A (up to ties), and a matrix is reported
 //! singular by the full factorisation only, as before.
 
+use faer::c64;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::perm::PermRef;
 use faer::sparse::linalg::colamd;
 use faer::sparse::linalg::lu::simplicial::{
-    factorize_simplicial_numeric_lu, factorize_simplicial_numeric_lu_scratch,
-    SimplicialLu,
+    factorize_simplicial_numeric_lu, factorize_simplicial_numeric_lu_scratch, SimplicialLu,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::traits::ComplexField;
-use faer::c64;
 
 /// The entries a [`SparseLuOf`] factors: `f64` and `c64` (faer's and
 /// nalgebra's `Complex<f64>`, the same type).
 pub trait LuScalar:
-    ComplexField
-    + Copy
-    + std::ops::AddAssign
-    + std::ops::SubAssign
-    + std::ops::Mul<Output = Self>
+    ComplexField + Copy + std::ops::AddAssign + std::ops::SubAssign + std::ops::Mul<Output = Self>
 {
     /// |x| (the modulus), for the pivot test.
     fn modulus(self) -> f64;
