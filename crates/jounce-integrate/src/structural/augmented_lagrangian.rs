@@ -85,6 +85,15 @@
 //! energy away). The acceleration projection keeps the step's s: converged at a
 //! singular pose it would produce forces of order 1/σ².
 //!
+//! The acceleration projection's fixed point is reached by conjugate
+//! gradients, one solve with P per iteration as a pass of the iteration
+//! above (`conjugate_projection.rs`; issue 32): on long chains the passes
+//! remove only s σ²/(1 + s σ²) ≈ 2.5 % of the slowest mode each (1000
+//! links) and ran all [`MAX_PROJECTION_PASSES`] without converging. Where a
+//! direction of the conjugate gradients meets a mode the passes leave in
+//! place (a singular configuration), the passes make the projection as
+//! before.
+//!
 //! â_{n+1} is re-derived from the projected a_{n+1}.
 //!
 //! **Initial accelerations.** a_0 and λ_0 come from the same iteration at
