@@ -83,12 +83,16 @@ pub(crate) struct ConjugateProjection {
 /// The share s σ²/(1 + s σ²) of the violation along a singular value σ of
 /// Φ_q M^{-1/2} that one Uzawa pass removes, below which a mode counts as
 /// the near-null mode of a singular configuration: 24 passes remove less
-/// than 2.4 % of it, so the Uzawa passes leave its violation in place
-/// (their regularisation), where its exact projection would produce
-/// forces of order 1/σ² (the P-C chain of 40 parallelograms then failed
-/// Newton at its second singular pose, t = 1.244 s at h = 1e-3). The
-/// slowest mode of the 1000-link benchmark chain removes 2.5 % per pass.
-pub(crate) const SLOW_MODE: f64 = 1e-3;
+/// than a fifth of it, so the Uzawa passes leave most of its violation in
+/// place (their regularisation), where its exact projection would produce
+/// forces of order 1/σ². At 1e-3 the P-C chain of 40 parallelograms passed
+/// its singular poses with a crank error of 8.8e-5 instead of 9.6e-5, and
+/// the redundant third crank of `tests/suite/augmented_lagrangian.rs`
+/// moved 5.3e-7 off the plain parallelogram (bound 1e-7); exact
+/// projections at its singular poses failed P-C N = 40 at t = 1.244 s.
+/// The slowest mode of the 1000-link benchmark chain removes 2.5 % per
+/// pass, above this bound.
+pub(crate) const SLOW_MODE: f64 = 1e-2;
 
 /// How a projection ended.
 #[derive(Clone, Copy, Debug)]
