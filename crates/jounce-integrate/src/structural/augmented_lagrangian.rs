@@ -89,7 +89,7 @@
 //! gradients, one solve with P per iteration as a pass of the iteration
 //! above (`conjugate_projection.rs`; issue 32): on long chains the passes
 //! remove only s σ²/(1 + s σ²) ≈ 2.5 % of the slowest mode each (1000
-//! links) and ran all [`MAX_PROJECTION_PASSES`] without converging. Where a
+//! links) and ran all `MAX_PROJECTION_PASSES` (24) without converging. Where a
 //! direction of the conjugate gradients meets a mode the passes leave in
 //! place (a singular configuration), the passes make the projection as
 //! before.

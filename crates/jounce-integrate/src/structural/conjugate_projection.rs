@@ -370,8 +370,8 @@ mod tests {
     /// The metric at penalty s = p · max M_ii.
     fn metric(jac: &DMatrix<f64>, masses: &[f64], p: f64) -> (Dense, f64) {
         let s = p * masses.iter().fold(0.0f64, |a, &b| a.max(b));
-        let pm = DMatrix::from_diagonal(&DVector::from_column_slice(masses))
-            + jac.transpose() * jac * s;
+        let pm =
+            DMatrix::from_diagonal(&DVector::from_column_slice(masses)) + jac.transpose() * jac * s;
         let p = Cholesky::new(pm).expect("M + s Φ_qᵀΦ_q is positive definite");
         (
             Dense {
@@ -396,7 +396,10 @@ mod tests {
         b.rows_mut(0, n).copy_from_slice(q);
         b.rows_mut(n, m).copy_from_slice(gamma);
         let x = k.lu().solve(&b).expect("the KKT matrix is regular");
-        (x.rows(0, n).iter().copied().collect(), x.rows(n, m).iter().copied().collect())
+        (
+            x.rows(0, n).iter().copied().collect(),
+            x.rows(n, m).iter().copied().collect(),
+        )
     }
 
     fn rel_err(x: &[f64], r: &[f64]) -> f64 {
@@ -443,11 +446,15 @@ mod tests {
         // the Uzawa passes at the same tolerance: 24 leave a 4.3e-4 off,
         // and they meet it after 67 passes
         let (mut a, mut lam) = (vec![0.0; n], lam0.clone());
-        let taken = cg.uzawa(&mut d, s, &q, &gamma, &mut a, &mut lam, 1e-11, 24).passes;
+        let taken = cg
+            .uzawa(&mut d, s, &q, &gamma, &mut a, &mut lam, 1e-11, 24)
+            .passes;
         let ea = rel_err(&a, &a_ref);
         assert!(taken == 24 && ea > 1e-4, "Uzawa: {taken} passes, a {ea:e}");
         let (mut a, mut lam) = (vec![0.0; n], lam0.clone());
-        let taken = cg.uzawa(&mut d, s, &q, &gamma, &mut a, &mut lam, 1e-11, 200).passes;
+        let taken = cg
+            .uzawa(&mut d, s, &q, &gamma, &mut a, &mut lam, 1e-11, 200)
+            .passes;
         assert!(taken > 4 * cg_passes, "Uzawa: {taken} passes");
         // the same fixed point
         assert!(rel_err(&a, &a_ref) <= 1e-8, "a {:e}", rel_err(&a, &a_ref));
@@ -497,7 +504,11 @@ mod tests {
                 solves: 0,
             };
             jr.jac_tr_mul(1.0, &lam_ref, &mut f_ref);
-            assert!(rel_err(&f, &f_ref) <= 1e-9, "forces {:e}", rel_err(&f, &f_ref));
+            assert!(
+                rel_err(&f, &f_ref) <= 1e-9,
+                "forces {:e}",
+                rel_err(&f, &f_ref)
+            );
             assert!(lam.iter().all(|x| x.is_finite()));
         }
     }
