@@ -7,6 +7,7 @@
 //! [`crate::OdeProblem::as_second_order`] (e.g. [`crate::FirstOrderForm`]).
 
 pub mod augmented_lagrangian;
+mod conjugate_projection;
 pub mod driver;
 pub mod scheme;
 
