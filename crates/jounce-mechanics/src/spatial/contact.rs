@@ -160,7 +160,8 @@ pub fn contact_load<D: Scalar>(
         return None;
     }
     let (g, n, at) = contact_frame(p, a.pose, b.pose);
-    if g.re() >= 0.0 {
+    // at g = 0 the force of the side the contact moves to ([`penalty_force`])
+    if g.re() > 0.0 {
         return None;
     }
     let w = relative_velocity(a, b, &at);
@@ -181,7 +182,7 @@ pub fn contact_load<D: Scalar>(
 /// Gap and normal force magnitude (for output).
 pub fn contact_state(p: &SpatialContactParams, a: &End<'_, f64>, b: &End<'_, f64>) -> (f64, f64) {
     let (g, n, at) = contact_frame(p, a.pose, b.pose);
-    if g >= 0.0 || matches!(p.law, ContactLaw::Impact { .. }) {
+    if g > 0.0 || matches!(p.law, ContactLaw::Impact { .. }) {
         return (g, 0.0);
     }
     let rate = dot(&n, &relative_velocity(a, b, &at));
