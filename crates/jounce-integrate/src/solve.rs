@@ -1511,8 +1511,7 @@ mod tests {
 
     /// Both ways of keeping the clock (cheap pauses timed by the monotonic
     /// clock; the thread's CPU clock at every pause) count 0.15 s of work
-    /// around 0.3 s of paused work, and a pause without resume ends the
-    /// count.
+    /// and leave out 0.3 s of paused work.
     #[test]
     fn the_cpu_clock_counts_the_work_outside_its_pauses() {
         for exact in [false, true] {
@@ -1532,8 +1531,11 @@ mod tests {
             clock.resume();
             clock.pause();
             let t = clock.total();
+            // (wide: the estimate assumes the thread is descheduled alike
+            // in and out of the pauses, which parallel tests on two cores
+            // need not do; 0.45 s would count the pauses, 0 nothing)
             assert!(
-                (t - 0.15).abs() < 0.04,
+                t > 0.08 && t < 0.25,
                 "exact {exact}: counted {t} s, worked 0.15 s"
             );
         }
