@@ -62,7 +62,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use jounce_integrate::sparse_lu::SparseLu;
+use jounce_sparse::SparseLu;
 use jounce_mechanics::SparseMatrix;
 
 /// From this many constraint rows the rule [`Rule::Preferred`] first

@@ -118,7 +118,7 @@ pub mod revolute;
 pub mod rigid;
 pub mod rotational_spring;
 pub mod sparse;
-pub mod sparse_ldlt;
+pub use jounce_sparse::sparse_ldlt;
 pub mod spatial;
 pub mod spring_damper;
 pub mod system;
@@ -145,6 +145,6 @@ pub use redundant_consistency::{
     diagnose_inconsistent_redundancy, redundant_consistency, RedundantRow,
 };
 pub use sparse::SparseMatrix;
-pub use sparse_ldlt::SparseLdlt;
+pub use jounce_sparse::SparseLdlt;
 pub use spatial::SpatialSystem;
 pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};

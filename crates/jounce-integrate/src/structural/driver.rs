@@ -191,7 +191,7 @@ use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
-use crate::sparse_lu::SparseLu;
+use jounce_sparse::SparseLu;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::augmented_lagrangian::AugmentedLagrangianStepper;
