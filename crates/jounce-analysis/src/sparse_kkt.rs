@@ -19,8 +19,8 @@
 
 use nalgebra::{Complex, DMatrix, DVector};
 
-use jounce_sparse::SparseLuOf;
 use jounce_mechanics::{MechanicalSystem, Quantities, SparseMatrix, SystemQueries};
+use jounce_sparse::SparseLuOf;
 
 use crate::step_stability::eigenvalues_of;
 

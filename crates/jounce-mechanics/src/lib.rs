@@ -139,12 +139,12 @@ pub use joint_coordinates::{
     JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem, SpatialJointSystem,
 };
 pub use jounce_model::{Friction, FrictionLaw};
+pub use jounce_sparse::SparseLdlt;
 pub use minimum_norm_reactions::MinimumNormReactions;
 pub use planar::PlanarSystem;
 pub use redundant_consistency::{
     diagnose_inconsistent_redundancy, redundant_consistency, RedundantRow,
 };
 pub use sparse::SparseMatrix;
-pub use jounce_sparse::SparseLdlt;
 pub use spatial::SpatialSystem;
 pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};

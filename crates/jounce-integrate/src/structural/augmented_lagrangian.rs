@@ -127,10 +127,10 @@ use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::problem::OdeProblem;
-use jounce_sparse::LdltOrLu;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::StepContext;
 use crate::structural::scheme::StructuralScheme;
+use jounce_sparse::LdltOrLu;
 
 /// Newton iterations of one step before it counts as failed.
 const MAX_ITER: usize = 40;
