@@ -20,7 +20,7 @@
 use nalgebra::{Complex, DMatrix, DVector};
 
 use jounce_mechanics::{MechanicalSystem, Quantities, SparseMatrix, SystemQueries};
-use jounce_sparse::SparseLuOf;
+use jounce_sparse::{FixedPattern, SparseLuOf};
 
 use crate::step_stability::eigenvalues_of;
 

@@ -63,7 +63,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use jounce_mechanics::SparseMatrix;
-use jounce_sparse::SparseLu;
+use jounce_sparse::{FixedPattern, SparseLu};
 
 /// From this many constraint rows the rule [`Rule::Preferred`] first
 /// eliminates on the linear columns alone (module documentation).

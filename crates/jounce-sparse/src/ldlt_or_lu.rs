@@ -20,7 +20,7 @@
 //! go to the LU of the same pattern ([`SparseLu`], set up at the first
 //! such matrix), which decides singularity as it always did.
 
-use crate::pattern::ColumnPattern;
+use crate::pattern::{ColumnPattern, FixedPattern};
 use crate::sparse_ldlt::SparseLdlt;
 use crate::sparse_lu::SparseLu;
 
@@ -39,7 +39,7 @@ enum Factors {
 /// LDLᵀ of an n × n matrix with a fixed symmetric pattern, falling back to
 /// the LU of the same pattern for values that are not symmetric positive
 /// definite (module documentation). Write values of the whole matrix (both
-/// triangles) through [`LdltOrLu::slot`] into [`LdltOrLu::values_mut`],
+/// triangles) through [`FixedPattern::slot`] into [`LdltOrLu::values_mut`],
 /// then [`LdltOrLu::factor`] and [`LdltOrLu::solve_in_place`]: the
 /// interface of [`SparseLu`].
 pub struct LdltOrLu {
@@ -72,6 +72,13 @@ impl std::fmt::Debug for LdltOrLu {
             .field("factor_nnz", &self.ldlt.factor_nnz())
             .field("factors", &self.factors)
             .finish()
+    }
+}
+
+/// The symmetrised pattern; slots index [`LdltOrLu::values_mut`].
+impl FixedPattern for LdltOrLu {
+    fn pattern(&self) -> &ColumnPattern {
+        &self.pattern
     }
 }
 
@@ -109,29 +116,10 @@ impl LdltOrLu {
         }
     }
 
-    /// The dimension n.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.pattern.dim()
-    }
-
-    /// Number of entries of the (symmetrised) pattern.
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.pattern.nnz()
-    }
-
     /// Nonzeros of the LDLᵀ's L below the diagonal (fill included).
     #[must_use]
     pub fn factor_nnz(&self) -> usize {
         self.ldlt.factor_nnz()
-    }
-
-    /// Position of entry (i, j) in [`LdltOrLu::values_mut`], `None` when
-    /// it is not in the pattern.
-    #[must_use]
-    pub fn slot(&self, i: usize, j: usize) -> Option<usize> {
-        self.pattern.slot(i, j)
     }
 
     /// The values of A in pattern order (column by column); writing them
@@ -240,6 +228,7 @@ impl LdltOrLu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::nonzeros;
     use nalgebra::{DMatrix, DVector};
 
     /// The matrix M + s JᵀJ of a chain of `bodies` planar links (3
@@ -282,10 +271,7 @@ mod tests {
 
     fn filled(a: &DMatrix<f64>) -> LdltOrLu {
         let n = a.nrows();
-        let pattern: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
+        let pattern = nonzeros(a);
         let mut f = LdltOrLu::new(n, &pattern);
         for &(i, j) in &pattern {
             let s = f.slot(i, j).expect("in the pattern");
@@ -294,17 +280,10 @@ mod tests {
         f
     }
 
-    fn lu_of(a: &DMatrix<f64>) -> SparseLu {
-        let n = a.nrows();
-        let pattern: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
-        let mut lu = SparseLu::new(n, &pattern);
-        for &(i, j) in &pattern {
-            let s = lu.slot(i, j).expect("in the pattern");
-            lu.values_mut()[s] = a[(i, j)];
-        }
+    /// The LU of the same pattern and values as `f`.
+    fn lu_of(f: &LdltOrLu) -> SparseLu {
+        let mut lu = SparseLu::with_pattern(f.pattern().clone());
+        lu.values_mut().copy_from_slice(f.values());
         lu
     }
 
@@ -319,7 +298,7 @@ mod tests {
         // block tridiagonal of 3 × 3 blocks: L within the band of 5
         let lx = f.factor_nnz() + n;
         assert!(lx <= 6 * n, "factor nnz {lx}");
-        let mut lu = lu_of(&a);
+        let mut lu = lu_of(&f);
         for round in 0..3 {
             let scale = 1.0 + round as f64;
             if round > 0 {
@@ -386,10 +365,7 @@ mod tests {
             e[(k, 2)] = 0.0;
         }
         e[(2, 2)] = 0.0;
-        let pattern: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
+        let pattern = nonzeros(&a);
         let mut f = LdltOrLu::new(n, &pattern);
         for &(i, j) in &pattern {
             let s = f.slot(i, j).expect("in the pattern");

@@ -6,8 +6,9 @@
 //! and refactors and solves as often as it likes without allocation. This
 //! crate owns
 //!
-//! * [`ColumnPattern`]: the compressed-column pattern and its slots, the
-//!   `dim` / `nnz` / `slot` interface of every factorisation here;
+//! * [`ColumnPattern`]: the compressed-column pattern and its slots, and
+//!   [`FixedPattern`], the `dim` / `nnz` / `slot` interface of the
+//!   factorisations whose values live in one;
 //! * [`SparseLdlt`]: LDLᵀ of a symmetric matrix without pivoting (AMD
 //!   ordering, Davis's simplicial LDL), its relative pivot test and its
 //!   inertia count;
@@ -26,10 +27,12 @@ pub mod ldlt_or_lu;
 pub mod pattern;
 pub mod sparse_ldlt;
 pub mod sparse_lu;
+#[cfg(test)]
+mod test_support;
 
 /// The complex scalar of [`SparseLuOf`] (faer's, nalgebra's `Complex<f64>`).
 pub use faer::c64;
 pub use ldlt_or_lu::{LdltOrLu, SYMMETRY_TOL};
-pub use pattern::ColumnPattern;
+pub use pattern::{ColumnPattern, FixedPattern};
 pub use sparse_ldlt::SparseLdlt;
 pub use sparse_lu::{LuScalar, SparseLu, SparseLuOf};

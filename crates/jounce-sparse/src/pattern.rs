@@ -4,8 +4,9 @@
 //! within a column (Davis 2006, *Direct Methods for Sparse Linear Systems*,
 //! §2.2). A position in r is a *slot*: where the value of that entry lives
 //! in the values array of the factorisation that owns the pattern. This is
-//! the `dim` / `nnz` / `slot` interface shared by [`crate::SparseLdlt`],
-//! [`crate::SparseLuOf`] and [`crate::LdltOrLu`].
+//! the `dim` / `nnz` / `slot` interface of [`crate::SparseLuOf`] and
+//! [`crate::LdltOrLu`] ([`FixedPattern`]) and the pattern of the upper
+//! triangle [`crate::SparseLdlt`] factors.
 
 use faer::sparse::SymbolicSparseColMatRef;
 
@@ -26,12 +27,7 @@ impl ColumnPattern {
     /// caller, which builds the pattern from its own dimensions).
     #[must_use]
     pub fn new(n: usize, entries: &[(usize, usize)]) -> Self {
-        let mut cols: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
-        for &(i, j) in entries {
-            check(n, i, j);
-            cols[j].push(i);
-        }
-        Self::from_columns(cols)
+        Self::placed(n, entries, |cols, i, j| cols[j].push(i))
     }
 
     /// The symmetric pattern of the entries: (i, j) and (j, i) for each,
@@ -41,13 +37,10 @@ impl ColumnPattern {
     /// As [`ColumnPattern::new`].
     #[must_use]
     pub fn symmetric(n: usize, entries: &[(usize, usize)]) -> Self {
-        let mut cols: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
-        for &(i, j) in entries {
-            check(n, i, j);
+        Self::placed(n, entries, |cols, i, j| {
             cols[j].push(i);
             cols[i].push(j);
-        }
-        Self::from_columns(cols)
+        })
     }
 
     /// The upper triangle (rows ≤ column) of the symmetric pattern of the
@@ -58,10 +51,20 @@ impl ColumnPattern {
     /// As [`ColumnPattern::new`].
     #[must_use]
     pub fn upper(n: usize, entries: &[(usize, usize)]) -> Self {
+        Self::placed(n, entries, |cols, i, j| cols[i.max(j)].push(i.min(j)))
+    }
+
+    /// The diagonal, and each entry (i, j) checked and placed into the
+    /// columns by `place`.
+    fn placed(
+        n: usize,
+        entries: &[(usize, usize)],
+        place: impl Fn(&mut [Vec<usize>], usize, usize),
+    ) -> Self {
         let mut cols: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
         for &(i, j) in entries {
             check(n, i, j);
-            cols[i.max(j)].push(i.min(j));
+            place(&mut cols, i, j);
         }
         Self::from_columns(cols)
     }
@@ -140,6 +143,30 @@ impl ColumnPattern {
     #[must_use]
     pub fn as_faer(&self) -> SymbolicSparseColMatRef<'_, usize> {
         SymbolicSparseColMatRef::new_checked(self.n, self.n, &self.col_ptr, None, &self.row_idx)
+    }
+}
+
+/// A matrix whose values live in the slots of a fixed [`ColumnPattern`]
+/// ([`crate::SparseLuOf`], [`crate::LdltOrLu`]): its dimension, entry
+/// count and slots are the pattern's.
+pub trait FixedPattern {
+    /// The pattern of the matrix.
+    fn pattern(&self) -> &ColumnPattern;
+
+    /// The dimension n.
+    fn dim(&self) -> usize {
+        self.pattern().dim()
+    }
+
+    /// Number of entries of the pattern.
+    fn nnz(&self) -> usize {
+        self.pattern().nnz()
+    }
+
+    /// Position of entry (i, j) in the values, `None` when it is not in
+    /// the pattern.
+    fn slot(&self, i: usize, j: usize) -> Option<usize> {
+        self.pattern().slot(i, j)
     }
 }
 

@@ -327,6 +327,7 @@ impl SparseLdlt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::nonzeros;
     use nalgebra::{DMatrix, DVector};
 
     /// The inertia of the shifted second-difference matrix tridiag(−1, 2,
@@ -384,10 +385,7 @@ mod tests {
             b[(i, (i * 3 + 1) % n)] = rnd();
         }
         let a = &b * b.transpose() + DMatrix::identity(n, n);
-        let entries: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
+        let entries = nonzeros(&a);
         let mut f = SparseLdlt::new(n, &entries);
         for &(i, j) in &entries {
             if i <= j {
@@ -442,10 +440,7 @@ mod tests {
             }
         }
         let g = &j * j.transpose();
-        let entries: Vec<(usize, usize)> = (0..m)
-            .flat_map(|i| (0..m).map(move |k| (i, k)))
-            .filter(|&(i, k)| g[(i, k)] != 0.0)
-            .collect();
+        let entries = nonzeros(&g);
         let mut f = SparseLdlt::new(m, &entries);
         assert!(f.factor_nnz() < 10 * m, "fill {}", f.factor_nnz());
         for scale in [1.0, 3.0] {

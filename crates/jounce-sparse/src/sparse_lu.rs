@@ -55,7 +55,7 @@ use faer::sparse::linalg::lu::simplicial::{
 use faer::sparse::SparseColMatRef;
 use faer::traits::ComplexField;
 
-use crate::pattern::ColumnPattern;
+use crate::pattern::{ColumnPattern, FixedPattern};
 
 /// The entries a [`SparseLuOf`] factors: `f64` and `c64` (faer's and
 /// nalgebra's `Complex<f64>`, the same type).
@@ -99,7 +99,7 @@ pub type SparseLu = SparseLuOf<f64>;
 
 /// LU with partial pivoting of an n × n matrix with a fixed sparsity
 /// pattern (module documentation), real or complex. Write values through
-/// [`SparseLuOf::slot`] into [`SparseLuOf::values_mut`], then
+/// [`FixedPattern::slot`] into [`SparseLuOf::values_mut`], then
 /// [`SparseLuOf::factor`] and [`SparseLuOf::solve_in_place`].
 pub struct SparseLuOf<T: LuScalar> {
     n: usize,
@@ -146,6 +146,13 @@ impl<T: LuScalar> std::fmt::Debug for SparseLuOf<T> {
             .field("nnz", &self.pattern.nnz())
             .field("factored", &self.factored)
             .finish()
+    }
+}
+
+/// The pattern of A; slots index [`SparseLuOf::values_mut`].
+impl<T: LuScalar> FixedPattern for SparseLuOf<T> {
+    fn pattern(&self) -> &ColumnPattern {
+        &self.pattern
     }
 }
 
@@ -206,31 +213,6 @@ impl<T: LuScalar> SparseLuOf<T> {
             n_full: 0,
             n_refactor: 0,
         }
-    }
-
-    /// The dimension n.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.n
-    }
-
-    /// Number of entries of the pattern.
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.pattern.nnz()
-    }
-
-    /// The pattern of A.
-    #[must_use]
-    pub fn pattern(&self) -> &ColumnPattern {
-        &self.pattern
-    }
-
-    /// Position of entry (i, j) in [`SparseLu::values_mut`], `None` when it
-    /// is not in the pattern.
-    #[must_use]
-    pub fn slot(&self, i: usize, j: usize) -> Option<usize> {
-        self.pattern.slot(i, j)
     }
 
     /// The values of A in pattern order (column by column); writing them
@@ -445,6 +427,7 @@ impl<T: LuScalar> SparseLuOf<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::nonzeros;
     use nalgebra::{DMatrix, DVector};
 
     /// A KKT matrix [A Bᵀ; B 0] of a chain: A tridiagonal, B bidiagonal,
@@ -470,10 +453,7 @@ mod tests {
 
     fn sparse_of(a: &DMatrix<f64>) -> SparseLu {
         let n = a.nrows();
-        let pattern: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
+        let pattern = nonzeros(a);
         let mut lu = SparseLu::new(n, &pattern);
         for &(i, j) in &pattern {
             let s = lu.slot(i, j).unwrap();

@@ -14,7 +14,7 @@
 use crate::dae::DaeProblem;
 use crate::error::IntegrateError;
 use jounce_sparse::c64;
-use jounce_sparse::{SparseLu, SparseLuOf};
+use jounce_sparse::{FixedPattern, SparseLu, SparseLuOf};
 
 /// The sparse iteration matrix of a DAE method (module documentation).
 pub(crate) struct SparseIteration {

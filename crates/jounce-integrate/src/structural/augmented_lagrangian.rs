@@ -130,7 +130,7 @@ use crate::problem::OdeProblem;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::StepContext;
 use crate::structural::scheme::StructuralScheme;
-use jounce_sparse::LdltOrLu;
+use jounce_sparse::{FixedPattern, LdltOrLu};
 
 /// Newton iterations of one step before it counts as failed.
 const MAX_ITER: usize = 40;
