@@ -50,6 +50,7 @@ pub mod overdetermined;
 pub mod problem;
 pub mod reference_problems;
 pub mod solve;
+// the sparse LU lives in jounce-sparse; its old path is kept
 pub use jounce_sparse::sparse_lu;
 pub mod stats;
 pub mod step_loop;

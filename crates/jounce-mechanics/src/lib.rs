@@ -118,6 +118,7 @@ pub mod revolute;
 pub mod rigid;
 pub mod rotational_spring;
 pub mod sparse;
+// the sparse LDLᵀ lives in jounce-sparse; its old path is kept
 pub use jounce_sparse::sparse_ldlt;
 pub mod spatial;
 pub mod spring_damper;

@@ -11,7 +11,7 @@
 //! (`faer::sparse::linalg::colamd`, `lu::simplicial`); this module owns
 //! the fixed pattern, the value slots a caller writes into, the work
 //! memory, and the singularity test, which is the dense LU's
-//! (`dense_lu`): a zero or non-finite pivot.
+//! (jounce-integrate's `dense_lu`): a zero or non-finite pivot.
 //!
 //! Used for the iteration matrices of the structural driver when a problem
 //! declares their sparsity (jounce-integrate's
