@@ -12,15 +12,15 @@
 //! ```
 //!
 //! is assembled straight into the fixed pattern of a sparse LU
-//! ([`jounce_integrate::sparse_lu`], faer's simplicial LU with a COLAMD
+//! ([`jounce_sparse::sparse_lu`], faer's simplicial LU with a COLAMD
 //! ordering computed once); δ = 0 unless the factorisation fails
 //! (redundant rows), when a tiny δ regularises it. Everything here is
 //! O(nnz) in storage; nothing is n × n.
 
 use nalgebra::{Complex, DMatrix, DVector};
 
-use jounce_integrate::sparse_lu::SparseLuOf;
 use jounce_mechanics::{MechanicalSystem, Quantities, SparseMatrix, SystemQueries};
+use jounce_sparse::{FixedPattern, SparseLuOf};
 
 use crate::step_stability::eigenvalues_of;
 

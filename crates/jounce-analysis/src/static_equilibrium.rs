@@ -70,7 +70,7 @@
 //! up to [`MAX_DENSE_ORDER`]): the same iterations, with the KKT
 //! matrix assembled straight into the system's tangent and Φ_q patterns
 //! and factored by a sparse LU (faer's simplicial LU with a COLAMD
-//! ordering, through `jounce_integrate::sparse_lu`) instead of the dense
+//! ordering, through `jounce_sparse::sparse_lu`) instead of the dense
 //! SVD; storage and work per iteration O(nnz). Spatial systems (n_q ≠
 //! n_v) take it too: K_T and Φ_q are filled along q ⊞ δ in their n_v
 //! columns ([`jounce_mechanics::Sparsity::fill_tangent`]) and every step
@@ -92,7 +92,8 @@ use std::cell::RefCell;
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-use jounce_mechanics::{MechanicalSystem, SparseLdlt, SparseMatrix};
+use jounce_mechanics::{MechanicalSystem, SparseMatrix};
+use jounce_sparse::SparseLdlt;
 
 use crate::sparse_kkt::{arnoldi, SparseKkt};
 

@@ -78,7 +78,8 @@
 //! LU stays for small systems and `linear_solver = "dense"`.
 
 use jounce_integrate::{EvalError, OdeProblem, SecondOrderProblem, StepFix};
-use jounce_mechanics::{MechanicalSystem, Quantities, SparseLdlt, SystemData, SystemQueries};
+use jounce_mechanics::{MechanicalSystem, Quantities, SystemData, SystemQueries};
+use jounce_sparse::SparseLdlt;
 use nalgebra::DMatrix;
 
 use crate::error::FormulationError;

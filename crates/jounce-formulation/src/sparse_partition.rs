@@ -62,8 +62,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use jounce_integrate::sparse_lu::SparseLu;
 use jounce_mechanics::SparseMatrix;
+use jounce_sparse::{FixedPattern, SparseLu};
 
 /// From this many constraint rows the rule [`Rule::Preferred`] first
 /// eliminates on the linear columns alone (module documentation).

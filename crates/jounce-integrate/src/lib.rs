@@ -50,8 +50,8 @@ pub mod overdetermined;
 pub mod problem;
 pub mod reference_problems;
 pub mod solve;
-pub mod sparse_ldlt;
-pub mod sparse_lu;
+// the sparse LU lives in jounce-sparse; its old path is kept
+pub use jounce_sparse::sparse_lu;
 pub mod stats;
 pub mod step_loop;
 pub mod stepper;

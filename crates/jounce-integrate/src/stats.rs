@@ -18,7 +18,7 @@ pub struct Stats {
     pub n_jac: u64,
     /// Factorisations of iteration matrices: LU, or LDLᵀ where the
     /// augmented Lagrangian's sparse matrices are symmetric positive
-    /// definite ([`crate::sparse_ldlt::SparseLdlt`]).
+    /// definite ([`jounce_sparse::LdltOrLu`]).
     pub n_lu: u64,
     /// Linear solves with an existing factorisation.
     pub n_solve: u64,

@@ -25,7 +25,7 @@
 //! multiply-adds (r_j rows in column j: a few for a mechanism).
 
 use crate::sparse::SparseMatrix;
-use crate::sparse_ldlt::SparseLdlt;
+use jounce_sparse::SparseLdlt;
 
 /// One product term J_ij w_j J_kj of S_ik.
 #[derive(Clone, Copy, Debug)]

@@ -118,7 +118,8 @@ pub mod revolute;
 pub mod rigid;
 pub mod rotational_spring;
 pub mod sparse;
-pub mod sparse_ldlt;
+// the sparse LDLᵀ lives in jounce-sparse; its old path is kept
+pub use jounce_sparse::sparse_ldlt;
 pub mod spatial;
 pub mod spring_damper;
 pub mod system;
@@ -139,12 +140,12 @@ pub use joint_coordinates::{
     JointCoordinateSystem, JointData, JointSpaceError, PlanarJointSystem, SpatialJointSystem,
 };
 pub use jounce_model::{Friction, FrictionLaw};
+pub use jounce_sparse::SparseLdlt;
 pub use minimum_norm_reactions::MinimumNormReactions;
 pub use planar::PlanarSystem;
 pub use redundant_consistency::{
     diagnose_inconsistent_redundancy, redundant_consistency, RedundantRow,
 };
 pub use sparse::SparseMatrix;
-pub use sparse_ldlt::SparseLdlt;
 pub use spatial::SpatialSystem;
 pub use system::{FrictionRow, MechanicalSystem, NormalForce, Structure};

@@ -13,8 +13,8 @@
 
 use crate::dae::DaeProblem;
 use crate::error::IntegrateError;
-use crate::sparse_lu::{SparseLu, SparseLuOf};
-use faer::c64;
+use jounce_sparse::c64;
+use jounce_sparse::{FixedPattern, SparseLu, SparseLuOf};
 
 /// The sparse iteration matrix of a DAE method (module documentation).
 pub(crate) struct SparseIteration {

@@ -116,7 +116,7 @@
 //! are symmetric (the projection metric always): in the problem's sparse
 //! pattern T and both metrics are factorised by LDLᵀ with the ordering and
 //! the symbolic analysis of the first factorisation kept
-//! ([`crate::sparse_ldlt::SparseLdlt`]; the LU with partial pivoting redid
+//! ([`jounce_sparse::LdltOrLu`]; the LU with partial pivoting redid
 //! its Gilbert–Peierls reach at every factorisation), by the LU where a
 //! matrix is not symmetric positive definite. M, C, K and Φ_qᵀΦ_q are kept
 //! in the matrices' value order between evaluations, so that a
@@ -136,11 +136,11 @@ use crate::dense::hermite_cubic_linear_tail;
 use crate::dense_lu::DenseLu;
 use crate::error::{EvalError, IntegrateError};
 use crate::problem::OdeProblem;
-use crate::sparse_ldlt::SparseLdlt;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::StepContext;
 use crate::structural::conjugate_projection::{ConjugateProjection, ProjectionMetric};
 use crate::structural::scheme::StructuralScheme;
+use jounce_sparse::{FixedPattern, LdltOrLu};
 
 /// Newton iterations of one step before it counts as failed.
 const MAX_ITER: usize = 40;
@@ -348,10 +348,10 @@ impl NewtonState {
 /// pattern ([`ConstrainedSecondOrderProblem::sparsity`]): there by LDLᵀ
 /// with the symbolic analysis kept where T is symmetric positive definite
 /// (the projection metric always, T where K and C are symmetric), else by
-/// the LU ([`SparseLdlt`]).
+/// the LU ([`LdltOrLu`]).
 enum Matrix {
     Dense(DenseLu<f64>),
-    Sparse(Box<SparseLdlt>),
+    Sparse(Box<LdltOrLu>),
 }
 
 /// M, C, K and Φ_qᵀΦ_q in the value order of T (the sparse pattern's, or
@@ -593,7 +593,7 @@ impl AugmentedLagrangianStepper {
             }
         }
         let build = || match &pattern {
-            Some(entries) => Matrix::Sparse(Box::new(SparseLdlt::new(n, entries))),
+            Some(entries) => Matrix::Sparse(Box::new(LdltOrLu::new(n, entries))),
             None => {
                 let mut lu = DenseLu::new();
                 lu.resize(n);

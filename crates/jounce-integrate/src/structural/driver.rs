@@ -191,11 +191,11 @@ use crate::error::{EvalError, IntegrateError};
 use crate::initial_step::initial_step;
 use crate::newton::CachedLu;
 use crate::problem::OdeProblem;
-use crate::sparse_lu::SparseLu;
 use crate::step_loop::{advance, fixed_grid_step, LoopState, StepAttempt, Trial};
 use crate::stepper::{StepContext, Stepper};
 use crate::structural::augmented_lagrangian::AugmentedLagrangianStepper;
 use crate::structural::scheme::{Balance, StructuralScheme};
+use jounce_sparse::{FixedPattern, SparseLu};
 
 /// g = M a − f: the inertia and applied-force part of a Newton residual.
 fn inertia_minus_forces(me: &DMatrix<f64>, a: &[f64], f: &[f64], g: &mut [f64]) {

@@ -11,19 +11,18 @@
 //! (`faer::sparse::linalg::colamd`, `lu::simplicial`); this module owns
 //! the fixed pattern, the value slots a caller writes into, the work
 //! memory, and the singularity test, which is the dense LU's
-//! (`dense_lu`): a zero or non-finite pivot.
+//! (jounce-integrate's `dense_lu`): a zero or non-finite pivot.
 //!
 //! Used for the iteration matrices of the structural driver when a problem
-//! declares their sparsity
-//! ([`crate::constrained::ConstrainedSecondOrderProblem::sparsity`]):
-//! S = [M + γ'C + β'K, Φ_qᵀ; Φ_q, 0] of a chain of N bodies has O(N)
-//! entries and factors without fill beyond a band, where the dense LU
-//! costs O(N³). The DAE drivers ([`crate::dae`]) factor their iteration
-//! matrices G = ∂F/∂y + c ∂F/∂y' with it when a problem declares their
-//! pattern ([`crate::dae::DaeProblem::sparsity`]); radau5's complex matrix
-//! J + ((α + iβ)/h) M is factored as such ([`SparseLuOf`] over `c64`):
-//! the same pattern and column ordering as the real one, a quarter of the
-//! index work of the equivalent real 2n × 2n system.
+//! declares their sparsity (jounce-integrate's
+//! `ConstrainedSecondOrderProblem::sparsity`): S = [M + γ'C + β'K, Φ_qᵀ;
+//! Φ_q, 0] of a chain of N bodies has O(N) entries and factors without
+//! fill beyond a band, where the dense LU costs O(N³). The DAE drivers
+//! factor their iteration matrices G = ∂F/∂y + c ∂F/∂y' with it when a
+//! problem declares their pattern (`DaeProblem::sparsity`); radau5's
+//! complex matrix J + ((α + iβ)/h) M is factored as such ([`SparseLuOf`]
+//! over `c64`): the same pattern and column ordering as the real one, a
+//! quarter of the index work of the equivalent real 2n × 2n system.
 //!
 //! # Refactorisation on the kept pivot sequence
 //!
@@ -53,8 +52,10 @@ use faer::sparse::linalg::colamd;
 use faer::sparse::linalg::lu::simplicial::{
     factorize_simplicial_numeric_lu, factorize_simplicial_numeric_lu_scratch, SimplicialLu,
 };
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::sparse::SparseColMatRef;
 use faer::traits::ComplexField;
+
+use crate::pattern::{ColumnPattern, FixedPattern};
 
 /// The entries a [`SparseLuOf`] factors: `f64` and `c64` (faer's and
 /// nalgebra's `Complex<f64>`, the same type).
@@ -98,13 +99,12 @@ pub type SparseLu = SparseLuOf<f64>;
 
 /// LU with partial pivoting of an n × n matrix with a fixed sparsity
 /// pattern (module documentation), real or complex. Write values through
-/// [`SparseLuOf::slot`] into [`SparseLuOf::values_mut`], then
+/// [`FixedPattern::slot`] into [`SparseLuOf::values_mut`], then
 /// [`SparseLuOf::factor`] and [`SparseLuOf::solve_in_place`].
 pub struct SparseLuOf<T: LuScalar> {
     n: usize,
     /// Compressed sparse columns of A, rows sorted within a column.
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
+    pattern: ColumnPattern,
     values: Vec<T>,
     /// Fill-reducing column ordering Q (forward and inverse).
     col_fwd: Vec<usize>,
@@ -143,9 +143,16 @@ impl<T: LuScalar> std::fmt::Debug for SparseLuOf<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseLu")
             .field("n", &self.n)
-            .field("nnz", &self.row_idx.len())
+            .field("nnz", &self.pattern.nnz())
             .field("factored", &self.factored)
             .finish()
+    }
+}
+
+/// The pattern of A; slots index [`SparseLuOf::values_mut`].
+impl<T: LuScalar> FixedPattern for SparseLuOf<T> {
+    fn pattern(&self) -> &ColumnPattern {
+        &self.pattern
     }
 }
 
@@ -160,33 +167,22 @@ impl<T: LuScalar> SparseLuOf<T> {
     /// caller, which builds the pattern from its own dimensions).
     #[must_use]
     pub fn new(n: usize, entries: &[(usize, usize)]) -> Self {
-        let mut cols: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(i, j) in entries {
-            assert!(
-                i < n && j < n,
-                "SparseLu: entry ({i}, {j}) outside {n} × {n}"
-            );
-            cols[j].push(i);
-        }
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::new();
-        col_ptr.push(0);
-        for (j, c) in cols.iter_mut().enumerate() {
-            c.push(j);
-            c.sort_unstable();
-            c.dedup();
-            row_idx.extend_from_slice(c);
-            col_ptr.push(row_idx.len());
-        }
-        let nnz = row_idx.len();
+        Self::with_pattern(ColumnPattern::new(n, entries))
+    }
+
+    /// Set up the factorisation of a matrix with the given pattern (which
+    /// must hold the diagonal, as every constructor of [`ColumnPattern`]
+    /// makes it); the column ordering is computed here, once.
+    #[must_use]
+    pub fn with_pattern(pattern: ColumnPattern) -> Self {
+        let (n, nnz) = (pattern.dim(), pattern.nnz());
         let (mut col_fwd, mut col_inv) = (vec![0usize; n], vec![0usize; n]);
         {
-            let a = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
             let mut mem = MemBuffer::new(colamd::order_scratch::<usize>(n, n, nnz));
             colamd::order(
                 &mut col_fwd,
                 &mut col_inv,
-                a,
+                pattern.as_faer(),
                 colamd::Control::default(),
                 MemStack::new(&mut mem),
             )
@@ -195,8 +191,7 @@ impl<T: LuScalar> SparseLuOf<T> {
         let req = factorize_simplicial_numeric_lu_scratch::<usize, T>(n, n);
         Self {
             n,
-            col_ptr,
-            row_idx,
+            pattern,
             values: vec![T::zero_value(); nnz],
             col_fwd,
             col_inv,
@@ -220,26 +215,6 @@ impl<T: LuScalar> SparseLuOf<T> {
         }
     }
 
-    /// The dimension n.
-    #[must_use]
-    pub fn dim(&self) -> usize {
-        self.n
-    }
-
-    /// Number of entries of the pattern.
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.row_idx.len()
-    }
-
-    /// Position of entry (i, j) in [`SparseLu::values_mut`], `None` when it
-    /// is not in the pattern.
-    #[must_use]
-    pub fn slot(&self, i: usize, j: usize) -> Option<usize> {
-        let (a, b) = (self.col_ptr[j], self.col_ptr[j + 1]);
-        self.row_idx[a..b].binary_search(&i).ok().map(|k| a + k)
-    }
-
     /// The values of A in pattern order (column by column); writing them
     /// forgets the factorisation.
     pub fn values_mut(&mut self) -> &mut [T] {
@@ -255,10 +230,11 @@ impl<T: LuScalar> SparseLuOf<T> {
 
     /// y ← y + A x with the current values (not the factors).
     pub fn mul_add(&self, x: &[T], y: &mut [T]) {
+        let (col_ptr, row_idx) = (self.pattern.col_ptr(), self.pattern.row_idx());
         for j in 0..self.n {
             let xj = x[j];
-            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
-                y[self.row_idx[k]] += self.values[k] * xj;
+            for k in col_ptr[j]..col_ptr[j + 1] {
+                y[row_idx[k]] += self.values[k] * xj;
             }
         }
     }
@@ -304,10 +280,7 @@ impl<T: LuScalar> SparseLuOf<T> {
         self.kept = false;
         self.n_full += 1;
         let n = self.n;
-        let a = SparseColMatRef::new(
-            SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx),
-            &self.values,
-        );
+        let a = SparseColMatRef::new(self.pattern.as_faer(), &self.values);
         let q = PermRef::new_checked(&self.col_fwd, &self.col_inv, n);
         let r = factorize_simplicial_numeric_lu(
             &mut self.row_fwd,
@@ -367,10 +340,11 @@ impl<T: LuScalar> SparseLuOf<T> {
     /// candidate.
     fn refactor(&mut self, tol: f64) -> bool {
         let x = &mut self.work;
+        let (col_ptr, row_idx) = (self.pattern.col_ptr(), self.pattern.row_idx());
         for j in 0..self.n {
             let c = self.col_fwd[j];
-            for k in self.col_ptr[c]..self.col_ptr[c + 1] {
-                x[self.row_inv[self.row_idx[k]]] = self.values[k];
+            for k in col_ptr[c]..col_ptr[c + 1] {
+                x[self.row_inv[row_idx[k]]] = self.values[k];
             }
             for k in self.u_ptr[j]..self.u_ptr[j + 1] {
                 let i = self.u_idx[k];
@@ -453,6 +427,7 @@ impl<T: LuScalar> SparseLuOf<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::nonzeros;
     use nalgebra::{DMatrix, DVector};
 
     /// A KKT matrix [A Bᵀ; B 0] of a chain: A tridiagonal, B bidiagonal,
@@ -478,10 +453,7 @@ mod tests {
 
     fn sparse_of(a: &DMatrix<f64>) -> SparseLu {
         let n = a.nrows();
-        let pattern: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (0..n).map(move |j| (i, j)))
-            .filter(|&(i, j)| a[(i, j)] != 0.0)
-            .collect();
+        let pattern = nonzeros(a);
         let mut lu = SparseLu::new(n, &pattern);
         for &(i, j) in &pattern {
             let s = lu.slot(i, j).unwrap();
