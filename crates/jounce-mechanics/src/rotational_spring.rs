@@ -43,7 +43,7 @@ pub fn rotational_spring<D: Scalar>(
     let delta = xb[2] - xa[2] - c::<D>(p.zero_angle);
     let rate = vb[2] - va[2];
     let mut tau = c::<D>(tau_act);
-    if is_active(p.one_sided, delta.re()) {
+    if is_active(p.one_sided, delta.re(), rate.re()) {
         tau -= delta * p.stiffness + rate * p.damping;
     }
     qb[2] += tau;
@@ -53,7 +53,8 @@ pub fn rotational_spring<D: Scalar>(
 /// Potential energy σ ½ k (φ − φ0)².
 pub fn rotational_spring_potential(p: &RotationalSpringParams, xa: &[f64], xb: &[f64]) -> f64 {
     let delta = xb[2] - xa[2] - p.zero_angle;
-    if is_active(p.one_sided, delta) {
+    // (zero at δ = 0 on either side)
+    if is_active(p.one_sided, delta, 0.0) {
         0.5 * p.stiffness * delta * delta
     } else {
         0.0

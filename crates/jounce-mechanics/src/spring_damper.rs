@@ -8,7 +8,8 @@
 //! whose generalized forces are (F, (A s) × F) on each body. σ ∈ {0, 1} is
 //! the one-sided activity of the spring and damper: σ = 1 always when
 //! two-sided, only when ℓ < ℓ0 for compression-only, only when ℓ > ℓ0 for
-//! tension-only. The actuator is always active.
+//! tension-only (at ℓ = ℓ0, when ℓ' heads into that side: [`is_active`]).
+//! The actuator is always active.
 //!
 //! Potential energy V = σ ½ k (ℓ − ℓ0)², continuous across the switch.
 //!
@@ -40,13 +41,20 @@ pub struct SpringDamperParams {
     pub one_sided: Option<OneSided>,
 }
 
-/// Whether a one-sided element is active at deflection `delta` = ℓ − ℓ0 (or φ − φ0).
+/// Whether a one-sided element is active at deflection `delta` = ℓ − ℓ0
+/// (or φ − φ0) moving at `rate` = δ'.
+///
+/// At δ = 0 it is active when it moves into its active side (δ' < 0 in
+/// compression, δ' > 0 in tension): the damper's c δ' switches on there,
+/// and a run restarts at the located switch with δ within rounding of
+/// zero on either side; the element then acts as on the side it is
+/// entering, as a contact does ([`crate::contact::penalty_force`]).
 #[inline]
-pub fn is_active(one_sided: Option<OneSided>, delta: f64) -> bool {
+pub fn is_active(one_sided: Option<OneSided>, delta: f64, rate: f64) -> bool {
     match one_sided {
         None => true,
-        Some(OneSided::Compression) => delta < 0.0,
-        Some(OneSided::Tension) => delta > 0.0,
+        Some(OneSided::Compression) => delta < 0.0 || (delta == 0.0 && rate < 0.0),
+        Some(OneSided::Tension) => delta > 0.0 || (delta == 0.0 && rate > 0.0),
     }
 }
 
@@ -75,7 +83,7 @@ pub fn spring_damper<D: Scalar>(
     );
     let delta = len - c::<D>(p.free_length);
     let mut tension = c::<D>(f_act);
-    if is_active(p.one_sided, delta.re()) {
+    if is_active(p.one_sided, delta.re(), dlen.re()) {
         tension += delta * p.stiffness + dlen * p.damping;
     }
     let fa = [e[0] * tension, e[1] * tension];
@@ -93,7 +101,8 @@ pub fn spring_damper<D: Scalar>(
 pub fn spring_damper_potential(p: &SpringDamperParams, xa: &[f64], xb: &[f64]) -> f64 {
     let d = sub(point(xb, p.sb), point(xa, p.sa));
     let delta = dot(d, d).sqrt() - p.free_length;
-    if is_active(p.one_sided, delta) {
+    // (zero at δ = 0 on either side)
+    if is_active(p.one_sided, delta, 0.0) {
         0.5 * p.stiffness * delta * delta
     } else {
         0.0
@@ -125,4 +134,54 @@ pub fn spring_damper_tension(
         return 0.0;
     }
     (qa[0] * d[0] + qa[1] * d[1]) / len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A compression-only spring-damper of free length 1 m along x, body b
+    /// at x = ℓ moving at ẋ: the tension on body b's x.
+    fn push_on_b(len: f64, rate: f64, one_sided: OneSided) -> f64 {
+        let p = SpringDamperParams {
+            sa: [0.0, 0.0],
+            sb: [0.0, 0.0],
+            stiffness: 1e5,
+            damping: 20.0,
+            free_length: 1.0,
+            one_sided: Some(one_sided),
+        };
+        let (mut qa, mut qb) = ([0.0f64; 3], [0.0f64; 3]);
+        spring_damper(
+            &p,
+            &[0.0; 3],
+            &[0.0; 3],
+            &[len, 0.0, 0.0],
+            &[rate, 0.0, 0.0],
+            0.0,
+            &mut qa,
+            &mut qb,
+        );
+        qb[0]
+    }
+
+    /// At ℓ = ℓ0 a one-sided element acts as on the side it moves into:
+    /// the damper's c ℓ' (26 N at 1.3 m/s) entering, as 1e-16 m inside;
+    /// nothing leaving, as 1e-16 m outside.
+    #[test]
+    fn at_the_free_length_a_one_sided_element_acts_as_on_the_side_it_enters() {
+        // compression: entering at ℓ' < 0 (pushes b out, +x)
+        let entering = push_on_b(1.0, -1.3, OneSided::Compression);
+        let inside = push_on_b(1.0 - 1e-16, -1.3, OneSided::Compression);
+        assert!((entering - 26.0).abs() < 1e-9, "{entering}");
+        assert!((entering - inside).abs() < 1e-9, "{entering} {inside}");
+        assert_eq!(push_on_b(1.0, 1.3, OneSided::Compression), 0.0);
+        assert_eq!(push_on_b(1.0 + 1e-15, 1.3, OneSided::Compression), 0.0);
+        // tension: entering at ℓ' > 0 (pulls b back, −x)
+        let entering = push_on_b(1.0, 1.3, OneSided::Tension);
+        let inside = push_on_b(1.0 + 2e-16, 1.3, OneSided::Tension);
+        assert!((entering + 26.0).abs() < 1e-9, "{entering}");
+        assert!((entering - inside).abs() < 1e-9, "{entering} {inside}");
+        assert_eq!(push_on_b(1.0, -1.3, OneSided::Tension), 0.0);
+    }
 }
