@@ -230,24 +230,28 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             zero: vec![0.0; other],
             projected: vec![0.0; if other == 0 { 0 } else { nq }],
             data: sys.data(),
-            jac: DMatrix::zeros(m, n),
+            // sized on the dense path's first factorisation (or the first
+            // tangent): the sparse path keeps Φ_q sparse
+            jac: DMatrix::zeros(0, 0),
             c: vec![0.0; m],
             lu: FullPivLu::new(0, 0),
             sparse: None,
             acc: vec![0.0; n],
             work: vec![0.0; n],
             breakpoints: sys.breakpoints(),
-            kt: DMatrix::zeros(n, n),
-            ct: DMatrix::zeros(n, n),
-            fq: DMatrix::zeros(n, n),
-            fv: DMatrix::zeros(n, n),
-            cfj: DMatrix::zeros(n, n),
-            dm: DMatrix::zeros(n, n),
-            gq: DMatrix::zeros(m, n),
-            gv: DMatrix::zeros(m, n),
-            ha: DMatrix::zeros(m, n),
-            hv: DMatrix::zeros(m, n),
-            pqt: DMatrix::zeros(m, n),
+            // the dense tangent blocks on first use only
+            // (`size_tangent_buffers`): explicit methods never form them
+            kt: DMatrix::zeros(0, 0),
+            ct: DMatrix::zeros(0, 0),
+            fq: DMatrix::zeros(0, 0),
+            fv: DMatrix::zeros(0, 0),
+            cfj: DMatrix::zeros(0, 0),
+            dm: DMatrix::zeros(0, 0),
+            gq: DMatrix::zeros(0, 0),
+            gv: DMatrix::zeros(0, 0),
+            ha: DMatrix::zeros(0, 0),
+            hv: DMatrix::zeros(0, 0),
+            pqt: DMatrix::zeros(0, 0),
             w: vec![0.0; m],
             col: vec![0.0; n],
         }
@@ -347,6 +351,9 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
             }
             return sp.ldlt.factor(PIVOT_TOL).is_ok();
         }
+        if self.jac.shape() != (m, n) {
+            self.jac = DMatrix::zeros(m, n);
+        }
         self.data.constraint_jacobian.to_dense_into(&mut self.jac);
         let (data, jac) = (&self.data, &self.jac);
         for i in 0..n {
@@ -390,11 +397,44 @@ impl<'a, S: MechanicalSystem + ?Sized> Penalty<'a, S> {
         }
     }
 
+    /// The dense tangent blocks sized (allocates on the first tangent:
+    /// the implicit methods' Jacobian, dense n × n by nature on this ODE
+    /// form; explicit methods never form them).
+    fn size_tangent_buffers(&mut self) {
+        let (n, m) = (self.n, self.m);
+        if self.jac.shape() != (m, n) {
+            self.jac = DMatrix::zeros(m, n);
+        }
+        if self.kt.nrows() == n && self.gq.nrows() == m && self.kt.ncols() == n {
+            return;
+        }
+        for b in [
+            &mut self.kt,
+            &mut self.ct,
+            &mut self.fq,
+            &mut self.fv,
+            &mut self.cfj,
+            &mut self.dm,
+        ] {
+            *b = DMatrix::zeros(n, n);
+        }
+        for b in [
+            &mut self.gq,
+            &mut self.gv,
+            &mut self.ha,
+            &mut self.hv,
+            &mut self.pqt,
+        ] {
+            *b = DMatrix::zeros(m, n);
+        }
+    }
+
     /// K = ∂r/∂q and C = ∂r/∂v of r = M_p a − f_p into `kt`, `ct` (see the
     /// module documentation); Φ_q in `jac` and c in `c` must be current
     /// at (t, q, v).
     fn tangent_loaded(&mut self, t: f64, q: &[f64], v: &[f64], a: &[f64]) {
         let (n, m) = (self.n, self.m);
+        self.size_tangent_buffers();
         let sys = self.sys;
         if self.sparse.is_some() {
             // the sparse path keeps Φ_q sparse; the tangent is dense

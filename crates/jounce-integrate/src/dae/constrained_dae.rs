@@ -120,6 +120,10 @@ pub struct ConstrainedDae<P: ConstrainedSecondOrderProblem> {
     /// The index-3 blocks on that pattern, while the problem evaluates
     /// them so (`None`: the dense blocks above).
     sparse: Option<SparseBlocks>,
+    /// GGL: Φ_q sparse for the residual's Φ_qᵀμ and Φ_q v (its iteration
+    /// matrix keeps dense blocks); `None` without a declared pattern or
+    /// once the problem has no sparse Φ_q.
+    ggl_jac: Option<SparseConstraintJacobian>,
 }
 
 /// K, C, M on the tangent pattern and Φ_q on its own, as the problem
@@ -132,16 +136,41 @@ struct SparseBlocks {
     entries: Vec<(usize, usize)>,
     /// Position in `entries` of each entry of the declared tangent pattern.
     tangent_at: Vec<usize>,
-    /// Position in the problem's Φ_q values (rows in turn, columns
-    /// ascending) of each entry of the declared Φ_q pattern.
-    jac_at: Vec<usize>,
-    /// K, C, M at `entries`; Φ_q by rows.
+    /// K, C, M at `entries`.
     k: Vec<f64>,
     c: Vec<f64>,
     mass: Vec<f64>,
-    jac: Vec<f64>,
+    /// Φ_q.
+    jac: SparseConstraintJacobian,
     /// Whether the values are those of the last evaluation.
     current: bool,
+}
+
+/// Φ_q as the problem evaluates it sparse
+/// ([`ConstrainedSecondOrderProblem::sparse_constraint_jacobian`]: rows
+/// in turn, columns ascending, each entry once) and where each entry of
+/// the declared pattern sits in those values.
+struct SparseConstraintJacobian {
+    /// Position in `values` of each entry of the declared Φ_q pattern.
+    at: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl SparseConstraintJacobian {
+    fn new(pattern: &IterationSparsity) -> Self {
+        let mut rows: Vec<(usize, usize)> = pattern.constraint_jacobian.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        let at = pattern
+            .constraint_jacobian
+            .iter()
+            .map(|e| rows.binary_search(e).unwrap_or(0))
+            .collect();
+        Self {
+            at,
+            values: vec![0.0; rows.len()],
+        }
+    }
 }
 
 impl SparseBlocks {
@@ -150,26 +179,19 @@ impl SparseBlocks {
         entries.extend((0..n).map(|i| (i, i)));
         entries.sort_unstable();
         entries.dedup();
-        let at = |list: &[(usize, usize)], e| list.binary_search(e).unwrap_or(0);
-        let tangent_at = pattern.tangent.iter().map(|e| at(&entries, e)).collect();
-        // Φ_q by rows with ascending columns, each entry once
-        let mut rows: Vec<(usize, usize)> = pattern.constraint_jacobian.clone();
-        rows.sort_unstable();
-        rows.dedup();
-        let jac_at = pattern
-            .constraint_jacobian
+        let tangent_at = pattern
+            .tangent
             .iter()
-            .map(|e| at(&rows, e))
+            .map(|e| entries.binary_search(e).unwrap_or(0))
             .collect();
         let len = entries.len();
         Self {
             entries,
             tangent_at,
-            jac_at,
             k: vec![0.0; len],
             c: vec![0.0; len],
             mass: vec![0.0; len],
-            jac: vec![0.0; rows.len()],
+            jac: SparseConstraintJacobian::new(pattern),
             current: false,
         }
     }
@@ -232,6 +254,7 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
             projected: vec![0.0; if nq == n { 0 } else { nq }],
             pattern: None,
             sparse: None,
+            ggl_jac: None,
         };
         // the pattern primed here, not when an integrator first asks for
         // it: every user of the residual (a bench, an analysis, a method
@@ -253,6 +276,12 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
         self.pattern = self.problem.sparsity();
         self.sparse = match (&self.pattern, self.form) {
             (Some(pattern), DaeForm::Index3) => Some(SparseBlocks::new(pattern, self.n)),
+            _ => None,
+        };
+        self.ggl_jac = match (&self.pattern, self.form) {
+            (Some(pattern), DaeForm::Ggl) if self.m > 0 => {
+                Some(SparseConstraintJacobian::new(pattern))
+            }
             _ => None,
         };
     }
@@ -287,7 +316,7 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
         sb.current = false;
         let ok = p.sparse_tangent(t, q, v, a, lambda, &sb.entries, &mut sb.k, &mut sb.c)?
             && p.sparse_mass_matrix(t, q, &sb.entries, &mut sb.mass)?
-            && (m == 0 || p.sparse_constraint_jacobian(t, q, &mut sb.jac)?);
+            && (m == 0 || p.sparse_constraint_jacobian(t, q, &mut sb.jac.values)?);
         if !ok {
             self.sparse = None;
             return Ok(false);
@@ -342,8 +371,8 @@ impl<P: ConstrainedSecondOrderProblem> ConstrainedDae<P> {
                 };
                 emit(n + i, n + j, mc);
             }
-            for (&(k, j), &e) in pattern.constraint_jacobian.iter().zip(&sb.jac_at) {
-                let a = d(sb.jac[e]);
+            for (&(k, j), &e) in pattern.constraint_jacobian.iter().zip(&sb.jac.at) {
+                let a = d(sb.jac.values[e]);
                 emit(n + j, 2 * n + k, a);
                 emit(2 * n + k, j, a);
             }
@@ -476,7 +505,20 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
         let v = &y[n..2 * n];
         let lambda = &y[2 * n..2 * n + m];
         let (qp, vp) = (&yp[..n], &yp[n..2 * n]);
-        if self.form == DaeForm::Ggl || self.pattern.is_none() || !self.problem.has_own_residual() {
+        // GGL's Φ_qᵀμ and Φ_q v from the sparse Φ_q where the problem
+        // evaluates one (else from the dense Φ_q: O(m n))
+        let ggl_sparse = match self.ggl_jac.as_mut() {
+            Some(gj) if self.pattern.is_some() && self.problem.has_own_residual() => {
+                self.problem
+                    .sparse_constraint_jacobian(t, q, &mut gj.values)?
+            }
+            _ => false,
+        };
+        if !ggl_sparse && self.ggl_jac.is_some() {
+            self.ggl_jac = None;
+        }
+        let dense_ggl = self.form == DaeForm::Ggl && !ggl_sparse;
+        if dense_ggl || self.pattern.is_none() || !self.problem.has_own_residual() {
             self.dense_blocks();
         }
         let p = &mut self.problem;
@@ -493,13 +535,18 @@ impl<P: ConstrainedSecondOrderProblem> DaeProblem for ConstrainedDae<P> {
                     .pattern
                     .as_ref()
                     .map_or(&[][..], |s| &s.constraint_jacobian);
-                p.constraint_jacobian(t, q, &mut self.jac)?;
+                if !ggl_sparse {
+                    p.constraint_jacobian(t, q, &mut self.jac)?;
+                }
                 p.velocity_rhs(t, q, &mut self.nu)?;
                 for k in 0..m {
                     r[2 * n + m + k] = -self.nu[k];
                 }
-                for &(k, j) in pattern {
-                    let a = self.jac[(k, j)];
+                for (e, &(k, j)) in pattern.iter().enumerate() {
+                    let a = match self.ggl_jac.as_ref() {
+                        Some(gj) => gj.values[gj.at[e]],
+                        None => self.jac[(k, j)],
+                    };
                     r[j] += a * mu[k];
                     r[2 * n + m + k] += a * v[j];
                 }
