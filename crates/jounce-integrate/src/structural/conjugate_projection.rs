@@ -155,17 +155,8 @@ impl ConjugateProjection {
     ) -> ProjectionOutcome {
         let m = gamma.len();
         self.lambda0.copy_from_slice(lambda);
-        // a_0 = P⁻¹ (Q + Φ_qᵀ (s γ − λ))
-        for k in 0..m {
-            self.rho[k] = gamma[k] - lambda[k] / s;
-        }
-        metric.jac_tr_mul(s, &self.rho, a);
-        for (ai, qi) in a.iter_mut().zip(q_force) {
-            *ai += qi;
-        }
-        metric.solve(a);
+        self.pass(metric, s, q_force, gamma, a, lambda);
         let mut passes = 1;
-        metric.jac_mul(a, &mut self.jd);
         for k in 0..m {
             self.rho[k] = gamma[k] - self.jd[k];
         }
@@ -243,15 +234,7 @@ impl ConjugateProjection {
         let m = gamma.len();
         let mut violation = f64::INFINITY;
         for pass in 1..=max_passes {
-            for k in 0..m {
-                self.rho[k] = gamma[k] - lambda[k] / s;
-            }
-            metric.jac_tr_mul(s, &self.rho, a);
-            for (ai, qi) in a.iter_mut().zip(q_force) {
-                *ai += qi;
-            }
-            metric.solve(a);
-            metric.jac_mul(a, &mut self.jd);
+            self.pass(metric, s, q_force, gamma, a, lambda);
             violation = 0.0;
             for k in 0..m {
                 let ek = self.jd[k] - gamma[k];
@@ -273,6 +256,28 @@ impl ConjugateProjection {
             converged: false,
             uzawa: true,
         }
+    }
+
+    /// One pass of the Uzawa iteration's first half, shared by both
+    /// projections: a = P⁻¹ (Q + Φ_qᵀ (s γ − λ)), and Φ_q a into `jd`.
+    fn pass(
+        &mut self,
+        metric: &mut impl ProjectionMetric,
+        s: f64,
+        q_force: &[f64],
+        gamma: &[f64],
+        a: &mut [f64],
+        lambda: &[f64],
+    ) {
+        for k in 0..gamma.len() {
+            self.rho[k] = gamma[k] - lambda[k] / s;
+        }
+        metric.jac_tr_mul(s, &self.rho, a);
+        for (ai, qi) in a.iter_mut().zip(q_force) {
+            *ai += qi;
+        }
+        metric.solve(a);
+        metric.jac_mul(a, &mut self.jd);
     }
 
     /// The multipliers of the constraint forces, λ̃ = λ + s (Φ_q a − γ) =
